@@ -1,0 +1,56 @@
+# klens: `make demo` runs klens on a seeded local Kafka; `make test` runs every check.
+# Build output lives outside the clone (CARGO_TARGET_DIR) so fresh clones reuse it.
+
+SHELL := /bin/bash
+.SHELLFLAGS := -euo pipefail -c
+KLENS_CACHE ?= $(HOME)/.cache/klens
+export KLENS_CACHE
+export CARGO_TARGET_DIR ?= $(KLENS_CACHE)/target
+export PATH := $(HOME)/.cargo/bin:$(KLENS_CACHE)/tools/node_modules/.bin:$(PATH)
+
+.PHONY: tools build demo demo-config test lint unit integration e2e stack stack-down seed
+
+tools:
+	dev/install-tools
+
+## Release binary at target/release/klens plus the web assets in target/site.
+build: tools
+	cargo leptos build --release
+	mkdir -p target/release
+	cp "$(CARGO_TARGET_DIR)/release/klens" target/release/klens
+	@echo "built target/release/klens"
+
+stack:
+	dev/stack up
+
+stack-down:
+	dev/stack down
+
+seed: stack
+	dev/seed
+
+## The demo: a seeded local Kafka, klens on http://127.0.0.1:8080 without sign-in.
+demo: build seed
+	dev/demo-config > target/demo-config.yaml
+	@echo
+	@echo "klens: http://127.0.0.1:8080   (config: target/demo-config.yaml, Ctrl-C to stop)"
+	target/release/klens --config target/demo-config.yaml
+
+## Every check: format, lints (server and wasm), unit, integration against dev/stack, browser.
+test: tools lint unit integration e2e
+	@echo "make test: all checks passed"
+
+lint:
+	cargo fmt --all --check
+	cargo clippy -p app -p server --features app/ssr --all-targets -- -D warnings
+	cargo clippy -p frontend --features hydrate --target wasm32-unknown-unknown -- -D warnings
+
+unit:
+	cargo test -p app --features ssr --lib
+	cargo test -p server --lib --bins
+
+integration: seed
+	cargo test -p server --test integration -- --test-threads=2
+
+e2e: build seed
+	end2end/run

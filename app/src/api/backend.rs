@@ -1,0 +1,42 @@
+//! The seam between server functions and the `server` crate. The server puts an
+//! `Arc<dyn Backend>` into the Leptos context; server functions fetch it with [`current`].
+
+use std::sync::Arc;
+
+use leptos::prelude::use_context;
+
+use super::{ClusterDetail, ClusterSummary};
+use crate::error::{ApiError, ErrorCode};
+
+/// What server functions may ask of the server. Catalog reads answer from the in-memory
+/// projection and never wait on Kafka, so they are synchronous.
+pub trait Backend: Send + Sync + 'static {
+    fn clusters(&self) -> Vec<ClusterSummary>;
+    fn cluster(&self, name: &str) -> Result<ClusterDetail, ApiError>;
+}
+
+pub type SharedBackend = Arc<dyn Backend>;
+
+/// The backend of the current request.
+pub fn current() -> Result<SharedBackend, ApiError> {
+    use_context::<SharedBackend>().ok_or_else(|| {
+        ApiError::new(
+            ErrorCode::Client,
+            "klens is not ready to answer this request.",
+        )
+    })
+}
+
+/// Sets the HTTP status of the current `/api` response from the error, so that ADMIN and CLIENT
+/// answer 409/504 where their flavour says so. (The router maps any other error body too.)
+pub fn with_status<T>(result: Result<T, ApiError>) -> Result<T, ApiError> {
+    if let Err(error) = &result {
+        if let (Some(options), Ok(status)) = (
+            use_context::<leptos_axum::ResponseOptions>(),
+            http::StatusCode::from_u16(error.status()),
+        ) {
+            options.set_status(status);
+        }
+    }
+    result
+}

@@ -1,0 +1,72 @@
+//! The frame around every page: the header (brand, search box, theme switch) and the left
+//! navigation with one entry per visible cluster.
+
+use leptos::prelude::*;
+use leptos_router::components::A;
+
+use super::theme::ThemeSwitch;
+use crate::api::clusters;
+
+#[component]
+pub fn Layout(children: Children) -> impl IntoView {
+    // Set once the WASM has taken over the page; end-to-end tests wait for it.
+    let hydrated = RwSignal::new(false);
+    Effect::new(move |_| hydrated.set(true));
+
+    view! {
+        <div class="app" data-hydrated=move || if hydrated.get() { "true" } else { "false" }>
+            <header class="topbar">
+                <a class="brand" href="/">"klens"</a>
+                <input
+                    class="search"
+                    type="search"
+                    aria-label="Search"
+                    placeholder="Search topics, groups, brokers, subjects"
+                    disabled=true
+                    title="Search is not available yet"
+                />
+                <span class="topbar-spacer"></span>
+                <ThemeSwitch />
+            </header>
+            <div class="frame">
+                <ClusterNav />
+                <main class="content">{children()}</main>
+            </div>
+        </div>
+    }
+}
+
+#[component]
+fn ClusterNav() -> impl IntoView {
+    let list = Resource::new(|| (), |_| clusters());
+    view! {
+        <nav class="sidenav" aria-label="Clusters">
+            <A href="/" exact=true>"Clusters"</A>
+            <Suspense fallback=|| view! { <div class="skeleton-line"></div> }>
+                {move || Suspend::new(async move {
+                    match list.await {
+                        Ok(clusters) => {
+                            view! {
+                                <ul>
+                                    {clusters
+                                        .into_iter()
+                                        .map(|c| {
+                                            let href = format!("/c/{}", c.name);
+                                            view! {
+                                                <li>
+                                                    <A href=href>{c.name.clone()}</A>
+                                                </li>
+                                            }
+                                        })
+                                        .collect_view()}
+                                </ul>
+                            }
+                                .into_any()
+                        }
+                        Err(e) => view! { <p class="error">{e.message}</p> }.into_any(),
+                    }
+                })}
+            </Suspense>
+        </nav>
+    }
+}

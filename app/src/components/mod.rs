@@ -1,0 +1,6 @@
+//! Building blocks shared by pages: the layout (header, navigation), the theme switch, and
+//! small display helpers.
+
+pub mod health;
+pub mod layout;
+pub mod theme;

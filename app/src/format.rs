@@ -1,0 +1,78 @@
+//! Numbers for people: thousands separators and human units, the same on server and browser.
+
+/// `1234567` → `1,234,567`.
+pub fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Bytes in decimal units: `1234` → `1.2 kB`, `999` → `999 B`.
+pub fn bytes(n: u64) -> String {
+    const UNITS: [&str; 6] = ["kB", "MB", "GB", "TB", "PB", "EB"];
+    if n < 1000 {
+        return format!("{n} B");
+    }
+    let mut value = n as f64 / 1000.0;
+    let mut unit = 0;
+    while value >= 999.95 && unit + 1 < UNITS.len() {
+        value /= 1000.0;
+        unit += 1;
+    }
+    format!("{value:.1} {}", UNITS[unit])
+}
+
+/// An optional figure, with an em dash where klens could not read it.
+pub fn or_dash(n: Option<u64>, f: fn(u64) -> String) -> String {
+    n.map(f).unwrap_or_else(|| "—".to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thousands_groups_by_three() {
+        let cases = [
+            (0, "0"),
+            (7, "7"),
+            (999, "999"),
+            (1000, "1,000"),
+            (12345, "12,345"),
+            (1234567, "1,234,567"),
+            (u64::MAX, "18,446,744,073,709,551,615"),
+        ];
+        for (n, want) in cases {
+            assert_eq!(thousands(n), want, "{n}");
+        }
+    }
+
+    #[test]
+    fn bytes_uses_decimal_units() {
+        let cases = [
+            (0, "0 B"),
+            (999, "999 B"),
+            (1000, "1.0 kB"),
+            (1234, "1.2 kB"),
+            (999_949, "999.9 kB"),
+            (999_950, "1.0 MB"),
+            (1_200_000_000, "1.2 GB"),
+            (u64::MAX, "18.4 EB"),
+        ];
+        for (n, want) in cases {
+            assert_eq!(bytes(n), want, "{n}");
+        }
+    }
+
+    #[test]
+    fn missing_figures_show_a_dash() {
+        assert_eq!(or_dash(None, thousands), "—");
+        assert_eq!(or_dash(Some(1000), thousands), "1,000");
+    }
+}

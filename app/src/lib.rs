@@ -1,0 +1,62 @@
+//! Pages, components, server-function declarations and the vocabulary shared by the server and
+//! the browser. Nothing in this crate talks to Kafka: server-function bodies reach the server
+//! through `api::backend` (compiled only with `ssr`), so the WASM bundle holds no client.
+
+pub mod api;
+pub mod components;
+pub mod error;
+pub mod format;
+pub mod pages;
+mod privilege;
+
+pub use error::{ApiError, ErrorCode};
+pub use privilege::{Privilege, UnknownPrivilege, MCP_WRITE_PRIVILEGES};
+
+use leptos::prelude::*;
+use leptos_meta::{provide_meta_context, Link, Meta, MetaTags, Stylesheet, Title};
+use leptos_router::components::{Route, Router, Routes};
+use leptos_router::{path, SsrMode};
+
+use components::layout::Layout;
+use pages::{cluster::ClusterPage, clusters::ClustersPage, not_found::NotFoundPage};
+
+/// The HTML document around the app, rendered on the server.
+pub fn shell(options: LeptosOptions) -> impl IntoView {
+    view! {
+        <!DOCTYPE html>
+        <html lang="en">
+            <head>
+                <meta charset="utf-8" />
+                <meta name="viewport" content="width=device-width, initial-scale=1" />
+                // Apply a stored theme choice before first paint, so the page never flashes.
+                <script>{components::theme::EARLY_THEME_SCRIPT}</script>
+                <AutoReload options=options.clone() />
+                <HydrationScripts options />
+                <MetaTags />
+            </head>
+            <body>
+                <App />
+            </body>
+        </html>
+    }
+}
+
+/// The routed application.
+#[component]
+pub fn App() -> impl IntoView {
+    provide_meta_context();
+    view! {
+        <Stylesheet id="klens-css" href="/pkg/klens.css" />
+        <Link rel="icon" href="data:," />
+        <Meta name="color-scheme" content="light dark" />
+        <Title formatter=|page: String| if page.is_empty() { "klens".to_string() } else { format!("{page} · klens") } />
+        <Router>
+            <Layout>
+                <Routes fallback=|| view! { <NotFoundPage /> }>
+                    <Route path=path!("/") view=ClustersPage ssr=SsrMode::Async />
+                    <Route path=path!("/c/:cluster") view=ClusterPage ssr=SsrMode::Async />
+                </Routes>
+            </Layout>
+        </Router>
+    }
+}

@@ -1,0 +1,50 @@
+//! `/c/{cluster}`: one cluster's health, figures and brokers.
+
+use leptos::prelude::*;
+use leptos_meta::Title;
+use leptos_router::hooks::use_params_map;
+
+use crate::api::cluster;
+use crate::components::health::HealthBadge;
+use crate::format::{bytes, or_dash, thousands};
+
+#[component]
+pub fn ClusterPage() -> impl IntoView {
+    let params = use_params_map();
+    let name = move || params.read().get("cluster").unwrap_or_default();
+    let detail = Resource::new(name, cluster);
+    view! {
+        <Title text=name />
+        <h1>{name}</h1>
+        <Suspense fallback=|| view! { <div class="skeleton-table"></div> }>
+            {move || Suspend::new(async move {
+                match detail.await {
+                    Ok(d) => {
+                        let s = d.summary;
+                        view! {
+                            <dl class="facts">
+                                <div><dt>"Health"</dt><dd><HealthBadge health=s.health.clone() /></dd></div>
+                                <div><dt>"Mode"</dt><dd>{if s.writable { "Writable" } else { "Read-only" }}</dd></div>
+                                <div><dt>"Topics"</dt><dd class="num">{or_dash(s.topics, thousands)}</dd></div>
+                                <div><dt>"Partitions"</dt><dd class="num">{or_dash(s.partitions, thousands)}</dd></div>
+                                <div><dt>"Under-replicated"</dt><dd class="num">{or_dash(s.under_replicated, thousands)}</dd></div>
+                                <div><dt>"Size"</dt><dd class="num">{or_dash(s.size_bytes, bytes)}</dd></div>
+                            </dl>
+                            {s.health.error.map(|e| view! { <p class="error" role="alert">{e}</p> })}
+                            <h2>"Brokers"</h2>
+                            <table class="data" aria-label="Brokers">
+                                <thead><tr><th scope="col" class="num">"ID"</th><th scope="col">"Host"</th><th scope="col" class="num">"Port"</th></tr></thead>
+                                <tbody>
+                                    {d.broker_list.into_iter().map(|b| view! {
+                                        <tr><td class="num mono">{b.id}</td><td class="mono">{b.host}</td><td class="num mono">{b.port}</td></tr>
+                                    }).collect_view()}
+                                </tbody>
+                            </table>
+                        }.into_any()
+                    }
+                    Err(e) => view! { <p class="error" role="alert">{e.message}</p> }.into_any(),
+                }
+            })}
+        </Suspense>
+    }
+}

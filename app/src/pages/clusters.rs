@@ -1,0 +1,74 @@
+//! `/`: every visible cluster with its health and size.
+
+use leptos::prelude::*;
+use leptos_meta::Title;
+
+use crate::api::{clusters, ClusterSummary};
+use crate::components::health::HealthBadge;
+use crate::format::{bytes, or_dash, thousands};
+
+#[component]
+pub fn ClustersPage() -> impl IntoView {
+    let list = Resource::new(|| (), |_| clusters());
+    view! {
+        <Title text="Clusters" />
+        <h1>"Clusters"</h1>
+        <Suspense fallback=|| view! { <div class="skeleton-table"></div> }>
+            {move || Suspend::new(async move {
+                match list.await {
+                    Ok(rows) if rows.is_empty() => view! {
+                        <p class="empty">"No clusters to show. Add a cluster to config.yaml, or ask for a role that covers one."</p>
+                    }.into_any(),
+                    Ok(rows) => view! { <ClusterTable rows /> }.into_any(),
+                    Err(e) => view! { <p class="error" role="alert">{e.message}</p> }.into_any(),
+                }
+            })}
+        </Suspense>
+    }
+}
+
+#[component]
+fn ClusterTable(rows: Vec<ClusterSummary>) -> impl IntoView {
+    view! {
+        <table class="data" aria-label="Clusters">
+            <thead>
+                <tr>
+                    <th scope="col">"Cluster"</th>
+                    <th scope="col">"Health"</th>
+                    <th scope="col" class="num">"Brokers"</th>
+                    <th scope="col" class="num">"Topics"</th>
+                    <th scope="col" class="num">"Partitions"</th>
+                    <th scope="col" class="num">"Under-replicated"</th>
+                    <th scope="col" class="num">"Size"</th>
+                    <th scope="col">"Mode"</th>
+                </tr>
+            </thead>
+            <tbody>
+                {rows
+                    .into_iter()
+                    .map(|c| {
+                        let href = format!("/c/{}", c.name);
+                        view! {
+                            <tr data-cluster=c.name.clone()>
+                                <th scope="row"><a href=href>{c.name.clone()}</a></th>
+                                <td><HealthBadge health=c.health.clone() /></td>
+                                <td class="num">{or_dash(c.brokers, thousands)}</td>
+                                <td class="num">{or_dash(c.topics, thousands)}</td>
+                                <td class="num">{or_dash(c.partitions, thousands)}</td>
+                                <td class="num">{or_dash(c.under_replicated, thousands)}</td>
+                                <td class="num">{or_dash(c.size_bytes, bytes)}</td>
+                                <td>
+                                    {if c.writable {
+                                        view! { <span class="badge badge-accent">"Writable"</span> }.into_any()
+                                    } else {
+                                        view! { <span class="badge">"Read-only"</span> }.into_any()
+                                    }}
+                                </td>
+                            </tr>
+                        }
+                    })
+                    .collect_view()}
+            </tbody>
+        </table>
+    }
+}

@@ -1,0 +1,5 @@
+//! One file per routed page.
+
+pub mod cluster;
+pub mod clusters;
+pub mod not_found;

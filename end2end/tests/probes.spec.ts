@@ -1,0 +1,29 @@
+import { test, expect } from '@playwright/test';
+
+test('/health answers 200 and /ready lists each cluster with its health', async ({ request }) => {
+  expect((await request.get('/health')).status()).toBe(200);
+  const ready = await request.get('/ready');
+  expect(ready.status()).toBe(200);
+  const body = await ready.json();
+  const byName = Object.fromEntries(body.clusters.map((c: any) => [c.name, c.health.status]));
+  expect(byName).toEqual({ local: 'ok', 'local-ro': 'ok', offline: 'unreachable' });
+});
+
+test('/api/clusters answers the contract shape', async ({ request }) => {
+  const res = await request.get('/api/clusters');
+  expect(res.status()).toBe(200);
+  const clusters = await res.json();
+  expect(clusters.map((c: any) => c.name)).toEqual(['local', 'local-ro', 'offline']);
+  for (const c of clusters) {
+    expect(Object.keys(c)).toEqual(expect.arrayContaining(
+      ['name', 'writable', 'health', 'brokers', 'topics', 'partitions', 'under_replicated', 'size_bytes']));
+  }
+  expect(clusters[2].health.status).toBe('unreachable');
+  expect(clusters[2].topics).toBeNull();
+});
+
+test('an unknown cluster answers 404 UNKNOWN_CLUSTER', async ({ request }) => {
+  const res = await request.get('/api/cluster?cluster=nope');
+  expect(res.status()).toBe(404);
+  expect(await res.json()).toEqual({ code: 'UNKNOWN_CLUSTER', message: 'There is no cluster named "nope".' });
+});

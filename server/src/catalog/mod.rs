@@ -1,0 +1,292 @@
+//! The catalog projection: per cluster, the last good view of its metadata, refreshed by a
+//! background task. Pages and `/api` read it and never wait on Kafka; a failed refresh keeps
+//! the last good data and records the error.
+
+use std::sync::{Arc, RwLock};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use app::api::{BrokerSummary, ClusterDetail, ClusterSummary, Health, HealthStatus};
+use app::ApiError;
+use tokio::sync::Notify;
+
+use crate::config::Config;
+use crate::kafka::{KafkaClients, MetadataSnapshot};
+
+/// How often metadata is read when nothing asks for an earlier refresh.
+const METADATA_INTERVAL: Duration = Duration::from_secs(15);
+
+/// What klens knows about one cluster right now.
+#[derive(Clone, Debug, Default)]
+pub struct ClusterState {
+    /// The last metadata read successfully, if any.
+    pub metadata: Option<MetadataSnapshot>,
+    /// When `metadata` was read, ms since the epoch.
+    pub refreshed_at: Option<i64>,
+    /// The error of the last refresh, if it failed.
+    pub last_error: Option<String>,
+    /// Whether a refresh has been tried at all (`/ready` waits for this).
+    pub attempted: bool,
+}
+
+impl ClusterState {
+    /// Health as of the last refresh: a failed refresh makes the cluster unreachable even
+    /// though the last good figures are still shown.
+    pub fn health(&self) -> Health {
+        if let Some(error) = &self.last_error {
+            return Health {
+                status: HealthStatus::Unreachable,
+                error: Some(error.clone()),
+            };
+        }
+        let Some(metadata) = &self.metadata else {
+            return Health {
+                status: HealthStatus::Unreachable,
+                error: Some("not refreshed yet".to_string()),
+            };
+        };
+        let (under, offline) = (metadata.under_replicated(), metadata.offline());
+        if under == 0 && offline == 0 {
+            return Health {
+                status: HealthStatus::Ok,
+                error: None,
+            };
+        }
+        Health {
+            status: HealthStatus::Degraded,
+            error: Some(format!(
+                "{under} under-replicated and {offline} offline partitions"
+            )),
+        }
+    }
+}
+
+/// One configured cluster and its live state.
+pub struct ClusterEntry {
+    pub name: String,
+    pub writable: bool,
+    clients: Result<Arc<KafkaClients>, String>,
+    state: RwLock<ClusterState>,
+    nudge: Notify,
+}
+
+impl ClusterEntry {
+    pub fn state(&self) -> ClusterState {
+        match self.state.read() {
+            Ok(state) => state.clone(),
+            Err(poisoned) => poisoned.into_inner().clone(),
+        }
+    }
+
+    fn update(&self, f: impl FnOnce(&mut ClusterState)) {
+        let mut guard = match self.state.write() {
+            Ok(guard) => guard,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        f(&mut guard);
+    }
+
+    /// Asks for a refresh now rather than at the next interval (after a write, say).
+    pub fn nudge(&self) {
+        self.nudge.notify_one();
+    }
+
+    pub fn summary(&self) -> ClusterSummary {
+        let state = self.state();
+        let metadata = state.metadata.as_ref();
+        ClusterSummary {
+            name: self.name.clone(),
+            writable: self.writable,
+            health: state.health(),
+            brokers: metadata.map(|m| m.brokers.len() as u64),
+            topics: metadata.map(|m| m.topics.len() as u64),
+            partitions: metadata.map(MetadataSnapshot::partition_count),
+            under_replicated: metadata.map(MetadataSnapshot::under_replicated),
+            // Sizes come from log dirs, which this projection does not read yet.
+            size_bytes: None,
+            refreshed_at: state.refreshed_at,
+        }
+    }
+
+    pub fn detail(&self) -> ClusterDetail {
+        let mut broker_list: Vec<BrokerSummary> = self
+            .state()
+            .metadata
+            .map(|m| {
+                m.brokers
+                    .into_iter()
+                    .map(|b| BrokerSummary {
+                        id: b.id,
+                        host: b.host,
+                        port: b.port,
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        broker_list.sort_by_key(|b| b.id);
+        ClusterDetail {
+            summary: self.summary(),
+            broker_list,
+        }
+    }
+
+    /// Reads metadata once and records the outcome.
+    pub async fn refresh(&self) {
+        let outcome = match &self.clients {
+            Ok(clients) => {
+                let clients = Arc::clone(clients);
+                match tokio::task::spawn_blocking(move || clients.fetch_metadata()).await {
+                    Ok(Ok(metadata)) => Ok(metadata),
+                    Ok(Err(e)) => Err(e.to_string()),
+                    Err(e) => Err(format!("metadata task failed: {e}")),
+                }
+            }
+            Err(e) => Err(e.clone()),
+        };
+        match outcome {
+            Ok(metadata) => self.update(|s| {
+                s.metadata = Some(metadata);
+                s.refreshed_at = Some(now_ms());
+                s.last_error = None;
+                s.attempted = true;
+            }),
+            Err(error) => {
+                tracing::warn!(cluster = %self.name, %error, "metadata refresh failed");
+                self.update(|s| {
+                    s.last_error = Some(error);
+                    s.attempted = true;
+                });
+            }
+        }
+    }
+}
+
+/// Every configured cluster, in config order.
+pub struct Catalog {
+    clusters: Vec<Arc<ClusterEntry>>,
+}
+
+impl Catalog {
+    pub fn new(config: &Config) -> Self {
+        let clusters = config
+            .clusters
+            .iter()
+            .map(|c| {
+                let clients = KafkaClients::new(c)
+                    .map(Arc::new)
+                    .map_err(|e| format!("could not create the Kafka client: {e}"));
+                Arc::new(ClusterEntry {
+                    name: c.name.clone(),
+                    writable: c.writable,
+                    clients,
+                    state: RwLock::new(ClusterState::default()),
+                    nudge: Notify::new(),
+                })
+            })
+            .collect();
+        Catalog { clusters }
+    }
+
+    pub fn clusters(&self) -> &[Arc<ClusterEntry>] {
+        &self.clusters
+    }
+
+    pub fn get(&self, name: &str) -> Option<&Arc<ClusterEntry>> {
+        self.clusters.iter().find(|c| c.name == name)
+    }
+
+    /// True once every cluster has been refreshed at least once, successfully or not.
+    pub fn all_attempted(&self) -> bool {
+        self.clusters.iter().all(|c| c.state().attempted)
+    }
+
+    /// Starts one refresh loop per cluster.
+    pub fn spawn_refreshers(self: &Arc<Self>) {
+        for entry in &self.clusters {
+            let entry = Arc::clone(entry);
+            tokio::spawn(async move {
+                loop {
+                    entry.refresh().await;
+                    tokio::select! {
+                        _ = tokio::time::sleep(METADATA_INTERVAL) => {}
+                        _ = entry.nudge.notified() => {}
+                    }
+                }
+            });
+        }
+    }
+}
+
+impl app::api::backend::Backend for Catalog {
+    fn clusters(&self) -> Vec<ClusterSummary> {
+        self.clusters.iter().map(|c| c.summary()).collect()
+    }
+
+    fn cluster(&self, name: &str) -> Result<ClusterDetail, ApiError> {
+        self.get(name)
+            .map(|c| c.detail())
+            .ok_or_else(|| ApiError::unknown_cluster(name))
+    }
+}
+
+fn now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kafka::{Partition, Topic};
+
+    fn metadata(partitions: Vec<Partition>) -> MetadataSnapshot {
+        MetadataSnapshot {
+            brokers: Vec::new(),
+            topics: vec![Topic {
+                name: "t".into(),
+                partitions,
+            }],
+        }
+    }
+
+    fn partition(leader: i32, replicas: &[i32], isr: &[i32]) -> Partition {
+        Partition {
+            id: 0,
+            leader,
+            replicas: replicas.to_vec(),
+            isr: isr.to_vec(),
+        }
+    }
+
+    #[test]
+    fn health_follows_the_last_refresh() {
+        let healthy = metadata(vec![partition(1, &[1, 2], &[1, 2])]);
+        let under = metadata(vec![partition(1, &[1, 2], &[1])]);
+        let offline = metadata(vec![partition(-1, &[1], &[])]);
+        let cases = [
+            (None, None, HealthStatus::Unreachable),
+            (Some(healthy.clone()), None, HealthStatus::Ok),
+            (Some(under), None, HealthStatus::Degraded),
+            (Some(offline), None, HealthStatus::Degraded),
+            (Some(healthy), Some("down"), HealthStatus::Unreachable),
+        ];
+        for (metadata, error, want) in cases {
+            let state = ClusterState {
+                metadata,
+                last_error: error.map(str::to_string),
+                ..ClusterState::default()
+            };
+            assert_eq!(state.health().status, want, "{state:?}");
+        }
+    }
+
+    #[test]
+    fn a_failed_refresh_keeps_the_error_text() {
+        let state = ClusterState {
+            last_error: Some("Broker transport failure".into()),
+            ..ClusterState::default()
+        };
+        assert_eq!(state.health().error.as_deref(), Some("Broker transport failure"));
+    }
+}

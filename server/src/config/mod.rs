@@ -1,0 +1,323 @@
+//! The config loader: reads `config.yaml`, substitutes `${NAME}` from the environment, checks
+//! every key and cross-reference, and returns a [`Config`] the rest of the server can trust.
+//!
+//! Code map:
+//! - `mod.rs`: the public types, [`load`], [`parse`], [`Secret`] and [`ConfigError`].
+//! - `reader.rs`: a typed walk over the YAML tree that knows each value's key path and position.
+//! - `schema.rs`: the shape of the file, key by key, and the rules that span several keys.
+//! - `interpolate.rs`: `${NAME}` substitution, applied to each scalar value after parsing, so
+//!   positions stay those of the file and a variable's value can never add YAML structure.
+//!   `$${` writes a literal `${`; any other `$` is kept as it is.
+//! - `checks.rs`: small pure parsers (URLs, durations, cluster names) and "did you mean".
+//!
+//! What must never happen here:
+//! - This module never connects anywhere: no DNS, no Kafka, no HTTP. `--check-config` relies on
+//!   it. The only I/O is reading the config file and checking that TLS files can be read.
+//! - A secret value (passwords, the OIDC client secret, the MCP secret, librdkafka property
+//!   values) never appears in an error, in `Debug` or in `Display` output. Nor does any value
+//!   that came from an environment variable, except a TLS file path, which its error must name.
+//!   The module prints nothing and logs nothing.
+//! - A config with any problem never yields a `Config`: every error stops the load, so a bad
+//!   config never starts a half-working server.
+//! - Every error is one line: `<file>:<line>:<column>: <key path>: <what is wrong and what to do>`.
+//!
+//! Choices the config reference leaves open, made strict so a typo fails loudly:
+//! - An empty value (`key:`, `~`, `null`) is refused for every key; omit an optional key instead.
+//! - `writable` takes true or false (also `True`, `TRUE`, `False`, `FALSE`).
+//! - Secrets, user names and TLS paths cannot be empty; a registry takes username and password
+//!   together or neither; `scopes` must contain `openid`; a privilege or a cluster may not be
+//!   listed twice in one list; `mcp.privileges` is required (`[]` gives the catalog only).
+//! - `tls: {}` means TLS with the system trust store.
+//! - One YAML document only; anchors, aliases and tags are refused.
+
+mod checks;
+mod interpolate;
+mod reader;
+mod schema;
+#[cfg(test)]
+mod tests;
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::net::{Ipv4Addr, SocketAddr};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use app::Privilege;
+
+/// The whole validated configuration.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// Where the web UI listens.
+    pub listen: SocketAddr,
+    /// The `Host` header values accepted when auth is off.
+    pub allowed_hosts: Vec<String>,
+    /// At least one cluster; names are unique.
+    pub clusters: Vec<ClusterConfig>,
+    /// Sign-in and roles; `None` means no sign-in.
+    pub auth: Option<AuthConfig>,
+    /// The MCP listener; `None` means no MCP listener.
+    pub mcp: Option<McpConfig>,
+}
+
+impl Config {
+    /// The UI listen address when `listen` is omitted.
+    pub const DEFAULT_LISTEN: SocketAddr =
+        SocketAddr::new(std::net::IpAddr::V4(Ipv4Addr::new(127, 0, 0, 1)), 8080);
+    /// The accepted hosts when `allowed_hosts` is omitted.
+    pub const DEFAULT_ALLOWED_HOSTS: &'static [&'static str] = &["localhost", "127.0.0.1"];
+}
+
+/// One Kafka cluster. `Debug` hides property values, which may be secrets.
+#[derive(Clone)]
+pub struct ClusterConfig {
+    /// Matches `[a-z0-9-_.]+` and is not made of dots only; it appears in URLs.
+    pub name: String,
+    /// The librdkafka `bootstrap.servers` list, as written.
+    pub bootstrap_servers: String,
+    /// Whether any change is possible on this cluster.
+    pub writable: bool,
+    pub sasl: Option<SaslConfig>,
+    /// TLS to the brokers; an empty `tls: {}` means TLS with the system trust store.
+    pub tls: Option<TlsConfig>,
+    pub schema_registry: Option<RegistryConfig>,
+    /// Extra librdkafka client properties, passed through. Values may be secrets.
+    pub properties: BTreeMap<String, String>,
+}
+
+impl fmt::Debug for ClusterConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        struct HiddenValues<'a>(&'a BTreeMap<String, String>);
+        impl fmt::Debug for HiddenValues<'_> {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.debug_map()
+                    .entries(self.0.keys().map(|key| (key, "***")))
+                    .finish()
+            }
+        }
+        f.debug_struct("ClusterConfig")
+            .field("name", &self.name)
+            .field("bootstrap_servers", &self.bootstrap_servers)
+            .field("writable", &self.writable)
+            .field("sasl", &self.sasl)
+            .field("tls", &self.tls)
+            .field("schema_registry", &self.schema_registry)
+            .field("properties", &HiddenValues(&self.properties))
+            .finish()
+    }
+}
+
+/// SASL credentials for the brokers.
+#[derive(Clone, Debug)]
+pub struct SaslConfig {
+    pub mechanism: SaslMechanism,
+    /// Never empty.
+    pub username: String,
+    /// Never empty.
+    pub password: Secret,
+}
+
+/// The SASL mechanisms klens supports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SaslMechanism {
+    Plain,
+    ScramSha256,
+    ScramSha512,
+}
+
+impl SaslMechanism {
+    /// Every mechanism, in the order the error message lists them.
+    pub const ALL: &'static [SaslMechanism] = &[
+        SaslMechanism::Plain,
+        SaslMechanism::ScramSha256,
+        SaslMechanism::ScramSha512,
+    ];
+
+    /// The value of librdkafka's `sasl.mechanism`, which is also the config spelling.
+    pub fn librdkafka_name(self) -> &'static str {
+        match self {
+            SaslMechanism::Plain => "PLAIN",
+            SaslMechanism::ScramSha256 => "SCRAM-SHA-256",
+            SaslMechanism::ScramSha512 => "SCRAM-SHA-512",
+        }
+    }
+
+    /// Parses the config spelling, which is exact (upper case).
+    pub fn from_config_name(name: &str) -> Option<SaslMechanism> {
+        SaslMechanism::ALL
+            .iter()
+            .copied()
+            .find(|mechanism| mechanism.librdkafka_name() == name)
+    }
+}
+
+/// TLS files, resolved against the config file's directory and checked to be readable.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TlsConfig {
+    pub ca: Option<PathBuf>,
+    /// Set exactly when `key` is set.
+    pub cert: Option<PathBuf>,
+    /// Set exactly when `cert` is set.
+    pub key: Option<PathBuf>,
+}
+
+/// A Schema Registry.
+#[derive(Clone, Debug)]
+pub struct RegistryConfig {
+    /// An `http://` or `https://` URL without credentials. It is `https://` or a loopback host
+    /// whenever `password` is set.
+    pub url: String,
+    /// Set exactly when `password` is set.
+    pub username: Option<String>,
+    pub password: Option<Secret>,
+}
+
+/// Sign-in and the role model.
+#[derive(Clone, Debug)]
+pub struct AuthConfig {
+    pub oidc: OidcConfig,
+    /// The ID-token claim that lists the user's groups.
+    pub claim: String,
+    /// Role name to privileges. Empty means everyone holds every privilege on every cluster.
+    pub roles: BTreeMap<String, Vec<Privilege>>,
+    /// Every binding names a defined role and only known clusters.
+    pub bindings: Vec<Binding>,
+}
+
+/// The OpenID Connect provider.
+#[derive(Clone, Debug)]
+pub struct OidcConfig {
+    /// An `http://` or `https://` URL.
+    pub issuer: String,
+    pub client_id: String,
+    pub client_secret: Secret,
+    /// An `http://` or `https://` URL.
+    pub redirect_uri: String,
+    /// Always contains `openid`.
+    pub scopes: Vec<String>,
+    /// The longest a session lives; more than zero.
+    pub max_age: Duration,
+}
+
+impl OidcConfig {
+    /// The scopes when `scopes` is omitted.
+    pub const DEFAULT_SCOPES: &'static [&'static str] = &["openid", "profile", "email"];
+    /// The session age when `max_age` is omitted.
+    pub const DEFAULT_MAX_AGE: Duration = Duration::from_secs(8 * 60 * 60);
+}
+
+/// Grants a role to the members of some groups, on some clusters or all of them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Binding {
+    /// Never empty.
+    pub groups: Vec<String>,
+    pub role: String,
+    /// `None` covers every cluster; `Some` is never empty.
+    pub clusters: Option<Vec<String>>,
+}
+
+/// The MCP listener.
+#[derive(Clone, Debug)]
+pub struct McpConfig {
+    /// Never the UI's listen address.
+    pub listen: SocketAddr,
+    /// The ceiling of every MCP call; its only write privileges are in `app::MCP_WRITE_PRIVILEGES`.
+    pub privileges: Vec<Privilege>,
+    /// `None` covers every cluster; `Some` is never empty.
+    pub clusters: Option<Vec<String>>,
+    /// When set, every call must carry it. Compare it in constant time.
+    pub secret: Option<Secret>,
+}
+
+/// A value that must never be shown. `Debug` and `Display` print `***`; only [`Secret::expose`]
+/// gives the value, and only to the code that sends it where it belongs.
+///
+/// There is deliberately no `PartialEq`: comparing a secret with `==` is not constant time.
+#[derive(Clone)]
+pub struct Secret(String);
+
+impl Secret {
+    pub fn new(value: String) -> Secret {
+        Secret(value)
+    }
+
+    /// The value itself. Never log, format or return it to a client.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("***")
+    }
+}
+
+impl fmt::Display for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("***")
+    }
+}
+
+/// Why a config was refused. `Display` is one line that names the file, the position, the key
+/// path and the fix; it never contains a secret.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The file itself could not be read.
+    #[error("{file}: cannot read the config file: {source}")]
+    Read {
+        file: String,
+        #[source]
+        source: std::io::Error,
+    },
+    /// The text is not YAML klens accepts, or its top level is not a mapping.
+    #[error("{file}:{line}:{column}: {message}")]
+    Syntax {
+        file: String,
+        line: usize,
+        column: usize,
+        message: String,
+    },
+    /// A key or value is wrong.
+    #[error("{file}:{line}:{column}: {key}: {message}")]
+    Invalid {
+        file: String,
+        line: usize,
+        column: usize,
+        /// Such as `clusters[1].name` or `mcp.privileges[2]`.
+        key: String,
+        message: String,
+    },
+}
+
+/// Reads and validates the config file at `path`, taking `${NAME}` values from the process
+/// environment. Relative TLS paths are resolved against the file's directory.
+pub fn load(path: &Path) -> Result<Config, ConfigError> {
+    let file = path.display().to_string();
+    let source = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+        file: file.clone(),
+        source,
+    })?;
+    let base_dir = match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    };
+    let env = |name: &str| std::env::var(name).ok();
+    parse(&source, &file, &env, base_dir)
+}
+
+/// Validates config text. `file_name` prefixes every error, `env` answers `${NAME}`, and
+/// `base_dir` resolves relative TLS paths.
+pub fn parse(
+    source: &str,
+    file_name: &str,
+    env: &dyn Fn(&str) -> Option<String>,
+    base_dir: &Path,
+) -> Result<Config, ConfigError> {
+    let ctx = reader::Ctx {
+        file: file_name,
+        env,
+    };
+    let root = reader::parse_document(&ctx, source)?;
+    schema::build(&root, base_dir)
+}

@@ -1,0 +1,632 @@
+//! The shape of config.yaml, key by key, and the rules that tie keys together: unique cluster
+//! names, bindings to defined roles and known clusters, the MCP ceiling, and where a registry
+//! password may travel.
+
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::Read;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+
+use app::{Privilege, MCP_WRITE_PRIVILEGES};
+
+use super::checks::{is_cluster_name, nearest, parse_duration, parse_http_url, HttpUrl};
+use super::reader::{Document, Value};
+use super::{
+    AuthConfig, Binding, ClusterConfig, Config, ConfigError, McpConfig, OidcConfig, RegistryConfig,
+    SaslConfig, SaslMechanism, TlsConfig,
+};
+
+const TOP_KEYS: &[&str] = &["listen", "allowed_hosts", "clusters", "auth", "mcp"];
+const CLUSTER_KEYS: &[&str] = &[
+    "name",
+    "bootstrap_servers",
+    "writable",
+    "sasl",
+    "tls",
+    "schema_registry",
+    "properties",
+];
+const SASL_KEYS: &[&str] = &["mechanism", "username", "password"];
+const TLS_KEYS: &[&str] = &["ca", "cert", "key"];
+const REGISTRY_KEYS: &[&str] = &["url", "username", "password"];
+const AUTH_KEYS: &[&str] = &["oidc", "claim", "roles", "bindings"];
+const OIDC_KEYS: &[&str] = &[
+    "issuer",
+    "client_id",
+    "client_secret",
+    "redirect_uri",
+    "scopes",
+    "max_age",
+];
+const BINDING_KEYS: &[&str] = &["groups", "role", "clusters"];
+const MCP_KEYS: &[&str] = &["listen", "privileges", "clusters", "secret"];
+
+const NO_CLUSTERS: &str = "list at least one cluster, each with a name and bootstrap_servers";
+const CLUSTER_SUBSET: &str = "list at least one cluster, or remove the key to cover every cluster";
+
+pub(super) fn build(document: &Document<'_>, base_dir: &Path) -> Result<Config, ConfigError> {
+    let root = document.root()?;
+    root.only(TOP_KEYS)?;
+    let listen = match root.get("listen") {
+        Some(value) => socket_addr(&value)?,
+        None => Config::DEFAULT_LISTEN,
+    };
+    let allowed_hosts = match root.get("allowed_hosts") {
+        Some(value) => allowed_hosts(&value)?,
+        None => Config::DEFAULT_ALLOWED_HOSTS
+            .iter()
+            .map(|host| host.to_string())
+            .collect(),
+    };
+    let clusters = clusters(&root.required("clusters", NO_CLUSTERS)?, base_dir)?;
+    let names: Vec<&str> = clusters
+        .iter()
+        .map(|cluster| cluster.name.as_str())
+        .collect();
+    let auth = root
+        .get("auth")
+        .map(|value| auth(&value, &names))
+        .transpose()?;
+    let mcp = root
+        .get("mcp")
+        .map(|value| mcp(&value, listen, &names))
+        .transpose()?;
+    Ok(Config {
+        listen,
+        allowed_hosts,
+        clusters,
+        auth,
+        mcp,
+    })
+}
+
+fn socket_addr(value: &Value<'_>) -> Result<SocketAddr, ConfigError> {
+    let text = value.text_described("an IP address and port such as 127.0.0.1:8080")?;
+    let address: SocketAddr = text.value.trim().parse().map_err(|_| {
+        value.error(format!(
+            "{} is not an IP address and port; write it like 127.0.0.1:8080 or [::]:8080 \
+             (host names are not resolved)",
+            text.shown()
+        ))
+    })?;
+    if address.port() == 0 {
+        return Err(value.error("port 0 is not allowed; give a fixed port such as 8080"));
+    }
+    Ok(address)
+}
+
+fn allowed_hosts(value: &Value<'_>) -> Result<Vec<String>, ConfigError> {
+    let items = value.non_empty_list("list at least one host name, such as localhost")?;
+    let mut hosts = Vec::with_capacity(items.len());
+    for item in &items {
+        let text = item.text()?;
+        let host = text.value.trim();
+        if host.is_empty() {
+            return Err(item.error("is empty; give a host name such as localhost"));
+        }
+        if host.contains(['/', ' ', '@']) {
+            return Err(item.error(format!(
+                "{} is not a host name; give the host alone, such as klens.example.com, \
+                 without scheme or path",
+                text.shown()
+            )));
+        }
+        hosts.push(host.to_string());
+    }
+    Ok(hosts)
+}
+
+fn clusters(value: &Value<'_>, base_dir: &Path) -> Result<Vec<ClusterConfig>, ConfigError> {
+    let mut clusters: Vec<ClusterConfig> = Vec::new();
+    for item in value.non_empty_list(NO_CLUSTERS)? {
+        let cluster = cluster(&item, base_dir, &clusters)?;
+        clusters.push(cluster);
+    }
+    Ok(clusters)
+}
+
+fn cluster(
+    value: &Value<'_>,
+    base_dir: &Path,
+    earlier: &[ClusterConfig],
+) -> Result<ClusterConfig, ConfigError> {
+    let map = value.map()?;
+    map.only(CLUSTER_KEYS)?;
+
+    let name_value = map.required("name", "give the cluster a name such as prod")?;
+    let name = name_value.text()?;
+    if !is_cluster_name(&name.value) {
+        return Err(name_value.error(format!(
+            "{} is not a valid cluster name; use lowercase letters, digits, \"-\", \"_\" and \".\" \
+             (the name appears in URLs)",
+            name.shown()
+        )));
+    }
+    if let Some(index) = earlier
+        .iter()
+        .position(|cluster| cluster.name == name.value)
+    {
+        return Err(name_value.error(format!(
+            "cluster name {} is already used by clusters[{index}]; give each cluster its own name",
+            name.shown()
+        )));
+    }
+
+    let servers_value = map.required(
+        "bootstrap_servers",
+        "list the brokers as host:port, separated by commas",
+    )?;
+    let servers = servers_value.text()?.value.trim().to_string();
+    if servers.is_empty() {
+        return Err(
+            servers_value.error("is empty; list the brokers as host:port, separated by commas")
+        );
+    }
+    if servers.split(',').any(|server| server.trim().is_empty()) {
+        return Err(servers_value.error(
+            "has an empty entry; list the brokers as host:port, separated by single commas",
+        ));
+    }
+
+    let writable = match map.get("writable") {
+        Some(value) => value.bool()?,
+        None => false,
+    };
+    let sasl = map.get("sasl").map(|value| sasl(&value)).transpose()?;
+    let tls = map
+        .get("tls")
+        .map(|value| tls(&value, base_dir))
+        .transpose()?;
+    let schema_registry = map
+        .get("schema_registry")
+        .map(|value| registry(&value))
+        .transpose()?;
+    let properties = match map.get("properties") {
+        Some(value) => properties(&value)?,
+        None => BTreeMap::new(),
+    };
+
+    Ok(ClusterConfig {
+        name: name.value,
+        bootstrap_servers: servers,
+        writable,
+        sasl,
+        tls,
+        schema_registry,
+        properties,
+    })
+}
+
+fn sasl(value: &Value<'_>) -> Result<SaslConfig, ConfigError> {
+    let map = value.map()?;
+    map.only(SASL_KEYS)?;
+    let names = SaslMechanism::ALL
+        .iter()
+        .map(|mechanism| mechanism.librdkafka_name())
+        .collect::<Vec<_>>();
+    let expected = format!("expected {}", either(&names));
+
+    let mechanism_value = map.required("mechanism", &expected)?;
+    let text = mechanism_value.text()?;
+    let mechanism = SaslMechanism::from_config_name(&text.value).ok_or_else(|| {
+        mechanism_value.error(format!(
+            "unknown SASL mechanism {}; {expected}",
+            text.shown()
+        ))
+    })?;
+    let username = map
+        .required("username", "give the Kafka user klens connects as")?
+        .non_empty_string()?;
+    let password = map
+        .required(
+            "password",
+            "give the password, for example as ${KLENS_KAFKA_PASSWORD}",
+        )?
+        .secret()?;
+    Ok(SaslConfig {
+        mechanism,
+        username,
+        password,
+    })
+}
+
+fn tls(value: &Value<'_>, base_dir: &Path) -> Result<TlsConfig, ConfigError> {
+    let map = value.map()?;
+    map.only(TLS_KEYS)?;
+    let cert = map.get("cert");
+    let key = map.get("key");
+    match (&cert, &key) {
+        (Some(cert), None) => {
+            return Err(cert.error(format!(
+                "cert is set without key; a client certificate needs both, so add {}.key or \
+                 remove cert",
+                map.path()
+            )))
+        }
+        (None, Some(key)) => {
+            return Err(key.error(format!(
+                "key is set without cert; a client certificate needs both, so add {}.cert or \
+                 remove key",
+                map.path()
+            )))
+        }
+        _ => {}
+    }
+    let file = |value: Option<Value<'_>>| value.map(|value| tls_file(&value, base_dir)).transpose();
+    Ok(TlsConfig {
+        ca: file(map.get("ca"))?,
+        cert: file(cert)?,
+        key: file(key)?,
+    })
+}
+
+/// Resolves a TLS path and checks that klens can read it now, not at the first connection.
+/// Only the first byte is read; the contents never leave this function.
+fn tls_file(value: &Value<'_>, base_dir: &Path) -> Result<PathBuf, ConfigError> {
+    let text = value.text()?;
+    if text.value.trim().is_empty() {
+        return Err(value.error("is empty; give the path of a PEM file"));
+    }
+    let written = PathBuf::from(&text.value);
+    let path = if written.is_relative() {
+        base_dir.join(written)
+    } else {
+        written
+    };
+    let shown = path.display().to_string();
+    // A FIFO or a device would block or never end; only a regular file (or a directory, which
+    // the read below refuses with the OS's own words) goes further.
+    if let Ok(metadata) = std::fs::metadata(&path) {
+        if !metadata.is_file() && !metadata.is_dir() {
+            return Err(value.error(format!(
+                "{shown:?} is not a regular file; give the path of a PEM file"
+            )));
+        }
+    }
+    let mut first = [0u8; 1];
+    let read = File::open(&path).and_then(|mut file| file.read(&mut first));
+    match read {
+        Ok(0) => Err(value.error(format!("{shown:?} is empty; give a PEM file"))),
+        Ok(_) => Ok(path),
+        Err(error) => Err(value.error(format!(
+            "cannot read {shown:?}: {error}; check the path and that klens may read the file"
+        ))),
+    }
+}
+
+fn registry(value: &Value<'_>) -> Result<RegistryConfig, ConfigError> {
+    let map = value.map()?;
+    map.only(REGISTRY_KEYS)?;
+    let url_value = map.required(
+        "url",
+        "give the registry URL, such as https://registry:8081",
+    )?;
+    let url = url_value.text()?.value;
+    let parsed = http_url(&url_value, &url, "Schema Registry URL")?;
+
+    let username_value = map.get("username");
+    let password_value = map.get("password");
+    let username = username_value
+        .as_ref()
+        .map(Value::non_empty_string)
+        .transpose()?;
+    let password = password_value.as_ref().map(Value::secret).transpose()?;
+    match (&username_value, &password_value) {
+        (Some(username), None) => {
+            return Err(username
+                .error("username is set without password; set both for basic auth, or neither"))
+        }
+        (None, Some(password)) => {
+            return Err(password
+                .error("password is set without username; set both for basic auth, or neither"))
+        }
+        _ => {}
+    }
+    if password.is_some() && !parsed.https && !parsed.is_loopback() {
+        return Err(url_value.error(
+            "plain http:// would send the registry password unencrypted to a host that is not \
+             loopback; use https://, or http:// only to localhost, 127.0.0.0/8 or ::1",
+        ));
+    }
+    Ok(RegistryConfig {
+        url,
+        username,
+        password,
+    })
+}
+
+fn http_url(value: &Value<'_>, url: &str, what: &str) -> Result<HttpUrl, ConfigError> {
+    parse_http_url(url).map_err(|reason| value.error(format!("invalid {what}: {reason}")))
+}
+
+fn properties(value: &Value<'_>) -> Result<BTreeMap<String, String>, ConfigError> {
+    let map = value.map()?;
+    let mut properties = BTreeMap::new();
+    for (key, value) in map.entries() {
+        if key.name.trim().is_empty() {
+            return Err(value.ctx().error(
+                key.pos,
+                value.path(),
+                "a property name cannot be empty",
+            ));
+        }
+        // Values may be secrets (ssl.key.password): the type error never echoes them.
+        let text = value.text_described("a string, number or true/false")?;
+        properties.insert(key.name.to_string(), text.value);
+    }
+    Ok(properties)
+}
+
+fn auth(value: &Value<'_>, clusters: &[&str]) -> Result<AuthConfig, ConfigError> {
+    let map = value.map()?;
+    map.only(AUTH_KEYS)?;
+    let oidc = oidc(&map.required(
+        "oidc",
+        "give issuer, client_id, client_secret and redirect_uri, or remove auth for no sign-in",
+    )?)?;
+    let claim = match map.get("claim") {
+        Some(value) => value.non_empty_string()?,
+        None => "groups".to_string(),
+    };
+    let roles = match map.get("roles") {
+        Some(value) => roles(&value)?,
+        None => BTreeMap::new(),
+    };
+    let bindings = match map.get("bindings") {
+        Some(value) => bindings(&value, &roles, clusters)?,
+        None => Vec::new(),
+    };
+    Ok(AuthConfig {
+        oidc,
+        claim,
+        roles,
+        bindings,
+    })
+}
+
+fn oidc(value: &Value<'_>) -> Result<OidcConfig, ConfigError> {
+    let map = value.map()?;
+    map.only(OIDC_KEYS)?;
+    let issuer_value = map.required("issuer", "give the provider's issuer URL")?;
+    let issuer = issuer_value.text()?.value;
+    http_url(&issuer_value, &issuer, "issuer URL")?;
+    let client_id = map
+        .required(
+            "client_id",
+            "give the client ID registered with the provider",
+        )?
+        .non_empty_string()?;
+    let client_secret = map
+        .required(
+            "client_secret",
+            "give it, for example as ${KLENS_OIDC_SECRET}",
+        )?
+        .secret()?;
+    let redirect_value = map.required(
+        "redirect_uri",
+        "give klens's callback URL, such as https://klens.example.com/auth/callback",
+    )?;
+    let redirect_uri = redirect_value.text()?.value;
+    http_url(&redirect_value, &redirect_uri, "redirect URI")?;
+
+    let scopes = match map.get("scopes") {
+        Some(value) => {
+            let scopes = value.string_list()?;
+            if !scopes.iter().any(|scope| scope == "openid") {
+                return Err(value.error(
+                    "must include openid, which OpenID Connect requires; such as \
+                     [openid, profile, email]",
+                ));
+            }
+            scopes
+        }
+        None => OidcConfig::DEFAULT_SCOPES
+            .iter()
+            .map(|scope| scope.to_string())
+            .collect(),
+    };
+    let max_age = match map.get("max_age") {
+        Some(value) => {
+            let text = value.text_described("a duration such as 8h")?;
+            parse_duration(text.value.trim()).ok_or_else(|| {
+                value.error(format!(
+                    "{} is not a valid duration; write it like 30s, 15m, 8h, 1d or 1h30m \
+                     (more than zero)",
+                    text.shown()
+                ))
+            })?
+        }
+        None => OidcConfig::DEFAULT_MAX_AGE,
+    };
+    Ok(OidcConfig {
+        issuer,
+        client_id,
+        client_secret,
+        redirect_uri,
+        scopes,
+        max_age,
+    })
+}
+
+fn roles(value: &Value<'_>) -> Result<BTreeMap<String, Vec<Privilege>>, ConfigError> {
+    let map = value.map()?;
+    let mut roles = BTreeMap::new();
+    for (key, value) in map.entries() {
+        if key.name.trim().is_empty() {
+            return Err(value
+                .ctx()
+                .error(key.pos, value.path(), "a role name cannot be empty"));
+        }
+        roles.insert(key.name.to_string(), privileges(&value, false)?);
+    }
+    Ok(roles)
+}
+
+/// A list of privileges; for MCP, only reads and the MCP write privileges.
+fn privileges(value: &Value<'_>, for_mcp: bool) -> Result<Vec<Privilege>, ConfigError> {
+    let mut privileges = Vec::new();
+    for item in value.list()? {
+        let text = item.text_described("a privilege name such as records")?;
+        let Some(privilege) = Privilege::from_config_name(&text.value) else {
+            let names = Privilege::ALL
+                .iter()
+                .map(|privilege| privilege.config_name());
+            let hint = match nearest(&text.value, names.clone()) {
+                Some(near) => format!("did you mean {near:?}?"),
+                None => format!("privileges are {}", names.collect::<Vec<_>>().join(", ")),
+            };
+            return Err(item.error(format!("unknown privilege {}; {hint}", text.shown())));
+        };
+        if privileges.contains(&privilege) {
+            return Err(item.error(format!(
+                "privilege {:?} is listed twice; list it once",
+                privilege.config_name()
+            )));
+        }
+        if for_mcp && !privilege.allowed_in_mcp() {
+            let allowed = MCP_WRITE_PRIVILEGES
+                .iter()
+                .map(|privilege| privilege.config_name())
+                .collect::<Vec<_>>();
+            return Err(item.error(format!(
+                "{:?} is a write privilege MCP does not accept; the only write privileges MCP \
+                 accepts are {}",
+                privilege.config_name(),
+                both(&allowed)
+            )));
+        }
+        privileges.push(privilege);
+    }
+    Ok(privileges)
+}
+
+fn bindings(
+    value: &Value<'_>,
+    roles: &BTreeMap<String, Vec<Privilege>>,
+    clusters: &[&str],
+) -> Result<Vec<Binding>, ConfigError> {
+    let mut bindings = Vec::new();
+    for item in value.list()? {
+        let map = item.map()?;
+        map.only(BINDING_KEYS)?;
+        let groups_value = map.required("groups", "list the groups this binding applies to")?;
+        groups_value.non_empty_list("list at least one group")?;
+        let groups = groups_value.string_list()?;
+
+        let role_value = map.required("role", "name one of the roles under auth.roles")?;
+        let role = role_value.text()?;
+        if !roles.contains_key(&role.value) {
+            let hint = if roles.is_empty() {
+                "auth.roles defines no roles; define it there".to_string()
+            } else {
+                let suggestion = nearest(&role.value, roles.keys().map(String::as_str))
+                    .map(|near| format!("did you mean {near:?}? "))
+                    .unwrap_or_default();
+                let names = roles.keys().map(String::as_str).collect::<Vec<_>>();
+                format!(
+                    "{suggestion}roles defined under auth.roles: {}",
+                    names.join(", ")
+                )
+            };
+            return Err(role_value.error(format!("unknown role {}; {hint}", role.shown())));
+        }
+
+        let clusters = map
+            .get("clusters")
+            .map(|value| cluster_names(&value, clusters))
+            .transpose()?;
+        bindings.push(Binding {
+            groups,
+            role: role.value,
+            clusters,
+        });
+    }
+    Ok(bindings)
+}
+
+/// A non-empty list of names of configured clusters.
+fn cluster_names(value: &Value<'_>, known: &[&str]) -> Result<Vec<String>, ConfigError> {
+    let mut names: Vec<String> = Vec::new();
+    for item in value.non_empty_list(CLUSTER_SUBSET)? {
+        let text = item.text()?;
+        if !known.contains(&text.value.as_str()) {
+            let suggestion = nearest(&text.value, known.iter().copied())
+                .map(|near| format!("did you mean {near:?}? "))
+                .unwrap_or_default();
+            return Err(item.error(format!(
+                "unknown cluster {}; {suggestion}configured clusters: {}",
+                text.shown(),
+                known.join(", ")
+            )));
+        }
+        if names.contains(&text.value) {
+            return Err(item.error(format!(
+                "cluster {} is listed twice; list it once",
+                text.shown()
+            )));
+        }
+        names.push(text.value);
+    }
+    Ok(names)
+}
+
+fn mcp(
+    value: &Value<'_>,
+    ui_listen: SocketAddr,
+    clusters: &[&str],
+) -> Result<McpConfig, ConfigError> {
+    let map = value.map()?;
+    map.only(MCP_KEYS)?;
+    let listen_value = map.required(
+        "listen",
+        "give the MCP listener its own address, such as 127.0.0.1:8090",
+    )?;
+    let listen = socket_addr(&listen_value)?;
+    let overlaps = listen.port() == ui_listen.port()
+        && (listen.ip() == ui_listen.ip()
+            || listen.ip().is_unspecified()
+            || ui_listen.ip().is_unspecified());
+    if overlaps {
+        return Err(listen_value.error(
+            "collides with listen (the web UI), which uses the same port on the same or a \
+             wildcard address; give the MCP listener its own port",
+        ));
+    }
+    let privileges = privileges(
+        &map.required(
+            "privileges",
+            "list what MCP calls may do, such as [records], or [] for the catalog only",
+        )?,
+        true,
+    )?;
+    let clusters = map
+        .get("clusters")
+        .map(|value| cluster_names(&value, clusters))
+        .transpose()?;
+    let secret = map.get("secret").map(|value| value.secret()).transpose()?;
+    Ok(McpConfig {
+        listen,
+        privileges,
+        clusters,
+        secret,
+    })
+}
+
+/// `a, b or c`.
+fn either(names: &[&str]) -> String {
+    join_last(names, " or ")
+}
+
+/// `a, b and c`.
+fn both(names: &[&str]) -> String {
+    join_last(names, " and ")
+}
+
+fn join_last(names: &[&str], last: &str) -> String {
+    match names.split_last() {
+        None => String::new(),
+        Some((only, [])) => only.to_string(),
+        Some((final_name, rest)) => format!("{}{last}{final_name}", rest.join(", ")),
+    }
+}

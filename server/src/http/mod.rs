@@ -1,0 +1,107 @@
+//! The HTTP door: the axum router with the Leptos pages, the `/api/*` server functions and the
+//! probes. Built by [`app`] so tests can drive it without a socket.
+
+use std::sync::Arc;
+
+use app::api::backend::SharedBackend;
+use app::{shell, ApiError, App};
+use axum::body::Body;
+use axum::extract::Request;
+use axum::middleware::Next;
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::{Json, Router};
+use leptos::config::LeptosOptions;
+use leptos::prelude::provide_context;
+use leptos_axum::{generate_route_list, handle_server_fns_with_context, LeptosRoutes};
+use serde_json::json;
+
+use crate::catalog::Catalog;
+
+/// Error bodies are small; a larger one is not an `ApiError`.
+const MAX_ERROR_BODY: usize = 64 * 1024;
+
+/// What every handler may reach.
+#[derive(Clone)]
+pub struct AppState {
+    pub leptos: LeptosOptions,
+    pub catalog: Arc<Catalog>,
+}
+
+impl axum::extract::FromRef<AppState> for LeptosOptions {
+    fn from_ref(state: &AppState) -> Self {
+        state.leptos.clone()
+    }
+}
+
+/// The whole router of the UI port.
+pub fn app(state: AppState) -> Router {
+    let backend: SharedBackend = state.catalog.clone();
+    let routes = generate_route_list(App);
+    let context = {
+        let backend = backend.clone();
+        move || provide_context(backend.clone())
+    };
+    let leptos = state.leptos.clone();
+    let api_context = context.clone();
+    Router::new()
+        .route("/health", get(health))
+        .route("/ready", get(ready))
+        .route(
+            "/api/{*name}",
+            get(move |req| handle_server_fns_with_context(api_context.clone(), req)).post({
+                let context = context.clone();
+                move |req| handle_server_fns_with_context(context.clone(), req)
+            }),
+        )
+        .route_layer(axum::middleware::from_fn(api_error_status))
+        .leptos_routes_with_context(&state, routes, context, move || shell(leptos.clone()))
+        .fallback(leptos_axum::file_and_error_handler::<AppState, _>(shell))
+        .with_state(state)
+}
+
+/// Server functions answer every error with status 500 unless the function set one. Give each
+/// `/api` error the status its code implies, so a script can rely on the contract.
+async fn api_error_status(request: Request, next: Next) -> Response {
+    let response = next.run(request).await;
+    if response.status() != StatusCode::INTERNAL_SERVER_ERROR {
+        return response;
+    }
+    let (mut parts, body) = response.into_parts();
+    let Ok(bytes) = axum::body::to_bytes(body, MAX_ERROR_BODY).await else {
+        return StatusCode::INTERNAL_SERVER_ERROR.into_response();
+    };
+    if let Ok(error) = serde_json::from_slice::<ApiError>(&bytes) {
+        parts.status = StatusCode::from_u16(error.status()).unwrap_or(parts.status);
+        parts.headers.insert(
+            axum::http::header::CONTENT_TYPE,
+            axum::http::HeaderValue::from_static("application/json"),
+        );
+    }
+    Response::from_parts(parts, Body::from(bytes))
+}
+
+/// 200 while the process serves.
+async fn health() -> impl IntoResponse {
+    Json(json!({ "status": "ok" }))
+}
+
+/// 503 until every cluster's first refresh was tried, then 200 with each cluster's health.
+async fn ready(State(state): State<AppState>) -> Response {
+    if !state.catalog.all_attempted() {
+        return (
+            StatusCode::SERVICE_UNAVAILABLE,
+            Json(json!({ "status": "starting" })),
+        )
+            .into_response();
+    }
+    let clusters: Vec<_> = state
+        .catalog
+        .clusters()
+        .iter()
+        .map(|c| json!({ "name": c.name, "health": c.state().health() }))
+        .collect();
+    Json(json!({ "status": "ready", "clusters": clusters })).into_response()
+}

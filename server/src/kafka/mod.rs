@@ -1,0 +1,162 @@
+//! The Kafka side: one set of librdkafka clients per configured cluster, and the conversions
+//! from Kafka's types into klens's own. Nothing here decides who may do what; callers have
+//! already asked the authorization decision.
+
+use std::time::Duration;
+
+use rdkafka::admin::AdminClient;
+use rdkafka::client::DefaultClientContext;
+use rdkafka::config::{ClientConfig, RDKafkaLogLevel};
+use rdkafka::error::KafkaError;
+
+use crate::config::ClusterConfig;
+
+/// How long one metadata request may take before the refresh counts as failed.
+const METADATA_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The librdkafka client settings for one cluster: security first, then the user's extra
+/// properties, which may override anything (they are the escape hatch for unusual set-ups).
+pub fn client_config(cluster: &ClusterConfig) -> ClientConfig {
+    let mut config = ClientConfig::new();
+    config
+        .set("bootstrap.servers", &cluster.bootstrap_servers)
+        .set("client.id", format!("klens-{}", cluster.name))
+        .set("log.connection.close", "false")
+        .set("socket.timeout.ms", "10000");
+    let protocol = match (&cluster.sasl, &cluster.tls) {
+        (None, None) => "plaintext",
+        (None, Some(_)) => "ssl",
+        (Some(_), None) => "sasl_plaintext",
+        (Some(_), Some(_)) => "sasl_ssl",
+    };
+    config.set("security.protocol", protocol);
+    if let Some(sasl) = &cluster.sasl {
+        config
+            .set("sasl.mechanisms", sasl.mechanism.librdkafka_name())
+            .set("sasl.username", &sasl.username)
+            .set("sasl.password", sasl.password.expose());
+    }
+    if let Some(tls) = &cluster.tls {
+        if let Some(ca) = &tls.ca {
+            config.set("ssl.ca.location", ca.to_string_lossy());
+        }
+        if let Some(cert) = &tls.cert {
+            config.set("ssl.certificate.location", cert.to_string_lossy());
+        }
+        if let Some(key) = &tls.key {
+            config.set("ssl.key.location", key.to_string_lossy());
+        }
+    }
+    for (key, value) in &cluster.properties {
+        config.set(key, value);
+    }
+    config.set_log_level(RDKafkaLogLevel::Warning);
+    config
+}
+
+/// The clients klens holds for one cluster.
+pub struct KafkaClients {
+    admin: AdminClient<DefaultClientContext>,
+}
+
+impl KafkaClients {
+    /// Creates the clients. librdkafka connects lazily, so this fails only on bad settings.
+    pub fn new(cluster: &ClusterConfig) -> Result<Self, KafkaError> {
+        let admin = client_config(cluster).create()?;
+        Ok(KafkaClients { admin })
+    }
+
+    /// Reads the cluster metadata (brokers, topics, partitions). Blocks; call from a blocking
+    /// task.
+    pub fn fetch_metadata(&self) -> Result<MetadataSnapshot, KafkaError> {
+        let metadata = self
+            .admin
+            .inner()
+            .fetch_metadata(None, METADATA_TIMEOUT)?;
+        let brokers = metadata
+            .brokers()
+            .iter()
+            .map(|b| Broker {
+                id: b.id(),
+                host: b.host().to_string(),
+                port: b.port(),
+            })
+            .collect();
+        let topics = metadata
+            .topics()
+            .iter()
+            .map(|t| Topic {
+                name: t.name().to_string(),
+                partitions: t
+                    .partitions()
+                    .iter()
+                    .map(|p| Partition {
+                        id: p.id(),
+                        leader: p.leader(),
+                        replicas: p.replicas().to_vec(),
+                        isr: p.isr().to_vec(),
+                    })
+                    .collect(),
+            })
+            .collect();
+        Ok(MetadataSnapshot { brokers, topics })
+    }
+}
+
+/// One broker as metadata names it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Broker {
+    pub id: i32,
+    pub host: String,
+    pub port: i32,
+}
+
+/// One partition of a topic; `leader` is -1 while the partition has none.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Partition {
+    pub id: i32,
+    pub leader: i32,
+    pub replicas: Vec<i32>,
+    pub isr: Vec<i32>,
+}
+
+impl Partition {
+    pub fn is_under_replicated(&self) -> bool {
+        self.isr.len() < self.replicas.len()
+    }
+
+    pub fn is_offline(&self) -> bool {
+        self.leader < 0
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Topic {
+    pub name: String,
+    pub partitions: Vec<Partition>,
+}
+
+/// What one metadata request told us.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MetadataSnapshot {
+    pub brokers: Vec<Broker>,
+    pub topics: Vec<Topic>,
+}
+
+impl MetadataSnapshot {
+    pub fn partition_count(&self) -> u64 {
+        self.topics.iter().map(|t| t.partitions.len() as u64).sum()
+    }
+
+    pub fn partitions(&self) -> impl Iterator<Item = &Partition> {
+        self.topics.iter().flat_map(|t| t.partitions.iter())
+    }
+
+    pub fn under_replicated(&self) -> u64 {
+        self.partitions().filter(|p| p.is_under_replicated()).count() as u64
+    }
+
+    pub fn offline(&self) -> u64 {
+        self.partitions().filter(|p| p.is_offline()).count() as u64
+    }
+}

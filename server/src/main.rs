@@ -1,0 +1,150 @@
+//! `klens --config config.yaml`: load and check the config, start one refresh loop per cluster,
+//! serve the UI, `/api` and the probes.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use leptos::config::LeptosOptions;
+
+const USAGE: &str = "usage: klens [--config FILE] [--check-config]
+
+  --config FILE     the configuration file (default: ./config.yaml)
+  --check-config    validate the configuration and exit 0 (valid) or 1, without connecting
+  --help            show this help
+  --version         show the version
+
+Environment: KLENS_SITE_ROOT is the folder of the built web assets (default: target/site);
+RUST_LOG sets the log filter (default: info).";
+
+struct Args {
+    config: PathBuf,
+    check_only: bool,
+}
+
+fn parse_args() -> Result<Option<Args>, String> {
+    let mut args = Args {
+        config: PathBuf::from("config.yaml"),
+        check_only: false,
+    };
+    let mut iter = std::env::args().skip(1);
+    while let Some(arg) = iter.next() {
+        match arg.as_str() {
+            "--config" | "-c" => {
+                let value = iter
+                    .next()
+                    .ok_or_else(|| "--config needs a file path".to_string())?;
+                args.config = PathBuf::from(value);
+            }
+            s if s.starts_with("--config=") => {
+                args.config = PathBuf::from(&s["--config=".len()..]);
+            }
+            "--check-config" => args.check_only = true,
+            "--help" | "-h" => {
+                println!("{USAGE}");
+                return Ok(None);
+            }
+            "--version" | "-V" => {
+                println!("klens {}", env!("CARGO_PKG_VERSION"));
+                return Ok(None);
+            }
+            other => return Err(format!("unknown argument `{other}`; try --help")),
+        }
+    }
+    Ok(Some(args))
+}
+
+fn main() -> ExitCode {
+    let args = match parse_args() {
+        Ok(Some(args)) => args,
+        Ok(None) => return ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("klens: {message}");
+            return ExitCode::from(2);
+        }
+    };
+    let config = match server::config::load(&args.config) {
+        Ok(config) => config,
+        Err(e) => {
+            eprintln!("klens: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    if args.check_only {
+        println!(
+            "{}: valid ({} cluster{})",
+            args.config.display(),
+            config.clusters.len(),
+            if config.clusters.len() == 1 { "" } else { "s" }
+        );
+        return ExitCode::SUCCESS;
+    }
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+        )
+        .init();
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("klens: cannot start the async runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(serve(config)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("klens: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn serve(config: server::config::Config) -> Result<(), String> {
+    // Refuse rather than serve without the protection the config asks for.
+    if config.auth.is_some() {
+        return Err("auth: sign-in is not available in this build of klens yet; remove the auth block to run without sign-in".into());
+    }
+    if config.mcp.is_some() {
+        return Err("mcp: the MCP listener is not available in this build of klens yet; remove the mcp block".into());
+    }
+    let site_root = std::env::var("KLENS_SITE_ROOT").unwrap_or_else(|_| "target/site".into());
+    let leptos = LeptosOptions::builder()
+        .output_name("klens")
+        .site_root(site_root)
+        .site_pkg_dir("pkg")
+        .site_addr(config.listen)
+        .build();
+    let catalog = Arc::new(server::catalog::Catalog::new(&config));
+    catalog.spawn_refreshers();
+    let router = server::http::app(server::http::AppState {
+        leptos,
+        catalog: Arc::clone(&catalog),
+    });
+    let listener = tokio::net::TcpListener::bind(config.listen)
+        .await
+        .map_err(|e| format!("cannot listen on {} (listen): {e}", config.listen))?;
+    tracing::info!("klens listens on http://{}", config.listen);
+    axum::serve(listener, router)
+        .with_graceful_shutdown(shutdown_signal())
+        .await
+        .map_err(|e| format!("server stopped: {e}"))
+}
+
+/// Ends on Ctrl-C or SIGTERM, so `kill` and service managers stop klens cleanly.
+async fn shutdown_signal() {
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        _ = terminate => {}
+    }
+    tracing::info!("shutting down");
+}
