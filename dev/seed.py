@@ -17,14 +17,13 @@ import time
 import urllib.error
 import urllib.request
 
-from confluent_kafka import KafkaError, KafkaException, Producer, TopicPartition
+from confluent_kafka import ConsumerGroupTopicPartitions, KafkaError, KafkaException, Producer, TopicPartition
 from confluent_kafka.admin import (
     AclBinding,
     AclBindingFilter,
     AclOperation,
     AclPermissionType,
     AdminClient,
-    ConsumerGroupTopicPartitions,
     NewTopic,
     OffsetSpec,
     ResourcePatternType,
@@ -36,8 +35,15 @@ from confluent_kafka.admin import (
 import fastavro
 
 TIMEOUT = 30
+RETRY = {
+    KafkaError.COORDINATOR_LOAD_IN_PROGRESS,
+    KafkaError.COORDINATOR_NOT_AVAILABLE,
+    KafkaError.NOT_COORDINATOR,
+    KafkaError.REQUEST_TIMED_OUT,
+    KafkaError._TIMED_OUT,
+    KafkaError._TRANSPORT,
+}
 NOW_MS = int(time.time() * 1000)
-rng = random.Random(20240611)
 
 # --------------------------------------------------------------------------------------------
 # schemas
@@ -268,7 +274,6 @@ class Seeder:
                 "bootstrap.servers": self.bootstrap,
                 "partitioner": "murmur2_random",  # the Java client's partitioner
                 "linger.ms": 20,
-                "enable.idempotence": True,
             }
         )
         errors: list[str] = []
@@ -295,6 +300,7 @@ class Seeder:
     # data sets -----------------------------------------------------------------------------
 
     def orders(self) -> None:
+        rng = random.Random("orders")  # deterministic data per topic
         if not self.ensure_topic("orders", 6):
             return
         products = ["keyboard", "mouse", "monitor", "laptop stand", "usb-c hub", "headset", "webcam", "desk lamp"]
@@ -334,6 +340,7 @@ class Seeder:
         self.produce("orders", records)
 
     def payments_avro(self) -> None:
+        rng = random.Random("payments_avro")  # deterministic data per topic
         subject = "payments-avro-value"
         id_v1 = self.registry.register(subject, json.dumps(PAYMENT_V1))
         id_v2 = self.registry.register(subject, json.dumps(PAYMENT_V2))
@@ -361,6 +368,7 @@ class Seeder:
         self.produce("payments-avro", records)
 
     def users_proto(self) -> None:
+        rng = random.Random("users_proto")  # deterministic data per topic
         subject = "users-proto-value"
         schema_id = self.registry.register(subject, USER_PROTO, "PROTOBUF")
         log(f"  schema {subject}: id {schema_id} (PROTOBUF)")
@@ -388,6 +396,7 @@ class Seeder:
         self.produce("users-proto", records)
 
     def shipments_json(self) -> None:
+        rng = random.Random("shipments_json")  # deterministic data per topic
         subject = "shipments-json-value"
         schema_id = self.registry.register(subject, json.dumps(SHIPMENT_JSON_SCHEMA), "JSON")
         log(f"  schema {subject}: id {schema_id} (JSON)")
@@ -407,6 +416,7 @@ class Seeder:
         self.produce("shipments-json", records)
 
     def customers_compacted(self) -> None:
+        rng = random.Random("customers_compacted")  # deterministic data per topic
         config = {"cleanup.policy": "compact", "min.cleanable.dirty.ratio": "0.1", "segment.ms": "60000",
                   "delete.retention.ms": "86400000"}
         if not self.ensure_topic("customers-compacted", 3, config):
@@ -429,6 +439,7 @@ class Seeder:
         self.produce("customers-compacted", records)
 
     def clickstream(self) -> None:
+        rng = random.Random("clickstream")  # deterministic data per topic
         if not self.ensure_topic("clickstream", 48):
             return
         pages = ["/", "/search", "/product/42", "/product/7", "/cart", "/checkout", "/help"]
@@ -442,6 +453,7 @@ class Seeder:
         self.produce("clickstream", records)
 
     def binary_blobs(self) -> None:
+        rng = random.Random("binary_blobs")  # deterministic data per topic
         if not self.ensure_topic("binary-blobs", 2):
             return
         records = []
@@ -468,8 +480,20 @@ class Seeder:
             for p in sorted(end)
             if p not in skip_partitions
         ]
-        fut = self.admin.alter_consumer_group_offsets([ConsumerGroupTopicPartitions(group, tps)])
-        wait_all(fut, "committing offsets for group")
+        # The first group operation may meet a coordinator that is still loading: retry.
+        deadline = time.time() + TIMEOUT
+        while True:
+            fut = self.admin.alter_consumer_group_offsets([ConsumerGroupTopicPartitions(group, tps)])
+            try:
+                result = fut[group].result(timeout=TIMEOUT)
+                errors = [tp.error for tp in result.topic_partitions if tp.error is not None]
+            except KafkaException as e:
+                errors = [e.args[0]]
+            if not errors:
+                break
+            if time.time() > deadline or not all(isinstance(e, KafkaError) and e.code() in RETRY for e in errors):
+                raise SystemExit(f"dev/seed: committing offsets for group {group}: {errors[0]}")
+            time.sleep(0.5)
         lag = sum(end[tp.partition] - tp.offset for tp in tps)
         log(f"  group {group}: offsets on {topic} committed, lag {lag}")
 

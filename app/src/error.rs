@@ -123,9 +123,8 @@ impl ApiError {
     /// The JSON body, as sent on the wire.
     pub fn to_json(&self) -> String {
         // Serializing a struct of strings and enums cannot fail; keep a valid body regardless.
-        serde_json::to_string(self).unwrap_or_else(|_| {
-            format!(r#"{{"code":"{}","message":""}}"#, self.code.as_str())
-        })
+        serde_json::to_string(self)
+            .unwrap_or_else(|_| format!(r#"{{"code":"{}","message":""}}"#, self.code.as_str()))
     }
 }
 

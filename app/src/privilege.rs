@@ -145,7 +145,13 @@ mod tests {
             .filter(|p| p.is_write() && p.allowed_in_mcp())
             .map(Privilege::config_name)
             .collect();
-        assert_eq!(allowed_writes, ["create_topics", "produce", "register_schemas"]);
-        assert!(Privilege::ALL.iter().filter(|p| !p.is_write()).all(|p| p.allowed_in_mcp()));
+        assert_eq!(
+            allowed_writes,
+            ["create_topics", "produce", "register_schemas"]
+        );
+        assert!(Privilege::ALL
+            .iter()
+            .filter(|p| !p.is_write())
+            .all(|p| p.allowed_in_mcp()));
     }
 }

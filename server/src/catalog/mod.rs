@@ -136,7 +136,7 @@ impl ClusterEntry {
                 let clients = Arc::clone(clients);
                 match tokio::task::spawn_blocking(move || clients.fetch_metadata()).await {
                     Ok(Ok(metadata)) => Ok(metadata),
-                    Ok(Err(e)) => Err(e.to_string()),
+                    Ok(Err(e)) => Err(e),
                     Err(e) => Err(format!("metadata task failed: {e}")),
                 }
             }
@@ -287,6 +287,9 @@ mod tests {
             last_error: Some("Broker transport failure".into()),
             ..ClusterState::default()
         };
-        assert_eq!(state.health().error.as_deref(), Some("Broker transport failure"));
+        assert_eq!(
+            state.health().error.as_deref(),
+            Some("Broker transport failure")
+        );
     }
 }

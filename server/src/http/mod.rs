@@ -4,18 +4,18 @@
 use std::sync::Arc;
 
 use app::api::backend::SharedBackend;
-use app::{shell, ApiError, App};
+use app::{shell, ApiError, App, ErrorCode};
 use axum::body::Body;
 use axum::extract::Request;
-use axum::middleware::Next;
 use axum::extract::State;
 use axum::http::StatusCode;
+use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
+use axum::routing::{any, get};
 use axum::{Json, Router};
 use leptos::config::LeptosOptions;
 use leptos::prelude::provide_context;
-use leptos_axum::{generate_route_list, handle_server_fns_with_context, LeptosRoutes};
+use leptos_axum::{generate_route_list, LeptosRoutes};
 use serde_json::json;
 
 use crate::catalog::Catalog;
@@ -40,33 +40,26 @@ impl axum::extract::FromRef<AppState> for LeptosOptions {
 pub fn app(state: AppState) -> Router {
     let backend: SharedBackend = state.catalog.clone();
     let routes = generate_route_list(App);
-    let context = {
-        let backend = backend.clone();
-        move || provide_context(backend.clone())
-    };
+    let context = move || provide_context(backend.clone());
     let leptos = state.leptos.clone();
-    let api_context = context.clone();
     Router::new()
         .route("/health", get(health))
         .route("/ready", get(ready))
-        .route(
-            "/api/{*name}",
-            get(move |req| handle_server_fns_with_context(api_context.clone(), req)).post({
-                let context = context.clone();
-                move |req| handle_server_fns_with_context(context.clone(), req)
-            }),
-        )
-        .route_layer(axum::middleware::from_fn(api_error_status))
+        // Registers every server function at its own `/api/<name>` path.
         .leptos_routes_with_context(&state, routes, context, move || shell(leptos.clone()))
+        // Anything else under /api is not a call klens knows.
+        .route("/api/{*name}", any(unknown_api_call))
         .fallback(leptos_axum::file_and_error_handler::<AppState, _>(shell))
+        .layer(axum::middleware::from_fn(api_error_status))
         .with_state(state)
 }
 
 /// Server functions answer every error with status 500 unless the function set one. Give each
 /// `/api` error the status its code implies, so a script can rely on the contract.
 async fn api_error_status(request: Request, next: Next) -> Response {
+    let is_api = request.uri().path().starts_with("/api/");
     let response = next.run(request).await;
-    if response.status() != StatusCode::INTERNAL_SERVER_ERROR {
+    if !is_api || response.status() != StatusCode::INTERNAL_SERVER_ERROR {
         return response;
     }
     let (mut parts, body) = response.into_parts();
@@ -81,6 +74,22 @@ async fn api_error_status(request: Request, next: Next) -> Response {
         );
     }
     Response::from_parts(parts, Body::from(bytes))
+}
+
+async fn unknown_api_call() -> Response {
+    let error = ApiError::new(ErrorCode::NotFound, "There is no such API call.");
+    error_response(&error)
+}
+
+/// An `ApiError` as an HTTP response, outside server functions.
+pub fn error_response(error: &ApiError) -> Response {
+    let status = StatusCode::from_u16(error.status()).unwrap_or(StatusCode::BAD_GATEWAY);
+    (
+        status,
+        [(axum::http::header::CONTENT_TYPE, "application/json")],
+        error.to_json(),
+    )
+        .into_response()
 }
 
 /// 200 while the process serves.
@@ -105,3 +114,6 @@ async fn ready(State(state): State<AppState>) -> Response {
         .collect();
     Json(json!({ "status": "ready", "clusters": clusters })).into_response()
 }
+
+#[cfg(test)]
+mod tests;

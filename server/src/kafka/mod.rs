@@ -2,10 +2,11 @@
 //! from Kafka's types into klens's own. Nothing here decides who may do what; callers have
 //! already asked the authorization decision.
 
+use std::sync::Mutex;
 use std::time::Duration;
 
 use rdkafka::admin::AdminClient;
-use rdkafka::client::DefaultClientContext;
+use rdkafka::client::ClientContext;
 use rdkafka::config::{ClientConfig, RDKafkaLogLevel};
 use rdkafka::error::KafkaError;
 
@@ -54,25 +55,72 @@ pub fn client_config(cluster: &ClusterConfig) -> ClientConfig {
     config
 }
 
+/// Routes librdkafka's log into `tracing` under the cluster's name, and keeps the last
+/// client-level error: a failed request often says only "broker transport failure", while the
+/// reason (a refused SASL handshake, a TLS failure) arrives through this callback.
+pub struct KlensContext {
+    cluster: String,
+    last_error: Mutex<Option<String>>,
+}
+
+impl KlensContext {
+    fn take_last_error(&self) -> Option<String> {
+        self.last_error.lock().ok().and_then(|mut e| e.take())
+    }
+}
+
+impl ClientContext for KlensContext {
+    fn log(&self, level: RDKafkaLogLevel, facility: &str, message: &str) {
+        let cluster = self.cluster.as_str();
+        match level {
+            RDKafkaLogLevel::Emerg
+            | RDKafkaLogLevel::Alert
+            | RDKafkaLogLevel::Critical
+            | RDKafkaLogLevel::Error => tracing::error!(cluster, facility, "{message}"),
+            RDKafkaLogLevel::Warning => tracing::warn!(cluster, facility, "{message}"),
+            RDKafkaLogLevel::Notice | RDKafkaLogLevel::Info => {
+                tracing::info!(cluster, facility, "{message}")
+            }
+            RDKafkaLogLevel::Debug => tracing::debug!(cluster, facility, "{message}"),
+        }
+    }
+
+    fn error(&self, error: KafkaError, reason: &str) {
+        tracing::debug!(cluster = self.cluster.as_str(), %error, "{reason}");
+        if let Ok(mut last) = self.last_error.lock() {
+            *last = Some(reason.to_string());
+        }
+    }
+}
+
 /// The clients klens holds for one cluster.
 pub struct KafkaClients {
-    admin: AdminClient<DefaultClientContext>,
+    admin: AdminClient<KlensContext>,
 }
 
 impl KafkaClients {
     /// Creates the clients. librdkafka connects lazily, so this fails only on bad settings.
     pub fn new(cluster: &ClusterConfig) -> Result<Self, KafkaError> {
-        let admin = client_config(cluster).create()?;
+        let context = KlensContext {
+            cluster: cluster.name.clone(),
+            last_error: Mutex::new(None),
+        };
+        let admin = client_config(cluster).create_with_context(context)?;
         Ok(KafkaClients { admin })
     }
 
     /// Reads the cluster metadata (brokers, topics, partitions). Blocks; call from a blocking
-    /// task.
-    pub fn fetch_metadata(&self) -> Result<MetadataSnapshot, KafkaError> {
-        let metadata = self
-            .admin
-            .inner()
-            .fetch_metadata(None, METADATA_TIMEOUT)?;
+    /// task. A failure carries the client's own reason where librdkafka gave one.
+    pub fn fetch_metadata(&self) -> Result<MetadataSnapshot, String> {
+        let client = self.admin.inner();
+        // Forget reasons from before this request: only this request's failure matters.
+        client.context().take_last_error();
+        let metadata = client.fetch_metadata(None, METADATA_TIMEOUT).map_err(|e| {
+            match client.context().take_last_error() {
+                Some(reason) => format!("{e}: {reason}"),
+                None => e.to_string(),
+            }
+        })?;
         let brokers = metadata
             .brokers()
             .iter()
@@ -153,7 +201,9 @@ impl MetadataSnapshot {
     }
 
     pub fn under_replicated(&self) -> u64 {
-        self.partitions().filter(|p| p.is_under_replicated()).count() as u64
+        self.partitions()
+            .filter(|p| p.is_under_replicated())
+            .count() as u64
     }
 
     pub fn offline(&self) -> u64 {

@@ -1,0 +1,253 @@
+//! Integration tests against the real Kafka of `dev/stack` (started by `make integration`).
+//! Each test makes its own topics and clusters so tests never share state.
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use app::api::HealthStatus;
+use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
+use rdkafka::client::DefaultClientContext;
+use rdkafka::ClientConfig;
+use server::catalog::Catalog;
+use server::config::Config;
+
+const OPEN_PORT: &str = "127.0.0.1:19092";
+const SCRAM_PORT: &str = "127.0.0.1:19094";
+
+fn unique(prefix: &str) -> String {
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0);
+    format!("{prefix}-{nanos}")
+}
+
+fn config(yaml: &str) -> Config {
+    server::config::parse(yaml, "test.yaml", &|_| None, Path::new("."))
+        .unwrap_or_else(|e| panic!("test config is invalid: {e}"))
+}
+
+fn scram_cluster(name: &str, password: &str) -> String {
+    format!(
+        "  - name: {name}\n    bootstrap_servers: {SCRAM_PORT}\n    sasl:\n      mechanism: SCRAM-SHA-512\n      username: klens\n      password: {password}\n"
+    )
+}
+
+async fn create_topic(name: &str, partitions: i32) {
+    let admin: AdminClient<DefaultClientContext> = ClientConfig::new()
+        .set("bootstrap.servers", OPEN_PORT)
+        .create()
+        .expect("admin client");
+    let topic = NewTopic::new(name, partitions, TopicReplication::Fixed(1));
+    let results = admin
+        .create_topics(
+            [&topic],
+            &AdminOptions::new().operation_timeout(Some(Duration::from_secs(10))),
+        )
+        .await
+        .expect("create_topics answered");
+    for result in results {
+        result.unwrap_or_else(|(t, e)| panic!("creating {t}: {e}"));
+    }
+}
+
+/// Topic name → partition count, as kcat (a separate librdkafka build) reads it over the open port.
+fn kafka_topics() -> Vec<(String, usize)> {
+    let out = Command::new("kcat")
+        .args(["-b", OPEN_PORT, "-L", "-J"])
+        .output()
+        .expect("kcat runs (is it installed?)");
+    assert!(
+        out.status.success(),
+        "kcat failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("kcat JSON");
+    json["topics"]
+        .as_array()
+        .expect("topics")
+        .iter()
+        .map(|t| {
+            let name = t["topic"].as_str().expect("topic name").to_string();
+            let partitions = t["partitions"].as_array().map(Vec::len).unwrap_or(0);
+            (name, partitions)
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn the_catalog_counts_what_kafka_reports_over_scram() {
+    let topic = unique("it-catalog");
+    create_topic(&topic, 7).await;
+    let config = config(&format!(
+        "clusters:\n{}",
+        scram_cluster("local", "klens-secret")
+    ));
+    let catalog = Catalog::new(&config);
+    let entry = catalog.get("local").expect("configured");
+
+    // Metadata can lag a fresh topic by a moment; refresh until klens sees it.
+    let mut summary = None;
+    for _ in 0..20 {
+        entry.refresh().await;
+        let s = entry.summary();
+        if entry
+            .state()
+            .metadata
+            .is_some_and(|m| m.topics.iter().any(|t| t.name == topic))
+        {
+            summary = Some(s);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    let summary = summary.expect("klens sees the new topic");
+    let truth = kafka_topics();
+    assert_eq!(
+        summary.health.status,
+        HealthStatus::Ok,
+        "{:?}",
+        summary.health
+    );
+    assert_eq!(summary.brokers, Some(1));
+    assert_eq!(summary.topics, Some(truth.len() as u64));
+    assert_eq!(
+        summary.partitions,
+        Some(truth.iter().map(|(_, p)| *p as u64).sum())
+    );
+    assert_eq!(summary.under_replicated, Some(0));
+    let ours = entry.state().metadata.expect("metadata");
+    let ours = ours.topics.iter().find(|t| t.name == topic).expect("topic");
+    assert_eq!(ours.partitions.len(), 7);
+    assert!(summary.refreshed_at.is_some());
+}
+
+#[tokio::test]
+async fn a_wrong_password_makes_the_cluster_unreachable_and_names_the_failure() {
+    let secret = unique("not-the-password");
+    let config = config(&format!("clusters:\n{}", scram_cluster("badauth", &secret)));
+    let catalog = Catalog::new(&config);
+    let entry = catalog.get("badauth").expect("configured");
+    entry.refresh().await;
+    let health = entry.summary().health;
+    assert_eq!(health.status, HealthStatus::Unreachable);
+    let error = health.error.expect("an error text");
+    assert!(
+        error.contains("Authentication") || error.contains("SASL"),
+        "{error}"
+    );
+    assert!(
+        !error.contains(&secret),
+        "the password leaked into the error: {error}"
+    );
+}
+
+#[tokio::test]
+async fn one_unreachable_cluster_does_not_hide_the_others() {
+    let config = config(&format!(
+        "clusters:\n{}  - name: nowhere\n    bootstrap_servers: 127.0.0.1:1\n",
+        scram_cluster("local", "klens-secret")
+    ));
+    let catalog = Arc::new(Catalog::new(&config));
+    assert!(!catalog.all_attempted());
+    for entry in catalog.clusters() {
+        entry.refresh().await;
+    }
+    assert!(catalog.all_attempted());
+    let local = catalog.get("local").expect("local").summary();
+    let nowhere = catalog.get("nowhere").expect("nowhere").summary();
+    assert_eq!(local.health.status, HealthStatus::Ok);
+    assert_eq!(nowhere.health.status, HealthStatus::Unreachable);
+    assert_eq!(nowhere.topics, None);
+}
+
+fn klens() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_klens"))
+}
+
+fn write_temp(name: &str, contents: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(unique("klens-it"));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join(name);
+    std::fs::write(&path, contents).expect("write temp file");
+    path
+}
+
+#[test]
+fn check_config_accepts_a_good_file_without_connecting() {
+    let path = write_temp(
+        "config.yaml",
+        "clusters:\n  - name: far\n    bootstrap_servers: 192.0.2.1:9092\n",
+    );
+    let out = klens()
+        .args(["--check-config", "--config"])
+        .arg(&path)
+        .output()
+        .expect("klens runs");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("valid (1 cluster)"));
+}
+
+#[test]
+fn check_config_names_the_key_and_position_of_a_mistake() {
+    let path = write_temp(
+        "config.yaml",
+        "clusters:\n  - name: a\n    bootstrap_servers: x:1\n    writeable: true\n",
+    );
+    let out = klens()
+        .args(["--check-config", "--config"])
+        .arg(&path)
+        .output()
+        .expect("klens runs");
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("config.yaml:4:5: clusters[0].writeable"),
+        "{stderr}"
+    );
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+}
+
+#[test]
+fn the_sasl_password_never_reaches_the_log() {
+    let secret = unique("hunter2-secret");
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("free port");
+    let port = listener.local_addr().expect("addr").port();
+    drop(listener);
+    let path = write_temp(
+        "config.yaml",
+        &format!(
+            "listen: 127.0.0.1:{port}\nclusters:\n{}",
+            scram_cluster("badauth", &secret)
+        ),
+    );
+    let mut child = klens()
+        .args(["--config"])
+        .arg(&path)
+        .env("RUST_LOG", "trace")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("klens starts");
+    // Long enough for a failed SASL handshake and its log lines.
+    std::thread::sleep(Duration::from_secs(6));
+    let _ = child.kill();
+    let out = child.wait_with_output().expect("output");
+    let log = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        log.contains("metadata refresh failed"),
+        "no refresh failure logged:\n{log}"
+    );
+    assert!(!log.contains(&secret), "the password leaked into the log");
+}
