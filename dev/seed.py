@@ -17,7 +17,15 @@ import time
 import urllib.error
 import urllib.request
 
-from confluent_kafka import ConsumerGroupTopicPartitions, KafkaError, KafkaException, Producer, TopicPartition
+from confluent_kafka import (
+    OFFSET_BEGINNING,
+    Consumer,
+    ConsumerGroupTopicPartitions,
+    KafkaError,
+    KafkaException,
+    Producer,
+    TopicPartition,
+)
 from confluent_kafka.admin import (
     AclBinding,
     AclBindingFilter,
@@ -268,6 +276,28 @@ class Seeder:
         start = self.offsets(name, OffsetSpec.earliest())
         return sum(end[p] - start[p] for p in end)
 
+    def check_schema_ids(self, topic: str, ids: set[int]) -> None:
+        """Warns when a kept topic's records name schema ids that the registry gives otherwise now
+        (the registry keeps its schemas in memory: a restart followed by other registrations)."""
+        c = Consumer({"bootstrap.servers": self.bootstrap, "group.id": "dev-seed-check", "enable.auto.commit": False})
+        try:
+            parts = self.admin.list_topics(topic=topic, timeout=TIMEOUT).topics[topic].partitions
+            c.assign([TopicPartition(topic, p, OFFSET_BEGINNING) for p in parts])
+            seen: set[int] = set()
+            deadline = time.time() + 10
+            for _ in range(50):
+                m = c.poll(max(0.1, deadline - time.time()))
+                if m is None or time.time() > deadline:
+                    break
+                v = m.value()
+                if not m.error() and v and len(v) >= 5 and v[0] == 0:
+                    seen.add(struct.unpack(">i", v[1:5])[0])
+        finally:
+            c.close()
+        if seen - ids:
+            log(f"  WARNING: records of {topic} name schema ids {sorted(seen)} but the registry has {sorted(ids)} "
+                f"for them now; 'dev/stack reset', 'dev/stack up' and 'dev/seed' make both anew")
+
     def produce(self, topic: str, records: list[dict]) -> None:
         producer = Producer(
             {
@@ -346,6 +376,7 @@ class Seeder:
         id_v2 = self.registry.register(subject, json.dumps(PAYMENT_V2))
         log(f"  schema {subject}: ids {id_v1} (v1), {id_v2} (v2)")
         if not self.ensure_topic("payments-avro", 3):
+            self.check_schema_ids("payments-avro", {id_v1, id_v2})
             return
         p1, p2 = fastavro.parse_schema(PAYMENT_V1), fastavro.parse_schema(PAYMENT_V2)
         records = []
@@ -373,6 +404,7 @@ class Seeder:
         schema_id = self.registry.register(subject, USER_PROTO, "PROTOBUF")
         log(f"  schema {subject}: id {schema_id} (PROTOBUF)")
         if not self.ensure_topic("users-proto", 3):
+            self.check_schema_ids("users-proto", {schema_id})
             return
         first = ["Ana", "Ben", "Chloe", "Dmitri", "Eva", "Farid", "Greta", "Hugo", "Ines", "Jonas"]
         last = ["Silva", "Meyer", "Dubois", "Novak", "Berg", "Haddad", "Rossi", "Lund"]
@@ -401,6 +433,7 @@ class Seeder:
         schema_id = self.registry.register(subject, json.dumps(SHIPMENT_JSON_SCHEMA), "JSON")
         log(f"  schema {subject}: id {schema_id} (JSON)")
         if not self.ensure_topic("shipments-json", 2):
+            self.check_schema_ids("shipments-json", {schema_id})
             return
         records = []
         for i in range(50):

@@ -236,8 +236,11 @@ fn the_sasl_password_never_reaches_the_log() {
         .stderr(Stdio::piped())
         .spawn()
         .expect("klens starts");
-    // Long enough for a failed SASL handshake and its log lines.
-    std::thread::sleep(Duration::from_secs(6));
+    // /ready turns 200 once the first refresh (a failed SASL handshake) is over and logged.
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while http_status(port, "/ready") != Some(200) && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(200));
+    }
     let _ = child.kill();
     let out = child.wait_with_output().expect("output");
     let log = format!(
@@ -250,4 +253,19 @@ fn the_sasl_password_never_reaches_the_log() {
         "no refresh failure logged:\n{log}"
     );
     assert!(!log.contains(&secret), "the password leaked into the log");
+}
+
+/// The status of a plain HTTP/1.1 GET on loopback, or None when nothing answers.
+fn http_status(port: u16, path: &str) -> Option<u16> {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).ok()?;
+    stream.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+    )
+    .ok()?;
+    let mut head = [0u8; 12];
+    stream.read_exact(&mut head).ok()?;
+    std::str::from_utf8(&head[9..12]).ok()?.parse().ok()
 }

@@ -5,10 +5,10 @@
 use std::sync::Mutex;
 use std::time::Duration;
 
-use rdkafka::admin::AdminClient;
 use rdkafka::client::ClientContext;
 use rdkafka::config::{ClientConfig, RDKafkaLogLevel};
-use rdkafka::error::KafkaError;
+use rdkafka::error::{KafkaError, RDKafkaErrorCode};
+use rdkafka::producer::{DeliveryResult, Producer, ProducerContext, ThreadedProducer};
 
 use crate::config::ClusterConfig;
 
@@ -64,6 +64,12 @@ pub struct KlensContext {
 }
 
 impl KlensContext {
+    fn remember(&self, reason: &str) {
+        if let Ok(mut last) = self.last_error.lock() {
+            *last = Some(reason.to_string());
+        }
+    }
+
     fn take_last_error(&self) -> Option<String> {
         self.last_error.lock().ok().and_then(|mut e| e.take())
     }
@@ -76,7 +82,12 @@ impl ClientContext for KlensContext {
             RDKafkaLogLevel::Emerg
             | RDKafkaLogLevel::Alert
             | RDKafkaLogLevel::Critical
-            | RDKafkaLogLevel::Error => tracing::error!(cluster, facility, "{message}"),
+            | RDKafkaLogLevel::Error => {
+                tracing::error!(cluster, facility, "{message}");
+                // Connection and authentication failures arrive here, from librdkafka's own
+                // threads, while the request that needed the connection only times out.
+                self.remember(message);
+            }
             RDKafkaLogLevel::Warning => tracing::warn!(cluster, facility, "{message}"),
             RDKafkaLogLevel::Notice | RDKafkaLogLevel::Info => {
                 tracing::info!(cluster, facility, "{message}")
@@ -87,15 +98,28 @@ impl ClientContext for KlensContext {
 
     fn error(&self, error: KafkaError, reason: &str) {
         tracing::debug!(cluster = self.cluster.as_str(), %error, "{reason}");
-        if let Ok(mut last) = self.last_error.lock() {
-            *last = Some(reason.to_string());
+        // "All brokers are down" follows the real reason and says less: keep the reason.
+        let says_less = matches!(
+            error.rdkafka_error_code(),
+            Some(RDKafkaErrorCode::AllBrokersDown)
+        );
+        if !says_less || self.last_error.lock().map(|e| e.is_none()).unwrap_or(true) {
+            self.remember(reason);
         }
     }
 }
 
-/// The clients klens holds for one cluster.
+impl ProducerContext for KlensContext {
+    type DeliveryOpaque = ();
+
+    fn delivery(&self, _: &DeliveryResult<'_>, _: Self::DeliveryOpaque) {}
+}
+
+/// The clients klens holds for one cluster. The threaded producer is the cluster's main client:
+/// its thread polls librdkafka's main queue, which carries the log and error events (an admin
+/// client alone never polls that queue, so its events would pile up unread).
 pub struct KafkaClients {
-    admin: AdminClient<KlensContext>,
+    main: ThreadedProducer<KlensContext>,
 }
 
 impl KafkaClients {
@@ -105,14 +129,14 @@ impl KafkaClients {
             cluster: cluster.name.clone(),
             last_error: Mutex::new(None),
         };
-        let admin = client_config(cluster).create_with_context(context)?;
-        Ok(KafkaClients { admin })
+        let main = client_config(cluster).create_with_context(context)?;
+        Ok(KafkaClients { main })
     }
 
     /// Reads the cluster metadata (brokers, topics, partitions). Blocks; call from a blocking
     /// task. A failure carries the client's own reason where librdkafka gave one.
     pub fn fetch_metadata(&self) -> Result<MetadataSnapshot, String> {
-        let client = self.admin.inner();
+        let client = self.main.client();
         // Forget reasons from before this request: only this request's failure matters.
         client.context().take_last_error();
         let metadata = client.fetch_metadata(None, METADATA_TIMEOUT).map_err(|e| {
