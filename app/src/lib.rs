@@ -2,6 +2,7 @@
 //! the browser. Nothing in this crate talks to Kafka: server-function bodies reach the server
 //! through `api::backend` (compiled only with `ssr`), so the WASM bundle holds no client.
 
+pub mod access;
 pub mod api;
 pub mod components;
 pub mod error;

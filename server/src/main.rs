@@ -121,10 +121,11 @@ async fn serve(config: server::config::Config) -> Result<(), String> {
         .build();
     let catalog = Arc::new(server::catalog::Catalog::new(&config));
     catalog.spawn_refreshers();
-    let router = server::http::app(server::http::AppState {
+    let router = server::http::app(server::http::AppState::new(
         leptos,
-        catalog: Arc::clone(&catalog),
-    });
+        &config,
+        Arc::clone(&catalog),
+    ));
     let listener = tokio::net::TcpListener::bind(config.listen)
         .await
         .map_err(|e| format!("cannot listen on {} (listen): {e}", config.listen))?;

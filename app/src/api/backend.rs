@@ -5,13 +5,15 @@ use std::sync::Arc;
 
 use leptos::prelude::use_context;
 
-use super::{ClusterDetail, ClusterSummary};
+use super::{ClusterDetail, ClusterSummary, WhoAmI};
 use crate::error::{ApiError, ErrorCode};
 
-/// What server functions may ask of the server. Catalog reads answer from the in-memory
-/// projection and never wait on Kafka, so they are synchronous.
+/// What server functions may ask of the server. Each method finds the caller of the current
+/// request itself and asks the authorization decision before anything else. Catalog reads
+/// answer from the in-memory projection and never wait on Kafka, so they are synchronous.
 pub trait Backend: Send + Sync + 'static {
-    fn clusters(&self) -> Vec<ClusterSummary>;
+    fn whoami(&self) -> Result<WhoAmI, ApiError>;
+    fn clusters(&self) -> Result<Vec<ClusterSummary>, ApiError>;
     fn cluster(&self, name: &str) -> Result<ClusterDetail, ApiError>;
 }
 

@@ -60,7 +60,7 @@ pub struct ClusterDetail {
 #[server(endpoint = "clusters", input = GetUrl)]
 pub async fn clusters() -> Result<Vec<ClusterSummary>, ApiError> {
     let backend = super::backend::current()?;
-    Ok(backend.clusters())
+    super::backend::with_status(backend.clusters())
 }
 
 /// One cluster's summary and brokers.

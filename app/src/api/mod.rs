@@ -3,8 +3,10 @@
 //! `server` crate provides, so this crate never links a Kafka client.
 
 mod catalog;
+mod identity;
 
 pub use catalog::*;
+pub use identity::*;
 
 #[cfg(feature = "ssr")]
 pub mod backend;

@@ -6,9 +6,9 @@ use std::sync::{Arc, RwLock};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use app::api::{BrokerSummary, ClusterDetail, ClusterSummary, Health, HealthStatus};
-use app::ApiError;
 use tokio::sync::Notify;
 
+use crate::auth::Grant;
 use crate::config::Config;
 use crate::kafka::{KafkaClients, MetadataSnapshot};
 
@@ -190,8 +190,15 @@ impl Catalog {
         &self.clusters
     }
 
+    /// A cluster by name, for start-up and tests. Request handlers use [`Catalog::entry`].
     pub fn get(&self, name: &str) -> Option<&Arc<ClusterEntry>> {
         self.clusters.iter().find(|c| c.name == name)
+    }
+
+    /// The cluster a grant was given for: what request handlers use, so none reads a cluster
+    /// without having asked the authorization decision.
+    pub fn entry(&self, grant: &Grant) -> Option<&Arc<ClusterEntry>> {
+        self.get(grant.cluster())
     }
 
     /// True once every cluster has been refreshed at least once, successfully or not.
@@ -213,18 +220,6 @@ impl Catalog {
                 }
             });
         }
-    }
-}
-
-impl app::api::backend::Backend for Catalog {
-    fn clusters(&self) -> Vec<ClusterSummary> {
-        self.clusters.iter().map(|c| c.summary()).collect()
-    }
-
-    fn cluster(&self, name: &str) -> Result<ClusterDetail, ApiError> {
-        self.get(name)
-            .map(|c| c.detail())
-            .ok_or_else(|| ApiError::unknown_cluster(name))
     }
 }
 

@@ -18,7 +18,14 @@ use leptos::prelude::provide_context;
 use leptos_axum::{generate_route_list, LeptosRoutes};
 use serde_json::json;
 
+use crate::auth::Policy;
 use crate::catalog::Catalog;
+use crate::config::Config;
+use guards::GuardConfig;
+use service::Service;
+
+mod guards;
+mod service;
 
 /// Error bodies are small; a larger one is not an `ApiError`.
 const MAX_ERROR_BODY: usize = 64 * 1024;
@@ -28,6 +35,23 @@ const MAX_ERROR_BODY: usize = 64 * 1024;
 pub struct AppState {
     pub leptos: LeptosOptions,
     pub catalog: Arc<Catalog>,
+    pub policy: Arc<Policy>,
+    pub guards: Arc<GuardConfig>,
+}
+
+impl AppState {
+    pub fn new(leptos: LeptosOptions, config: &Config, catalog: Arc<Catalog>) -> Self {
+        let policy = Arc::new(Policy::from_config(config));
+        AppState {
+            leptos,
+            catalog,
+            guards: Arc::new(GuardConfig::new(
+                &config.allowed_hosts,
+                policy.auth_enabled(),
+            )),
+            policy,
+        }
+    }
 }
 
 impl axum::extract::FromRef<AppState> for LeptosOptions {
@@ -38,7 +62,11 @@ impl axum::extract::FromRef<AppState> for LeptosOptions {
 
 /// The whole router of the UI port.
 pub fn app(state: AppState) -> Router {
-    let backend: SharedBackend = state.catalog.clone();
+    let backend: SharedBackend = Arc::new(Service {
+        policy: Arc::clone(&state.policy),
+        catalog: Arc::clone(&state.catalog),
+    });
+    let guards = Arc::clone(&state.guards);
     let routes = generate_route_list(App);
     let context = move || provide_context(backend.clone());
     let leptos = state.leptos.clone();
@@ -51,6 +79,12 @@ pub fn app(state: AppState) -> Router {
         .route("/api/{*name}", any(unknown_api_call))
         .fallback(leptos_axum::file_and_error_handler::<AppState, _>(shell))
         .layer(axum::middleware::from_fn(api_error_status))
+        // Outermost last: the host check runs first, then the cross-site check.
+        .layer(axum::middleware::from_fn(guards::same_origin_writes))
+        .layer(axum::middleware::from_fn_with_state(
+            guards,
+            guards::allowed_hosts,
+        ))
         .with_state(state)
 }
 

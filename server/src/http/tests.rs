@@ -17,18 +17,26 @@ fn router() -> axum::Router {
     let yaml = "clusters:\n  - name: quiet\n    bootstrap_servers: 127.0.0.1:1\n";
     let config = crate::config::parse(yaml, "test.yaml", &|_| None, Path::new("."))
         .expect("test config is valid");
-    let state = AppState {
-        leptos: LeptosOptions::builder().output_name("klens").build(),
-        catalog: Arc::new(Catalog::new(&config)),
-    };
-    app(state)
+    let leptos = LeptosOptions::builder().output_name("klens").build();
+    app(AppState::new(
+        leptos,
+        &config,
+        Arc::new(Catalog::new(&config)),
+    ))
 }
 
 async fn get(uri: &str) -> (StatusCode, String) {
-    let response = router()
-        .oneshot(Request::get(uri).body(Body::empty()).expect("request"))
-        .await
-        .expect("router answers");
+    send(
+        Request::get(uri)
+            .header("host", "127.0.0.1:8080")
+            .body(Body::empty())
+            .expect("request"),
+    )
+    .await
+}
+
+async fn send(request: Request<Body>) -> (StatusCode, String) {
+    let response = router().oneshot(request).await.expect("router answers");
     let status = response.status();
     let body = response
         .into_body()
@@ -94,4 +102,90 @@ async fn clusters_lists_the_configured_cluster_before_any_refresh() {
     assert_eq!(clusters[0]["name"], "quiet");
     assert_eq!(clusters[0]["health"]["status"], "unreachable");
     assert_eq!(clusters[0]["topics"], serde_json::Value::Null);
+}
+
+#[tokio::test]
+async fn whoami_without_auth_holds_every_privilege_on_every_cluster() {
+    let (status, body) = get("/api/whoami").await;
+    assert_eq!(status, StatusCode::OK);
+    let json: serde_json::Value = serde_json::from_str(&body).expect("json");
+    let wire: Vec<String> = app::Privilege::ALL
+        .iter()
+        .map(|p| p.wire_name().to_string())
+        .collect();
+    assert_eq!(
+        json,
+        serde_json::json!({
+            "auth": false,
+            "user": null,
+            "clusters": [{ "name": "quiet", "writable": false, "privileges": wire }]
+        })
+    );
+}
+
+const HOST_NOT_ALLOWED: &str = r#"{"code":"HOST_NOT_ALLOWED","message":"This host name is not in allowed_hosts of the klens config."}"#;
+
+#[tokio::test]
+async fn a_host_outside_allowed_hosts_is_refused_everywhere_but_the_probes() {
+    for uri in [
+        "/",
+        "/api/clusters",
+        "/api/whoami",
+        "/c/quiet",
+        "/pkg/klens.js",
+    ] {
+        let request = Request::get(uri)
+            .header("host", "rebound.example:8080")
+            .body(Body::empty())
+            .expect("request");
+        assert_eq!(
+            send(request).await,
+            (StatusCode::FORBIDDEN, HOST_NOT_ALLOWED.to_string()),
+            "{uri}"
+        );
+    }
+    let missing_host = Request::get("/api/clusters")
+        .body(Body::empty())
+        .expect("request");
+    assert_eq!(send(missing_host).await.0, StatusCode::FORBIDDEN);
+    for uri in ["/health", "/ready"] {
+        let request = Request::get(uri)
+            .header("host", "10.1.2.3")
+            .body(Body::empty())
+            .expect("request");
+        assert_ne!(send(request).await.0, StatusCode::FORBIDDEN, "{uri}");
+    }
+    // The port does not matter, and neither does the case of the name.
+    let request = Request::get("/api/clusters")
+        .header("host", "LOCALHOST:1234")
+        .body(Body::empty())
+        .expect("request");
+    assert_eq!(send(request).await.0, StatusCode::OK);
+}
+
+#[tokio::test]
+async fn cross_site_posts_are_refused_before_anything_runs() {
+    let cases = [
+        ("origin", "http://evil.example"),
+        ("sec-fetch-site", "cross-site"),
+        ("sec-fetch-site", "same-site"),
+    ];
+    for (name, value) in cases {
+        let request = Request::post("/api/clusters")
+            .header("host", "127.0.0.1:8080")
+            .header(name, value)
+            .body(Body::empty())
+            .expect("request");
+        let (status, body) = send(request).await;
+        assert_eq!(status, StatusCode::FORBIDDEN, "{name}: {value}");
+        assert!(body.contains("HOST_NOT_ALLOWED"), "{body}");
+    }
+    // The same POST from klens's own page passes the guard (and reaches the API).
+    let request = Request::post("/api/no_such_call")
+        .header("host", "127.0.0.1:8080")
+        .header("origin", "http://127.0.0.1:8080")
+        .header("sec-fetch-site", "same-origin")
+        .body(Body::empty())
+        .expect("request");
+    assert_eq!(send(request).await.0, StatusCode::NOT_FOUND);
 }

@@ -1,0 +1,259 @@
+//! The decision over real config text: every privilege × binding shape × writable flag ×
+//! subject kind.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use app::access::{Action, Resource};
+use app::{ErrorCode, Privilege};
+
+use super::{Policy, Subject};
+
+fn policy(yaml: &str) -> Policy {
+    let config = crate::config::parse(
+        yaml,
+        "test.yaml",
+        &|_| Some("s3cret".into()),
+        Path::new("."),
+    )
+    .unwrap_or_else(|e| panic!("test config is invalid: {e}"));
+    Policy::from_config(&config)
+}
+
+const CLUSTERS: &str = "clusters:
+  - name: prod
+    bootstrap_servers: p:9092
+  - name: staging
+    bootstrap_servers: s:9092
+    writable: true
+";
+
+const AUTH: &str = "auth:
+  oidc:
+    issuer: http://127.0.0.1:19000
+    client_id: klens
+    client_secret: ${SECRET}
+    redirect_uri: http://127.0.0.1:8080/auth/callback
+";
+
+fn user(groups: &[&str]) -> Subject {
+    Subject::User {
+        groups: groups.iter().map(|g| g.to_string()).collect(),
+    }
+}
+
+fn all() -> BTreeSet<Privilege> {
+    Privilege::ALL.iter().copied().collect()
+}
+
+fn set(privileges: &[Privilege]) -> BTreeSet<Privilege> {
+    privileges.iter().copied().collect()
+}
+
+fn held(policy: &Policy, subject: &Subject, cluster: &str) -> Option<BTreeSet<Privilege>> {
+    policy.access(subject, cluster).map(|a| a.privileges)
+}
+
+#[test]
+fn without_auth_everyone_holds_everything_everywhere() {
+    let p = policy(CLUSTERS);
+    for subject in [Subject::Anonymous, user(&[]), user(&["x"])] {
+        for cluster in ["prod", "staging"] {
+            assert_eq!(
+                held(&p, &subject, cluster),
+                Some(all()),
+                "{subject:?} {cluster}"
+            );
+        }
+    }
+    assert_eq!(held(&p, &Subject::Anonymous, "nope"), None);
+    // No mcp block: the MCP subject sees nothing.
+    assert_eq!(held(&p, &Subject::Mcp, "prod"), None);
+}
+
+#[test]
+fn auth_without_roles_gives_every_user_everything() {
+    let p = policy(&format!("{CLUSTERS}{AUTH}"));
+    for groups in [&[][..], &["anything"][..]] {
+        assert_eq!(held(&p, &user(groups), "prod"), Some(all()));
+        assert_eq!(held(&p, &user(groups), "staging"), Some(all()));
+    }
+    // With auth on, nobody is anonymous.
+    assert_eq!(held(&p, &Subject::Anonymous, "prod"), None);
+}
+
+const ROLES: &str = "  roles:
+    admin: [records, topic_configs, create_topics, delete_topics]
+    auditor: [acls, schema_text]
+    viewer: []
+  bindings:
+    - groups: [kafka-admins]
+      role: admin
+      clusters: [staging]
+    - groups: [kafka-auditors]
+      role: auditor
+    - groups: [kafka-viewers]
+      role: viewer
+";
+
+#[test]
+fn roles_add_up_per_cluster_not_across_clusters() {
+    let p = policy(&format!("{CLUSTERS}{AUTH}{ROLES}"));
+    use Privilege::*;
+    let admin = set(&[Records, TopicConfigs, CreateTopics, DeleteTopics]);
+    let auditor = set(&[Acls, SchemaText]);
+    // A scoped binding covers only its cluster: the admin does not see prod at all.
+    assert_eq!(
+        held(&p, &user(&["kafka-admins"]), "staging"),
+        Some(admin.clone())
+    );
+    assert_eq!(held(&p, &user(&["kafka-admins"]), "prod"), None);
+    // A binding without clusters covers every cluster.
+    assert_eq!(
+        held(&p, &user(&["kafka-auditors"]), "prod"),
+        Some(auditor.clone())
+    );
+    assert_eq!(
+        held(&p, &user(&["kafka-auditors"]), "staging"),
+        Some(auditor.clone())
+    );
+    // Two bindings on one cluster: the union. The wide role scoped to staging adds nothing on prod.
+    let both = user(&["kafka-admins", "kafka-auditors"]);
+    assert_eq!(
+        held(&p, &both, "staging"),
+        Some(admin.union(&auditor).copied().collect())
+    );
+    assert_eq!(held(&p, &both, "prod"), Some(auditor));
+    // An empty role still makes the cluster visible: catalog only.
+    assert_eq!(
+        held(&p, &user(&["kafka-viewers"]), "prod"),
+        Some(BTreeSet::new())
+    );
+    // No covering binding, or no groups at all: no clusters.
+    assert_eq!(held(&p, &user(&["strangers"]), "prod"), None);
+    assert!(p.visible(&user(&[])).is_empty());
+    assert_eq!(
+        p.visible(&user(&["kafka-admins"]))
+            .into_iter()
+            .map(|a| a.name)
+            .collect::<Vec<_>>(),
+        ["staging"]
+    );
+}
+
+/// For each privilege alone in a role bound on one cluster: exactly that privilege there,
+/// nothing elsewhere, and every action decided in the documented order.
+#[test]
+fn every_privilege_alone_on_each_writable_flag() {
+    for &granted in Privilege::ALL {
+        for writable in [false, true] {
+            let yaml = format!(
+                "clusters:
+  - name: a
+    bootstrap_servers: a:9092
+    writable: {writable}
+  - name: b
+    bootstrap_servers: b:9092
+    writable: true
+{AUTH}  roles:
+    only: [{}]
+  bindings:
+    - groups: [g]
+      role: only
+      clusters: [a]
+",
+                granted.config_name()
+            );
+            let p = policy(&yaml);
+            let subject = user(&["g"]);
+            assert_eq!(held(&p, &subject, "a"), Some(set(&[granted])));
+            assert_eq!(held(&p, &subject, "b"), None);
+            for &asked in Privilege::ALL {
+                for internal in [false, true] {
+                    let action = Action::new(
+                        asked,
+                        Resource::Topic {
+                            name: "t".into(),
+                            internal,
+                        },
+                    );
+                    let got = p
+                        .decide(&subject, "a", action.clone())
+                        .err()
+                        .map(|e| e.code);
+                    let want = if asked.is_write() && !writable {
+                        Some(ErrorCode::ReadOnlyCluster)
+                    } else if asked.is_write() && internal {
+                        Some(ErrorCode::InternalTopic)
+                    } else if asked != granted {
+                        Some(ErrorCode::MissingPrivilege)
+                    } else {
+                        None
+                    };
+                    assert_eq!(got, want, "granted {granted:?} asked {asked:?} writable={writable} internal={internal}");
+                    // Cluster b is invisible: the same answer as a made-up name.
+                    let hidden = p.decide(&subject, "b", action.clone()).expect_err("hidden");
+                    let unknown = p.decide(&subject, "made-up", action).expect_err("unknown");
+                    assert_eq!(hidden, app::ApiError::unknown_cluster("b"));
+                    assert_eq!(unknown, app::ApiError::unknown_cluster("made-up"));
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn the_mcp_ceiling_ignores_roles_and_honours_its_clusters() {
+    let yaml = format!(
+        "{CLUSTERS}{AUTH}{ROLES}mcp:
+  listen: 127.0.0.1:8090
+  privileges: [records, create_topics]
+  clusters: [staging]
+"
+    );
+    let p = policy(&yaml);
+    use Privilege::*;
+    assert_eq!(
+        held(&p, &Subject::Mcp, "staging"),
+        Some(set(&[Records, CreateTopics]))
+    );
+    assert_eq!(held(&p, &Subject::Mcp, "prod"), None);
+    let create = Action::new(
+        CreateTopics,
+        Resource::Topic {
+            name: "t".into(),
+            internal: false,
+        },
+    );
+    assert!(p.decide(&Subject::Mcp, "staging", create.clone()).is_ok());
+    let produce = Action::new(
+        Produce,
+        Resource::Topic {
+            name: "t".into(),
+            internal: false,
+        },
+    );
+    let refused = p
+        .decide(&Subject::Mcp, "staging", produce)
+        .expect_err("not in the ceiling");
+    assert_eq!(
+        (refused.code, refused.privilege),
+        (ErrorCode::MissingPrivilege, Some(Produce))
+    );
+    assert_eq!(
+        p.decide(&Subject::Mcp, "prod", create)
+            .expect_err("outside")
+            .code,
+        ErrorCode::UnknownCluster
+    );
+}
+
+#[test]
+fn a_grant_names_what_was_allowed() {
+    let p = policy(CLUSTERS);
+    let grant = p
+        .decide(&Subject::Anonymous, "staging", Action::catalog())
+        .expect("catalog is open");
+    assert_eq!(grant.cluster(), "staging");
+    assert_eq!(grant.action(), &Action::catalog());
+}

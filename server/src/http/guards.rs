@@ -1,0 +1,195 @@
+//! Checks that run before any handler: the allowed-hosts guard against DNS rebinding (auth off
+//! only) and the cross-site guard on requests that change something. Both answer with the
+//! contract's error body and let nothing else run.
+
+use std::sync::Arc;
+
+use app::{ApiError, ErrorCode};
+use axum::extract::{Request, State};
+use axum::http::{header, HeaderMap, Method};
+use axum::middleware::Next;
+use axum::response::Response;
+
+use super::error_response;
+
+/// What the guards need from the config.
+#[derive(Clone, Debug)]
+pub struct GuardConfig {
+    /// Lower-case host names (IPv6 without brackets), checked only when `auth` is false.
+    pub allowed_hosts: Vec<String>,
+    pub auth: bool,
+}
+
+impl GuardConfig {
+    pub fn new(allowed_hosts: &[String], auth: bool) -> Self {
+        GuardConfig {
+            allowed_hosts: allowed_hosts.iter().map(|h| normalise_host(h)).collect(),
+            auth,
+        }
+    }
+}
+
+/// Paths that probes and load balancers reach by IP address.
+fn exempt_from_host_check(path: &str) -> bool {
+    path == "/health" || path == "/ready"
+}
+
+/// Refuses, with auth off, any request whose `Host` (port ignored) is not allowed.
+pub async fn allowed_hosts(
+    State(guards): State<Arc<GuardConfig>>,
+    request: Request,
+    next: Next,
+) -> Response {
+    if guards.auth || exempt_from_host_check(request.uri().path()) {
+        return next.run(request).await;
+    }
+    let host = request_host(&request);
+    let allowed = host
+        .as_deref()
+        .map(host_without_port)
+        .is_some_and(|h| guards.allowed_hosts.contains(&h));
+    if allowed {
+        return next.run(request).await;
+    }
+    tracing::warn!(
+        host = host.as_deref().unwrap_or("-"),
+        "refused a request for a host not in allowed_hosts"
+    );
+    error_response(&ApiError::new(
+        ErrorCode::HostNotAllowed,
+        "This host name is not in allowed_hosts of the klens config.",
+    ))
+}
+
+/// Refuses a state-changing request that a browser marks as coming from another site, or whose
+/// `Origin` differs from the `Host` it was sent to.
+pub async fn same_origin_writes(request: Request, next: Next) -> Response {
+    if is_safe(request.method()) {
+        return next.run(request).await;
+    }
+    let host = request_host(&request);
+    if let Some(reason) = cross_site_reason(request.headers(), host.as_deref()) {
+        tracing::warn!(
+            reason,
+            path = request.uri().path(),
+            "refused a cross-site write"
+        );
+        return error_response(&ApiError::new(
+            ErrorCode::HostNotAllowed,
+            "klens accepts changes only from its own pages, not from another site.",
+        ));
+    }
+    next.run(request).await
+}
+
+fn is_safe(method: &Method) -> bool {
+    matches!(*method, Method::GET | Method::HEAD | Method::OPTIONS)
+}
+
+/// Why a write looks cross-site, or `None` when it does not.
+fn cross_site_reason(headers: &HeaderMap, host: Option<&str>) -> Option<&'static str> {
+    if let Some(site) = headers.get("sec-fetch-site") {
+        match site.to_str().map(str::to_ascii_lowercase).as_deref() {
+            Ok("same-origin") | Ok("none") => {}
+            Ok("cross-site") | Ok("same-site") => return Some("Sec-Fetch-Site"),
+            _ => return Some("unreadable Sec-Fetch-Site"),
+        }
+    }
+    let origin = headers.get(header::ORIGIN)?;
+    let Ok(origin) = origin.to_str() else {
+        return Some("unreadable Origin");
+    };
+    let Some(origin_authority) = origin
+        .split_once("://")
+        .map(|(_, rest)| rest.trim_end_matches('/'))
+    else {
+        return Some("opaque Origin");
+    };
+    match host {
+        Some(host) if origin_authority.eq_ignore_ascii_case(host) => None,
+        _ => Some("Origin differs from Host"),
+    }
+}
+
+/// The host the client addressed: the `Host` header, or the URI authority (HTTP/2).
+fn request_host(request: &Request) -> Option<String> {
+    request
+        .headers()
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .map(str::to_string)
+        .or_else(|| request.uri().authority().map(|a| a.to_string()))
+}
+
+/// `Example.com:8080` → `example.com`; `[::1]:8080` → `::1`.
+fn host_without_port(authority: &str) -> String {
+    let authority = authority.trim();
+    let host = if let Some(rest) = authority.strip_prefix('[') {
+        rest.split(']').next().unwrap_or_default()
+    } else {
+        authority.split(':').next().unwrap_or_default()
+    };
+    host.to_ascii_lowercase()
+}
+
+fn normalise_host(host: &str) -> String {
+    host.trim()
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .to_ascii_lowercase()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::http::HeaderValue;
+
+    #[test]
+    fn hosts_lose_their_port_and_case() {
+        let cases = [
+            ("localhost:8080", "localhost"),
+            ("LOCALHOST", "localhost"),
+            ("127.0.0.1:1", "127.0.0.1"),
+            ("[::1]:8080", "::1"),
+            ("[::1]", "::1"),
+            ("klens.example.com", "klens.example.com"),
+            ("", ""),
+        ];
+        for (authority, want) in cases {
+            assert_eq!(host_without_port(authority), want, "{authority}");
+        }
+        assert_eq!(normalise_host("[::1]"), "::1");
+    }
+
+    fn headers(pairs: &[(&'static str, &'static str)]) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        for (k, v) in pairs {
+            h.insert(*k, HeaderValue::from_static(v));
+        }
+        h
+    }
+
+    #[test]
+    fn cross_site_writes_are_recognised() {
+        let host = Some("127.0.0.1:8080");
+        let cases: [(&[(&str, &str)], bool); 9] = [
+            (&[], false),
+            (&[("sec-fetch-site", "same-origin")], false),
+            (&[("sec-fetch-site", "none")], false),
+            (&[("sec-fetch-site", "cross-site")], true),
+            (&[("sec-fetch-site", "same-site")], true),
+            (&[("origin", "http://127.0.0.1:8080")], false),
+            (&[("origin", "http://evil.example:8080")], true),
+            (&[("origin", "http://127.0.0.1:9999")], true),
+            (&[("origin", "null")], true),
+        ];
+        for (pairs, refused) in cases {
+            assert_eq!(
+                cross_site_reason(&headers(pairs), host).is_some(),
+                refused,
+                "{pairs:?}"
+            );
+        }
+        assert!(cross_site_reason(&headers(&[("origin", "http://a")]), None).is_some());
+    }
+}
