@@ -86,10 +86,7 @@ impl Decision {
         match self {
             Decision::Allowed => None,
             Decision::UnknownCluster => Some(ApiError::unknown_cluster(cluster)),
-            Decision::ReadOnlyCluster => Some(ApiError::new(
-                ErrorCode::ReadOnlyCluster,
-                format!("Cluster \"{cluster}\" is read-only: klens makes no changes to it."),
-            )),
+            Decision::ReadOnlyCluster => Some(ApiError::read_only_cluster(cluster)),
             Decision::InternalTopic => Some(ApiError::new(
                 ErrorCode::InternalTopic,
                 "Internal topics belong to Kafka; klens does not change them.",

@@ -93,6 +93,14 @@ impl ApiError {
         )
     }
 
+    /// A write on a cluster without `writable: true`.
+    pub fn read_only_cluster(name: &str) -> Self {
+        ApiError::new(
+            ErrorCode::ReadOnlyCluster,
+            format!("Cluster \"{name}\" is read-only: klens makes no changes to it."),
+        )
+    }
+
     pub fn bad_request(field: &str, message: impl Into<String>) -> Self {
         ApiError {
             field: Some(field.to_string()),

@@ -7,11 +7,16 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use app::api::HealthStatus;
+use axum::body::Body;
+use axum::http::{Request, StatusCode};
+use http_body_util::BodyExt;
 use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
 use rdkafka::client::DefaultClientContext;
 use rdkafka::ClientConfig;
 use server::catalog::Catalog;
 use server::config::Config;
+use server::http::{app, AppState};
+use tower::ServiceExt;
 
 const OPEN_PORT: &str = "127.0.0.1:19092";
 const SCRAM_PORT: &str = "127.0.0.1:19094";
@@ -268,4 +273,207 @@ fn http_status(port: u16, path: &str) -> Option<u16> {
     let mut head = [0u8; 12];
     stream.read_exact(&mut head).ok()?;
     std::str::from_utf8(&head[9..12]).ok()?.parse().ok()
+}
+
+/// The router over `yaml`, with every cluster refreshed once.
+async fn router(yaml: &str) -> axum::Router {
+    let config = config(yaml);
+    let catalog = Arc::new(Catalog::new(&config));
+    for entry in catalog.clusters() {
+        entry.refresh().await;
+    }
+    let leptos = leptos::config::LeptosOptions::builder()
+        .output_name("klens")
+        .build();
+    app(AppState::new(leptos, &config, catalog))
+}
+
+async fn post(
+    router: &axum::Router,
+    path: &str,
+    body: serde_json::Value,
+) -> (StatusCode, serde_json::Value) {
+    let request = Request::post(path)
+        .header("host", "127.0.0.1:8080")
+        .header("content-type", "application/json")
+        .body(Body::from(body.to_string()))
+        .expect("request");
+    let response = router
+        .clone()
+        .oneshot(request)
+        .await
+        .expect("router answers");
+    let status = response.status();
+    let bytes = response
+        .into_body()
+        .collect()
+        .await
+        .expect("body")
+        .to_bytes();
+    let json = serde_json::from_slice(&bytes)
+        .unwrap_or_else(|_| panic!("not JSON ({status}): {}", String::from_utf8_lossy(&bytes)));
+    (status, json)
+}
+
+fn topic_partitions(name: &str) -> Option<usize> {
+    kafka_topics()
+        .into_iter()
+        .find(|(t, _)| t == name)
+        .map(|(_, p)| p)
+}
+
+/// Two views of the same Kafka, writable and read-only, plus one as a Kafka user without the
+/// ACLs to create topics.
+fn write_clusters() -> String {
+    format!(
+        "clusters:\n{}    writable: true\n{}  - name: weak\n    bootstrap_servers: {SCRAM_PORT}\n    writable: true\n    sasl:\n      mechanism: SCRAM-SHA-512\n      username: reporting\n      password: reporting-secret\n",
+        scram_cluster("rw", "klens-secret"),
+        scram_cluster("ro", "klens-secret"),
+    )
+}
+
+#[tokio::test]
+async fn create_and_delete_topic_follow_the_whole_chain() {
+    let router = router(&write_clusters()).await;
+    let topic = unique("it-create");
+
+    // Allowed: created in Kafka with the partitions asked for.
+    let (status, body) = post(
+        &router,
+        "/api/create_topic",
+        serde_json::json!({ "cluster": "rw", "topic": topic, "partitions": 3 }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body, serde_json::json!({ "cluster": "rw", "topic": topic }));
+    assert_eq!(topic_partitions(&topic), Some(3));
+
+    // Kafka's own refusal of a duplicate: ADMIN, 409, with Kafka's error name.
+    let (status, body) = post(
+        &router,
+        "/api/create_topic",
+        serde_json::json!({ "cluster": "rw", "topic": topic, "partitions": 3 }),
+    )
+    .await;
+    assert_eq!(
+        (status, body["code"].as_str()),
+        (StatusCode::CONFLICT, Some("ADMIN")),
+        "{body}"
+    );
+    assert_eq!(body["kafka_error"], "TopicAlreadyExists");
+
+    // Read-only cluster: refused before the privilege, and nothing reaches Kafka.
+    let other = unique("it-ro");
+    let (status, body) = post(
+        &router,
+        "/api/create_topic",
+        serde_json::json!({ "cluster": "ro", "topic": other, "partitions": 1 }),
+    )
+    .await;
+    assert_eq!(
+        (status, body["code"].as_str()),
+        (StatusCode::FORBIDDEN, Some("READ_ONLY_CLUSTER"))
+    );
+    let (status, body) = post(
+        &router,
+        "/api/delete_topic",
+        serde_json::json!({ "cluster": "ro", "topic": topic }),
+    )
+    .await;
+    assert_eq!(
+        (status, body["code"].as_str()),
+        (StatusCode::FORBIDDEN, Some("READ_ONLY_CLUSTER"))
+    );
+    assert_eq!(topic_partitions(&other), None);
+    assert_eq!(topic_partitions(&topic), Some(3));
+
+    // Internal topics are never changed, and the check comes before the arguments.
+    for (path, name) in [
+        ("/api/create_topic", "__klens_made_up"),
+        ("/api/delete_topic", "__consumer_offsets"),
+    ] {
+        let (status, body) = post(
+            &router,
+            path,
+            serde_json::json!({ "cluster": "rw", "topic": name, "partitions": 0 }),
+        )
+        .await;
+        assert_eq!(
+            (status, body["code"].as_str()),
+            (StatusCode::FORBIDDEN, Some("INTERNAL_TOPIC")),
+            "{path}"
+        );
+    }
+
+    // Bad arguments name the field.
+    let (status, body) = post(
+        &router,
+        "/api/create_topic",
+        serde_json::json!({ "cluster": "rw", "topic": other, "partitions": 0 }),
+    )
+    .await;
+    assert_eq!(
+        (status, body["code"].as_str(), body["field"].as_str()),
+        (
+            StatusCode::BAD_REQUEST,
+            Some("BAD_REQUEST"),
+            Some("partitions")
+        )
+    );
+
+    // An unknown cluster: 404 UNKNOWN_CLUSTER whatever the rest says.
+    let (status, body) = post(
+        &router,
+        "/api/delete_topic",
+        serde_json::json!({ "cluster": "nope", "topic": "__x" }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    assert_eq!(
+        body,
+        serde_json::json!({ "code": "UNKNOWN_CLUSTER", "message": "There is no cluster named \"nope\"." })
+    );
+
+    // Kafka's ACLs deny klens's own user: REFUSED.
+    let (status, body) = post(
+        &router,
+        "/api/create_topic",
+        serde_json::json!({ "cluster": "weak", "topic": other, "partitions": 1 }),
+    )
+    .await;
+    assert_eq!(
+        (status, body["code"].as_str()),
+        (StatusCode::FORBIDDEN, Some("REFUSED")),
+        "{body}"
+    );
+    assert_eq!(topic_partitions(&other), None);
+
+    // Delete: gone from Kafka; a second delete is NOT_FOUND.
+    let (status, body) = post(
+        &router,
+        "/api/delete_topic",
+        serde_json::json!({ "cluster": "rw", "topic": topic }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let mut gone = false;
+    for _ in 0..20 {
+        if topic_partitions(&topic).is_none() {
+            gone = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    assert!(gone, "the topic is still listed by Kafka");
+    let (status, body) = post(
+        &router,
+        "/api/delete_topic",
+        serde_json::json!({ "cluster": "rw", "topic": topic }),
+    )
+    .await;
+    assert_eq!(
+        (status, body["code"].as_str()),
+        (StatusCode::NOT_FOUND, Some("NOT_FOUND")),
+        "{body}"
+    );
 }

@@ -1,11 +1,15 @@
 //! The seam between server functions and the `server` crate. The server puts an
 //! `Arc<dyn Backend>` into the Leptos context; server functions fetch it with [`current`].
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 
 use leptos::prelude::use_context;
 
-use super::{ClusterDetail, ClusterSummary, WhoAmI};
+use super::{
+    ClusterDetail, ClusterSummary, CreateTopicRequest, TopicChanged, TopicDetail, TopicList, WhoAmI,
+};
 use crate::error::{ApiError, ErrorCode};
 
 /// What server functions may ask of the server. Each method finds the caller of the current
@@ -15,7 +19,15 @@ pub trait Backend: Send + Sync + 'static {
     fn whoami(&self) -> Result<WhoAmI, ApiError>;
     fn clusters(&self) -> Result<Vec<ClusterSummary>, ApiError>;
     fn cluster(&self, name: &str) -> Result<ClusterDetail, ApiError>;
+    fn topics(&self, cluster: &str) -> Result<TopicList, ApiError>;
+    fn topic(&self, cluster: &str, topic: &str) -> Result<TopicDetail, ApiError>;
+    /// Writes are decided when called (while the request is current) and run in the future.
+    fn create_topic(&self, request: CreateTopicRequest) -> Reply<TopicChanged>;
+    fn delete_topic(&self, cluster: String, topic: String) -> Reply<TopicChanged>;
 }
+
+/// The answer of a method that talks to Kafka.
+pub type Reply<T> = Pin<Box<dyn Future<Output = Result<T, ApiError>> + Send>>;
 
 pub type SharedBackend = Arc<dyn Backend>;
 

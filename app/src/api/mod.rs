@@ -4,9 +4,11 @@
 
 mod catalog;
 mod identity;
+mod topics;
 
 pub use catalog::*;
 pub use identity::*;
+pub use topics::*;
 
 #[cfg(feature = "ssr")]
 pub mod backend;

@@ -5,11 +5,16 @@
 use std::sync::{Arc, RwLock};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use app::api::{BrokerSummary, ClusterDetail, ClusterSummary, Health, HealthStatus};
+use app::api::{
+    is_internal_topic, BrokerSummary, ClusterDetail, ClusterSummary, Health, HealthStatus,
+    PartitionDetail, TopicDetail, TopicList, TopicSummary,
+};
+use app::{ApiError, ErrorCode};
 use tokio::sync::Notify;
 
 use crate::auth::Grant;
 use crate::config::Config;
+use crate::kafka::admin::{self, TopicSpec};
 use crate::kafka::{KafkaClients, MetadataSnapshot};
 
 /// How often metadata is read when nothing asks for an earlier refresh.
@@ -127,6 +132,97 @@ impl ClusterEntry {
             summary: self.summary(),
             broker_list,
         }
+    }
+
+    /// Topics as of the last refresh, by name.
+    pub fn topics(&self) -> TopicList {
+        let state = self.state();
+        let mut topics: Vec<TopicSummary> = state
+            .metadata
+            .map(|m| {
+                m.topics
+                    .iter()
+                    .map(|t| TopicSummary {
+                        name: t.name.clone(),
+                        internal: is_internal_topic(&t.name),
+                        partitions: t.partitions.len() as u64,
+                        replication_factor: t
+                            .partitions
+                            .iter()
+                            .map(|p| p.replicas.len() as u64)
+                            .max()
+                            .unwrap_or(0),
+                        records: None,
+                        size_bytes: None,
+                        produce_rate: None,
+                        under_replicated: t
+                            .partitions
+                            .iter()
+                            .filter(|p| p.is_under_replicated())
+                            .count() as u64,
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        topics.sort_by(|a, b| a.name.cmp(&b.name));
+        TopicList {
+            refreshed_at: state.refreshed_at,
+            topics,
+        }
+    }
+
+    /// One topic as of the last refresh.
+    pub fn topic(&self, name: &str) -> Option<TopicDetail> {
+        let metadata = self.state().metadata?;
+        let topic = metadata.topics.into_iter().find(|t| t.name == name)?;
+        let mut partitions: Vec<PartitionDetail> = topic
+            .partitions
+            .into_iter()
+            .map(|p| PartitionDetail {
+                partition: p.id,
+                leader: p.leader,
+                replicas: p.replicas,
+                isr: p.isr,
+                low: None,
+                high: None,
+                size_bytes: None,
+            })
+            .collect();
+        partitions.sort_by_key(|p| p.partition);
+        Some(TopicDetail {
+            internal: is_internal_topic(&topic.name),
+            name: topic.name,
+            partitions,
+        })
+    }
+
+    fn clients(&self) -> Result<Arc<KafkaClients>, ApiError> {
+        self.clients
+            .as_ref()
+            .map(Arc::clone)
+            .map_err(|e| ApiError::new(ErrorCode::Client, e.clone()))
+    }
+
+    pub async fn create_topic(&self, grant: &Grant, spec: &TopicSpec) -> Result<(), ApiError> {
+        let clients = self.clients()?;
+        // The decision refuses writes on read-only clusters first; this is a second lock.
+        let admin = clients
+            .admin()
+            .ok_or_else(|| ApiError::read_only_cluster(&self.name))?;
+        admin::create_topic(admin, grant, spec).await?;
+        self.nudge();
+        Ok(())
+    }
+
+    pub async fn delete_topic(&self, grant: &Grant, name: &str) -> Result<(), ApiError> {
+        let clients = self.clients()?;
+        // The decision refuses writes on read-only clusters first; this is a second lock.
+        let admin = clients
+            .admin()
+            .ok_or_else(|| ApiError::read_only_cluster(&self.name))?;
+        admin::delete_topic(admin, grant, name).await?;
+        self.nudge();
+        Ok(())
     }
 
     /// Reads metadata once and records the outcome.

@@ -3,13 +3,17 @@
 
 use std::sync::Arc;
 
-use app::access::Action;
-use app::api::backend::Backend;
-use app::api::{ClusterDetail, ClusterSummary, WhoAmI};
-use app::{ApiError, ErrorCode};
+use app::access::{Action, Resource};
+use app::api::backend::{Backend, Reply};
+use app::api::{
+    is_internal_topic, ClusterDetail, ClusterSummary, CreateTopicRequest, TopicChanged,
+    TopicDetail, TopicList, WhoAmI,
+};
+use app::{ApiError, ErrorCode, Privilege};
 
 use crate::auth::{Policy, Subject};
-use crate::catalog::Catalog;
+use crate::catalog::{Catalog, ClusterEntry};
+use crate::kafka::admin::{check_topic_name, TopicSpec};
 
 pub struct Service {
     pub policy: Arc<Policy>,
@@ -26,6 +30,36 @@ impl Service {
             ErrorCode::Unauthenticated,
             "Sign in to use klens.",
         ))
+    }
+}
+
+/// The order of checks: caller → visible → writable → internal → privilege (all in `decide`),
+/// then the arguments, then Kafka.
+fn topic_action(privilege: Privilege, topic: &str) -> Action {
+    Action::new(
+        privilege,
+        Resource::Topic {
+            name: topic.to_string(),
+            internal: is_internal_topic(topic),
+        },
+    )
+}
+
+impl Service {
+    /// Decides `action` for the current caller and finds the cluster it was granted on.
+    fn decide(
+        &self,
+        cluster: &str,
+        action: Action,
+    ) -> Result<(Arc<ClusterEntry>, crate::auth::Grant), ApiError> {
+        let subject = self.subject()?;
+        let grant = self.policy.decide(&subject, cluster, action)?;
+        let entry = self
+            .catalog
+            .entry(&grant)
+            .cloned()
+            .ok_or_else(|| ApiError::unknown_cluster(cluster))?;
+        Ok((entry, grant))
     }
 }
 
@@ -62,5 +96,56 @@ impl Backend for Service {
             .entry(&grant)
             .map(|c| c.detail())
             .ok_or_else(|| ApiError::unknown_cluster(name))
+    }
+
+    fn topics(&self, cluster: &str) -> Result<TopicList, ApiError> {
+        let (entry, _grant) = self.decide(cluster, Action::catalog())?;
+        Ok(entry.topics())
+    }
+
+    fn topic(&self, cluster: &str, topic: &str) -> Result<TopicDetail, ApiError> {
+        let (entry, _grant) = self.decide(cluster, Action::catalog())?;
+        check_topic_name(topic, "topic")?;
+        entry.topic(topic).ok_or_else(|| {
+            ApiError::new(
+                ErrorCode::NotFound,
+                format!("There is no topic named \"{topic}\" in cluster \"{cluster}\"."),
+            )
+        })
+    }
+
+    fn create_topic(&self, request: CreateTopicRequest) -> Reply<TopicChanged> {
+        let action = topic_action(Privilege::CreateTopics, &request.topic);
+        let prepared = self
+            .decide(&request.cluster, action)
+            .and_then(|(entry, grant)| {
+                let spec = TopicSpec::new(
+                    &request.topic,
+                    request.partitions,
+                    request.replication_factor,
+                    &request.configs,
+                )?;
+                Ok((entry, grant, spec))
+            });
+        Box::pin(async move {
+            let (entry, grant, spec) = prepared?;
+            entry.create_topic(&grant, &spec).await?;
+            Ok(TopicChanged {
+                cluster: request.cluster,
+                topic: spec.name,
+            })
+        })
+    }
+
+    fn delete_topic(&self, cluster: String, topic: String) -> Reply<TopicChanged> {
+        let action = topic_action(Privilege::DeleteTopics, &topic);
+        let prepared = self
+            .decide(&cluster, action)
+            .and_then(|decided| check_topic_name(&topic, "topic").map(|()| decided));
+        Box::pin(async move {
+            let (entry, grant) = prepared?;
+            entry.delete_topic(&grant, &topic).await?;
+            Ok(TopicChanged { cluster, topic })
+        })
     }
 }

@@ -2,9 +2,12 @@
 //! from Kafka's types into klens's own. Nothing here decides who may do what; callers have
 //! already asked the authorization decision.
 
+pub mod admin;
+
 use std::sync::Mutex;
 use std::time::Duration;
 
+use rdkafka::admin::AdminClient;
 use rdkafka::client::ClientContext;
 use rdkafka::config::{ClientConfig, RDKafkaLogLevel};
 use rdkafka::error::{KafkaError, RDKafkaErrorCode};
@@ -120,6 +123,8 @@ impl ProducerContext for KlensContext {
 /// client alone never polls that queue, so its events would pile up unread).
 pub struct KafkaClients {
     main: ThreadedProducer<KlensContext>,
+    /// Only for writable clusters: a read-only cluster has no client that can change it.
+    admin: Option<AdminClient<KlensContext>>,
 }
 
 impl KafkaClients {
@@ -130,7 +135,24 @@ impl KafkaClients {
             last_error: Mutex::new(None),
         };
         let main = client_config(cluster).create_with_context(context)?;
-        Ok(KafkaClients { main })
+        let admin = if cluster.writable {
+            let context = KlensContext {
+                cluster: cluster.name.clone(),
+                last_error: Mutex::new(None),
+            };
+            let mut config = client_config(cluster);
+            // Nothing polls an admin client's log queue; keep it to what must never be missed.
+            config.set_log_level(RDKafkaLogLevel::Critical);
+            Some(config.create_with_context(context)?)
+        } else {
+            None
+        };
+        Ok(KafkaClients { main, admin })
+    }
+
+    /// The admin client, present exactly for writable clusters.
+    pub fn admin(&self) -> Option<&AdminClient<KlensContext>> {
+        self.admin.as_ref()
     }
 
     /// Reads the cluster metadata (brokers, topics, partitions). Blocks; call from a blocking

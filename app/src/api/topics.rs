@@ -1,0 +1,115 @@
+//! Topics: the list and one topic from the catalog (no privilege), and the first two changes,
+//! create and delete, each behind its write privilege on a writable cluster.
+
+use std::collections::BTreeMap;
+
+use leptos::prelude::*;
+use leptos::server_fn::codec::{GetUrl, Json};
+use serde::{Deserialize, Serialize};
+
+use crate::error::ApiError;
+
+/// Kafka's own topics start with two underscores (`__consumer_offsets`, `__transaction_state`);
+/// klens treats every such name as internal and never changes it.
+pub fn is_internal_topic(name: &str) -> bool {
+    name.starts_with("__")
+}
+
+/// One row of `GET /api/topics`. Figures klens does not read yet are `None` (`null`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TopicSummary {
+    pub name: String,
+    pub internal: bool,
+    pub partitions: u64,
+    pub replication_factor: u64,
+    pub records: Option<u64>,
+    pub size_bytes: Option<u64>,
+    pub produce_rate: Option<f64>,
+    pub under_replicated: u64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TopicList {
+    /// When the metadata behind the list was read, ms since the epoch.
+    pub refreshed_at: Option<i64>,
+    pub topics: Vec<TopicSummary>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PartitionDetail {
+    pub partition: i32,
+    /// -1 while the partition has no leader.
+    pub leader: i32,
+    pub replicas: Vec<i32>,
+    pub isr: Vec<i32>,
+    pub low: Option<i64>,
+    pub high: Option<i64>,
+    pub size_bytes: Option<u64>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TopicDetail {
+    pub name: String,
+    pub internal: bool,
+    pub partitions: Vec<PartitionDetail>,
+}
+
+/// The answer to a topic change.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TopicChanged {
+    pub cluster: String,
+    pub topic: String,
+}
+
+/// What `create_topic` asks for.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CreateTopicRequest {
+    pub cluster: String,
+    pub topic: String,
+    pub partitions: i32,
+    /// `None` takes the broker's default.
+    pub replication_factor: Option<i32>,
+    /// Topic config overrides, e.g. `cleanup.policy: compact`.
+    pub configs: BTreeMap<String, String>,
+}
+
+/// Topics of a cluster, from the catalog.
+#[server(endpoint = "topics", input = GetUrl)]
+pub async fn topics(cluster: String) -> Result<TopicList, ApiError> {
+    let backend = super::backend::current()?;
+    super::backend::with_status(backend.topics(&cluster))
+}
+
+/// One topic and its partitions, from the catalog.
+#[server(endpoint = "topic", input = GetUrl)]
+pub async fn topic(cluster: String, topic: String) -> Result<TopicDetail, ApiError> {
+    let backend = super::backend::current()?;
+    super::backend::with_status(backend.topic(&cluster, &topic))
+}
+
+/// Creates a topic (CREATE_TOPICS on a writable cluster).
+#[server(endpoint = "create_topic", input = Json)]
+pub async fn create_topic(
+    cluster: String,
+    topic: String,
+    partitions: i32,
+    #[server(default)] replication_factor: Option<i32>,
+    #[server(default)] configs: BTreeMap<String, String>,
+) -> Result<TopicChanged, ApiError> {
+    let backend = super::backend::current()?;
+    let request = CreateTopicRequest {
+        cluster,
+        topic,
+        partitions,
+        replication_factor,
+        configs,
+    };
+    super::backend::with_status(backend.create_topic(request).await)
+}
+
+/// Deletes a topic (DELETE_TOPICS on a writable cluster; never an internal topic).
+#[server(endpoint = "delete_topic", input = Json)]
+pub async fn delete_topic(cluster: String, topic: String) -> Result<TopicChanged, ApiError> {
+    let backend = super::backend::current()?;
+    super::backend::with_status(backend.delete_topic(cluster, topic).await)
+}

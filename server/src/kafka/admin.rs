@@ -1,0 +1,278 @@
+//! Changes through Kafka's admin API, and how Kafka's refusals map onto the error contract.
+//! Every function here takes a [`Grant`]: only the authorization decision makes one.
+
+use std::time::Duration;
+
+use app::error::Flavor;
+use app::{ApiError, ErrorCode};
+use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
+use rdkafka::error::{KafkaError, RDKafkaErrorCode};
+
+use super::KlensContext;
+use crate::auth::Grant;
+
+/// How long Kafka may take over one admin operation.
+const OPERATION_TIMEOUT: Duration = Duration::from_secs(30);
+
+fn options() -> AdminOptions {
+    AdminOptions::new()
+        .operation_timeout(Some(OPERATION_TIMEOUT))
+        .request_timeout(Some(OPERATION_TIMEOUT))
+}
+
+/// What the caller asked to create, already validated.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TopicSpec {
+    pub name: String,
+    pub partitions: i32,
+    /// `None` takes the broker's default.
+    pub replication_factor: Option<i32>,
+    pub configs: Vec<(String, String)>,
+}
+
+/// The longest topic name Kafka accepts.
+const MAX_TOPIC_NAME: usize = 249;
+/// A sanity bound on one request; Kafka itself has none, but a typo of extra zeros is likelier
+/// than a wish for more partitions than this.
+const MAX_PARTITIONS: i32 = 100_000;
+
+/// Checks a topic name against Kafka's rules, so a bad one is a BAD_REQUEST naming `field`
+/// rather than an opaque refusal from the broker.
+pub fn check_topic_name(name: &str, field: &str) -> Result<(), ApiError> {
+    if name.is_empty() || name == "." || name == ".." {
+        return Err(ApiError::bad_request(
+            field,
+            "A topic name cannot be empty, \".\" or \"..\".",
+        ));
+    }
+    if name.len() > MAX_TOPIC_NAME {
+        return Err(ApiError::bad_request(
+            field,
+            format!("A topic name has at most {MAX_TOPIC_NAME} characters."),
+        ));
+    }
+    if let Some(c) = name
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-')))
+    {
+        return Err(ApiError::bad_request(
+            field,
+            format!("A topic name may hold letters, digits, '.', '_' and '-', not {c:?}."),
+        ));
+    }
+    Ok(())
+}
+
+impl TopicSpec {
+    /// Validates what a caller asked for.
+    pub fn new(
+        name: &str,
+        partitions: i32,
+        replication_factor: Option<i32>,
+        configs: &std::collections::BTreeMap<String, String>,
+    ) -> Result<TopicSpec, ApiError> {
+        check_topic_name(name, "topic")?;
+        if !(1..=MAX_PARTITIONS).contains(&partitions) {
+            return Err(ApiError::bad_request(
+                "partitions",
+                format!("partitions must be between 1 and {MAX_PARTITIONS}."),
+            ));
+        }
+        if let Some(rf) = replication_factor {
+            if !(1..=i32::from(i16::MAX)).contains(&rf) {
+                return Err(ApiError::bad_request(
+                    "replication_factor",
+                    "replication_factor must be at least 1 (omit it for the broker's default).",
+                ));
+            }
+        }
+        if configs.keys().any(|k| k.trim().is_empty()) {
+            return Err(ApiError::bad_request(
+                "configs",
+                "A config name cannot be empty.",
+            ));
+        }
+        Ok(TopicSpec {
+            name: name.to_string(),
+            partitions,
+            replication_factor,
+            configs: configs
+                .iter()
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+        })
+    }
+}
+
+pub async fn create_topic(
+    admin: &AdminClient<KlensContext>,
+    _grant: &Grant,
+    spec: &TopicSpec,
+) -> Result<(), ApiError> {
+    let mut topic = NewTopic::new(
+        &spec.name,
+        spec.partitions,
+        TopicReplication::Fixed(spec.replication_factor.unwrap_or(-1)),
+    );
+    for (key, value) in &spec.configs {
+        topic = topic.set(key, value);
+    }
+    let results = admin
+        .create_topics([&topic], &options())
+        .await
+        .map_err(|e| client_error("create the topic", &e))?;
+    for result in results {
+        result.map_err(|(_, code)| refusal("create topic", &spec.name, code))?;
+    }
+    Ok(())
+}
+
+pub async fn delete_topic(
+    admin: &AdminClient<KlensContext>,
+    _grant: &Grant,
+    name: &str,
+) -> Result<(), ApiError> {
+    let results = admin
+        .delete_topics(&[name], &options())
+        .await
+        .map_err(|e| client_error("delete the topic", &e))?;
+    for result in results {
+        result.map_err(|(_, code)| refusal("delete topic", name, code))?;
+    }
+    Ok(())
+}
+
+/// A request that never got an answer from Kafka.
+fn client_error(what: &str, error: &KafkaError) -> ApiError {
+    let timed_out = matches!(
+        error.rdkafka_error_code(),
+        Some(RDKafkaErrorCode::OperationTimedOut) | Some(RDKafkaErrorCode::RequestTimedOut)
+    );
+    ApiError {
+        flavor: if timed_out {
+            Flavor::ConflictOrTimeout
+        } else {
+            Flavor::Plain
+        },
+        ..ApiError::new(
+            ErrorCode::Client,
+            format!("klens could not {what}: Kafka did not answer ({error})."),
+        )
+    }
+}
+
+/// Kafka's answer to one admin request about `name`, as the contract's error.
+pub fn refusal(what: &str, name: &str, code: RDKafkaErrorCode) -> ApiError {
+    use RDKafkaErrorCode::*;
+    let (code_out, flavor) = match code {
+        TopicAuthorizationFailed
+        | ClusterAuthorizationFailed
+        | GroupAuthorizationFailed
+        | TransactionalIdAuthorizationFailed
+        | DelegationTokenAuthorizationFailed
+        | SaslAuthenticationFailed => (ErrorCode::Refused, Flavor::Plain),
+        UnknownTopicOrPartition | UnknownTopicId => (ErrorCode::NotFound, Flavor::Plain),
+        TopicAlreadyExists => (ErrorCode::Admin, Flavor::ConflictOrTimeout),
+        RequestTimedOut | OperationTimedOut => (ErrorCode::Client, Flavor::ConflictOrTimeout),
+        BrokerTransportFailure
+        | AllBrokersDown
+        | NetworkException
+        | BrokerNotAvailable
+        | LeaderNotAvailable
+        | NotController
+        | CoordinatorNotAvailable => (ErrorCode::Client, Flavor::Plain),
+        _ => (ErrorCode::Admin, Flavor::Plain),
+    };
+    let message = match code_out {
+        ErrorCode::Refused => format!(
+            "Kafka refused to {what} \"{name}\" to klens's own Kafka user ({code}); grant that user the ACL it needs."
+        ),
+        ErrorCode::NotFound => format!("There is no topic named \"{name}\" ({code})."),
+        _ => format!("Kafka could not {what} \"{name}\": {code}."),
+    };
+    ApiError {
+        kafka_error: Some(format!("{code:?}")),
+        flavor,
+        ..ApiError::new(code_out, message)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kafka_refusals_map_onto_the_contract() {
+        use RDKafkaErrorCode::*;
+        let cases = [
+            (TopicAuthorizationFailed, ErrorCode::Refused, 403),
+            (ClusterAuthorizationFailed, ErrorCode::Refused, 403),
+            (UnknownTopicOrPartition, ErrorCode::NotFound, 404),
+            (TopicAlreadyExists, ErrorCode::Admin, 409),
+            (InvalidPartitions, ErrorCode::Admin, 422),
+            (InvalidReplicationFactor, ErrorCode::Admin, 422),
+            (InvalidConfig, ErrorCode::Admin, 422),
+            (PolicyViolation, ErrorCode::Admin, 422),
+            (RequestTimedOut, ErrorCode::Client, 504),
+            (BrokerTransportFailure, ErrorCode::Client, 502),
+        ];
+        for (kafka, code, status) in cases {
+            let e = refusal("create topic", "t", kafka);
+            assert_eq!((e.code, e.status()), (code, status), "{kafka:?}");
+            assert_eq!(
+                e.kafka_error.as_deref(),
+                Some(format!("{kafka:?}").as_str())
+            );
+        }
+    }
+
+    #[test]
+    fn topic_requests_are_checked_before_kafka_sees_them() {
+        let none = std::collections::BTreeMap::new();
+        let long = "x".repeat(250);
+        let cases: [(&str, i32, Option<i32>, Option<&str>); 11] = [
+            ("orders", 3, None, None),
+            ("a.b_c-D9", 1, Some(1), None),
+            (&long[..249], 1, None, None),
+            ("", 1, None, Some("topic")),
+            (".", 1, None, Some("topic")),
+            ("..", 1, None, Some("topic")),
+            (&long, 1, None, Some("topic")),
+            ("with space", 1, None, Some("topic")),
+            ("ok", 0, None, Some("partitions")),
+            ("ok", 100_001, None, Some("partitions")),
+            ("ok", 1, Some(0), Some("replication_factor")),
+        ];
+        for (name, partitions, rf, bad_field) in cases {
+            let got = TopicSpec::new(name, partitions, rf, &none).err();
+            assert_eq!(
+                got.as_ref().and_then(|e| e.field.as_deref()),
+                bad_field,
+                "{name} {partitions} {rf:?}"
+            );
+            if let Some(e) = got {
+                assert_eq!((e.code, e.status()), (ErrorCode::BadRequest, 400));
+            }
+        }
+        let mut configs = std::collections::BTreeMap::new();
+        configs.insert(" ".to_string(), "x".to_string());
+        let e = TopicSpec::new("ok", 1, None, &configs).expect_err("empty config name");
+        assert_eq!(e.field.as_deref(), Some("configs"));
+    }
+
+    #[test]
+    fn the_message_keeps_kafkas_words() {
+        let e = refusal(
+            "create topic",
+            "orders",
+            RDKafkaErrorCode::TopicAlreadyExists,
+        );
+        assert!(
+            e.message
+                .starts_with("Kafka could not create topic \"orders\": "),
+            "{}",
+            e.message
+        );
+        assert!(e.message.contains("Topic already exists"), "{}", e.message);
+    }
+}
