@@ -2,6 +2,8 @@
 //! the browser. Nothing in this crate talks to Kafka: server-function bodies reach the server
 //! through `api::backend` (compiled only with `ssr`), so the WASM bundle holds no client.
 
+#![recursion_limit = "256"]
+
 pub mod access;
 pub mod api;
 pub mod components;
@@ -19,7 +21,10 @@ use leptos_router::components::{Route, Router, Routes};
 use leptos_router::{path, SsrMode};
 
 use components::layout::Layout;
-use pages::{cluster::ClusterPage, clusters::ClustersPage, not_found::NotFoundPage};
+use pages::{
+    cluster::ClusterPage, clusters::ClustersPage, not_found::NotFoundPage, topic::TopicPage,
+    topics::TopicsPage,
+};
 
 /// The HTML document around the app, rendered on the server.
 pub fn shell(options: LeptosOptions) -> impl IntoView {
@@ -56,6 +61,8 @@ pub fn App() -> impl IntoView {
                 <Routes fallback=|| view! { <NotFoundPage /> }>
                     <Route path=path!("/") view=ClustersPage ssr=SsrMode::Async />
                     <Route path=path!("/c/:cluster") view=ClusterPage ssr=SsrMode::Async />
+                    <Route path=path!("/c/:cluster/topics") view=TopicsPage ssr=SsrMode::Async />
+                    <Route path=path!("/c/:cluster/topics/:topic") view=TopicPage ssr=SsrMode::Async />
                 </Routes>
             </Layout>
         </Router>

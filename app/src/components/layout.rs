@@ -12,6 +12,7 @@ pub fn Layout(children: Children) -> impl IntoView {
     // Set once the WASM has taken over the page; end-to-end tests wait for it.
     let hydrated = RwSignal::new(false);
     Effect::new(move |_| hydrated.set(true));
+    super::access::provide_identity();
 
     view! {
         <div class="app" data-hydrated=move || if hydrated.get() { "true" } else { "false" }>
@@ -51,10 +52,14 @@ fn ClusterNav() -> impl IntoView {
                                     {clusters
                                         .into_iter()
                                         .map(|c| {
-                                            let href = format!("/c/{}", c.name);
+                                            let overview = format!("/c/{}", c.name);
+                                            let topics = format!("/c/{}/topics", c.name);
                                             view! {
                                                 <li>
-                                                    <A href=href>{c.name.clone()}</A>
+                                                    <A href=overview exact=true>{c.name.clone()}</A>
+                                                    <ul class="subnav">
+                                                        <li><A href=topics>"Topics"</A></li>
+                                                    </ul>
                                                 </li>
                                             }
                                         })

@@ -1,6 +1,7 @@
 //! Building blocks shared by pages: the layout (header, navigation), the theme switch, and
 //! small display helpers.
 
+pub mod access;
 pub mod health;
 pub mod layout;
 pub mod theme;

@@ -3,3 +3,5 @@
 pub mod cluster;
 pub mod clusters;
 pub mod not_found;
+pub mod topic;
+pub mod topics;

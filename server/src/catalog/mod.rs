@@ -210,7 +210,8 @@ impl ClusterEntry {
             .admin()
             .ok_or_else(|| ApiError::read_only_cluster(&self.name))?;
         admin::create_topic(admin, grant, spec).await?;
-        self.nudge();
+        // Read the change back now, so the next page shows it.
+        self.refresh().await;
         Ok(())
     }
 
@@ -221,7 +222,7 @@ impl ClusterEntry {
             .admin()
             .ok_or_else(|| ApiError::read_only_cluster(&self.name))?;
         admin::delete_topic(admin, grant, name).await?;
-        self.nudge();
+        self.refresh().await;
         Ok(())
     }
 

@@ -1,0 +1,126 @@
+//! `/c/{cluster}/topics/{topic}`: partitions of one topic, and Delete topic where the caller may
+//! (never on an internal topic), confirmed by typing the name.
+
+use leptos::prelude::*;
+use leptos_meta::Title;
+use leptos_router::hooks::{use_navigate, use_params_map};
+
+use crate::api::{delete_topic, topic};
+use crate::components::access::{allows, identity};
+use crate::Privilege;
+
+#[component]
+pub fn TopicPage() -> impl IntoView {
+    let params = use_params_map();
+    let cluster = move || params.read().get("cluster").unwrap_or_default();
+    let name = move || params.read().get("topic").unwrap_or_default();
+    let detail = Resource::new(move || (cluster(), name()), |(c, t)| topic(c, t));
+    let who = identity();
+    view! {
+        <Title text=name />
+        <Suspense fallback=|| view! { <div class="skeleton-table"></div> }>
+            {move || Suspend::new(async move {
+                let may_delete = who
+                    .await
+                    .ok()
+                    .is_some_and(|w| allows(w.cluster(&cluster()), Privilege::DeleteTopics));
+                match detail.await {
+                    Ok(t) => {
+                        let deletable = may_delete && !t.internal;
+                        view! {
+                            <div class="page-head">
+                                <h1 class="mono">{t.name.clone()}</h1>
+                                {t.internal.then(|| view! { <span class="badge">"Internal"</span> })}
+                                {deletable.then(|| view! { <DeleteTopic cluster=cluster() topic=t.name.clone() /> })}
+                            </div>
+                            <h2>"Partitions"</h2>
+                            <table class="data" aria-label="Partitions">
+                                <thead>
+                                    <tr>
+                                        <th scope="col" class="num">"Partition"</th>
+                                        <th scope="col" class="num">"Leader"</th>
+                                        <th scope="col">"Replicas"</th>
+                                        <th scope="col">"In sync"</th>
+                                    </tr>
+                                </thead>
+                                <tbody>
+                                    {t.partitions.into_iter().map(|p| view! {
+                                        <tr>
+                                            <td class="num mono">{p.partition}</td>
+                                            <td class="num mono">{if p.leader < 0 { "none".to_string() } else { p.leader.to_string() }}</td>
+                                            <td class="mono">{join(&p.replicas)}</td>
+                                            <td class="mono">{join(&p.isr)}</td>
+                                        </tr>
+                                    }).collect_view()}
+                                </tbody>
+                            </table>
+                        }.into_any()
+                    }
+                    Err(e) => view! {
+                        <h1 class="mono">{name()}</h1>
+                        <p class="error" role="alert">{e.message}</p>
+                    }.into_any(),
+                }
+            })}
+        </Suspense>
+    }
+}
+
+fn join(ids: &[i32]) -> String {
+    ids.iter()
+        .map(i32::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Delete topic: a button that opens a confirmation asking for the topic's name.
+#[component]
+fn DeleteTopic(cluster: String, topic: String) -> impl IntoView {
+    let open = RwSignal::new(false);
+    let typed = RwSignal::new(String::new());
+    let error = RwSignal::new(None::<String>);
+    let navigate = use_navigate();
+    let target = StoredValue::new((cluster, topic));
+    let confirmed = move || target.with_value(|(_, t)| typed.get() == *t);
+
+    let delete = Action::new_local(move |_: &()| {
+        let (cluster, topic) = target.get_value();
+        async move { delete_topic(cluster, topic).await }
+    });
+    Effect::new(move |_| {
+        if let Some(result) = delete.value().get() {
+            match result {
+                Ok(done) => navigate(&format!("/c/{}/topics", done.cluster), Default::default()),
+                Err(e) => error.set(Some(e.message)),
+            }
+        }
+    });
+
+    view! {
+        <button type="button" class="button button-danger" on:click=move |_| open.update(|o| *o = !*o)>
+            "Delete topic"
+        </button>
+        <Show when=move || open.get()>
+            <div class="panel" role="dialog" aria-label="Delete topic">
+                <p>
+                    "This deletes the topic and all its records. Type "
+                    <strong class="mono">{target.with_value(|(_, t)| t.clone())}</strong>
+                    " to confirm."
+                </p>
+                <label>"Topic name"
+                    <input type="text" autocomplete="off" prop:value=move || typed.get()
+                        on:input=move |ev| typed.set(event_target_value(&ev)) />
+                </label>
+                <div class="panel-actions">
+                    <button type="button" class="button button-danger"
+                        disabled=move || !confirmed() || delete.pending().get()
+                        on:click=move |_| { delete.dispatch(()); }>
+                        "Delete"
+                    </button>
+                    <button type="button" class="button" on:click=move |_| open.set(false)>"Cancel"</button>
+                </div>
+                {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
+            </div>
+        </Show>
+    }
+}

@@ -1,0 +1,49 @@
+// The authorization matrix: every write klens offers, once. Each later write adds a row here, and
+// matrix.spec.ts checks for every row and every cluster that the UI shows the action exactly when
+// the API accepts it, and that the API refuses with the contract's code otherwise.
+
+import type { APIRequestContext } from '@playwright/test';
+
+export interface WriteRow {
+  /** The server function. */
+  api: string;
+  /** The privilege, as /api/whoami spells it. */
+  privilege: string;
+  /** The page that offers the action, and the accessible name of its button. */
+  page: (cluster: string) => string;
+  button: string;
+  /** A request body that passes every check but Kafka's when allowed. */
+  body: (cluster: string) => Record<string, unknown>;
+  /** The status of that request when allowed (it may fail in Kafka, but not in authorization). */
+  allowedStatus: number;
+  /** Undoes an allowed call, so the matrix leaves the cluster as it found it. */
+  cleanUp?: (request: APIRequestContext, body: Record<string, unknown>) => Promise<void>;
+}
+
+let counter = 0;
+export const unique = (prefix: string) => `${prefix}-${Date.now()}-${counter++}`;
+
+export const writes: WriteRow[] = [
+  {
+    api: 'create_topic',
+    privilege: 'CREATE_TOPICS',
+    page: (c) => `/c/${c}/topics`,
+    button: 'Create topic',
+    body: (c) => ({ cluster: c, topic: unique('e2e-matrix'), partitions: 1 }),
+    allowedStatus: 200,
+    cleanUp: async (request, body) => {
+      const res = await request.post('/api/delete_topic', { data: { cluster: body.cluster, topic: body.topic } });
+      if (res.status() !== 200) throw new Error(`clean-up of ${body.topic} failed: ${res.status()}`);
+    },
+  },
+  {
+    api: 'delete_topic',
+    privilege: 'DELETE_TOPICS',
+    // The seeded `orders` topic shows the button; the API call names a topic that does not
+    // exist, so an allowed call ends in Kafka's NOT_FOUND and deletes nothing.
+    page: (c) => `/c/${c}/topics/orders`,
+    button: 'Delete topic',
+    body: (c) => ({ cluster: c, topic: unique('e2e-absent') }),
+    allowedStatus: 404,
+  },
+];

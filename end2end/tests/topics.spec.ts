@@ -1,0 +1,59 @@
+import { test, expect } from '@playwright/test';
+import { unique } from './authz-matrix';
+import { kafkaMetadata, openHydrated } from './helpers';
+
+const partitionsInKafka = (topic: string) =>
+  kafkaMetadata().topics.find((t: any) => t.topic === topic)?.partitions.length;
+
+test('create a topic from the topics page, then delete it by typing its name', async ({ page }) => {
+  const topic = unique('e2e-journey');
+  const problems = await openHydrated(page, '/c/local/topics');
+  await expect(page.getByRole('table', { name: 'Topics' })).toContainText('orders');
+
+  await page.getByRole('button', { name: 'Create topic' }).click();
+  const form = page.getByRole('form', { name: 'Create topic' });
+  await form.getByLabel('Topic name').fill(topic);
+  await form.getByLabel('Partitions').fill('4');
+  await form.getByRole('button', { name: 'Create' }).click();
+
+  await expect(page).toHaveURL(new RegExp(`/c/local/topics/${topic}$`));
+  await expect(page.getByRole('heading', { level: 1, name: topic })).toBeVisible();
+  await expect(page.getByRole('table', { name: 'Partitions' }).getByRole('row')).toHaveCount(1 + 4);
+  expect(partitionsInKafka(topic)).toBe(4);
+
+  await page.getByRole('button', { name: 'Delete topic' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Delete topic' });
+  const confirm = dialog.getByRole('button', { name: 'Delete', exact: true });
+  await expect(confirm).toBeDisabled();
+  await dialog.getByLabel('Topic name').fill(topic.slice(0, -1));
+  await expect(confirm).toBeDisabled();
+  await dialog.getByLabel('Topic name').fill(topic);
+  await confirm.click();
+
+  await expect(page).toHaveURL(/\/c\/local\/topics$/);
+  await expect(page.getByRole('table', { name: 'Topics' })).not.toContainText(topic);
+  await expect.poll(() => partitionsInKafka(topic)).toBeUndefined();
+  expect(problems).toEqual([]);
+});
+
+test('a refused create shows Kafka\'s message in the form', async ({ page }) => {
+  await openHydrated(page, '/c/local/topics');
+  await page.getByRole('button', { name: 'Create topic' }).click();
+  const form = page.getByRole('form', { name: 'Create topic' });
+  await form.getByLabel('Topic name').fill('orders');
+  await form.getByRole('button', { name: 'Create' }).click();
+  await expect(form.getByRole('alert')).toContainText('Topic already exists');
+});
+
+test('internal topics offer no Delete, even on a writable cluster', async ({ page }) => {
+  await openHydrated(page, '/c/local/topics/__consumer_offsets');
+  await expect(page.getByRole('heading', { level: 1, name: '__consumer_offsets' })).toBeVisible();
+  await expect(page.getByText('Internal')).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Delete topic' })).toHaveCount(0);
+});
+
+test('the read-only cluster lists topics but offers no change', async ({ page }) => {
+  await openHydrated(page, '/c/local-ro/topics');
+  await expect(page.getByRole('table', { name: 'Topics' })).toContainText('orders');
+  await expect(page.getByRole('button', { name: 'Create topic' })).toHaveCount(0);
+});
