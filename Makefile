@@ -8,7 +8,7 @@ export KLENS_CACHE
 export CARGO_TARGET_DIR ?= $(KLENS_CACHE)/target
 export PATH := $(HOME)/.cargo/bin:$(KLENS_CACHE)/tools/node_modules/.bin:$(PATH)
 
-.PHONY: tools build demo demo-config test lint unit integration e2e stack stack-down seed
+.PHONY: tools build demo demo-auth test lint unit integration e2e stack stack-down seed
 
 tools:
 	dev/install-tools
@@ -35,6 +35,13 @@ demo: build seed
 	@echo
 	@echo "klens: http://127.0.0.1:8080   (config: target/demo-config.yaml, Ctrl-C to stop)"
 	target/release/klens --config target/demo-config.yaml
+
+## The same with sign-in through the local OIDC provider (users in README.md).
+demo-auth: build seed
+	dev/demo-config --auth > target/demo-auth-config.yaml
+	@echo
+	@echo "klens: http://127.0.0.1:8080   sign in as alice, bob, dave or carol (password <name>-pw)"
+	target/release/klens --config target/demo-auth-config.yaml
 
 ## Every check: format, lints (server and wasm), unit, integration against dev/stack, browser.
 test: tools lint unit integration e2e

@@ -22,8 +22,8 @@ use leptos_router::{path, SsrMode};
 
 use components::layout::Layout;
 use pages::{
-    cluster::ClusterPage, clusters::ClustersPage, not_found::NotFoundPage, topic::TopicPage,
-    topics::TopicsPage,
+    account::AccountPage, cluster::ClusterPage, clusters::ClustersPage, not_found::NotFoundPage,
+    topic::TopicPage, topics::TopicsPage,
 };
 
 /// The HTML document around the app, rendered on the server.
@@ -60,6 +60,7 @@ pub fn App() -> impl IntoView {
             <Layout>
                 <Routes fallback=|| view! { <NotFoundPage /> }>
                     <Route path=path!("/") view=ClustersPage ssr=SsrMode::Async />
+                    <Route path=path!("/account") view=AccountPage ssr=SsrMode::Async />
                     <Route path=path!("/c/:cluster") view=ClusterPage ssr=SsrMode::Async />
                     <Route path=path!("/c/:cluster/topics") view=TopicsPage ssr=SsrMode::Async />
                     <Route path=path!("/c/:cluster/topics/:topic") view=TopicPage ssr=SsrMode::Async />

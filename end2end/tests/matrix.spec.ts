@@ -21,7 +21,7 @@ for (const row of writes) {
       const res = await request.post(`/api/${row.api}`, { data: body });
       if (allowed) {
         expect(res.status()).toBe(row.allowedStatus);
-        await row.cleanUp?.(request, body);
+        await row.cleanUp?.(body);
       } else {
         expect(res.status()).toBe(403);
         expect((await res.json()).code).toBe(access.writable ? 'MISSING_PRIVILEGE' : 'READ_ONLY_CLUSTER');

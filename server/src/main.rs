@@ -106,9 +106,6 @@ fn main() -> ExitCode {
 
 async fn serve(config: server::config::Config) -> Result<(), String> {
     // Refuse rather than serve without the protection the config asks for.
-    if config.auth.is_some() {
-        return Err("auth: sign-in is not available in this build of klens yet; remove the auth block to run without sign-in".into());
-    }
     if config.mcp.is_some() {
         return Err("mcp: the MCP listener is not available in this build of klens yet; remove the mcp block".into());
     }
@@ -121,11 +118,8 @@ async fn serve(config: server::config::Config) -> Result<(), String> {
         .build();
     let catalog = Arc::new(server::catalog::Catalog::new(&config));
     catalog.spawn_refreshers();
-    let router = server::http::app(server::http::AppState::new(
-        leptos,
-        &config,
-        Arc::clone(&catalog),
-    ));
+    let state = server::http::AppState::new(leptos, &config, Arc::clone(&catalog))?;
+    let router = server::http::app(state);
     let listener = tokio::net::TcpListener::bind(config.listen)
         .await
         .map_err(|e| format!("cannot listen on {} (listen): {e}", config.listen))?;

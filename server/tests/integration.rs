@@ -285,7 +285,7 @@ async fn router(yaml: &str) -> axum::Router {
     let leptos = leptos::config::LeptosOptions::builder()
         .output_name("klens")
         .build();
-    app(AppState::new(leptos, &config, catalog))
+    app(AppState::new(leptos, &config, catalog).expect("state"))
 }
 
 async fn post(

@@ -27,6 +27,7 @@ pub fn Layout(children: Children) -> impl IntoView {
                     title="Search is not available yet"
                 />
                 <span class="topbar-spacer"></span>
+                <UserMenu />
                 <ThemeSwitch />
             </header>
             <div class="frame">
@@ -34,6 +35,35 @@ pub fn Layout(children: Children) -> impl IntoView {
                 <main class="content">{children()}</main>
             </div>
         </div>
+    }
+}
+
+/// Who is signed in, their groups, and Sign out; nothing when sign-in is off.
+#[component]
+fn UserMenu() -> impl IntoView {
+    let who = super::access::identity();
+    view! {
+        <Suspense fallback=|| ()>
+            {move || Suspend::new(async move {
+                let user = who.await.ok().and_then(|w| w.user)?;
+                let name = user.name.clone().unwrap_or_else(|| user.subject.clone());
+                let groups = if user.groups.is_empty() {
+                    "no groups".to_string()
+                } else {
+                    user.groups.join(", ")
+                };
+                Some(view! {
+                    <a class="user" href="/account" title="Your access">
+                        <span class="user-name">{name}</span>
+                        " "
+                        <span class="user-groups">{groups}</span>
+                    </a>
+                    <form method="post" action="/auth/logout">
+                        <button type="submit" class="button">"Sign out"</button>
+                    </form>
+                })
+            })}
+        </Suspense>
     }
 }
 

@@ -17,7 +17,7 @@ pub fn ClustersPage() -> impl IntoView {
             {move || Suspend::new(async move {
                 match list.await {
                     Ok(rows) if rows.is_empty() => view! {
-                        <p class="empty">"No clusters to show. Add a cluster to config.yaml, or ask for a role that covers one."</p>
+                        <p class="empty">"No cluster is open to you. Ask an administrator for a role that covers one."</p>
                     }.into_any(),
                     Ok(rows) => view! { <ClusterTable rows /> }.into_any(),
                     Err(e) => view! { <p class="error" role="alert">{e.message}</p> }.into_any(),

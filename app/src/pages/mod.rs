@@ -1,5 +1,6 @@
 //! One file per routed page.
 
+pub mod account;
 pub mod cluster;
 pub mod clusters;
 pub mod not_found;

@@ -3,7 +3,13 @@
 //! A [`Grant`] can only be minted here, and the Kafka-facing methods that act on a cluster ask
 //! for one, so no code path reaches Kafka without having asked.
 //!
-//! What must never happen here: any I/O. The decision is a pure function over the config.
+//! `oidc.rs` runs the sign-in flow and `session.rs` the sessions and `/auth/*` routes.
+//!
+//! What must never happen here: I/O in the decision. It is a pure function over the config;
+//! only the sign-in flow talks to the identity provider.
+
+pub mod oidc;
+pub mod session;
 
 use std::collections::{BTreeMap, BTreeSet};
 

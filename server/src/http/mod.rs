@@ -18,7 +18,8 @@ use leptos::prelude::provide_context;
 use leptos_axum::{generate_route_list, LeptosRoutes};
 use serde_json::json;
 
-use crate::auth::Policy;
+use crate::auth::oidc::Oidc;
+use crate::auth::{session, Policy};
 use crate::catalog::Catalog;
 use crate::config::Config;
 use guards::GuardConfig;
@@ -37,12 +38,22 @@ pub struct AppState {
     pub catalog: Arc<Catalog>,
     pub policy: Arc<Policy>,
     pub guards: Arc<GuardConfig>,
+    /// Present exactly when sign-in is on.
+    pub oidc: Option<Arc<Oidc>>,
 }
 
 impl AppState {
-    pub fn new(leptos: LeptosOptions, config: &Config, catalog: Arc<Catalog>) -> Self {
+    pub fn new(
+        leptos: LeptosOptions,
+        config: &Config,
+        catalog: Arc<Catalog>,
+    ) -> Result<Self, String> {
         let policy = Arc::new(Policy::from_config(config));
-        AppState {
+        let oidc = match &config.auth {
+            Some(auth) => Some(Arc::new(Oidc::new(auth)?)),
+            None => None,
+        };
+        Ok(AppState {
             leptos,
             catalog,
             guards: Arc::new(GuardConfig::new(
@@ -50,7 +61,8 @@ impl AppState {
                 policy.auth_enabled(),
             )),
             policy,
-        }
+            oidc,
+        })
     }
 }
 
@@ -70,7 +82,8 @@ pub fn app(state: AppState) -> Router {
     let routes = generate_route_list(App);
     let context = move || provide_context(backend.clone());
     let leptos = state.leptos.clone();
-    Router::new()
+    let oidc = state.oidc.clone();
+    let router = Router::new()
         .route("/health", get(health))
         .route("/ready", get(ready))
         // Registers every server function at its own `/api/<name>` path.
@@ -84,8 +97,16 @@ pub fn app(state: AppState) -> Router {
         .layer(axum::middleware::from_fn_with_state(
             guards,
             guards::allowed_hosts,
-        ))
-        .with_state(state)
+        ));
+    let router = match oidc {
+        // With sign-in, the session is checked before anything else.
+        Some(oidc) => router
+            .merge(session::routes(Arc::clone(&oidc)))
+            .layer(axum::middleware::from_fn(session::require_session))
+            .layer(session::session_layer(&oidc)),
+        None => router,
+    };
+    router.with_state(state)
 }
 
 /// Server functions answer every error with status 500 unless the function set one. Give each

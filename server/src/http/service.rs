@@ -7,10 +7,13 @@ use app::access::{Action, Resource};
 use app::api::backend::{Backend, Reply};
 use app::api::{
     is_internal_topic, ClusterDetail, ClusterSummary, CreateTopicRequest, TopicChanged,
-    TopicDetail, TopicList, WhoAmI,
+    TopicDetail, TopicList, User, WhoAmI,
 };
 use app::{ApiError, ErrorCode, Privilege};
+use axum::http::request::Parts;
+use leptos::prelude::use_context;
 
+use crate::auth::oidc::SignedIn;
 use crate::auth::{Policy, Subject};
 use crate::catalog::{Catalog, ClusterEntry};
 use crate::kafka::admin::{check_topic_name, TopicSpec};
@@ -21,15 +24,25 @@ pub struct Service {
 }
 
 impl Service {
+    /// The signed-in user of the current request, put there by the session check.
+    fn signed_in(&self) -> Option<SignedIn> {
+        use_context::<Parts>().and_then(|parts| parts.extensions.get::<SignedIn>().cloned())
+    }
+
     /// The caller of the current request.
     fn subject(&self) -> Result<Subject, ApiError> {
         if !self.policy.auth_enabled() {
             return Ok(Subject::Anonymous);
         }
-        Err(ApiError::new(
-            ErrorCode::Unauthenticated,
-            "Sign in to use klens.",
-        ))
+        match self.signed_in() {
+            Some(user) => Ok(Subject::User {
+                groups: user.groups,
+            }),
+            None => Err(ApiError::new(
+                ErrorCode::Unauthenticated,
+                "Sign in to use klens.",
+            )),
+        }
     }
 }
 
@@ -68,7 +81,12 @@ impl Backend for Service {
         let subject = self.subject()?;
         Ok(WhoAmI {
             auth: self.policy.auth_enabled(),
-            user: None,
+            user: self.signed_in().map(|u| User {
+                subject: u.subject,
+                name: u.name,
+                email: u.email,
+                groups: u.groups,
+            }),
             clusters: self.policy.visible(&subject),
         })
     }

@@ -18,11 +18,8 @@ fn router() -> axum::Router {
     let config = crate::config::parse(yaml, "test.yaml", &|_| None, Path::new("."))
         .expect("test config is valid");
     let leptos = LeptosOptions::builder().output_name("klens").build();
-    app(AppState::new(
-        leptos,
-        &config,
-        Arc::new(Catalog::new(&config)),
-    ))
+    let catalog = Arc::new(Catalog::new(&config));
+    app(AppState::new(leptos, &config, catalog).expect("state"))
 }
 
 async fn get(uri: &str) -> (StatusCode, String) {

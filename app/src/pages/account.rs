@@ -1,0 +1,59 @@
+//! `/account`: who the caller is and what they may do on each cluster they can see.
+
+use leptos::prelude::*;
+use leptos_meta::Title;
+
+use crate::components::access::identity;
+
+#[component]
+pub fn AccountPage() -> impl IntoView {
+    let who = identity();
+    view! {
+        <Title text="Your access" />
+        <h1>"Your access"</h1>
+        <Suspense fallback=|| view! { <div class="skeleton-table"></div> }>
+            {move || Suspend::new(async move {
+                match who.await {
+                    Ok(w) => {
+                        let person = match &w.user {
+                            Some(u) => format!(
+                                "Signed in as {} ({}), in groups: {}.",
+                                u.name.clone().unwrap_or_else(|| u.subject.clone()),
+                                u.email.clone().unwrap_or_else(|| "no email".into()),
+                                if u.groups.is_empty() { "none".to_string() } else { u.groups.join(", ") },
+                            ),
+                            None => "Sign-in is off: everyone who reaches klens holds every privilege.".to_string(),
+                        };
+                        let empty = w.clusters.is_empty();
+                        view! {
+                            <p>{person}</p>
+                            {empty.then(|| view! {
+                                <p class="empty">"No cluster is open to you. Ask an administrator for a role that covers one."</p>
+                            })}
+                            <table class="data" aria-label="Your access">
+                                <thead><tr><th scope="col">"Cluster"</th><th scope="col">"Mode"</th><th scope="col">"Privileges"</th></tr></thead>
+                                <tbody>
+                                    {w.clusters.into_iter().map(|c| {
+                                        let privileges = if c.privileges.is_empty() {
+                                            "catalog only".to_string()
+                                        } else {
+                                            c.privileges.iter().map(|p| p.wire_name()).collect::<Vec<_>>().join(", ")
+                                        };
+                                        view! {
+                                            <tr data-cluster=c.name.clone()>
+                                                <th scope="row">{c.name.clone()}</th>
+                                                <td>{if c.writable { "Writable" } else { "Read-only" }}</td>
+                                                <td class="mono">{privileges}</td>
+                                            </tr>
+                                        }
+                                    }).collect_view()}
+                                </tbody>
+                            </table>
+                        }.into_any()
+                    }
+                    Err(e) => view! { <p class="error" role="alert">{e.message}</p> }.into_any(),
+                }
+            })}
+        </Suspense>
+    }
+}

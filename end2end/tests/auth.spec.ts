@@ -1,0 +1,162 @@
+import { test, expect, type Page } from '@playwright/test';
+import { writes } from './authz-matrix';
+
+// A klens with sign-in through the dev/stack OIDC provider and the demo roles
+// (dev/demo-config --auth), and one whose sessions last four seconds.
+const AUTH = process.env.KLENS_AUTH_URL ?? 'http://127.0.0.1:18090';
+const SHORT = process.env.KLENS_SHORT_URL ?? 'http://127.0.0.1:18091';
+const PROVIDER = 'http://127.0.0.1:19000';
+
+const ALL = [
+  'RECORDS', 'TOPIC_CONFIGS', 'BROKER_CONFIGS', 'SCHEMA_TEXT', 'ACLS', 'CREATE_TOPICS', 'DELETE_TOPICS',
+  'ALTER_TOPIC_CONFIGS', 'ADD_PARTITIONS', 'DELETE_RECORDS', 'PRODUCE', 'RESET_OFFSETS', 'DELETE_OFFSETS',
+  'DELETE_GROUPS', 'REGISTER_SCHEMAS', 'SET_COMPATIBILITY', 'DELETE_SCHEMAS', 'CREATE_ACLS', 'DELETE_ACLS',
+  'ALTER_QUOTAS', 'SET_SCRAM_CREDENTIALS', 'DELETE_SCRAM_CREDENTIALS', 'ALTER_BROKER_CONFIGS',
+];
+const CLUSTERS = [
+  { name: 'local', writable: true },
+  { name: 'local-ro', writable: false },
+];
+
+// What the demo bindings give each fixed user, written out from the config by hand.
+const users: Record<string, { groups: string[]; clusters: Record<string, string[]> }> = {
+  alice: { groups: ['kafka-admins'], clusters: { local: ALL, 'local-ro': ALL } },
+  bob: { groups: ['kafka-viewers'], clusters: { local: [], 'local-ro': [] } },
+  dave: {
+    groups: ['kafka-operators', 'kafka-viewers'],
+    clusters: { local: ['RECORDS', 'TOPIC_CONFIGS', 'CREATE_TOPICS', 'PRODUCE', 'RESET_OFFSETS'], 'local-ro': [] },
+  },
+  carol: { groups: [], clusters: {} },
+};
+
+async function signIn(page: Page, base: string, user: string) {
+  await page.goto(`${base}/`);
+  await expect(page).toHaveURL(new RegExp(`^${PROVIDER}/`));
+  await page.getByLabel('Username').fill(user);
+  await page.getByLabel('Password').fill(`${user}-pw`);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page).toHaveURL(`${base}/`);
+  await expect(page.locator('.app[data-hydrated="true"]')).toBeVisible();
+}
+
+test('without a session the API answers 401 and pages send the browser to sign in', async ({ page, request }) => {
+  const res = await request.get(`${AUTH}/api/whoami`);
+  expect(res.status()).toBe(401);
+  expect((await res.json()).code).toBe('UNAUTHENTICATED');
+  expect((await request.get(`${AUTH}/health`)).status()).toBe(200);
+  await page.goto(`${AUTH}/c/local/topics`);
+  await expect(page).toHaveURL(new RegExp(`^${PROVIDER}/interaction/`));
+  await expect(page.getByRole('button', { name: 'Sign in' })).toBeVisible();
+});
+
+for (const [user, want] of Object.entries(users)) {
+  test(`${user} signs in and sees exactly their clusters and actions`, async ({ page }) => {
+    await signIn(page, AUTH, user);
+    const visible = Object.keys(want.clusters);
+
+    // Identity, from the same browser session.
+    const who = await (await page.request.get(`${AUTH}/api/whoami`)).json();
+    expect(who.auth).toBe(true);
+    expect(who.user.subject).toBe(user);
+    expect(who.user.groups).toEqual(want.groups);
+    expect(who.clusters.map((c: any) => c.name)).toEqual(visible);
+    for (const c of who.clusters) {
+      expect([...c.privileges].sort()).toEqual([...want.clusters[c.name]].sort());
+    }
+
+    // The header names them; the clusters page lists exactly their clusters.
+    const banner = page.getByRole('banner');
+    await expect(banner).toContainText(who.user.name);
+    expect(who.user.name.toLowerCase()).toContain(user);
+    await expect(banner).toContainText(want.groups.length ? want.groups.join(', ') : 'no groups');
+    const rows = page.locator('table[aria-label="Clusters"] tbody tr');
+    if (visible.length === 0) {
+      await expect(page.getByText('No cluster is open to you')).toBeVisible();
+    } else {
+      await expect(rows).toHaveCount(visible.length);
+    }
+
+    // A cluster outside their bindings answers exactly like a made-up name.
+    for (const hidden of CLUSTERS.map((c) => c.name).filter((n) => !visible.includes(n))) {
+      const res = await page.request.get(`${AUTH}/api/cluster?cluster=${hidden}`);
+      const made = await page.request.get(`${AUTH}/api/cluster?cluster=made-up`);
+      expect(res.status()).toBe(404);
+      expect(made.status()).toBe(404);
+      expect((await res.text()).replace(`"${hidden}\\"`, '"made-up\\"')).toBe(await made.text());
+    }
+
+    // The authorization matrix, through the API and the UI with this session.
+    for (const row of writes) {
+      for (const cluster of CLUSTERS) {
+        const held = want.clusters[cluster.name];
+        const body = row.body(cluster.name);
+        const res = await page.request.post(`${AUTH}/api/${row.api}`, { data: body });
+        const label = `${user} ${row.api} on ${cluster.name}`;
+        if (held === undefined) {
+          expect(res.status(), label).toBe(404);
+          expect((await res.json()).code, label).toBe('UNKNOWN_CLUSTER');
+          continue;
+        }
+        const allowed = cluster.writable && held.includes(row.privilege);
+        if (allowed) {
+          expect(res.status(), label).toBe(row.allowedStatus);
+          await row.cleanUp?.(body);
+        } else {
+          expect(res.status(), label).toBe(403);
+          const error = await res.json();
+          if (cluster.writable) {
+            expect(error, label).toMatchObject({ code: 'MISSING_PRIVILEGE', privilege: row.privilege });
+          } else {
+            expect(error.code, label).toBe('READ_ONLY_CLUSTER');
+          }
+        }
+        await page.goto(`${AUTH}${row.page(cluster.name)}`);
+        await expect(page.locator('.app[data-hydrated="true"]')).toBeVisible();
+        await expect(page.getByRole('heading', { level: 1 })).toBeVisible();
+        await expect(page.getByRole('button', { name: row.button, exact: true }), label).toHaveCount(allowed ? 1 : 0);
+      }
+    }
+  });
+}
+
+test('sign-out ends the klens session', async ({ page }) => {
+  await signIn(page, AUTH, 'bob');
+  expect((await page.request.get(`${AUTH}/api/whoami`)).status()).toBe(200);
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await expect(page).toHaveURL(new RegExp(`^${PROVIDER}/`));
+  expect((await page.request.get(`${AUTH}/api/whoami`)).status()).toBe(401);
+});
+
+test('a session ends at max_age: the API answers 401 and pages ask to sign in again', async ({ page }) => {
+  await signIn(page, SHORT, 'alice');
+  expect((await page.request.get(`${SHORT}/api/whoami`)).status()).toBe(200);
+  await page.waitForTimeout(4500);
+  const res = await page.request.get(`${SHORT}/api/whoami`);
+  expect(res.status()).toBe(401);
+  expect((await res.json()).code).toBe('UNAUTHENTICATED');
+  await page.goto(`${SHORT}/`);
+  // The provider still knows alice, so it may sign her straight back in; either way the
+  // browser went through the provider, which is what a new session needs.
+  await page.waitForURL((url) => url.href.startsWith(PROVIDER) || url.href.startsWith(`${SHORT}/`));
+  expect((await page.request.get(`${SHORT}/api/whoami`)).status()).toBe(200);
+});
+
+test('a forged or failed callback ends on a clear page with a way to try again', async ({ page }) => {
+  const cases = [
+    { url: `${AUTH}/auth/callback?code=abc&state=forged`, text: 'expired or was already used' },
+    { url: `${AUTH}/auth/callback?error=access_denied&error_description=nope`, text: 'did not sign you in' },
+  ];
+  for (const c of cases) {
+    const res = await page.goto(c.url);
+    expect(res?.status()).toBe(400);
+    await expect(page.getByRole('heading', { name: 'Sign-in failed' })).toBeVisible();
+    await expect(page.getByRole('alert')).toContainText(c.text);
+    await expect(page.getByRole('link', { name: 'Try again' })).toHaveAttribute('href', '/auth/login');
+  }
+  // A pending sign-in, answered with someone else's state.
+  await page.goto(`${AUTH}/`);
+  await expect(page).toHaveURL(new RegExp(`^${PROVIDER}/`));
+  const res = await page.goto(`${AUTH}/auth/callback?code=abc&state=not-the-one-sent`);
+  expect(res?.status()).toBe(400);
+  await expect(page.getByRole('alert')).toContainText('does not belong to this browser session');
+});

@@ -1,0 +1,313 @@
+//! OpenID Connect sign-in: the authorization-code flow with PKCE, state and nonce, against the
+//! issuer's discovery document. The ID token's signature, issuer, audience, expiry and nonce are
+//! verified by `openidconnect`; the groups come from the configured claim of the verified token.
+//!
+//! Nothing here logs or returns a token or the client secret.
+
+use std::sync::Arc;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use openidconnect::core::{CoreAuthenticationFlow, CoreClient, CoreProviderMetadata};
+use openidconnect::{
+    AuthorizationCode, ClientId, ClientSecret, CsrfToken, EndpointMaybeSet, EndpointNotSet,
+    EndpointSet, IssuerUrl, Nonce, PkceCodeChallenge, PkceCodeVerifier, RedirectUrl, Scope,
+    TokenResponse,
+};
+use serde::{Deserialize, Serialize};
+use tokio::sync::Mutex;
+
+use crate::config::AuthConfig;
+
+type ConfiguredClient = CoreClient<
+    EndpointSet,
+    EndpointNotSet,
+    EndpointNotSet,
+    EndpointNotSet,
+    EndpointMaybeSet,
+    EndpointMaybeSet,
+>;
+
+/// What the provider told us at discovery.
+struct Provider {
+    client: ConfiguredClient,
+    end_session: Option<String>,
+}
+
+/// A sign-in that has left for the provider and not come back yet; kept in the session.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct PendingSignIn {
+    state: String,
+    nonce: String,
+    pkce_verifier: String,
+    /// The local path to return to.
+    pub next: String,
+}
+
+impl PendingSignIn {
+    /// Whether the callback's `state` is the one this sign-in sent.
+    pub fn matches(&self, state: &str) -> bool {
+        // Both are random and single-use; compare without an early exit all the same.
+        self.state.len() == state.len()
+            && self
+                .state
+                .bytes()
+                .zip(state.bytes())
+                .fold(0u8, |acc, (a, b)| acc | (a ^ b))
+                == 0
+    }
+}
+
+/// A signed-in person, kept in the session.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SignedIn {
+    pub subject: String,
+    pub name: Option<String>,
+    pub email: Option<String>,
+    pub groups: Vec<String>,
+    /// The earlier of the ID token's expiry and sign-in + `max_age`, ms since the epoch.
+    pub expires_at_ms: i64,
+    /// For the provider's end-session endpoint.
+    pub id_token: String,
+}
+
+impl SignedIn {
+    pub fn is_live(&self, now_ms: i64) -> bool {
+        now_ms < self.expires_at_ms
+    }
+}
+
+/// The sign-in flow for one config.
+pub struct Oidc {
+    config: AuthConfig,
+    http: openidconnect::reqwest::Client,
+    provider: Mutex<Option<Arc<Provider>>>,
+}
+
+impl Oidc {
+    pub fn new(config: &AuthConfig) -> Result<Oidc, String> {
+        let http = openidconnect::reqwest::ClientBuilder::new()
+            // The OIDC spec forbids following redirects here (SSRF).
+            .redirect(openidconnect::reqwest::redirect::Policy::none())
+            .timeout(std::time::Duration::from_secs(10))
+            .build()
+            .map_err(|e| format!("auth.oidc: cannot build the HTTP client: {e}"))?;
+        Ok(Oidc {
+            config: config.clone(),
+            http,
+            provider: Mutex::new(None),
+        })
+    }
+
+    /// Whether the session cookie must be Secure.
+    pub fn secure_cookies(&self) -> bool {
+        self.config.oidc.redirect_uri.starts_with("https://")
+    }
+
+    /// Discovers the provider once; a failure is retried at the next sign-in.
+    async fn provider(&self) -> Result<Arc<Provider>, String> {
+        let mut cached = self.provider.lock().await;
+        if let Some(provider) = cached.as_ref() {
+            return Ok(Arc::clone(provider));
+        }
+        let oidc = &self.config.oidc;
+        let issuer = IssuerUrl::new(oidc.issuer.clone())
+            .map_err(|e| format!("auth.oidc.issuer is not a URL: {e}"))?;
+        let metadata = CoreProviderMetadata::discover_async(issuer, &self.http)
+            .await
+            .map_err(|e| {
+                format!("the identity provider's discovery document could not be read: {e}")
+            })?;
+        let redirect = RedirectUrl::new(oidc.redirect_uri.clone())
+            .map_err(|e| format!("auth.oidc.redirect_uri is not a URL: {e}"))?;
+        let end_session = self.end_session_endpoint().await;
+        let client = CoreClient::from_provider_metadata(
+            metadata,
+            ClientId::new(oidc.client_id.clone()),
+            Some(ClientSecret::new(oidc.client_secret.expose().to_string())),
+        )
+        .set_redirect_uri(redirect);
+        let provider = Arc::new(Provider {
+            client,
+            end_session,
+        });
+        *cached = Some(Arc::clone(&provider));
+        Ok(provider)
+    }
+
+    /// `end_session_endpoint` is not part of the core metadata; read it from the same document.
+    async fn end_session_endpoint(&self) -> Option<String> {
+        let url = format!(
+            "{}/.well-known/openid-configuration",
+            self.config.oidc.issuer.trim_end_matches('/')
+        );
+        let body = self.http.get(url).send().await.ok()?.bytes().await.ok()?;
+        let document: serde_json::Value = serde_json::from_slice(&body).ok()?;
+        document["end_session_endpoint"]
+            .as_str()
+            .map(str::to_string)
+    }
+
+    /// Starts a sign-in: the provider URL to send the browser to, and what to keep until it
+    /// comes back.
+    pub async fn begin(&self, next: String) -> Result<(String, PendingSignIn), String> {
+        let provider = self.provider().await?;
+        let (challenge, verifier) = PkceCodeChallenge::new_random_sha256();
+        let mut request = provider.client.authorize_url(
+            CoreAuthenticationFlow::AuthorizationCode,
+            CsrfToken::new_random,
+            Nonce::new_random,
+        );
+        for scope in self.config.oidc.scopes.iter().filter(|s| *s != "openid") {
+            request = request.add_scope(Scope::new(scope.clone()));
+        }
+        let (url, state, nonce) = request.set_pkce_challenge(challenge).url();
+        Ok((
+            url.to_string(),
+            PendingSignIn {
+                state: state.secret().clone(),
+                nonce: nonce.secret().clone(),
+                pkce_verifier: verifier.secret().clone(),
+                next,
+            },
+        ))
+    }
+
+    /// Finishes a sign-in: exchanges the code, verifies the ID token, reads the groups.
+    pub async fn finish(&self, pending: PendingSignIn, code: String) -> Result<SignedIn, String> {
+        let provider = self.provider().await?;
+        let token = provider
+            .client
+            .exchange_code(AuthorizationCode::new(code))
+            .map_err(|e| format!("the identity provider has no token endpoint: {e}"))?
+            .set_pkce_verifier(PkceCodeVerifier::new(pending.pkce_verifier))
+            .request_async(&self.http)
+            .await
+            .map_err(|e| format!("the identity provider refused the sign-in code: {e}"))?;
+        let id_token = token
+            .id_token()
+            .ok_or("the identity provider returned no ID token")?;
+        let verifier = provider.client.id_token_verifier();
+        let claims = id_token
+            .claims(&verifier, &Nonce::new(pending.nonce))
+            .map_err(|e| format!("the ID token did not verify: {e}"))?;
+        let raw = id_token.to_string();
+        let groups = groups_from_verified_token(&raw, &self.config.claim)?;
+        let token_expiry = claims.expiration().timestamp_millis();
+        let session_expiry = now_ms().saturating_add(
+            i64::try_from(self.config.oidc.max_age.as_millis()).unwrap_or(i64::MAX),
+        );
+        Ok(SignedIn {
+            subject: claims.subject().to_string(),
+            name: claims
+                .name()
+                .and_then(|n| n.get(None))
+                .map(|n| n.to_string()),
+            email: claims.email().map(|e| e.to_string()),
+            groups,
+            expires_at_ms: token_expiry.min(session_expiry),
+            id_token: raw,
+        })
+    }
+
+    /// Where to send the browser after klens forgot the session, if the provider ends its own.
+    pub async fn end_session_url(&self, id_token: &str, return_to: &str) -> Option<String> {
+        let provider = self.provider().await.ok()?;
+        let endpoint = provider.end_session.as_ref()?;
+        let mut url = openidconnect::url::Url::parse(endpoint).ok()?;
+        url.query_pairs_mut()
+            .append_pair("id_token_hint", id_token)
+            .append_pair("client_id", &self.config.oidc.client_id)
+            .append_pair("post_logout_redirect_uri", return_to);
+        Some(url.to_string())
+    }
+}
+
+/// Reads the groups claim from an ID token whose signature `openidconnect` has verified. The
+/// claim name is configurable, so it is read from the payload rather than a fixed struct.
+pub fn groups_from_verified_token(jwt: &str, claim: &str) -> Result<Vec<String>, String> {
+    use base64::Engine;
+    let payload = jwt.split('.').nth(1).ok_or("the ID token is not a JWT")?;
+    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(payload.trim_end_matches('='))
+        .map_err(|_| "the ID token payload is not base64url")?;
+    let json: serde_json::Value =
+        serde_json::from_slice(&bytes).map_err(|_| "the ID token payload is not JSON")?;
+    match json.get(claim) {
+        None | Some(serde_json::Value::Null) => Ok(Vec::new()),
+        Some(serde_json::Value::String(one)) => Ok(vec![one.clone()]),
+        Some(serde_json::Value::Array(items)) => Ok(items
+            .iter()
+            .filter_map(|g| g.as_str().map(str::to_string))
+            .collect()),
+        Some(_) => Err(format!(
+            "the ID token claim \"{claim}\" is not a list of group names"
+        )),
+    }
+}
+
+pub fn now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+        .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use base64::Engine;
+
+    fn jwt(payload: &str) -> String {
+        let engine = base64::engine::general_purpose::URL_SAFE_NO_PAD;
+        format!("{}.{}.sig", engine.encode("{}"), engine.encode(payload))
+    }
+
+    /// The payload, the claim name, and the groups (`Err` for a claim that is not a list).
+    type Case<'a> = (&'a str, &'a str, Result<Vec<&'a str>, ()>);
+
+    #[test]
+    fn groups_come_from_the_configured_claim() {
+        let cases: [Case; 6] = [
+            (r#"{"groups":["a","b"]}"#, "groups", Ok(vec!["a", "b"])),
+            (r#"{"groups":"solo"}"#, "groups", Ok(vec!["solo"])),
+            (r#"{"groups":[]}"#, "groups", Ok(vec![])),
+            (r#"{"other":["a"]}"#, "groups", Ok(vec![])),
+            (r#"{"roles":["x"],"groups":["y"]}"#, "roles", Ok(vec!["x"])),
+            (r#"{"groups":{"a":1}}"#, "groups", Err(())),
+        ];
+        for (payload, claim, want) in cases {
+            let got = groups_from_verified_token(&jwt(payload), claim).map_err(|_| ());
+            let want = want.map(|v| v.into_iter().map(str::to_string).collect::<Vec<_>>());
+            assert_eq!(got, want, "{payload}");
+        }
+        assert!(groups_from_verified_token("not-a-jwt", "groups").is_err());
+    }
+
+    #[test]
+    fn state_must_match_exactly() {
+        let pending = PendingSignIn {
+            state: "abc123".into(),
+            nonce: String::new(),
+            pkce_verifier: String::new(),
+            next: "/".into(),
+        };
+        assert!(pending.matches("abc123"));
+        assert!(!pending.matches("abc124"));
+        assert!(!pending.matches("abc12"));
+        assert!(!pending.matches(""));
+    }
+
+    #[test]
+    fn a_session_ends_at_its_expiry() {
+        let user = SignedIn {
+            subject: "s".into(),
+            name: None,
+            email: None,
+            groups: vec![],
+            expires_at_ms: 1_000,
+            id_token: String::new(),
+        };
+        assert!(user.is_live(999));
+        assert!(!user.is_live(1_000));
+    }
+}

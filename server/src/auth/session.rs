@@ -1,0 +1,294 @@
+//! Sessions and the `/auth/*` routes. With auth on, every page and `/api` call needs a live
+//! session; `/health`, `/ready`, `/auth/*` and the static assets do not. Sessions live in
+//! process memory, in cookies signed with a key made at start-up.
+
+use std::sync::Arc;
+
+use app::{ApiError, ErrorCode};
+use axum::extract::{Query, Request, State};
+use axum::http::StatusCode;
+use axum::middleware::Next;
+use axum::response::{Html, IntoResponse, Redirect, Response};
+use axum::routing::{get, post};
+use axum::Router;
+use serde::Deserialize;
+use tower_sessions::cookie::{Key, SameSite};
+use tower_sessions::{Expiry, MemoryStore, Session, SessionManagerLayer};
+
+use super::oidc::{now_ms, Oidc, PendingSignIn, SignedIn};
+
+const USER_KEY: &str = "user";
+const PENDING_KEY: &str = "pending_sign_in";
+
+/// The session cookie's settings: HttpOnly, SameSite=Lax, Secure when the redirect URI is https,
+/// signed with a key that exists only in this process.
+pub fn session_layer(
+    oidc: &Oidc,
+) -> SessionManagerLayer<MemoryStore, tower_sessions::service::SignedCookie> {
+    SessionManagerLayer::new(MemoryStore::default())
+        .with_name("klens_session")
+        .with_http_only(true)
+        .with_same_site(SameSite::Lax)
+        .with_secure(oidc.secure_cookies())
+        .with_path("/")
+        .with_expiry(Expiry::OnSessionEnd)
+        .with_signed(Key::generate())
+}
+
+/// The routes under `/auth`.
+pub fn routes<S: Clone + Send + Sync + 'static>(oidc: Arc<Oidc>) -> Router<S> {
+    Router::new()
+        .route("/auth/login", get(login))
+        .route("/auth/callback", get(callback))
+        .route("/auth/logout", post(logout))
+        .with_state(oidc)
+}
+
+/// Paths that need no session.
+fn is_public(path: &str) -> bool {
+    path == "/health" || path == "/ready" || path.starts_with("/auth/") || path.starts_with("/pkg/")
+}
+
+/// Lets a request through only with a live session, and hands the signed-in user to what runs
+/// next through the request's extensions.
+pub async fn require_session(session: Session, mut request: Request, next: Next) -> Response {
+    let path = request.uri().path().to_string();
+    if is_public(&path) {
+        return next.run(request).await;
+    }
+    match session.get::<SignedIn>(USER_KEY).await {
+        Ok(Some(user)) if user.is_live(now_ms()) => {
+            request.extensions_mut().insert(user);
+            next.run(request).await
+        }
+        Ok(Some(_)) => {
+            // Expired: forget it, then treat the request as anonymous.
+            let _ = session.flush().await;
+            unauthenticated(&request, "Your session has ended. Sign in again.")
+        }
+        _ => unauthenticated(&request, "Sign in to use klens."),
+    }
+}
+
+fn unauthenticated(request: &Request, message: &str) -> Response {
+    if request.uri().path().starts_with("/api/") {
+        return crate::http::error_response(&ApiError::new(ErrorCode::Unauthenticated, message));
+    }
+    let next = request
+        .uri()
+        .path_and_query()
+        .map(|p| p.as_str().to_string())
+        .unwrap_or_else(|| "/".into());
+    let mut url = openidconnect::url::Url::parse("http://klens/auth/login").ok();
+    if let Some(url) = url.as_mut() {
+        url.query_pairs_mut().append_pair("next", &next);
+    }
+    let target = url
+        .map(|u| format!("/auth/login?{}", u.query().unwrap_or_default()))
+        .unwrap_or_else(|| "/auth/login".into());
+    Redirect::to(&target).into_response()
+}
+
+/// Only a local absolute path may be a return target (no `//host`, no scheme).
+fn safe_next(next: Option<String>) -> String {
+    match next {
+        Some(n) if n.starts_with('/') && !n.starts_with("//") && !n.starts_with("/\\") => n,
+        _ => "/".into(),
+    }
+}
+
+#[derive(Deserialize)]
+struct LoginQuery {
+    next: Option<String>,
+}
+
+async fn login(
+    State(oidc): State<Arc<Oidc>>,
+    session: Session,
+    Query(q): Query<LoginQuery>,
+) -> Response {
+    match oidc.begin(safe_next(q.next)).await {
+        Ok((url, pending)) => {
+            if let Err(e) = session.insert(PENDING_KEY, pending).await {
+                tracing::error!(error = %e, "cannot store the pending sign-in");
+                return failure(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    "klens could not start the sign-in.",
+                );
+            }
+            Redirect::to(&url).into_response()
+        }
+        Err(reason) => {
+            tracing::warn!(%reason, "sign-in could not start");
+            failure(
+                StatusCode::BAD_GATEWAY,
+                &format!("The sign-in could not start: {reason}."),
+            )
+        }
+    }
+}
+
+#[derive(Deserialize)]
+struct CallbackQuery {
+    code: Option<String>,
+    state: Option<String>,
+    error: Option<String>,
+    error_description: Option<String>,
+}
+
+async fn callback(
+    State(oidc): State<Arc<Oidc>>,
+    session: Session,
+    Query(q): Query<CallbackQuery>,
+) -> Response {
+    // A pending sign-in is used once, whatever happens next.
+    let pending = session
+        .remove::<PendingSignIn>(PENDING_KEY)
+        .await
+        .ok()
+        .flatten();
+    if let Some(error) = q.error {
+        let detail = q.error_description.unwrap_or_default();
+        tracing::warn!(%error, %detail, "the identity provider ended the sign-in with an error");
+        return failure(
+            StatusCode::BAD_REQUEST,
+            &format!(
+                "The identity provider did not sign you in ({error}{}{detail}).",
+                if detail.is_empty() { "" } else { ": " }
+            ),
+        );
+    }
+    let Some(pending) = pending else {
+        return failure(
+            StatusCode::BAD_REQUEST,
+            "This sign-in link has expired or was already used.",
+        );
+    };
+    let (Some(code), Some(state)) = (q.code, q.state) else {
+        return failure(
+            StatusCode::BAD_REQUEST,
+            "The identity provider's answer was incomplete.",
+        );
+    };
+    if !pending.matches(&state) {
+        tracing::warn!("sign-in callback with a state that does not match");
+        return failure(
+            StatusCode::BAD_REQUEST,
+            "The sign-in answer does not belong to this browser session.",
+        );
+    }
+    let next = pending.next.clone();
+    let user = match oidc.finish(pending, code).await {
+        Ok(user) => user,
+        Err(reason) => {
+            tracing::warn!(%reason, "sign-in failed");
+            return failure(
+                StatusCode::BAD_REQUEST,
+                &format!("The sign-in failed: {reason}."),
+            );
+        }
+    };
+    // A new session id at sign-in, so an id planted before cannot ride on the new identity.
+    if let Err(e) = session.cycle_id().await {
+        tracing::error!(error = %e, "cannot rotate the session id");
+        return failure(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "klens could not start your session.",
+        );
+    }
+    tracing::info!(subject = %user.subject, groups = ?user.groups, "signed in");
+    if let Err(e) = session.insert(USER_KEY, user).await {
+        tracing::error!(error = %e, "cannot store the session");
+        return failure(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "klens could not start your session.",
+        );
+    }
+    Redirect::to(&safe_next(Some(next))).into_response()
+}
+
+async fn logout(State(oidc): State<Arc<Oidc>>, session: Session, request: Request) -> Response {
+    let user = session.get::<SignedIn>(USER_KEY).await.ok().flatten();
+    let _ = session.flush().await;
+    let host = request
+        .headers()
+        .get(axum::http::header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .unwrap_or("localhost");
+    let scheme = if oidc.secure_cookies() {
+        "https"
+    } else {
+        "http"
+    };
+    let return_to = format!("{scheme}://{host}/");
+    if let Some(user) = user {
+        if let Some(url) = oidc.end_session_url(&user.id_token, &return_to).await {
+            return Redirect::to(&url).into_response();
+        }
+    }
+    Redirect::to("/").into_response()
+}
+
+/// A clear page for a sign-in that did not work, with a way to try again.
+fn failure(status: StatusCode, message: &str) -> Response {
+    let body = format!(
+        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Sign-in failed · klens</title>\
+         <link rel=\"stylesheet\" href=\"/pkg/klens.css\"></head><body><main class=\"content\">\
+         <h1>Sign-in failed</h1><p role=\"alert\">{}</p><p><a href=\"/auth/login\">Try again</a></p>\
+         </main></body></html>",
+        escape(message)
+    );
+    (status, Html(body)).into_response()
+}
+
+fn escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_local_paths_are_return_targets() {
+        let cases = [
+            (Some("/c/local/topics?x=1"), "/c/local/topics?x=1"),
+            (Some("/"), "/"),
+            (Some("//evil.example/"), "/"),
+            (Some("/\\evil.example"), "/"),
+            (Some("https://evil.example/"), "/"),
+            (Some(""), "/"),
+            (None, "/"),
+        ];
+        for (next, want) in cases {
+            assert_eq!(safe_next(next.map(str::to_string)), want, "{next:?}");
+        }
+    }
+
+    #[test]
+    fn public_paths_need_no_session() {
+        for path in [
+            "/health",
+            "/ready",
+            "/auth/login",
+            "/auth/callback",
+            "/pkg/klens.wasm",
+        ] {
+            assert!(is_public(path), "{path}");
+        }
+        for path in ["/", "/api/whoami", "/c/local", "/authx", "/healthz"] {
+            assert!(!is_public(path), "{path}");
+        }
+    }
+
+    #[test]
+    fn failure_pages_escape_what_they_show() {
+        assert_eq!(
+            escape("<b>\"x\" & y</b>"),
+            "&lt;b&gt;&quot;x&quot; &amp; y&lt;/b&gt;"
+        );
+    }
+}
