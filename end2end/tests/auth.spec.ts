@@ -29,14 +29,23 @@ const users: Record<string, { groups: string[]; clusters: Record<string, string[
   carol: { groups: [], clusters: {} },
 };
 
+const sessionCookie = async (page: Page, base: string) =>
+  (await page.context().cookies(base)).find((c) => c.name === 'klens_session');
+
 async function signIn(page: Page, base: string, user: string) {
   await page.goto(`${base}/`);
   await expect(page).toHaveURL(new RegExp(`^${PROVIDER}/`));
+  const before = await sessionCookie(page, base);
   await page.getByLabel('Username').fill(user);
   await page.getByLabel('Password').fill(`${user}-pw`);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await expect(page).toHaveURL(`${base}/`);
   await expect(page.locator('.app[data-hydrated="true"]')).toBeVisible();
+  // The session cookie: HttpOnly, SameSite=Lax, not Secure over http, and a new id at sign-in.
+  const after = await sessionCookie(page, base);
+  expect(after).toMatchObject({ httpOnly: true, sameSite: 'Lax', secure: false });
+  expect(before?.value).toBeTruthy();
+  expect(after?.value).not.toBe(before?.value);
 }
 
 test('without a session the API answers 401 and pages send the browser to sign in', async ({ page, request }) => {
@@ -74,6 +83,15 @@ for (const [user, want] of Object.entries(users)) {
       await expect(page.getByText('No cluster is open to you')).toBeVisible();
     } else {
       await expect(rows).toHaveCount(visible.length);
+    }
+
+    // The access page lists the same clusters.
+    await page.goto(`${AUTH}/account`);
+    const access = page.getByRole('table', { name: 'Your access' });
+    await expect(access.locator('tbody tr')).toHaveCount(visible.length);
+    for (const name of visible) {
+      const text = want.clusters[name].length ? want.clusters[name][0] : 'catalog only';
+      await expect(access.locator(`tr[data-cluster="${name}"]`)).toContainText(text);
     }
 
     // A cluster outside their bindings answers exactly like a made-up name.

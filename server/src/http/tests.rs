@@ -12,9 +12,14 @@ use tower::ServiceExt;
 use super::{app, AppState};
 use crate::catalog::Catalog;
 
+const QUIET: &str = "clusters:\n  - name: quiet\n    bootstrap_servers: 127.0.0.1:1\n";
+
 /// A router over one cluster that nothing listens for; no request below reaches Kafka.
 fn router() -> axum::Router {
-    let yaml = "clusters:\n  - name: quiet\n    bootstrap_servers: 127.0.0.1:1\n";
+    router_for(QUIET)
+}
+
+fn router_for(yaml: &str) -> axum::Router {
     let config = crate::config::parse(yaml, "test.yaml", &|_| None, Path::new("."))
         .expect("test config is valid");
     let leptos = LeptosOptions::builder().output_name("klens").build();
@@ -33,7 +38,11 @@ async fn get(uri: &str) -> (StatusCode, String) {
 }
 
 async fn send(request: Request<Body>) -> (StatusCode, String) {
-    let response = router().oneshot(request).await.expect("router answers");
+    send_to(router(), request).await
+}
+
+async fn send_to(router: axum::Router, request: Request<Body>) -> (StatusCode, String) {
+    let response = router.oneshot(request).await.expect("router answers");
     let status = response.status();
     let body = response
         .into_body()
@@ -185,4 +194,36 @@ async fn cross_site_posts_are_refused_before_anything_runs() {
         .body(Body::empty())
         .expect("request");
     assert_eq!(send(request).await.0, StatusCode::NOT_FOUND);
+}
+
+/// With sign-in on, the session comes first and allowed_hosts is not consulted; no request here
+/// reaches the identity provider.
+#[tokio::test]
+async fn with_auth_the_session_is_checked_and_hosts_are_not() {
+    let yaml = format!(
+        "{QUIET}auth:\n  oidc:\n    issuer: http://127.0.0.1:9\n    client_id: klens\n    client_secret: s\n    redirect_uri: http://127.0.0.1:8080/auth/callback\n"
+    );
+    let request = |uri: &str| {
+        Request::get(uri)
+            .header("host", "rebound.example")
+            .body(Body::empty())
+            .expect("request")
+    };
+    let (status, body) = send_to(router_for(&yaml), request("/api/whoami")).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED, "{body}");
+    assert!(body.contains("UNAUTHENTICATED"), "{body}");
+    let (status, _) = send_to(router_for(&yaml), request("/health")).await;
+    assert_eq!(status, StatusCode::OK);
+    let response = router_for(&yaml)
+        .oneshot(request("/c/quiet/topics?sort=name"))
+        .await
+        .expect("router answers");
+    assert_eq!(response.status(), StatusCode::SEE_OTHER);
+    assert_eq!(
+        response
+            .headers()
+            .get("location")
+            .and_then(|l| l.to_str().ok()),
+        Some("/auth/login?next=%2Fc%2Fquiet%2Ftopics%3Fsort%3Dname")
+    );
 }
