@@ -1,6 +1,6 @@
 import { test, expect } from '@playwright/test';
 import { unique } from './authz-matrix';
-import { kafkaMetadata, openHydrated } from './helpers';
+import { kafkaMetadata, kafkaRecordCount, openHydrated } from './helpers';
 
 const partitionsInKafka = (topic: string) =>
   kafkaMetadata().topics.find((t: any) => t.topic === topic)?.partitions.length;
@@ -56,4 +56,12 @@ test('the read-only cluster lists topics but offers no change', async ({ page })
   await openHydrated(page, '/c/local-ro/topics');
   await expect(page.getByRole('table', { name: 'Topics' })).toContainText('orders');
   await expect(page.getByRole('button', { name: 'Create topic' })).toHaveCount(0);
+});
+
+test('record counts on the topics page are what Kafka counts', async ({ page }) => {
+  await openHydrated(page, '/c/local/topics');
+  const row = page.locator('tr[data-topic="orders"]');
+  const records = kafkaRecordCount('orders');
+  expect(records).toBeGreaterThan(0);
+  await expect(row.locator('td').nth(2)).toHaveText(records.toLocaleString('en-US'));
 });

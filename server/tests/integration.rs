@@ -477,3 +477,64 @@ async fn create_and_delete_topic_follow_the_whole_chain() {
         "{body}"
     );
 }
+
+/// Produces `count` records to each listed partition over the open port and waits for them.
+fn produce(topic: &str, counts: &[(i32, usize)]) {
+    use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
+    let producer: BaseProducer = ClientConfig::new()
+        .set("bootstrap.servers", OPEN_PORT)
+        .create()
+        .expect("producer");
+    for &(partition, count) in counts {
+        for i in 0..count {
+            let payload = format!("record {i}");
+            producer
+                .send(
+                    BaseRecord::<str, str>::to(topic)
+                        .partition(partition)
+                        .payload(&payload),
+                )
+                .unwrap_or_else(|(e, _)| panic!("send: {e}"));
+        }
+    }
+    producer.flush(Duration::from_secs(10)).expect("flush");
+}
+
+#[tokio::test]
+async fn record_counts_and_watermarks_match_what_was_produced() {
+    let topic = unique("it-counts");
+    create_topic(&topic, 3).await;
+    produce(&topic, &[(0, 5), (2, 12)]);
+    let config = config(&format!(
+        "clusters:\n{}",
+        scram_cluster("local", "klens-secret")
+    ));
+    let catalog = Catalog::new(&config);
+    let entry = catalog.get("local").expect("configured");
+    let mut listed = None;
+    for _ in 0..20 {
+        entry.refresh().await;
+        listed = entry.topics().topics.into_iter().find(|t| t.name == topic);
+        if listed.as_ref().is_some_and(|t| t.records == Some(17)) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    let listed = listed.expect("the topic is listed");
+    assert_eq!(listed.records, Some(17));
+    assert_eq!(listed.partitions, 3);
+    let detail = entry.topic(&topic).expect("the topic is described");
+    let marks: Vec<_> = detail
+        .partitions
+        .iter()
+        .map(|p| (p.partition, p.low, p.high))
+        .collect();
+    assert_eq!(
+        marks,
+        [
+            (0, Some(0), Some(5)),
+            (1, Some(0), Some(0)),
+            (2, Some(0), Some(12))
+        ]
+    );
+}

@@ -41,6 +41,8 @@ pub fn TopicPage() -> impl IntoView {
                                         <th scope="col" class="num">"Leader"</th>
                                         <th scope="col">"Replicas"</th>
                                         <th scope="col">"In sync"</th>
+                                        <th scope="col" class="num">"Low"</th>
+                                        <th scope="col" class="num">"High"</th>
                                     </tr>
                                 </thead>
                                 <tbody>
@@ -50,6 +52,8 @@ pub fn TopicPage() -> impl IntoView {
                                             <td class="num mono">{if p.leader < 0 { "none".to_string() } else { p.leader.to_string() }}</td>
                                             <td class="mono">{join(&p.replicas)}</td>
                                             <td class="mono">{join(&p.isr)}</td>
+                                            <td class="num mono">{offset(p.low)}</td>
+                                            <td class="num mono">{offset(p.high)}</td>
                                         </tr>
                                     }).collect_view()}
                                 </tbody>
@@ -64,6 +68,10 @@ pub fn TopicPage() -> impl IntoView {
             })}
         </Suspense>
     }
+}
+
+fn offset(value: Option<i64>) -> String {
+    value.map(|v| v.to_string()).unwrap_or_else(|| "—".into())
 }
 
 fn join(ids: &[i32]) -> String {

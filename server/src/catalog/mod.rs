@@ -15,7 +15,7 @@ use tokio::sync::Notify;
 use crate::auth::Grant;
 use crate::config::Config;
 use crate::kafka::admin::{self, TopicSpec};
-use crate::kafka::{KafkaClients, MetadataSnapshot};
+use crate::kafka::{KafkaClients, MetadataSnapshot, Watermarks};
 
 /// How often metadata is read when nothing asks for an earlier refresh.
 const METADATA_INTERVAL: Duration = Duration::from_secs(15);
@@ -25,6 +25,8 @@ const METADATA_INTERVAL: Duration = Duration::from_secs(15);
 pub struct ClusterState {
     /// The last metadata read successfully, if any.
     pub metadata: Option<MetadataSnapshot>,
+    /// The watermarks read with that metadata; partitions Kafka gave none for are absent.
+    pub watermarks: Watermarks,
     /// When `metadata` was read, ms since the epoch.
     pub refreshed_at: Option<i64>,
     /// The error of the last refresh, if it failed.
@@ -139,6 +141,7 @@ impl ClusterEntry {
         let state = self.state();
         let mut topics: Vec<TopicSummary> = state
             .metadata
+            .as_ref()
             .map(|m| {
                 m.topics
                     .iter()
@@ -152,7 +155,7 @@ impl ClusterEntry {
                             .map(|p| p.replicas.len() as u64)
                             .max()
                             .unwrap_or(0),
-                        records: None,
+                        records: record_count(&state.watermarks, t),
                         size_bytes: None,
                         produce_rate: None,
                         under_replicated: t
@@ -173,19 +176,24 @@ impl ClusterEntry {
 
     /// One topic as of the last refresh.
     pub fn topic(&self, name: &str) -> Option<TopicDetail> {
-        let metadata = self.state().metadata?;
+        let state = self.state();
+        let watermarks = state.watermarks;
+        let metadata = state.metadata?;
         let topic = metadata.topics.into_iter().find(|t| t.name == name)?;
         let mut partitions: Vec<PartitionDetail> = topic
             .partitions
             .into_iter()
-            .map(|p| PartitionDetail {
-                partition: p.id,
-                leader: p.leader,
-                replicas: p.replicas,
-                isr: p.isr,
-                low: None,
-                high: None,
-                size_bytes: None,
+            .map(|p| {
+                let marks = watermarks.get(&(topic.name.clone(), p.id));
+                PartitionDetail {
+                    partition: p.id,
+                    leader: p.leader,
+                    replicas: p.replicas,
+                    isr: p.isr,
+                    low: marks.map(|m| m.0),
+                    high: marks.map(|m| m.1),
+                    size_bytes: None,
+                }
             })
             .collect();
         partitions.sort_by_key(|p| p.partition);
@@ -231,17 +239,30 @@ impl ClusterEntry {
         let outcome = match &self.clients {
             Ok(clients) => {
                 let clients = Arc::clone(clients);
-                match tokio::task::spawn_blocking(move || clients.fetch_metadata()).await {
-                    Ok(Ok(metadata)) => Ok(metadata),
-                    Ok(Err(e)) => Err(e),
+                let name = self.name.clone();
+                let task = tokio::task::spawn_blocking(move || {
+                    let metadata = clients.fetch_metadata()?;
+                    // Watermarks are worth having but not worth failing the refresh for.
+                    let watermarks =
+                        clients
+                            .fetch_watermarks(&metadata.topics)
+                            .unwrap_or_else(|error| {
+                                tracing::warn!(cluster = %name, %error, "watermarks not refreshed");
+                                Watermarks::new()
+                            });
+                    Ok::<_, String>((metadata, watermarks))
+                });
+                match task.await {
+                    Ok(result) => result,
                     Err(e) => Err(format!("metadata task failed: {e}")),
                 }
             }
             Err(e) => Err(e.clone()),
         };
         match outcome {
-            Ok(metadata) => self.update(|s| {
+            Ok((metadata, watermarks)) => self.update(|s| {
                 s.metadata = Some(metadata);
+                s.watermarks = watermarks;
                 s.refreshed_at = Some(now_ms());
                 s.last_error = None;
                 s.attempted = true;
@@ -320,6 +341,15 @@ impl Catalog {
     }
 }
 
+/// Records in a topic: high − low summed over partitions. An upper bound where compaction or
+/// transaction markers leave gaps; `None` unless every partition's watermarks are known.
+fn record_count(watermarks: &Watermarks, topic: &crate::kafka::Topic) -> Option<u64> {
+    topic.partitions.iter().try_fold(0u64, |sum, p| {
+        let (low, high) = watermarks.get(&(topic.name.clone(), p.id))?;
+        Some(sum + u64::try_from(high - low).unwrap_or(0))
+    })
+}
+
 fn now_ms() -> i64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -371,6 +401,31 @@ mod tests {
             };
             assert_eq!(state.health().status, want, "{state:?}");
         }
+    }
+
+    #[test]
+    fn records_are_summed_only_when_every_partition_is_known() {
+        let topic = Topic {
+            name: "t".into(),
+            partitions: vec![
+                partition(1, &[1], &[1]),
+                Partition {
+                    id: 1,
+                    ..partition(1, &[1], &[1])
+                },
+            ],
+        };
+        let mut marks = Watermarks::new();
+        marks.insert(("t".into(), 0), (5, 12));
+        assert_eq!(record_count(&marks, &topic), None);
+        marks.insert(("t".into(), 1), (0, 3));
+        assert_eq!(record_count(&marks, &topic), Some(10));
+        marks.insert(("t".into(), 1), (4, 3));
+        assert_eq!(
+            record_count(&marks, &topic),
+            Some(7),
+            "a negative span counts as empty"
+        );
     }
 
     #[test]

@@ -4,19 +4,24 @@
 
 pub mod admin;
 
+use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::Duration;
 
 use rdkafka::admin::AdminClient;
 use rdkafka::client::ClientContext;
 use rdkafka::config::{ClientConfig, RDKafkaLogLevel};
+use rdkafka::consumer::{BaseConsumer, Consumer, ConsumerContext};
 use rdkafka::error::{KafkaError, RDKafkaErrorCode};
 use rdkafka::producer::{DeliveryResult, Producer, ProducerContext, ThreadedProducer};
+use rdkafka::{Offset, TopicPartitionList};
 
 use crate::config::ClusterConfig;
 
 /// How long one metadata request may take before the refresh counts as failed.
 const METADATA_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long the batched offset lookups of one refresh may take.
+const WATERMARK_TIMEOUT: Duration = Duration::from_secs(15);
 
 /// The librdkafka client settings for one cluster: security first, then the user's extra
 /// properties, which may override anything (they are the escape hatch for unusual set-ups).
@@ -112,6 +117,8 @@ impl ClientContext for KlensContext {
     }
 }
 
+impl ConsumerContext for KlensContext {}
+
 impl ProducerContext for KlensContext {
     type DeliveryOpaque = ();
 
@@ -125,6 +132,8 @@ pub struct KafkaClients {
     main: ThreadedProducer<KlensContext>,
     /// Only for writable clusters: a read-only cluster has no client that can change it.
     admin: Option<AdminClient<KlensContext>>,
+    /// Offset lookups; it joins no group and never consumes.
+    offsets: BaseConsumer<KlensContext>,
 }
 
 impl KafkaClients {
@@ -135,19 +144,31 @@ impl KafkaClients {
             last_error: Mutex::new(None),
         };
         let main = client_config(cluster).create_with_context(context)?;
-        let admin = if cluster.writable {
-            let context = KlensContext {
-                cluster: cluster.name.clone(),
-                last_error: Mutex::new(None),
-            };
+        // Nothing polls the log queues of the admin client and the offsets consumer; keep them
+        // to what must never be missed, so events cannot pile up.
+        let quiet = || {
             let mut config = client_config(cluster);
-            // Nothing polls an admin client's log queue; keep it to what must never be missed.
             config.set_log_level(RDKafkaLogLevel::Critical);
-            Some(config.create_with_context(context)?)
+            config
+        };
+        let context = || KlensContext {
+            cluster: cluster.name.clone(),
+            last_error: Mutex::new(None),
+        };
+        let admin = if cluster.writable {
+            Some(quiet().create_with_context(context())?)
         } else {
             None
         };
-        Ok(KafkaClients { main, admin })
+        let offsets = quiet()
+            .set("enable.auto.commit", "false")
+            .set("enable.partition.eof", "false")
+            .create_with_context(context())?;
+        Ok(KafkaClients {
+            main,
+            admin,
+            offsets,
+        })
     }
 
     /// The admin client, present exactly for writable clusters.
@@ -196,6 +217,49 @@ impl KafkaClients {
         Ok(MetadataSnapshot { brokers, topics })
     }
 }
+
+impl KafkaClients {
+    /// The low and high watermark of every partition of `topics`, in two batched ListOffsets
+    /// round trips (earliest, latest) rather than one request per partition. Partitions whose
+    /// offsets Kafka would not give (no DESCRIBE, no leader) are left out. Blocks.
+    pub fn fetch_watermarks(&self, topics: &[Topic]) -> Result<Watermarks, String> {
+        let lookup = |at: Offset| -> Result<HashMap<(String, i32), i64>, String> {
+            let mut list = TopicPartitionList::new();
+            for topic in topics {
+                for partition in &topic.partitions {
+                    list.add_partition_offset(&topic.name, partition.id, at)
+                        .map_err(|e| e.to_string())?;
+                }
+            }
+            if list.count() == 0 {
+                return Ok(HashMap::new());
+            }
+            let answered = self
+                .offsets
+                .offsets_for_times(list, WATERMARK_TIMEOUT)
+                .map_err(|e| format!("offsets could not be read: {e}"))?;
+            Ok(answered
+                .elements()
+                .iter()
+                .filter(|e| e.error().is_ok())
+                .filter_map(|e| match e.offset() {
+                    Offset::Offset(n) => Some(((e.topic().to_string(), e.partition()), n)),
+                    _ => None,
+                })
+                .collect())
+        };
+        // ListOffsets reads the special timestamps -2 and -1 as earliest and latest.
+        let low = lookup(Offset::Beginning)?;
+        let high = lookup(Offset::End)?;
+        Ok(low
+            .into_iter()
+            .filter_map(|(key, low)| high.get(&key).map(|&high| (key, (low, high))))
+            .collect())
+    }
+}
+
+/// (topic, partition) → (low, high) watermark.
+pub type Watermarks = HashMap<(String, i32), (i64, i64)>;
 
 /// One broker as metadata names it.
 #[derive(Clone, Debug, PartialEq, Eq)]
