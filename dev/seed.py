@@ -548,6 +548,12 @@ class Seeder:
             allow(group, "*", lit, "User:klens", AclOperation.ALL),
             allow(cluster, "kafka-cluster", lit, "User:klens", AclOperation.ALL),
             allow(ResourceType.TRANSACTIONAL_ID, "*", lit, "User:klens", AclOperation.ALL),
+            # The mutual-TLS client (certificate CN=klens-tls, port 19095); dev/stack up grants
+            # these too.
+            allow(topic, "*", lit, "User:klens-tls", AclOperation.ALL),
+            allow(group, "*", lit, "User:klens-tls", AclOperation.ALL),
+            allow(cluster, "kafka-cluster", lit, "User:klens-tls", AclOperation.ALL),
+            allow(ResourceType.TRANSACTIONAL_ID, "*", lit, "User:klens-tls", AclOperation.ALL),
             # A few demo ACLs.
             allow(topic, "orders", lit, "User:alice", AclOperation.READ),
             allow(topic, "orders", lit, "User:alice", AclOperation.DESCRIBE),

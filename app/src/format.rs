@@ -28,6 +28,19 @@ pub fn bytes(n: u64) -> String {
     format!("{value:.1} {}", UNITS[unit])
 }
 
+/// Records per second: `0.25` → `0.2 rec/s`, `3400.0` → `3.4k rec/s`.
+pub fn rate(per_second: f64) -> String {
+    if per_second >= 999_950.0 {
+        format!("{:.1}M rec/s", per_second / 1_000_000.0)
+    } else if per_second >= 999.95 {
+        format!("{:.1}k rec/s", per_second / 1000.0)
+    } else if per_second == 0.0 {
+        "0 rec/s".to_string()
+    } else {
+        format!("{per_second:.1} rec/s")
+    }
+}
+
 /// An optional figure, with an em dash where klens could not read it.
 pub fn or_dash(n: Option<u64>, f: fn(u64) -> String) -> String {
     n.map(f).unwrap_or_else(|| "—".to_string())
@@ -67,6 +80,21 @@ mod tests {
         ];
         for (n, want) in cases {
             assert_eq!(bytes(n), want, "{n}");
+        }
+    }
+
+    #[test]
+    fn rates_use_k_and_m() {
+        let cases = [
+            (0.0, "0 rec/s"),
+            (0.25, "0.2 rec/s"),
+            (12.0, "12.0 rec/s"),
+            (999.94, "999.9 rec/s"),
+            (3400.0, "3.4k rec/s"),
+            (2_500_000.0, "2.5M rec/s"),
+        ];
+        for (n, want) in cases {
+            assert_eq!(rate(n), want, "{n}");
         }
     }
 

@@ -537,4 +537,91 @@ async fn record_counts_and_watermarks_match_what_was_produced() {
             (2, Some(0), Some(12))
         ]
     );
+
+    // The produce rate: records added between two refreshes of a fresh projection, per second.
+    let catalog = Catalog::new(&config);
+    let entry = catalog.get("local").expect("configured");
+    entry.refresh().await;
+    let first = entry.state().refreshed_at.expect("refreshed");
+    assert_eq!(
+        find(entry, &topic).produce_rate,
+        None,
+        "one sample has no rate"
+    );
+    produce(&topic, &[(1, 20)]);
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    entry.refresh().await;
+    let second = entry.state().refreshed_at.expect("refreshed");
+    let want = 20.0 / ((second - first) as f64 / 1000.0);
+    let got = find(entry, &topic).produce_rate.expect("a rate");
+    assert!((got - want).abs() < 1e-9, "rate {got}, expected {want}");
+}
+
+fn find(entry: &server::catalog::ClusterEntry, topic: &str) -> app::api::TopicSummary {
+    entry
+        .topics()
+        .topics
+        .into_iter()
+        .find(|t| t.name == topic)
+        .expect("listed")
+}
+
+/// The client certificate files `dev/stack` generates for its mutual-TLS listener.
+fn tls_file(name: &str) -> String {
+    format!(
+        "{}/../target/dev-stack/tls/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+#[tokio::test]
+async fn every_client_security_mode_reaches_the_cluster() {
+    let clusters = format!(
+        "clusters:
+  - name: plaintext
+    bootstrap_servers: {OPEN_PORT}
+  - name: sasl-plain
+    bootstrap_servers: {SCRAM_PORT}
+    sasl:
+      mechanism: PLAIN
+      username: klens
+      password: klens-secret
+{}  - name: mtls
+    bootstrap_servers: 127.0.0.1:19095
+    tls:
+      ca: {}
+      cert: {}
+      key: {}
+",
+        scram_cluster("scram", "klens-secret"),
+        tls_file("ca.pem"),
+        tls_file("client.pem"),
+        tls_file("client.key"),
+    );
+    let catalog = Catalog::new(&config(&clusters));
+    for entry in catalog.clusters() {
+        entry.refresh().await;
+        let summary = entry.summary();
+        assert_eq!(
+            summary.health.status,
+            HealthStatus::Ok,
+            "{}: {:?}",
+            entry.name,
+            summary.health
+        );
+        assert!(summary.topics.is_some_and(|n| n > 0), "{}", entry.name);
+    }
+}
+
+#[tokio::test]
+async fn mutual_tls_without_a_client_certificate_is_refused() {
+    let yaml = format!(
+        "clusters:\n  - name: anonymous-tls\n    bootstrap_servers: 127.0.0.1:19095\n    tls:\n      ca: {}\n",
+        tls_file("ca.pem")
+    );
+    let catalog = Catalog::new(&config(&yaml));
+    let entry = catalog.get("anonymous-tls").expect("configured");
+    entry.refresh().await;
+    let health = entry.summary().health;
+    assert_eq!(health.status, HealthStatus::Unreachable, "{health:?}");
 }

@@ -8,7 +8,7 @@ use leptos_router::hooks::{use_navigate, use_params_map};
 
 use crate::api::{create_topic, topics, TopicSummary};
 use crate::components::access::{allows, identity};
-use crate::format::{or_dash, thousands};
+use crate::format::{or_dash, rate, thousands};
 use crate::Privilege;
 
 #[component]
@@ -55,6 +55,7 @@ fn TopicTable(cluster: String, rows: Vec<TopicSummary>) -> impl IntoView {
                     <th scope="col" class="num">"Partitions"</th>
                     <th scope="col" class="num">"Replicas"</th>
                     <th scope="col" class="num" title="High minus low watermark, summed: an upper bound on compacted topics">"Records"</th>
+                    <th scope="col" class="num">"Produce rate"</th>
                     <th scope="col" class="num">"Under-replicated"</th>
                 </tr>
             </thead>
@@ -72,6 +73,7 @@ fn TopicTable(cluster: String, rows: Vec<TopicSummary>) -> impl IntoView {
                                 <td class="num">{thousands(t.partitions)}</td>
                                 <td class="num">{thousands(t.replication_factor)}</td>
                                 <td class="num">{or_dash(t.records, thousands)}</td>
+                                <td class="num">{t.produce_rate.map(rate).unwrap_or_else(|| "—".into())}</td>
                                 <td class="num">{thousands(t.under_replicated)}</td>
                             </tr>
                         }

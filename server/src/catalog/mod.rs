@@ -2,7 +2,10 @@
 //! background task. Pages and `/api` read it and never wait on Kafka; a failed refresh keeps
 //! the last good data and records the error.
 
-use std::sync::{Arc, RwLock};
+mod rates;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use app::api::{
@@ -27,6 +30,8 @@ pub struct ClusterState {
     pub metadata: Option<MetadataSnapshot>,
     /// The watermarks read with that metadata; partitions Kafka gave none for are absent.
     pub watermarks: Watermarks,
+    /// Records per second per topic over about the last minute, where known.
+    pub produce_rates: HashMap<String, f64>,
     /// When `metadata` was read, ms since the epoch.
     pub refreshed_at: Option<i64>,
     /// The error of the last refresh, if it failed.
@@ -73,6 +78,7 @@ pub struct ClusterEntry {
     pub writable: bool,
     clients: Result<Arc<KafkaClients>, String>,
     state: RwLock<ClusterState>,
+    rate_history: Mutex<rates::RateHistory>,
     nudge: Notify,
 }
 
@@ -157,7 +163,7 @@ impl ClusterEntry {
                             .unwrap_or(0),
                         records: record_count(&state.watermarks, t),
                         size_bytes: None,
-                        produce_rate: None,
+                        produce_rate: state.produce_rates.get(&t.name).copied(),
                         under_replicated: t
                             .partitions
                             .iter()
@@ -260,13 +266,22 @@ impl ClusterEntry {
             Err(e) => Err(e.clone()),
         };
         match outcome {
-            Ok((metadata, watermarks)) => self.update(|s| {
-                s.metadata = Some(metadata);
-                s.watermarks = watermarks;
-                s.refreshed_at = Some(now_ms());
-                s.last_error = None;
-                s.attempted = true;
-            }),
+            Ok((metadata, watermarks)) => {
+                let now = now_ms();
+                let totals = high_totals(&metadata, &watermarks);
+                let produce_rates = match self.rate_history.lock() {
+                    Ok(mut history) => history.record(now, totals),
+                    Err(_) => HashMap::new(),
+                };
+                self.update(|s| {
+                    s.metadata = Some(metadata);
+                    s.watermarks = watermarks;
+                    s.produce_rates = produce_rates;
+                    s.refreshed_at = Some(now);
+                    s.last_error = None;
+                    s.attempted = true;
+                });
+            }
             Err(error) => {
                 tracing::warn!(cluster = %self.name, %error, "metadata refresh failed");
                 self.update(|s| {
@@ -297,6 +312,7 @@ impl Catalog {
                     writable: c.writable,
                     clients,
                     state: RwLock::new(ClusterState::default()),
+                    rate_history: Mutex::new(rates::RateHistory::default()),
                     nudge: Notify::new(),
                 })
             })
@@ -339,6 +355,23 @@ impl Catalog {
             });
         }
     }
+}
+
+/// Per topic, the sum of its partitions' high watermarks, for topics whose every partition is
+/// known: the basis of the produce rate.
+fn high_totals(metadata: &MetadataSnapshot, watermarks: &Watermarks) -> HashMap<String, i64> {
+    metadata
+        .topics
+        .iter()
+        .filter_map(|t| {
+            let total = t.partitions.iter().try_fold(0i64, |sum, p| {
+                watermarks
+                    .get(&(t.name.clone(), p.id))
+                    .map(|(_, high)| sum.saturating_add(*high))
+            })?;
+            Some((t.name.clone(), total))
+        })
+        .collect()
 }
 
 /// Records in a topic: high − low summed over partitions. An upper bound where compaction or
