@@ -42,8 +42,8 @@ pub fn rate(per_second: f64) -> String {
 }
 
 /// An optional figure, with an em dash where klens could not read it.
-pub fn or_dash(n: Option<u64>, f: fn(u64) -> String) -> String {
-    n.map(f).unwrap_or_else(|| "—".to_string())
+pub fn or_dash<T>(value: Option<T>, format: impl FnOnce(T) -> String) -> String {
+    value.map(format).unwrap_or_else(|| "—".to_string())
 }
 
 #[cfg(test)]

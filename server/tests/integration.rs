@@ -94,21 +94,8 @@ async fn the_catalog_counts_what_kafka_reports_over_scram() {
     let entry = catalog.get("local").expect("configured");
 
     // Metadata can lag a fresh topic by a moment; refresh until klens sees it.
-    let mut summary = None;
-    for _ in 0..20 {
-        entry.refresh().await;
-        let s = entry.summary();
-        if entry
-            .state()
-            .metadata
-            .is_some_and(|m| m.topics.iter().any(|t| t.name == topic))
-        {
-            summary = Some(s);
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(250)).await;
-    }
-    let summary = summary.expect("klens sees the new topic");
+    refresh_until(entry, |e| e.topics().topics.iter().any(|t| t.name == topic)).await;
+    let summary = entry.summary();
     let truth = kafka_topics();
     assert_eq!(
         summary.health.status,
@@ -478,6 +465,21 @@ async fn create_and_delete_topic_follow_the_whole_chain() {
     );
 }
 
+/// Refreshes until `ready` holds (Kafka's metadata and offsets can lag a change by a moment);
+/// gives up after five seconds and lets the caller's assertions say what is missing.
+async fn refresh_until(
+    entry: &server::catalog::ClusterEntry,
+    ready: impl Fn(&server::catalog::ClusterEntry) -> bool,
+) {
+    for _ in 0..20 {
+        entry.refresh().await;
+        if ready(entry) {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+}
+
 /// Produces `count` records to each listed partition over the open port and waits for them.
 fn produce(topic: &str, counts: &[(i32, usize)]) {
     use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
@@ -511,16 +513,14 @@ async fn record_counts_and_watermarks_match_what_was_produced() {
     ));
     let catalog = Catalog::new(&config);
     let entry = catalog.get("local").expect("configured");
-    let mut listed = None;
-    for _ in 0..20 {
-        entry.refresh().await;
-        listed = entry.topics().topics.into_iter().find(|t| t.name == topic);
-        if listed.as_ref().is_some_and(|t| t.records == Some(17)) {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(250)).await;
-    }
-    let listed = listed.expect("the topic is listed");
+    refresh_until(entry, |e| {
+        e.topics()
+            .topics
+            .iter()
+            .any(|t| t.name == topic && t.records == Some(17))
+    })
+    .await;
+    let listed = find(entry, &topic);
     assert_eq!(listed.records, Some(17));
     assert_eq!(listed.partitions, 3);
     let detail = entry.topic(&topic).expect("the topic is described");
@@ -566,12 +566,16 @@ fn find(entry: &server::catalog::ClusterEntry, topic: &str) -> app::api::TopicSu
         .expect("listed")
 }
 
-/// The client certificate files `dev/stack` generates for its mutual-TLS listener.
+/// The client certificate files `dev/stack` generates for its mutual-TLS listener. The folder is
+/// found at run time: with the build cache shared between clones, a path fixed at compile time
+/// could name another clone's certificates.
 fn tls_file(name: &str) -> String {
-    format!(
-        "{}/../target/dev-stack/tls/{name}",
-        env!("CARGO_MANIFEST_DIR")
-    )
+    let package = std::env::var("CARGO_MANIFEST_DIR")
+        .map(std::path::PathBuf::from)
+        .or_else(|_| std::env::current_dir())
+        .expect("the package folder");
+    let file = package.join("../target/dev-stack/tls").join(name);
+    file.to_string_lossy().into_owned()
 }
 
 #[tokio::test]

@@ -7,6 +7,7 @@ use leptos_router::hooks::{use_navigate, use_params_map};
 
 use crate::api::{delete_topic, topic};
 use crate::components::access::{allows, identity};
+use crate::format::or_dash;
 use crate::Privilege;
 
 #[component]
@@ -52,8 +53,8 @@ pub fn TopicPage() -> impl IntoView {
                                             <td class="num mono">{if p.leader < 0 { "none".to_string() } else { p.leader.to_string() }}</td>
                                             <td class="mono">{join(&p.replicas)}</td>
                                             <td class="mono">{join(&p.isr)}</td>
-                                            <td class="num mono">{offset(p.low)}</td>
-                                            <td class="num mono">{offset(p.high)}</td>
+                                            <td class="num mono">{or_dash(p.low, |v| v.to_string())}</td>
+                                            <td class="num mono">{or_dash(p.high, |v| v.to_string())}</td>
                                         </tr>
                                     }).collect_view()}
                                 </tbody>
@@ -68,10 +69,6 @@ pub fn TopicPage() -> impl IntoView {
             })}
         </Suspense>
     }
-}
-
-fn offset(value: Option<i64>) -> String {
-    value.map(|v| v.to_string()).unwrap_or_else(|| "—".into())
 }
 
 fn join(ids: &[i32]) -> String {

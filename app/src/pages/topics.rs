@@ -73,7 +73,7 @@ fn TopicTable(cluster: String, rows: Vec<TopicSummary>) -> impl IntoView {
                                 <td class="num">{thousands(t.partitions)}</td>
                                 <td class="num">{thousands(t.replication_factor)}</td>
                                 <td class="num">{or_dash(t.records, thousands)}</td>
-                                <td class="num">{t.produce_rate.map(rate).unwrap_or_else(|| "—".into())}</td>
+                                <td class="num">{or_dash(t.produce_rate, rate)}</td>
                                 <td class="num">{thousands(t.under_replicated)}</td>
                             </tr>
                         }
