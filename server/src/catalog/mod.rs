@@ -242,6 +242,7 @@ impl ClusterEntry {
 
     /// Reads metadata once and records the outcome.
     pub async fn refresh(&self) {
+        let started = std::time::Instant::now();
         let outcome = match &self.clients {
             Ok(clients) => {
                 let clients = Arc::clone(clients);
@@ -267,6 +268,13 @@ impl ClusterEntry {
         };
         match outcome {
             Ok((metadata, watermarks)) => {
+                tracing::debug!(
+                    cluster = %self.name,
+                    ms = started.elapsed().as_millis() as u64,
+                    topics = metadata.topics.len(),
+                    partitions = metadata.partition_count(),
+                    "refreshed"
+                );
                 let now = now_ms();
                 let totals = high_totals(&metadata, &watermarks);
                 let produce_rates = match self.rate_history.lock() {
