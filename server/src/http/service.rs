@@ -124,6 +124,13 @@ impl Backend for Service {
     fn topic(&self, cluster: &str, topic: &str) -> Result<TopicDetail, ApiError> {
         let (entry, _grant) = self.decide(cluster, Action::catalog())?;
         check_topic_name(topic, "topic")?;
+        if entry.state().metadata.is_none() {
+            // Before the first good refresh klens cannot tell a missing topic from an unread one.
+            return Err(ApiError::new(
+                ErrorCode::Client,
+                format!("klens has not read cluster \"{cluster}\" yet; try again in a moment."),
+            ));
+        }
         entry.topic(topic).ok_or_else(|| {
             ApiError::new(
                 ErrorCode::NotFound,

@@ -227,3 +227,10 @@ async fn with_auth_the_session_is_checked_and_hosts_are_not() {
         Some("/auth/login?next=%2Fc%2Fquiet%2Ftopics%3Fsort%3Dname")
     );
 }
+
+#[tokio::test]
+async fn a_topic_of_a_cluster_not_read_yet_is_not_called_missing() {
+    let (status, body) = get("/api/topic?cluster=quiet&topic=orders").await;
+    assert_eq!(status, StatusCode::BAD_GATEWAY, "{body}");
+    assert!(body.contains("has not read cluster"), "{body}");
+}
