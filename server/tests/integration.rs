@@ -159,6 +159,14 @@ fn klens() -> Command {
     Command::new(env!("CARGO_BIN_EXE_klens"))
 }
 
+fn check_config(path: &std::path::Path) -> std::process::Output {
+    klens()
+        .args(["--check-config", "--config"])
+        .arg(path)
+        .output()
+        .expect("klens runs")
+}
+
 fn write_temp(name: &str, contents: &str) -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(unique("klens-it"));
     std::fs::create_dir_all(&dir).expect("temp dir");
@@ -173,11 +181,7 @@ fn check_config_accepts_a_good_file_without_connecting() {
         "config.yaml",
         "clusters:\n  - name: far\n    bootstrap_servers: 192.0.2.1:9092\n",
     );
-    let out = klens()
-        .args(["--check-config", "--config"])
-        .arg(&path)
-        .output()
-        .expect("klens runs");
+    let out = check_config(&path);
     assert_eq!(
         out.status.code(),
         Some(0),
@@ -193,11 +197,7 @@ fn check_config_names_the_key_and_position_of_a_mistake() {
         "config.yaml",
         "clusters:\n  - name: a\n    bootstrap_servers: x:1\n    writeable: true\n",
     );
-    let out = klens()
-        .args(["--check-config", "--config"])
-        .arg(&path)
-        .output()
-        .expect("klens runs");
+    let out = check_config(&path);
     assert_eq!(out.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(

@@ -5,7 +5,6 @@ use leptos::prelude::*;
 use leptos_router::components::A;
 
 use super::theme::ThemeSwitch;
-use crate::api::clusters;
 
 #[component]
 pub fn Layout(children: Children) -> impl IntoView {
@@ -69,14 +68,16 @@ fn UserMenu() -> impl IntoView {
 
 #[component]
 fn ClusterNav() -> impl IntoView {
-    let list = Resource::new(|| (), |_| clusters());
+    // The visible clusters come from the page's whoami, in config order: no second request.
+    let who = super::access::identity();
     view! {
         <nav class="sidenav" aria-label="Clusters">
             <A href="/" exact=true>"Clusters"</A>
             <Suspense fallback=|| view! { <div class="skeleton-line"></div> }>
                 {move || Suspend::new(async move {
-                    match list.await {
-                        Ok(clusters) => {
+                    match who.await {
+                        Ok(w) => {
+                            let clusters = w.clusters;
                             view! {
                                 <ul>
                                     {clusters

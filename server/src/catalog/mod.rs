@@ -13,14 +13,13 @@ use app::api::{
     PartitionDetail, TopicDetail, TopicList, TopicSummary,
 };
 use app::{ApiError, ErrorCode};
-use tokio::sync::Notify;
 
 use crate::auth::Grant;
 use crate::config::Config;
 use crate::kafka::admin::{self, TopicSpec};
 use crate::kafka::{KafkaClients, MetadataSnapshot, Watermarks};
 
-/// How often metadata is read when nothing asks for an earlier refresh.
+/// How often metadata is read; a write reads it back at once besides.
 const METADATA_INTERVAL: Duration = Duration::from_secs(15);
 
 /// What klens knows about one cluster right now.
@@ -79,7 +78,6 @@ pub struct ClusterEntry {
     clients: Result<Arc<KafkaClients>, String>,
     state: RwLock<ClusterState>,
     rate_history: Mutex<rates::RateHistory>,
-    nudge: Notify,
 }
 
 impl ClusterEntry {
@@ -96,11 +94,6 @@ impl ClusterEntry {
             Err(poisoned) => poisoned.into_inner(),
         };
         f(&mut guard);
-    }
-
-    /// Asks for a refresh now rather than at the next interval (after a write, say).
-    pub fn nudge(&self) {
-        self.nudge.notify_one();
     }
 
     pub fn summary(&self) -> ClusterSummary {
@@ -321,7 +314,6 @@ impl Catalog {
                     clients,
                     state: RwLock::new(ClusterState::default()),
                     rate_history: Mutex::new(rates::RateHistory::default()),
-                    nudge: Notify::new(),
                 })
             })
             .collect();
@@ -355,10 +347,7 @@ impl Catalog {
             tokio::spawn(async move {
                 loop {
                     entry.refresh().await;
-                    tokio::select! {
-                        _ = tokio::time::sleep(METADATA_INTERVAL) => {}
-                        _ = entry.nudge.notified() => {}
-                    }
+                    tokio::time::sleep(METADATA_INTERVAL).await;
                 }
             });
         }
