@@ -6,3 +6,4 @@ pub mod catalog;
 pub mod config;
 pub mod http;
 pub mod kafka;
+pub mod registry;

@@ -8,7 +8,8 @@ use std::sync::Arc;
 use leptos::prelude::use_context;
 
 use super::{
-    ClusterDetail, ClusterSummary, CreateTopicRequest, TopicChanged, TopicDetail, TopicList, WhoAmI,
+    BrokerDetail, BrokerList, ClusterDetail, ClusterSummary, CreateTopicRequest, GroupDetail,
+    GroupList, SearchResult, SubjectList, TopicChanged, TopicDetail, TopicList, WhoAmI,
 };
 use crate::error::{ApiError, ErrorCode};
 
@@ -21,6 +22,13 @@ pub trait Backend: Send + Sync + 'static {
     fn cluster(&self, name: &str) -> Result<ClusterDetail, ApiError>;
     fn topics(&self, cluster: &str) -> Result<TopicList, ApiError>;
     fn topic(&self, cluster: &str, topic: &str) -> Result<TopicDetail, ApiError>;
+    fn groups(&self, cluster: &str) -> Result<GroupList, ApiError>;
+    fn group(&self, cluster: &str, group: &str) -> Result<GroupDetail, ApiError>;
+    fn brokers(&self, cluster: &str) -> Result<BrokerList, ApiError>;
+    fn broker(&self, cluster: &str, id: i32) -> Result<BrokerDetail, ApiError>;
+    fn subjects(&self, cluster: &str) -> Result<SubjectList, ApiError>;
+    /// Searches every visible cluster, or only `cluster` (which must then be visible).
+    fn search(&self, query: &str, cluster: Option<&str>) -> Result<SearchResult, ApiError>;
     /// Writes are decided when called (while the request is current) and run in the future.
     fn create_topic(&self, request: CreateTopicRequest) -> Reply<TopicChanged>;
     fn delete_topic(&self, cluster: String, topic: String) -> Reply<TopicChanged>;

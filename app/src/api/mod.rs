@@ -2,12 +2,20 @@
 //! body runs only on the server and reaches Kafka through [`backend::Backend`], which the
 //! `server` crate provides, so this crate never links a Kafka client.
 
+mod brokers;
 mod catalog;
+mod groups;
 mod identity;
+mod schemas;
+mod search;
 mod topics;
 
+pub use brokers::*;
 pub use catalog::*;
+pub use groups::*;
 pub use identity::*;
+pub use schemas::*;
+pub use search::*;
 pub use topics::*;
 
 #[cfg(feature = "ssr")]

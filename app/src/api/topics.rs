@@ -47,11 +47,28 @@ pub struct PartitionDetail {
     pub size_bytes: Option<u64>,
 }
 
+/// A consumer group with committed offsets on a topic, and its lag there.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TopicConsumer {
+    pub group: String,
+    pub state: String,
+    /// The group's lag summed over this topic's partitions; `None` when no end offset is known.
+    pub lag: Option<u64>,
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TopicDetail {
     pub name: String,
     pub internal: bool,
     pub partitions: Vec<PartitionDetail>,
+    /// The leaders' bytes summed over partitions; `None` unless every partition's is known.
+    pub size_bytes: Option<u64>,
+    /// Groups with committed offsets on this topic.
+    pub consumers: Vec<TopicConsumer>,
+    /// When metadata, sizes and groups were last read, ms since the epoch.
+    pub refreshed_at: Option<i64>,
+    pub sizes_refreshed_at: Option<i64>,
+    pub groups_refreshed_at: Option<i64>,
 }
 
 /// The answer to a topic change.

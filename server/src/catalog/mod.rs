@@ -1,42 +1,136 @@
-//! The catalog projection: per cluster, the last good view of its metadata, refreshed by a
-//! background task. Pages and `/api` read it and never wait on Kafka; a failed refresh keeps
-//! the last good data and records the error.
+//! The catalog projection: per cluster, the last good view of its metadata, watermarks,
+//! consumer groups, log dirs and schema subjects, each part refreshed by its own background
+//! loop. Pages and `/api` read it and never wait on Kafka; a failed refresh keeps the last good
+//! data of that part and records the error and when the data was read.
 
 mod rates;
+mod views;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, RwLock};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use app::api::{
-    is_internal_topic, BrokerSummary, ClusterDetail, ClusterSummary, Health, HealthStatus,
-    PartitionDetail, TopicDetail, TopicList, TopicSummary,
+    BrokerList, ClusterDetail, ClusterSummary, GroupDetail, GroupList, Health, HealthStatus,
+    SearchHit, SubjectList, TopicDetail, TopicList,
 };
 use app::{ApiError, ErrorCode};
 
 use crate::auth::Grant;
 use crate::config::Config;
 use crate::kafka::admin::{self, TopicSpec};
+use crate::kafka::wire::{ClusterInfo, Group, LogDir, WireClient};
 use crate::kafka::{KafkaClients, MetadataSnapshot, Watermarks};
+use crate::registry::{Registry, Subjects};
 
-/// How often metadata is read; a write reads it back at once besides.
+/// How often metadata and watermarks are read; a write reads them back at once besides.
 const METADATA_INTERVAL: Duration = Duration::from_secs(15);
+/// How often every group's members and committed offsets are read.
+const GROUPS_INTERVAL: Duration = Duration::from_secs(10);
+/// How often a group someone has open is read, and for how long after they last asked.
+const WATCHED_INTERVAL: Duration = Duration::from_secs(2);
+const WATCH_FOR: Duration = Duration::from_secs(30);
+/// Log dirs, the controller and racks change slowly.
+const LOG_DIRS_INTERVAL: Duration = Duration::from_secs(30);
+const SUBJECTS_INTERVAL: Duration = Duration::from_secs(30);
+/// How long the secondary loops wait for the first metadata before looking again.
+const WAIT_FOR_METADATA: Duration = Duration::from_millis(500);
 
-/// What klens knows about one cluster right now.
+/// One part of the projection: the last good data, when it was read, and the error of the last
+/// attempt if that failed.
+#[derive(Debug)]
+pub struct Part<T> {
+    pub data: Option<Arc<T>>,
+    pub refreshed_at: Option<i64>,
+    pub error: Option<String>,
+}
+
+impl<T> Default for Part<T> {
+    fn default() -> Self {
+        Part {
+            data: None,
+            refreshed_at: None,
+            error: None,
+        }
+    }
+}
+
+impl<T> Clone for Part<T> {
+    fn clone(&self) -> Self {
+        Part {
+            data: self.data.clone(),
+            refreshed_at: self.refreshed_at,
+            error: self.error.clone(),
+        }
+    }
+}
+
+impl<T> Part<T> {
+    fn record(&mut self, outcome: Result<T, String>) {
+        match outcome {
+            Ok(data) => {
+                self.data = Some(Arc::new(data));
+                self.refreshed_at = Some(now_ms());
+                self.error = None;
+            }
+            Err(error) => self.error = Some(error),
+        }
+    }
+}
+
+/// Every broker's log dirs, with each replica's size indexed for the topic views.
+#[derive(Debug, Default)]
+pub struct LogDirs {
+    /// Broker id → its dirs, or why they could not be read.
+    pub brokers: HashMap<i32, Result<Vec<LogDir>, String>>,
+    /// (topic, partition) → broker id → bytes of that replica.
+    pub replicas: HashMap<(String, i32), HashMap<i32, u64>>,
+}
+
+impl LogDirs {
+    fn new(answers: Vec<(i32, Result<Vec<LogDir>, String>)>) -> Result<LogDirs, String> {
+        if let Some((_, Err(error))) = answers.iter().find(|(_, a)| a.is_err()) {
+            if answers.iter().all(|(_, a)| a.is_err()) {
+                return Err(error.clone());
+            }
+        }
+        let mut replicas: HashMap<(String, i32), HashMap<i32, u64>> = HashMap::new();
+        for (broker, dirs) in &answers {
+            for dir in dirs.iter().flatten() {
+                for r in &dir.replicas {
+                    replicas
+                        .entry((r.topic.clone(), r.partition))
+                        .or_default()
+                        .insert(*broker, r.size_bytes);
+                }
+            }
+        }
+        Ok(LogDirs {
+            brokers: answers.into_iter().collect(),
+            replicas,
+        })
+    }
+}
+
+/// What klens knows about one cluster right now. Cloning is cheap: the data is shared.
 #[derive(Clone, Debug, Default)]
 pub struct ClusterState {
     /// The last metadata read successfully, if any.
-    pub metadata: Option<MetadataSnapshot>,
+    pub metadata: Option<Arc<MetadataSnapshot>>,
     /// The watermarks read with that metadata; partitions Kafka gave none for are absent.
-    pub watermarks: Watermarks,
+    pub watermarks: Arc<Watermarks>,
     /// Records per second per topic over about the last minute, where known.
-    pub produce_rates: HashMap<String, f64>,
+    pub produce_rates: Arc<HashMap<String, f64>>,
     /// When `metadata` was read, ms since the epoch.
     pub refreshed_at: Option<i64>,
-    /// The error of the last refresh, if it failed.
+    /// The error of the last metadata refresh, if it failed.
     pub last_error: Option<String>,
     /// Whether a refresh has been tried at all (`/ready` waits for this).
     pub attempted: bool,
+    pub groups: Part<Vec<Group>>,
+    pub log_dirs: Part<LogDirs>,
+    pub cluster_info: Part<ClusterInfo>,
+    pub subjects: Part<Subjects>,
 }
 
 impl ClusterState {
@@ -76,8 +170,12 @@ pub struct ClusterEntry {
     pub name: String,
     pub writable: bool,
     clients: Result<Arc<KafkaClients>, String>,
+    wire: Result<Arc<WireClient>, String>,
+    registry: Option<Result<Arc<Registry>, String>>,
     state: RwLock<ClusterState>,
     rate_history: Mutex<rates::RateHistory>,
+    /// Groups someone has open, and when they last asked.
+    watched: Mutex<HashMap<String, Instant>>,
 }
 
 impl ClusterEntry {
@@ -97,110 +195,57 @@ impl ClusterEntry {
     }
 
     pub fn summary(&self) -> ClusterSummary {
-        let state = self.state();
-        let metadata = state.metadata.as_ref();
-        ClusterSummary {
-            name: self.name.clone(),
-            writable: self.writable,
-            health: state.health(),
-            brokers: metadata.map(|m| m.brokers.len() as u64),
-            topics: metadata.map(|m| m.topics.len() as u64),
-            partitions: metadata.map(MetadataSnapshot::partition_count),
-            under_replicated: metadata.map(MetadataSnapshot::under_replicated),
-            // Sizes come from log dirs, which this projection does not read yet.
-            size_bytes: None,
-            refreshed_at: state.refreshed_at,
-        }
+        views::summary(&self.name, self.writable, &self.state())
     }
 
     pub fn detail(&self) -> ClusterDetail {
-        let mut broker_list: Vec<BrokerSummary> = self
-            .state()
-            .metadata
-            .map(|m| {
-                m.brokers
-                    .into_iter()
-                    .map(|b| BrokerSummary {
-                        id: b.id,
-                        host: b.host,
-                        port: b.port,
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
-        broker_list.sort_by_key(|b| b.id);
-        ClusterDetail {
-            summary: self.summary(),
-            broker_list,
-        }
+        views::detail(&self.name, self.writable, &self.state())
     }
 
-    /// Topics as of the last refresh, by name.
     pub fn topics(&self) -> TopicList {
-        let state = self.state();
-        let mut topics: Vec<TopicSummary> = state
-            .metadata
-            .as_ref()
-            .map(|m| {
-                m.topics
-                    .iter()
-                    .map(|t| TopicSummary {
-                        name: t.name.clone(),
-                        internal: is_internal_topic(&t.name),
-                        partitions: t.partitions.len() as u64,
-                        replication_factor: t
-                            .partitions
-                            .iter()
-                            .map(|p| p.replicas.len() as u64)
-                            .max()
-                            .unwrap_or(0),
-                        records: record_count(&state.watermarks, t),
-                        size_bytes: None,
-                        produce_rate: state.produce_rates.get(&t.name).copied(),
-                        under_replicated: t
-                            .partitions
-                            .iter()
-                            .filter(|p| p.is_under_replicated())
-                            .count() as u64,
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
-        topics.sort_by(|a, b| a.name.cmp(&b.name));
-        TopicList {
-            refreshed_at: state.refreshed_at,
-            topics,
-        }
+        views::topics(&self.state())
     }
 
-    /// One topic as of the last refresh.
     pub fn topic(&self, name: &str) -> Option<TopicDetail> {
-        let state = self.state();
-        let watermarks = state.watermarks;
-        let metadata = state.metadata?;
-        let topic = metadata.topics.into_iter().find(|t| t.name == name)?;
-        let mut partitions: Vec<PartitionDetail> = topic
-            .partitions
-            .into_iter()
-            .map(|p| {
-                let marks = watermarks.get(&(topic.name.clone(), p.id));
-                PartitionDetail {
-                    partition: p.id,
-                    leader: p.leader,
-                    replicas: p.replicas,
-                    isr: p.isr,
-                    low: marks.map(|m| m.0),
-                    high: marks.map(|m| m.1),
-                    size_bytes: None,
-                }
-            })
-            .collect();
-        partitions.sort_by_key(|p| p.partition);
-        Some(TopicDetail {
-            internal: is_internal_topic(&topic.name),
-            name: topic.name,
-            partitions,
-        })
+        views::topic(&self.state(), name)
+    }
+
+    pub fn groups(&self) -> GroupList {
+        views::groups(&self.state())
+    }
+
+    /// One group; looking at it makes its offsets refresh more often for a while.
+    pub fn group(&self, id: &str) -> Option<GroupDetail> {
+        let found = views::group(&self.state(), id);
+        if found.is_some() {
+            self.watch_group(id);
+        }
+        found
+    }
+
+    pub fn brokers(&self) -> BrokerList {
+        views::brokers(&self.state())
+    }
+
+    pub fn subjects(&self) -> SubjectList {
+        views::subjects(&self.state(), self.has_registry())
+    }
+
+    /// Matches of `query` in this cluster's catalog, with their scores (lower is better).
+    pub fn search(&self, query: &str) -> Vec<(u32, SearchHit)> {
+        views::search(&self.name, &self.state(), query)
+    }
+
+    /// Whether a registry is configured for this cluster.
+    pub fn has_registry(&self) -> bool {
+        self.registry.is_some()
+    }
+
+    /// Marks a group as open on someone's screen, so its offsets are read more often.
+    fn watch_group(&self, group: &str) {
+        if let Ok(mut watched) = self.watched.lock() {
+            watched.insert(group.to_string(), Instant::now());
+        }
     }
 
     fn clients(&self) -> Result<Arc<KafkaClients>, ApiError> {
@@ -233,9 +278,9 @@ impl ClusterEntry {
         Ok(())
     }
 
-    /// Reads metadata once and records the outcome.
+    /// Reads metadata and watermarks once and records the outcome.
     pub async fn refresh(&self) {
-        let started = std::time::Instant::now();
+        let started = Instant::now();
         let outcome = match &self.clients {
             Ok(clients) => {
                 let clients = Arc::clone(clients);
@@ -275,9 +320,9 @@ impl ClusterEntry {
                     Err(_) => HashMap::new(),
                 };
                 self.update(|s| {
-                    s.metadata = Some(metadata);
-                    s.watermarks = watermarks;
-                    s.produce_rates = produce_rates;
+                    s.metadata = Some(Arc::new(metadata));
+                    s.watermarks = Arc::new(watermarks);
+                    s.produce_rates = Arc::new(produce_rates);
                     s.refreshed_at = Some(now);
                     s.last_error = None;
                     s.attempted = true;
@@ -291,6 +336,154 @@ impl ClusterEntry {
                 });
             }
         }
+    }
+
+    /// The brokers of the last good metadata, waiting for the first if need be.
+    async fn known_brokers(&self) -> Vec<crate::kafka::Broker> {
+        loop {
+            if let Some(metadata) = self.state().metadata {
+                return metadata.brokers.clone();
+            }
+            tokio::time::sleep(WAIT_FOR_METADATA).await;
+        }
+    }
+
+    fn wire(&self) -> Result<Arc<WireClient>, String> {
+        self.wire.as_ref().map(Arc::clone).map_err(Clone::clone)
+    }
+
+    /// Reads every group's members and committed offsets once.
+    pub async fn refresh_groups(&self) {
+        let brokers = self.known_brokers().await;
+        let started = Instant::now();
+        let outcome = match self.wire() {
+            Ok(wire) => wire.groups(&brokers).await,
+            Err(e) => Err(e),
+        };
+        match &outcome {
+            Ok(groups) => tracing::debug!(
+                cluster = %self.name,
+                ms = started.elapsed().as_millis() as u64,
+                groups = groups.len(),
+                "groups refreshed"
+            ),
+            Err(error) => tracing::warn!(cluster = %self.name, %error, "groups not refreshed"),
+        }
+        self.update(|s| s.groups.record(outcome));
+    }
+
+    /// Reads the offsets of the groups someone has open, and the watermarks of their
+    /// partitions, so that their lag is seconds old rather than a refresh interval.
+    async fn refresh_watched(&self) {
+        let watched: Vec<String> = match self.watched.lock() {
+            Ok(mut watched) => {
+                watched.retain(|_, at| at.elapsed() < WATCH_FOR);
+                watched.keys().cloned().collect()
+            }
+            Err(_) => return,
+        };
+        if watched.is_empty() {
+            return;
+        }
+        let state = self.state();
+        let (Some(groups), Some(metadata), Ok(wire), Ok(clients)) = (
+            state.groups.data.clone(),
+            state.metadata.clone(),
+            self.wire(),
+            self.clients(),
+        ) else {
+            return;
+        };
+        for id in watched {
+            let Some(group) = groups.iter().find(|g| g.id == id) else {
+                continue;
+            };
+            let Some(coordinator) = metadata.brokers.iter().find(|b| b.id == group.coordinator)
+            else {
+                continue;
+            };
+            let fresh = match wire.group(coordinator, &id).await {
+                Ok(fresh) => fresh,
+                Err(error) => {
+                    tracing::debug!(cluster = %self.name, group = %id, %error, "watched group");
+                    continue;
+                }
+            };
+            let topics: Vec<crate::kafka::Topic> = metadata
+                .topics
+                .iter()
+                .filter(|t| fresh.offsets.iter().any(|(name, _, _)| *name == t.name))
+                .cloned()
+                .collect();
+            let clients = Arc::clone(&clients);
+            let marks = tokio::task::spawn_blocking(move || clients.fetch_watermarks(&topics))
+                .await
+                .ok()
+                .and_then(Result::ok)
+                .unwrap_or_default();
+            self.update(|s| {
+                let mut all = (*s.watermarks).clone();
+                all.extend(marks);
+                s.watermarks = Arc::new(all);
+                if let Some(groups) = &s.groups.data {
+                    let mut groups = (**groups).clone();
+                    if let Some(slot) = groups.iter_mut().find(|g| g.id == fresh.id) {
+                        // The listing's state and type stand unless the describe says more.
+                        if !fresh.state.is_empty() {
+                            slot.state = fresh.state;
+                        }
+                        slot.protocol_type = fresh.protocol_type;
+                        slot.members = fresh.members;
+                        slot.offsets = fresh.offsets;
+                        slot.error = fresh.error;
+                    }
+                    s.groups.data = Some(Arc::new(groups));
+                }
+            });
+        }
+    }
+
+    /// Reads log dirs, the controller and racks once.
+    pub async fn refresh_log_dirs(&self) {
+        let brokers = self.known_brokers().await;
+        let started = Instant::now();
+        let wire = match self.wire() {
+            Ok(wire) => wire,
+            Err(error) => {
+                self.update(|s| {
+                    s.log_dirs.record(Err(error.clone()));
+                    s.cluster_info.record(Err(error));
+                });
+                return;
+            }
+        };
+        let dirs = LogDirs::new(wire.log_dirs(&brokers).await);
+        let info = wire.cluster_info(&brokers).await;
+        match &dirs {
+            Ok(_) => tracing::debug!(
+                cluster = %self.name,
+                ms = started.elapsed().as_millis() as u64,
+                "log dirs refreshed"
+            ),
+            Err(error) => tracing::info!(cluster = %self.name, %error, "log dirs not read"),
+        }
+        self.update(|s| {
+            s.log_dirs.record(dirs);
+            s.cluster_info.record(info);
+        });
+    }
+
+    /// Reads the registry's subjects once.
+    pub async fn refresh_subjects(&self) {
+        let outcome = match &self.registry {
+            None => return,
+            Some(Ok(registry)) => registry.subjects().await,
+            Some(Err(error)) => Err(error.clone()),
+        };
+        if let Err(error) = &outcome {
+            tracing::warn!(cluster = %self.name, %error, "subjects not refreshed");
+        }
+        self.update(|s| s.subjects.record(outcome));
     }
 }
 
@@ -308,12 +501,20 @@ impl Catalog {
                 let clients = KafkaClients::new(c)
                     .map(Arc::new)
                     .map_err(|e| format!("could not create the Kafka client: {e}"));
+                let wire = WireClient::new(c).map(Arc::new);
+                let registry = c
+                    .schema_registry
+                    .as_ref()
+                    .map(|r| Registry::new(r).map(Arc::new));
                 Arc::new(ClusterEntry {
                     name: c.name.clone(),
                     writable: c.writable,
                     clients,
+                    wire,
+                    registry,
                     state: RwLock::new(ClusterState::default()),
                     rate_history: Mutex::new(rates::RateHistory::default()),
+                    watched: Mutex::new(HashMap::new()),
                 })
             })
             .collect();
@@ -340,16 +541,47 @@ impl Catalog {
         self.clusters.iter().all(|c| c.state().attempted)
     }
 
-    /// Starts one refresh loop per cluster.
+    /// Starts the refresh loops of every cluster: metadata with watermarks, groups, groups
+    /// someone has open, log dirs with the controller, and subjects, each at its own pace.
     pub fn spawn_refreshers(self: &Arc<Self>) {
         for entry in &self.clusters {
-            let entry = Arc::clone(entry);
+            let e = Arc::clone(entry);
             tokio::spawn(async move {
                 loop {
-                    entry.refresh().await;
+                    e.refresh().await;
                     tokio::time::sleep(METADATA_INTERVAL).await;
                 }
             });
+            let e = Arc::clone(entry);
+            tokio::spawn(async move {
+                loop {
+                    e.refresh_groups().await;
+                    tokio::time::sleep(GROUPS_INTERVAL).await;
+                }
+            });
+            let e = Arc::clone(entry);
+            tokio::spawn(async move {
+                loop {
+                    tokio::time::sleep(WATCHED_INTERVAL).await;
+                    e.refresh_watched().await;
+                }
+            });
+            let e = Arc::clone(entry);
+            tokio::spawn(async move {
+                loop {
+                    e.refresh_log_dirs().await;
+                    tokio::time::sleep(LOG_DIRS_INTERVAL).await;
+                }
+            });
+            if entry.has_registry() {
+                let e = Arc::clone(entry);
+                tokio::spawn(async move {
+                    loop {
+                        e.refresh_subjects().await;
+                        tokio::time::sleep(SUBJECTS_INTERVAL).await;
+                    }
+                });
+            }
         }
     }
 }
@@ -371,102 +603,9 @@ fn high_totals(metadata: &MetadataSnapshot, watermarks: &Watermarks) -> HashMap<
         .collect()
 }
 
-/// Records in a topic: high − low summed over partitions. An upper bound where compaction or
-/// transaction markers leave gaps; `None` unless every partition's watermarks are known.
-fn record_count(watermarks: &Watermarks, topic: &crate::kafka::Topic) -> Option<u64> {
-    topic.partitions.iter().try_fold(0u64, |sum, p| {
-        let (low, high) = watermarks.get(&(topic.name.clone(), p.id))?;
-        Some(sum + u64::try_from(high - low).unwrap_or(0))
-    })
-}
-
 fn now_ms() -> i64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_millis() as i64)
         .unwrap_or(0)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::kafka::{Partition, Topic};
-
-    fn metadata(partitions: Vec<Partition>) -> MetadataSnapshot {
-        MetadataSnapshot {
-            brokers: Vec::new(),
-            topics: vec![Topic {
-                name: "t".into(),
-                partitions,
-            }],
-        }
-    }
-
-    fn partition(leader: i32, replicas: &[i32], isr: &[i32]) -> Partition {
-        Partition {
-            id: 0,
-            leader,
-            replicas: replicas.to_vec(),
-            isr: isr.to_vec(),
-        }
-    }
-
-    #[test]
-    fn health_follows_the_last_refresh() {
-        let healthy = metadata(vec![partition(1, &[1, 2], &[1, 2])]);
-        let under = metadata(vec![partition(1, &[1, 2], &[1])]);
-        let offline = metadata(vec![partition(-1, &[1], &[])]);
-        let cases = [
-            (None, None, HealthStatus::Unreachable),
-            (Some(healthy.clone()), None, HealthStatus::Ok),
-            (Some(under), None, HealthStatus::Degraded),
-            (Some(offline), None, HealthStatus::Degraded),
-            (Some(healthy), Some("down"), HealthStatus::Unreachable),
-        ];
-        for (metadata, error, want) in cases {
-            let state = ClusterState {
-                metadata,
-                last_error: error.map(str::to_string),
-                ..ClusterState::default()
-            };
-            assert_eq!(state.health().status, want, "{state:?}");
-        }
-    }
-
-    #[test]
-    fn records_are_summed_only_when_every_partition_is_known() {
-        let topic = Topic {
-            name: "t".into(),
-            partitions: vec![
-                partition(1, &[1], &[1]),
-                Partition {
-                    id: 1,
-                    ..partition(1, &[1], &[1])
-                },
-            ],
-        };
-        let mut marks = Watermarks::new();
-        marks.insert(("t".into(), 0), (5, 12));
-        assert_eq!(record_count(&marks, &topic), None);
-        marks.insert(("t".into(), 1), (0, 3));
-        assert_eq!(record_count(&marks, &topic), Some(10));
-        marks.insert(("t".into(), 1), (4, 3));
-        assert_eq!(
-            record_count(&marks, &topic),
-            Some(7),
-            "a negative span counts as empty"
-        );
-    }
-
-    #[test]
-    fn a_failed_refresh_keeps_the_error_text() {
-        let state = ClusterState {
-            last_error: Some("Broker transport failure".into()),
-            ..ClusterState::default()
-        };
-        assert_eq!(
-            state.health().error.as_deref(),
-            Some("Broker transport failure")
-        );
-    }
 }

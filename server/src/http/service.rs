@@ -6,8 +6,9 @@ use std::sync::Arc;
 use app::access::{Action, Resource};
 use app::api::backend::{Backend, Reply};
 use app::api::{
-    is_internal_topic, ClusterDetail, ClusterSummary, CreateTopicRequest, TopicChanged,
-    TopicDetail, TopicList, User, WhoAmI,
+    is_internal_topic, BrokerDetail, BrokerList, ClusterDetail, ClusterSummary, CreateTopicRequest,
+    GroupDetail, GroupList, SearchHit, SearchResult, SubjectList, TopicChanged, TopicDetail,
+    TopicList, User, WhoAmI, MAX_HITS,
 };
 use app::{ApiError, ErrorCode, Privilege};
 use axum::http::request::Parts;
@@ -44,6 +45,19 @@ impl Service {
             )),
         }
     }
+}
+
+/// The longest search query, in characters.
+const MAX_QUERY: usize = 200;
+
+/// Before the first good read of a part, klens cannot tell a missing thing from an unread one.
+fn not_read_yet(cluster: &str, what: &str) -> ApiError {
+    ApiError::new(
+        ErrorCode::Client,
+        format!(
+            "klens has not read the {what} of cluster \"{cluster}\" yet; try again in a moment."
+        ),
+    )
 }
 
 /// The order of checks: caller → visible → writable → internal → privilege (all in `decide`),
@@ -126,16 +140,100 @@ impl Backend for Service {
         check_topic_name(topic, "topic")?;
         if entry.state().metadata.is_none() {
             // Before the first good refresh klens cannot tell a missing topic from an unread one.
-            return Err(ApiError::new(
-                ErrorCode::Client,
-                format!("klens has not read cluster \"{cluster}\" yet; try again in a moment."),
-            ));
+            return Err(not_read_yet(cluster, "topics"));
         }
         entry.topic(topic).ok_or_else(|| {
             ApiError::new(
                 ErrorCode::NotFound,
                 format!("There is no topic named \"{topic}\" in cluster \"{cluster}\"."),
             )
+        })
+    }
+
+    fn groups(&self, cluster: &str) -> Result<GroupList, ApiError> {
+        let (entry, _grant) = self.decide(cluster, Action::catalog())?;
+        Ok(entry.groups())
+    }
+
+    fn group(&self, cluster: &str, group: &str) -> Result<GroupDetail, ApiError> {
+        let (entry, _grant) = self.decide(cluster, Action::catalog())?;
+        if group.is_empty() {
+            return Err(ApiError::bad_request(
+                "group",
+                "A group id cannot be empty.",
+            ));
+        }
+        if entry.state().groups.data.is_none() {
+            return Err(not_read_yet(cluster, "consumer groups"));
+        }
+        entry.group(group).ok_or_else(|| {
+            ApiError::new(
+                ErrorCode::NotFound,
+                format!("There is no consumer group \"{group}\" in cluster \"{cluster}\"."),
+            )
+        })
+    }
+
+    fn brokers(&self, cluster: &str) -> Result<BrokerList, ApiError> {
+        let (entry, _grant) = self.decide(cluster, Action::catalog())?;
+        Ok(entry.brokers())
+    }
+
+    fn broker(&self, cluster: &str, id: i32) -> Result<BrokerDetail, ApiError> {
+        let (entry, _grant) = self.decide(cluster, Action::catalog())?;
+        if entry.state().metadata.is_none() {
+            return Err(not_read_yet(cluster, "brokers"));
+        }
+        entry
+            .brokers()
+            .brokers
+            .into_iter()
+            .find(|b| b.id == id)
+            .ok_or_else(|| {
+                ApiError::new(
+                    ErrorCode::NotFound,
+                    format!("There is no broker {id} in cluster \"{cluster}\"."),
+                )
+            })
+    }
+
+    fn subjects(&self, cluster: &str) -> Result<SubjectList, ApiError> {
+        let (entry, _grant) = self.decide(cluster, Action::catalog())?;
+        Ok(entry.subjects())
+    }
+
+    fn search(&self, query: &str, cluster: Option<&str>) -> Result<SearchResult, ApiError> {
+        if query.chars().count() > MAX_QUERY {
+            return Err(ApiError::bad_request(
+                "q",
+                format!("A search is at most {MAX_QUERY} characters."),
+            ));
+        }
+        let entries: Vec<Arc<ClusterEntry>> = match cluster {
+            Some(cluster) => vec![self.decide(cluster, Action::catalog())?.0],
+            None => {
+                let subject = self.subject()?;
+                self.policy
+                    .visible(&subject)
+                    .iter()
+                    .filter_map(|access| {
+                        let grant = self
+                            .policy
+                            .decide(&subject, &access.name, Action::catalog())
+                            .ok()?;
+                        self.catalog.entry(&grant).cloned()
+                    })
+                    .collect()
+            }
+        };
+        let mut hits: Vec<(u32, SearchHit)> =
+            entries.iter().flat_map(|e| e.search(query)).collect();
+        hits.sort_by(|(a, x), (b, y)| {
+            (a, x.kind, &x.cluster, &x.name).cmp(&(b, y.kind, &y.cluster, &y.name))
+        });
+        hits.truncate(MAX_HITS);
+        Ok(SearchResult {
+            hits: hits.into_iter().map(|(_, hit)| hit).collect(),
         })
     }
 

@@ -232,5 +232,8 @@ async fn with_auth_the_session_is_checked_and_hosts_are_not() {
 async fn a_topic_of_a_cluster_not_read_yet_is_not_called_missing() {
     let (status, body) = get("/api/topic?cluster=quiet&topic=orders").await;
     assert_eq!(status, StatusCode::BAD_GATEWAY, "{body}");
-    assert!(body.contains("has not read cluster"), "{body}");
+    assert!(
+        body.contains("has not read the topics of cluster"),
+        "{body}"
+    );
 }

@@ -3,6 +3,7 @@
 //! already asked the authorization decision.
 
 pub mod admin;
+pub mod wire;
 
 use std::collections::HashMap;
 use std::sync::Mutex;

@@ -1,0 +1,111 @@
+//! Consumer groups from the catalog: every group's state, members, committed offsets and lag.
+//! No privilege is needed to read them.
+
+use leptos::prelude::*;
+use leptos::server_fn::codec::GetUrl;
+use serde::{Deserialize, Serialize};
+
+use crate::error::ApiError;
+
+/// One row of `GET /api/groups`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GroupSummary {
+    pub group: String,
+    /// Kafka's state name: Stable, Empty, PreparingRebalance, CompletingRebalance, Dead, …
+    pub state: String,
+    /// How many members the group has now.
+    pub members: u64,
+    /// How many topics it has committed offsets on.
+    pub topics: u64,
+    /// The sum of its partitions' lag; `None` when no end offset of its partitions is known.
+    pub lag: Option<u64>,
+}
+
+/// `GET /api/groups`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GroupList {
+    /// When the groups were last read successfully, ms since the epoch.
+    pub refreshed_at: Option<i64>,
+    /// Why the last read failed, while the list shown is older.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    pub groups: Vec<GroupSummary>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TopicPartitionRef {
+    pub topic: String,
+    pub partition: i32,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GroupMember {
+    pub member_id: String,
+    pub client_id: String,
+    pub host: String,
+    pub assignments: Vec<TopicPartitionRef>,
+}
+
+/// One partition's position in a group.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GroupOffset {
+    pub topic: String,
+    pub partition: i32,
+    pub committed: i64,
+    /// The partition's high watermark, when known.
+    pub end: Option<i64>,
+    /// `end − committed`, never negative; `None` without an end offset.
+    pub lag: Option<u64>,
+}
+
+/// `GET /api/group`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GroupDetail {
+    pub group: String,
+    pub state: String,
+    /// `consumer`, `connect`, … as the group's members declare; empty when it has none.
+    pub protocol_type: String,
+    /// The broker coordinating the group.
+    pub coordinator: i32,
+    pub members: Vec<GroupMember>,
+    pub offsets: Vec<GroupOffset>,
+    /// The sum of `offsets[].lag`, `None` when none is known.
+    pub lag: Option<u64>,
+    /// When the group's offsets were read, ms since the epoch.
+    pub refreshed_at: Option<i64>,
+    /// Kafka's error when the group could not be described or its offsets read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// Lag of one partition: how far the committed offset is behind the end.
+pub fn partition_lag(committed: i64, end: Option<i64>) -> Option<u64> {
+    end.map(|end| u64::try_from(end - committed).unwrap_or(0))
+}
+
+/// The consumer groups of a cluster, from the catalog.
+#[server(endpoint = "groups", input = GetUrl)]
+pub async fn groups(cluster: String) -> Result<GroupList, ApiError> {
+    let backend = super::backend::current()?;
+    super::backend::with_status(backend.groups(&cluster))
+}
+
+/// One consumer group: members, assignments, committed offsets and lag.
+#[server(endpoint = "group", input = GetUrl)]
+pub async fn group(cluster: String, group: String) -> Result<GroupDetail, ApiError> {
+    let backend = super::backend::current()?;
+    super::backend::with_status(backend.group(&cluster, &group))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::partition_lag;
+
+    #[test]
+    fn lag_is_never_negative_and_needs_an_end() {
+        assert_eq!(partition_lag(5, Some(12)), Some(7));
+        assert_eq!(partition_lag(12, Some(12)), Some(0));
+        assert_eq!(partition_lag(15, Some(12)), Some(0));
+        assert_eq!(partition_lag(5, None), None);
+    }
+}

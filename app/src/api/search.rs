@@ -1,0 +1,164 @@
+//! Search across the catalog of every visible cluster: topics, groups, brokers and subjects,
+//! tolerant of small typos.
+
+use leptos::prelude::*;
+use leptos::server_fn::codec::GetUrl;
+use serde::{Deserialize, Serialize};
+
+use crate::error::ApiError;
+
+/// The most hits one search answers.
+pub const MAX_HITS: usize = 50;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum HitKind {
+    Topic,
+    Group,
+    Broker,
+    Subject,
+}
+
+impl HitKind {
+    pub fn label(self) -> &'static str {
+        match self {
+            HitKind::Topic => "topic",
+            HitKind::Group => "group",
+            HitKind::Broker => "broker",
+            HitKind::Subject => "subject",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SearchHit {
+    pub kind: HitKind,
+    pub cluster: String,
+    pub name: String,
+    /// The page of the thing found.
+    pub url: String,
+}
+
+/// `GET /api/search`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SearchResult {
+    pub hits: Vec<SearchHit>,
+}
+
+/// How well `name` matches `query`, lower is better; `None` for no match. Case is ignored.
+/// In order: the whole name, a prefix, a substring, the query's characters in order (an
+/// abbreviation), then a substring with one typo (two for longer queries).
+pub fn match_score(query: &str, name: &str) -> Option<u32> {
+    let query = query.trim().to_lowercase();
+    if query.is_empty() {
+        return None;
+    }
+    let name = name.to_lowercase();
+    let length = name.chars().count() as u32;
+    if name == query {
+        return Some(0);
+    }
+    if name.starts_with(&query) {
+        return Some(100 + length);
+    }
+    if let Some(at) = name.find(&query) {
+        return Some(1_000 + at as u32 + length);
+    }
+    let q: Vec<char> = query.chars().collect();
+    let n: Vec<char> = name.chars().collect();
+    if q.len() >= 2 && is_subsequence(&q, &n) {
+        return Some(10_000 + length);
+    }
+    let allowed = match q.len() {
+        0..=3 => return None,
+        4..=7 => 1,
+        _ => 2,
+    };
+    let typos = typos_in_best_window(&q, &n);
+    (typos <= allowed).then(|| 100_000 * typos + length)
+}
+
+fn is_subsequence(q: &[char], n: &[char]) -> bool {
+    let mut rest = n.iter();
+    q.iter().all(|c| rest.any(|m| m == c))
+}
+
+/// The fewest edits (insert, delete, substitute, swap two neighbours) that turn `q` into some
+/// substring of `n`.
+fn typos_in_best_window(q: &[char], n: &[char]) -> u32 {
+    // Edit distance where the match may start and end anywhere in `n` (free prefix and suffix),
+    // with transpositions (optimal string alignment).
+    let (rows, cols) = (q.len() + 1, n.len() + 1);
+    let mut d = vec![vec![0u32; cols]; rows];
+    for (i, row) in d.iter_mut().enumerate() {
+        row[0] = i as u32;
+    }
+    for i in 1..rows {
+        for j in 1..cols {
+            let cost = u32::from(q[i - 1] != n[j - 1]);
+            let mut best = (d[i - 1][j] + 1)
+                .min(d[i][j - 1] + 1)
+                .min(d[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && q[i - 1] == n[j - 2] && q[i - 2] == n[j - 1] {
+                best = best.min(d[i - 2][j - 2] + 1);
+            }
+            d[i][j] = best;
+        }
+    }
+    d[rows - 1].iter().copied().min().unwrap_or(u32::MAX)
+}
+
+/// Searches the catalog of the visible clusters, or only of `cluster`.
+#[server(endpoint = "search", input = GetUrl)]
+pub async fn search(
+    q: String,
+    #[server(default)] cluster: Option<String>,
+) -> Result<SearchResult, ApiError> {
+    let backend = super::backend::current()?;
+    super::backend::with_status(backend.search(&q, cluster.as_deref()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::match_score;
+
+    #[test]
+    fn better_matches_score_lower() {
+        let order = [
+            "orders",          // exact
+            "orders-archive",  // prefix
+            "eu-orders",       // substring
+            "old-orders-east", // later substring
+        ];
+        let scores: Vec<u32> = order
+            .iter()
+            .map(|n| match_score("orders", n).expect(n))
+            .collect();
+        let mut sorted = scores.clone();
+        sorted.sort();
+        assert_eq!(scores, sorted, "{order:?}");
+    }
+
+    #[test]
+    fn typos_and_abbreviations_still_match() {
+        assert!(match_score("ordres", "orders").is_some(), "a swap");
+        assert!(match_score("ordrs", "orders").is_some(), "a missing letter");
+        assert!(match_score("paymnets-avro", "payments-avro").is_some());
+        assert!(match_score("ORDERS", "orders").is_some(), "case is ignored");
+        assert!(match_score("pa", "payments-avro").is_some(), "a prefix");
+        assert!(
+            match_score("pmav", "payments-avro").is_some(),
+            "an abbreviation"
+        );
+        assert!(match_score("xyzzy", "orders").is_none());
+        assert!(
+            match_score("zzz", "orders").is_none(),
+            "short queries need no typos"
+        );
+        assert!(match_score("   ", "orders").is_none());
+        assert!(
+            match_score("ordres", "orders").unwrap() > match_score("orde", "orders").unwrap(),
+            "a typo ranks below a prefix"
+        );
+    }
+}

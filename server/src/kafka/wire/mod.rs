@@ -1,0 +1,518 @@
+//! A small Kafka protocol client for the catalog reads librdkafka's Rust binding does not offer:
+//! consumer groups with their committed offsets, log dirs, and the active controller and racks.
+//! It speaks only those requests (with `kafka-protocol` for the encoding), over one connection
+//! per broker, with the cluster's own TLS and SASL settings.
+//!
+//! Every request is a read; nothing here can change a cluster.
+
+mod conn;
+mod scram;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use bytes::{Buf, Bytes};
+use futures::future::join_all;
+use kafka_protocol::error::ParseResponseErrorCode;
+use kafka_protocol::messages::consumer_protocol_assignment::ConsumerProtocolAssignment;
+use kafka_protocol::messages::describe_quorum_request::{PartitionData, TopicData};
+use kafka_protocol::messages::offset_fetch_request::OffsetFetchRequestGroup;
+use kafka_protocol::messages::{
+    DescribeClusterRequest, DescribeGroupsRequest, DescribeLogDirsRequest, DescribeQuorumRequest,
+    GroupId, ListGroupsRequest, OffsetFetchRequest, TopicName,
+};
+use kafka_protocol::protocol::{Decodable, Message, Request, StrBytes};
+use tokio::sync::{Mutex as AsyncMutex, OwnedMutexGuard};
+use tokio_rustls::rustls::pki_types::pem::PemObject;
+use tokio_rustls::rustls::pki_types::{CertificateDer, PrivateKeyDer};
+use tokio_rustls::rustls::{ClientConfig as TlsClientConfig, RootCertStore};
+
+use self::conn::{Connection, Security};
+use super::Broker;
+use crate::config::{ClusterConfig, TlsConfig};
+
+type WireResult<T> = Result<T, String>;
+
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(15);
+/// Groups per DescribeGroups or OffsetFetch request.
+const GROUP_BATCH: usize = 200;
+/// KRaft's metadata log, whose leader is the active controller.
+const METADATA_LOG: &str = "__cluster_metadata";
+
+/// Kafka's name for an error code, as Kafka's own tools print it.
+fn describe_code(code: i16) -> String {
+    match code.err() {
+        Some(error) => format!("{error:?}"),
+        None => "no error".to_string(),
+    }
+}
+
+/// A broker's connection, when open; its lock keeps one request sequence at a time.
+type Slot = Arc<AsyncMutex<Option<Connection>>>;
+
+/// The protocol client of one cluster.
+pub struct WireClient {
+    security: Security,
+    /// One connection per broker address, opened on first use and dropped after any failure.
+    slots: Mutex<HashMap<(String, u16), Slot>>,
+}
+
+/// A connection held for a sequence of requests to one broker.
+struct Lease {
+    label: String,
+    guard: OwnedMutexGuard<Option<Connection>>,
+}
+
+impl Lease {
+    async fn call<R: Request>(&mut self, request: &R, min: i16) -> WireResult<R::Response> {
+        let Some(conn) = self.guard.as_mut() else {
+            return Err(format!("{}: the connection was closed", self.label));
+        };
+        let outcome = tokio::time::timeout(REQUEST_TIMEOUT, conn.call(request, min)).await;
+        let error = match outcome {
+            Ok(Ok(response)) => return Ok(response),
+            Ok(Err(error)) => error,
+            Err(_) => "no answer in time".to_string(),
+        };
+        // After a failure the connection may be out of step with the broker: start afresh.
+        *self.guard = None;
+        Err(format!("{}: {error}", self.label))
+    }
+}
+
+impl WireClient {
+    /// Prepares the client; it connects on first use. Fails only on unreadable TLS files.
+    pub fn new(cluster: &ClusterConfig) -> WireResult<WireClient> {
+        let tls = match &cluster.tls {
+            Some(tls) => Some(Arc::new(tls_config(tls)?)),
+            None => None,
+        };
+        Ok(WireClient {
+            security: Security {
+                sasl: cluster.sasl.clone(),
+                tls,
+            },
+            slots: Mutex::new(HashMap::new()),
+        })
+    }
+
+    async fn lease(&self, broker: &Broker) -> WireResult<Lease> {
+        let port = u16::try_from(broker.port).map_err(|_| "bad broker port".to_string())?;
+        let label = format!("broker {} ({}:{port})", broker.id, broker.host);
+        let slot = {
+            let mut slots = self.slots.lock().map_err(|_| "connection table poisoned")?;
+            Arc::clone(slots.entry((broker.host.clone(), port)).or_default())
+        };
+        let mut guard = slot.lock_owned().await;
+        if guard.is_none() {
+            let opened = tokio::time::timeout(
+                CONNECT_TIMEOUT,
+                Connection::open(&broker.host, port, &self.security),
+            )
+            .await
+            .map_err(|_| format!("{label}: connecting took too long"))?
+            .map_err(|e| format!("{label}: {e}"))?;
+            *guard = Some(opened);
+        }
+        Ok(Lease { label, guard })
+    }
+
+    /// The active controller (the leader of KRaft's metadata log) and each broker's rack, from
+    /// the first broker that answers.
+    pub async fn cluster_info(&self, brokers: &[Broker]) -> WireResult<ClusterInfo> {
+        let mut last_error = "no brokers".to_string();
+        for broker in brokers {
+            match self.cluster_info_from(broker).await {
+                Ok(info) => return Ok(info),
+                Err(error) => last_error = error,
+            }
+        }
+        Err(last_error)
+    }
+
+    async fn cluster_info_from(&self, broker: &Broker) -> WireResult<ClusterInfo> {
+        let mut lease = self.lease(broker).await?;
+        let described = lease.call(&DescribeClusterRequest::default(), 0).await?;
+        if described.error_code != 0 {
+            return Err(format!(
+                "DescribeCluster: {}",
+                describe_code(described.error_code)
+            ));
+        }
+        let racks = described
+            .brokers
+            .iter()
+            .filter_map(|b| Some((b.broker_id.0, b.rack.as_ref()?.to_string())))
+            .collect();
+        // DescribeCluster's controller id is a random broker under KRaft; the quorum's leader
+        // is the real one. Reading it needs DESCRIBE on the cluster.
+        let quorum = DescribeQuorumRequest::default().with_topics(vec![TopicData::default()
+            .with_topic_name(TopicName(StrBytes::from_static_str(METADATA_LOG)))
+            .with_partitions(vec![PartitionData::default().with_partition_index(0)])]);
+        let controller = match lease.call(&quorum, 0).await {
+            Ok(answer) if answer.error_code == 0 => answer
+                .topics
+                .iter()
+                .flat_map(|t| &t.partitions)
+                .find(|p| p.error_code == 0)
+                .map(|p| p.leader_id.0)
+                .filter(|id| *id >= 0),
+            Ok(answer) => {
+                tracing::debug!(code = %describe_code(answer.error_code), "no quorum answer");
+                None
+            }
+            Err(error) => {
+                tracing::debug!(%error, "no quorum answer");
+                None
+            }
+        };
+        Ok(ClusterInfo { controller, racks })
+    }
+
+    /// Every broker's log dirs, each with its own outcome: one broker failing (or klens lacking
+    /// DESCRIBE on the cluster) leaves the others' answers standing.
+    pub async fn log_dirs(&self, brokers: &[Broker]) -> Vec<(i32, WireResult<Vec<LogDir>>)> {
+        let asks = brokers.iter().map(|b| async move {
+            let answer = async {
+                let mut lease = self.lease(b).await?;
+                // A null topic list (the default is an empty one) asks for every replica.
+                let every = DescribeLogDirsRequest::default().with_topics(None);
+                let response = lease.call(&every, 1).await?;
+                if response.error_code != 0 {
+                    return Err(describe_code(response.error_code));
+                }
+                Ok(response
+                    .results
+                    .into_iter()
+                    .map(|dir| LogDir {
+                        path: dir.log_dir.to_string(),
+                        error: (dir.error_code != 0).then(|| describe_code(dir.error_code)),
+                        total_bytes: u64::try_from(dir.total_bytes).ok(),
+                        usable_bytes: u64::try_from(dir.usable_bytes).ok(),
+                        replicas: dir
+                            .topics
+                            .into_iter()
+                            .flat_map(|t| {
+                                let name = t.name.0.to_string();
+                                t.partitions.into_iter().filter(|p| !p.is_future_key).map(
+                                    move |p| ReplicaSize {
+                                        topic: name.clone(),
+                                        partition: p.partition_index,
+                                        size_bytes: u64::try_from(p.partition_size).unwrap_or(0),
+                                    },
+                                )
+                            })
+                            .collect(),
+                    })
+                    .collect())
+            }
+            .await;
+            (b.id, answer)
+        });
+        join_all(asks).await
+    }
+
+    /// Every consumer group on the cluster: each broker lists the groups it coordinates, then
+    /// describes them and reads their committed offsets, in batches. Fails if any broker does,
+    /// so a partial list never replaces a whole one.
+    pub async fn groups(&self, brokers: &[Broker]) -> WireResult<Vec<Group>> {
+        let answers = join_all(brokers.iter().map(|b| self.groups_of(b))).await;
+        let mut groups = Vec::new();
+        for answer in answers {
+            groups.extend(answer?);
+        }
+        groups.sort_by(|a, b| a.id.cmp(&b.id));
+        Ok(groups)
+    }
+
+    async fn groups_of(&self, broker: &Broker) -> WireResult<Vec<Group>> {
+        let mut lease = self.lease(broker).await?;
+        let listed = lease.call(&ListGroupsRequest::default(), 0).await?;
+        if listed.error_code != 0 {
+            return Err(format!(
+                "{}: ListGroups: {}",
+                lease.label,
+                describe_code(listed.error_code)
+            ));
+        }
+        let mut groups: Vec<Group> = listed
+            .groups
+            .into_iter()
+            .map(|g| Group {
+                id: g.group_id.0.to_string(),
+                state: g.group_state.to_string(),
+                protocol_type: g.protocol_type.to_string(),
+                kind: g.group_type.to_string(),
+                coordinator: broker.id,
+                members: Vec::new(),
+                offsets: Vec::new(),
+                error: None,
+            })
+            .collect();
+        for batch in groups.chunks_mut(GROUP_BATCH) {
+            describe(&mut lease, batch).await?;
+        }
+        Ok(groups)
+    }
+
+    /// One group read afresh from its coordinator: what a page someone has open needs.
+    pub async fn group(&self, coordinator: &Broker, id: &str) -> WireResult<Group> {
+        let mut lease = self.lease(coordinator).await?;
+        let mut one = [Group {
+            id: id.to_string(),
+            state: String::new(),
+            protocol_type: String::new(),
+            kind: String::new(),
+            coordinator: coordinator.id,
+            members: Vec::new(),
+            offsets: Vec::new(),
+            error: None,
+        }];
+        describe(&mut lease, &mut one).await?;
+        let [group] = one;
+        Ok(group)
+    }
+}
+
+/// Describes a batch of groups and reads their committed offsets, in one DescribeGroups and one
+/// OffsetFetch request.
+async fn describe(lease: &mut Lease, batch: &mut [Group]) -> WireResult<()> {
+    let ids: Vec<GroupId> = batch
+        .iter()
+        .map(|g| GroupId(StrBytes::from_string(g.id.clone())))
+        .collect();
+    let described = lease
+        .call(
+            &DescribeGroupsRequest::default().with_groups(ids.clone()),
+            0,
+        )
+        .await?;
+    for answer in described.groups {
+        let Some(group) = batch.iter_mut().find(|g| *g.id == *answer.group_id.0) else {
+            continue;
+        };
+        if answer.error_code != 0 {
+            group.error = Some(describe_code(answer.error_code));
+            continue;
+        }
+        if !answer.group_state.is_empty() {
+            group.state = answer.group_state.to_string();
+        }
+        group.members = answer
+            .members
+            .into_iter()
+            .map(|m| Member {
+                member_id: m.member_id.to_string(),
+                client_id: m.client_id.to_string(),
+                host: m.client_host.to_string(),
+                assignments: if answer.protocol_type.as_str() == "consumer" {
+                    decode_assignment(m.member_assignment)
+                } else {
+                    Vec::new()
+                },
+            })
+            .collect();
+    }
+    // OffsetFetch for several groups at once needs version 8; no topic list (null, not
+    // empty) asks for every topic the group has offsets on.
+    let request = OffsetFetchRequest::default().with_groups(
+        ids.into_iter()
+            .map(|id| {
+                OffsetFetchRequestGroup::default()
+                    .with_group_id(id)
+                    .with_topics(None)
+            })
+            .collect(),
+    );
+    let fetched = lease.call(&request, 8).await?;
+    for answer in fetched.groups {
+        let Some(group) = batch.iter_mut().find(|g| *g.id == *answer.group_id.0) else {
+            continue;
+        };
+        if answer.error_code != 0 {
+            group.error = Some(describe_code(answer.error_code));
+            continue;
+        }
+        for topic in answer.topics {
+            let name = topic.name.0.to_string();
+            for p in topic.partitions {
+                if p.error_code == 0 && p.committed_offset >= 0 {
+                    group
+                        .offsets
+                        .push((name.clone(), p.partition_index, p.committed_offset));
+                }
+            }
+        }
+        group.offsets.sort();
+    }
+    Ok(())
+}
+
+/// The partitions a member of a classic consumer group was given, from the assignment bytes
+/// its leader wrote. Bytes klens cannot read give no partitions rather than an error.
+fn decode_assignment(mut bytes: Bytes) -> Vec<(String, i32)> {
+    if bytes.len() < 2 {
+        return Vec::new();
+    }
+    let version = (&bytes[..2]).get_i16();
+    bytes.advance(2);
+    let version = version.clamp(
+        ConsumerProtocolAssignment::VERSIONS.min,
+        ConsumerProtocolAssignment::VERSIONS.max,
+    );
+    let Ok(assignment) = ConsumerProtocolAssignment::decode(&mut bytes, version) else {
+        return Vec::new();
+    };
+    let mut out: Vec<(String, i32)> = assignment
+        .assigned_partitions
+        .into_iter()
+        .flat_map(|tp| {
+            let topic = tp.topic.0.to_string();
+            tp.partitions.into_iter().map(move |p| (topic.clone(), p))
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// The rustls settings for a cluster's `tls` block: its CA (or the system's trust store) and,
+/// for mutual TLS, its client certificate and key. Errors name the file, never its contents.
+fn tls_config(tls: &TlsConfig) -> WireResult<TlsClientConfig> {
+    let mut roots = RootCertStore::empty();
+    match &tls.ca {
+        Some(ca) => {
+            let certs = CertificateDer::pem_file_iter(ca)
+                .map_err(|e| format!("cannot read the CA file {}: {e}", ca.display()))?;
+            for cert in certs {
+                let cert = cert.map_err(|e| format!("bad certificate in {}: {e}", ca.display()))?;
+                roots
+                    .add(cert)
+                    .map_err(|e| format!("bad certificate in {}: {e}", ca.display()))?;
+            }
+        }
+        None => {
+            for cert in rustls_native_certs::load_native_certs().certs {
+                // A system certificate rustls cannot use is skipped, as librdkafka would.
+                roots.add(cert).ok();
+            }
+        }
+    }
+    let provider = Arc::new(tokio_rustls::rustls::crypto::ring::default_provider());
+    let builder = TlsClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .map_err(|e| format!("TLS set-up failed: {e}"))?
+        .with_root_certificates(roots);
+    match (&tls.cert, &tls.key) {
+        (Some(cert), Some(key)) => {
+            let chain = CertificateDer::pem_file_iter(cert)
+                .and_then(|certs| certs.collect::<Result<Vec<_>, _>>())
+                .map_err(|e| format!("cannot read the certificate {}: {e}", cert.display()))?;
+            let key = PrivateKeyDer::from_pem_file(key)
+                .map_err(|e| format!("cannot read the key {}: {e}", key.display()))?;
+            builder
+                .with_client_auth_cert(chain, key)
+                .map_err(|e| format!("the client certificate and key do not fit: {e}"))
+        }
+        _ => Ok(builder.with_no_client_auth()),
+    }
+}
+
+/// What `cluster_info` found.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ClusterInfo {
+    /// The active controller's node id, when klens may read the quorum.
+    pub controller: Option<i32>,
+    /// Broker id → rack, for brokers that have one.
+    pub racks: HashMap<i32, String>,
+}
+
+/// One log dir of one broker.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LogDir {
+    pub path: String,
+    /// Kafka's error name when the dir is offline or unreadable.
+    pub error: Option<String>,
+    pub total_bytes: Option<u64>,
+    pub usable_bytes: Option<u64>,
+    pub replicas: Vec<ReplicaSize>,
+}
+
+impl LogDir {
+    /// The bytes of every replica in this dir.
+    pub fn size_bytes(&self) -> u64 {
+        self.replicas.iter().map(|r| r.size_bytes).sum()
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReplicaSize {
+    pub topic: String,
+    pub partition: i32,
+    pub size_bytes: u64,
+}
+
+/// One consumer group as its coordinator describes it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Group {
+    pub id: String,
+    /// Kafka's state name: Stable, Empty, PreparingRebalance, …
+    pub state: String,
+    /// `consumer` for consumer groups, `connect` for Connect workers, empty for none.
+    pub protocol_type: String,
+    /// `classic` or `consumer` (KIP-848) where the broker says.
+    pub kind: String,
+    pub coordinator: i32,
+    pub members: Vec<Member>,
+    /// (topic, partition, committed offset), sorted.
+    pub offsets: Vec<(String, i32, i64)>,
+    /// Kafka's error when the group could not be described or its offsets not read.
+    pub error: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Member {
+    pub member_id: String,
+    pub client_id: String,
+    pub host: String,
+    /// (topic, partition), sorted.
+    pub assignments: Vec<(String, i32)>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kafka_protocol::messages::consumer_protocol_assignment::TopicPartition;
+    use kafka_protocol::protocol::Encodable;
+
+    #[test]
+    fn assignments_decode_from_the_consumer_protocol() {
+        let assignment = ConsumerProtocolAssignment::default().with_assigned_partitions(vec![
+            TopicPartition::default()
+                .with_topic(TopicName(StrBytes::from_static_str("b")))
+                .with_partitions(vec![2, 0]),
+            TopicPartition::default()
+                .with_topic(TopicName(StrBytes::from_static_str("a")))
+                .with_partitions(vec![1]),
+        ]);
+        for version in 0..=3i16 {
+            let mut bytes = bytes::BytesMut::new();
+            bytes.extend_from_slice(&version.to_be_bytes());
+            assignment.encode(&mut bytes, version).expect("encodes");
+            assert_eq!(
+                decode_assignment(bytes.freeze()),
+                vec![("a".into(), 1), ("b".into(), 0), ("b".into(), 2)],
+                "version {version}"
+            );
+        }
+        assert!(decode_assignment(Bytes::from_static(&[0])).is_empty());
+        assert!(decode_assignment(Bytes::from_static(&[0, 1, 0xff, 0xff, 0xff])).is_empty());
+    }
+
+    #[test]
+    fn error_codes_read_as_kafka_names() {
+        assert_eq!(describe_code(31), "ClusterAuthorizationFailed");
+        assert_eq!(describe_code(0), "no error");
+    }
+}

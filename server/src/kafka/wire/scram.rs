@@ -1,0 +1,222 @@
+//! The client side of SCRAM (RFC 5802) for SCRAM-SHA-256 and SCRAM-SHA-512, as Kafka uses it:
+//! no channel binding, and the broker's final message is checked, so a broker that does not know
+//! the password cannot pass for one that does.
+
+use base64::engine::general_purpose::STANDARD;
+use base64::Engine;
+use hmac::{Hmac, Mac};
+use sha2::{Digest, Sha256, Sha512};
+
+/// The highest iteration count klens accepts from a broker, so that a hostile one cannot make
+/// the client spin.
+const MAX_ITERATIONS: u32 = 1_000_000;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Hash {
+    Sha256,
+    Sha512,
+}
+
+impl Hash {
+    fn hmac(self, key: &[u8], data: &[u8]) -> Vec<u8> {
+        // Both HMACs accept keys of any length, so `new_from_slice` cannot fail.
+        match self {
+            Hash::Sha256 => Hmac::<Sha256>::new_from_slice(key)
+                .map(|mut m| {
+                    m.update(data);
+                    m.finalize().into_bytes().to_vec()
+                })
+                .unwrap_or_default(),
+            Hash::Sha512 => Hmac::<Sha512>::new_from_slice(key)
+                .map(|mut m| {
+                    m.update(data);
+                    m.finalize().into_bytes().to_vec()
+                })
+                .unwrap_or_default(),
+        }
+    }
+
+    fn digest(self, data: &[u8]) -> Vec<u8> {
+        match self {
+            Hash::Sha256 => Sha256::digest(data).to_vec(),
+            Hash::Sha512 => Sha512::digest(data).to_vec(),
+        }
+    }
+
+    /// PBKDF2 with this HMAC, one output block (the hash's length), as SCRAM's `Hi()`.
+    fn salted_password(self, password: &[u8], salt: &[u8], iterations: u32) -> Vec<u8> {
+        let mut first = salt.to_vec();
+        first.extend_from_slice(&1u32.to_be_bytes());
+        let mut block = self.hmac(password, &first);
+        let mut result = block.clone();
+        for _ in 1..iterations {
+            block = self.hmac(password, &block);
+            for (r, b) in result.iter_mut().zip(&block) {
+                *r ^= b;
+            }
+        }
+        result
+    }
+}
+
+/// One SCRAM exchange, from the client's first message to the check of the server's last.
+pub struct Scram {
+    hash: Hash,
+    password: String,
+    nonce: String,
+    client_first_bare: String,
+    server_signature: Option<Vec<u8>>,
+}
+
+impl Scram {
+    pub fn new(hash: Hash, username: &str, password: &str) -> Scram {
+        use rand::Rng;
+        let nonce: String = rand::thread_rng()
+            .sample_iter(&rand::distributions::Alphanumeric)
+            .take(24)
+            .map(char::from)
+            .collect();
+        Scram::with_nonce(hash, username, password, nonce)
+    }
+
+    fn with_nonce(hash: Hash, username: &str, password: &str, nonce: String) -> Scram {
+        let name = username.replace('=', "=3D").replace(',', "=2C");
+        Scram {
+            hash,
+            password: password.to_string(),
+            client_first_bare: format!("n={name},r={nonce}"),
+            nonce,
+            server_signature: None,
+        }
+    }
+
+    /// The first message: no channel binding, no authorization identity.
+    pub fn client_first(&self) -> String {
+        format!("n,,{}", self.client_first_bare)
+    }
+
+    /// The answer to the server's first message, with the client proof.
+    pub fn client_final(&mut self, server_first: &str) -> Result<String, String> {
+        let mut nonce = None;
+        let mut salt = None;
+        let mut iterations = None;
+        for part in server_first.split(',') {
+            match part.split_once('=') {
+                Some(("r", v)) => nonce = Some(v),
+                Some(("s", v)) => salt = Some(v),
+                Some(("i", v)) => iterations = Some(v),
+                Some(("m", _)) => return Err("the broker asks for a SCRAM extension".into()),
+                _ => {}
+            }
+        }
+        let (Some(nonce), Some(salt), Some(iterations)) = (nonce, salt, iterations) else {
+            return Err("the broker's SCRAM challenge is incomplete".into());
+        };
+        if !nonce.starts_with(&self.nonce) || nonce.len() == self.nonce.len() {
+            return Err("the broker's SCRAM nonce does not extend klens's".into());
+        }
+        let salt = STANDARD
+            .decode(salt)
+            .map_err(|_| "the broker's SCRAM salt is not base64".to_string())?;
+        let iterations: u32 = iterations
+            .parse()
+            .ok()
+            .filter(|i| (1..=MAX_ITERATIONS).contains(i))
+            .ok_or("the broker's SCRAM iteration count is out of range")?;
+
+        let salted = self
+            .hash
+            .salted_password(self.password.as_bytes(), &salt, iterations);
+        let client_key = self.hash.hmac(&salted, b"Client Key");
+        let stored_key = self.hash.digest(&client_key);
+        let without_proof = format!("c=biws,r={nonce}");
+        let auth_message = format!("{},{server_first},{without_proof}", self.client_first_bare);
+        let signature = self.hash.hmac(&stored_key, auth_message.as_bytes());
+        let proof: Vec<u8> = client_key
+            .iter()
+            .zip(&signature)
+            .map(|(k, s)| k ^ s)
+            .collect();
+        let server_key = self.hash.hmac(&salted, b"Server Key");
+        self.server_signature = Some(self.hash.hmac(&server_key, auth_message.as_bytes()));
+        Ok(format!("{without_proof},p={}", STANDARD.encode(proof)))
+    }
+
+    /// Checks the server's last message: it must prove that the server knows the password.
+    pub fn verify_server_final(&self, server_final: &str) -> Result<(), String> {
+        if let Some(error) = server_final.strip_prefix("e=") {
+            return Err(format!("the broker refused the SCRAM proof: {error}"));
+        }
+        let expected = self
+            .server_signature
+            .as_ref()
+            .ok_or("the SCRAM exchange is out of order")?;
+        let given = server_final
+            .split(',')
+            .find_map(|p| p.strip_prefix("v="))
+            .and_then(|v| STANDARD.decode(v).ok())
+            .ok_or("the broker's SCRAM answer has no signature")?;
+        if &given == expected {
+            Ok(())
+        } else {
+            Err("the broker's SCRAM signature is wrong".into())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The example exchange of RFC 7677, section 3.
+    #[test]
+    fn the_rfc_7677_example_exchange() {
+        let mut scram = Scram::with_nonce(
+            Hash::Sha256,
+            "user",
+            "pencil",
+            "rOprNGfwEbeRWgbNEkqO".into(),
+        );
+        assert_eq!(scram.client_first(), "n,,n=user,r=rOprNGfwEbeRWgbNEkqO");
+        let server_first =
+            "r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0,s=W22ZaJ0SNY7soEsUEjb6gQ==,i=4096";
+        assert_eq!(
+            scram.client_final(server_first).as_deref(),
+            Ok(
+                "c=biws,r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0,\
+                p=dHzbZapWIk4jUhN+Ute9ytag9zjfMHgsqmmiz7AndVQ="
+            )
+        );
+        assert_eq!(
+            scram.verify_server_final("v=6rriTRBi23WpRR/wtup+mMhUZUn/dB5nLTJRsjl95G4="),
+            Ok(())
+        );
+        assert!(scram
+            .verify_server_final("v=AAAATRBi23WpRR/wtup+mMhUZUn/dB5nLTJRsjl95G4=")
+            .is_err());
+    }
+
+    #[test]
+    fn bad_challenges_are_refused() {
+        let fresh = || Scram::with_nonce(Hash::Sha512, "a,b=c", "pw", "abc".into());
+        assert_eq!(fresh().client_first(), "n,,n=a=2Cb=3Dc,r=abc");
+        let cases = [
+            "r=abcdef,s=c2FsdA==",               // no iteration count
+            "r=xyz123,s=c2FsdA==,i=4096",        // nonce not extended from ours
+            "r=abc,s=c2FsdA==,i=4096",           // nonce not extended at all
+            "r=abcdef,s=!!!,i=4096",             // salt not base64
+            "r=abcdef,s=c2FsdA==,i=0",           // iteration count out of range
+            "r=abcdef,s=c2FsdA==,i=99999999999", // iteration count out of range
+            "m=ext,r=abcdef,s=c2FsdA==,i=4096",  // a mandatory extension
+        ];
+        for case in cases {
+            assert!(fresh().client_final(case).is_err(), "{case}");
+        }
+        assert!(fresh().verify_server_final("v=AAAA").is_err());
+        let refused = fresh().verify_server_final("e=invalid-proof");
+        assert!(
+            matches!(&refused, Err(e) if e.contains("invalid-proof")),
+            "{refused:?}"
+        );
+    }
+}

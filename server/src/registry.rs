@@ -1,0 +1,161 @@
+//! The catalog's view of a cluster's Schema Registry: subjects, their versions, ids, types and
+//! compatibility, read through the Confluent-compatible REST API. Schema texts are not read.
+
+use std::time::Duration;
+
+use futures::stream::{self, StreamExt};
+use reqwest::{StatusCode, Url};
+use serde::Deserialize;
+
+use crate::config::{RegistryConfig, Secret};
+
+const TIMEOUT: Duration = Duration::from_secs(10);
+/// Subjects read at the same time during a refresh.
+const PARALLEL: usize = 8;
+
+pub struct Registry {
+    http: reqwest::Client,
+    base: Url,
+    credentials: Option<(String, Secret)>,
+}
+
+/// One subject as the catalog shows it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Subject {
+    pub name: String,
+    pub versions: Vec<i32>,
+    /// (version, id, type) of the newest version.
+    pub latest: Option<(i32, i64, String)>,
+    /// The subject's own compatibility level, if it sets one.
+    pub compatibility: Option<String>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Subjects {
+    pub global_compatibility: Option<String>,
+    pub subjects: Vec<Subject>,
+}
+
+#[derive(Deserialize)]
+struct Version {
+    version: i32,
+    id: i64,
+    #[serde(rename = "schemaType")]
+    schema_type: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct Compatibility {
+    #[serde(rename = "compatibilityLevel", alias = "compatibility")]
+    level: Option<String>,
+}
+
+impl Registry {
+    pub fn new(config: &RegistryConfig) -> Result<Registry, String> {
+        let mut base =
+            Url::parse(&config.url).map_err(|e| format!("the registry URL is not valid: {e}"))?;
+        // Joining paths below needs the base to end in a slash.
+        if !base.path().ends_with('/') {
+            let path = format!("{}/", base.path());
+            base.set_path(&path);
+        }
+        let http = reqwest::Client::builder()
+            .timeout(TIMEOUT)
+            .build()
+            .map_err(|e| format!("cannot create the registry client: {e}"))?;
+        let credentials = match (&config.username, &config.password) {
+            (Some(user), Some(password)) => Some((user.clone(), password.clone())),
+            _ => None,
+        };
+        Ok(Registry {
+            http,
+            base,
+            credentials,
+        })
+    }
+
+    fn url(&self, segments: &[&str]) -> Result<Url, String> {
+        let mut url = self.base.clone();
+        {
+            let mut path = url
+                .path_segments_mut()
+                .map_err(|_| "the registry URL cannot take a path".to_string())?;
+            path.pop_if_empty();
+            for segment in segments {
+                // Each segment is percent-encoded, so a subject name cannot change the path.
+                path.push(segment);
+            }
+        }
+        Ok(url)
+    }
+
+    /// GETs a JSON document; `Ok(None)` for 404.
+    async fn get<T: for<'de> Deserialize<'de>>(
+        &self,
+        segments: &[&str],
+    ) -> Result<Option<T>, String> {
+        let url = self.url(segments)?;
+        let mut request = self.http.get(url.clone());
+        if let Some((user, password)) = &self.credentials {
+            request = request.basic_auth(user, Some(password.expose()));
+        }
+        let what = segments.join("/");
+        let response = request
+            .send()
+            .await
+            .map_err(|e| format!("registry: GET {what}: {}", e.without_url()))?;
+        if response.status() == StatusCode::NOT_FOUND {
+            return Ok(None);
+        }
+        if !response.status().is_success() {
+            return Err(format!("registry: GET {what}: HTTP {}", response.status()));
+        }
+        response
+            .json()
+            .await
+            .map(Some)
+            .map_err(|e| format!("registry: GET {what}: {}", e.without_url()))
+    }
+
+    /// Every subject with its versions, its newest version's id and type, and its own
+    /// compatibility level, plus the global level.
+    pub async fn subjects(&self) -> Result<Subjects, String> {
+        let names: Vec<String> = self.get(&["subjects"]).await?.unwrap_or_default();
+        let global = self
+            .get::<Compatibility>(&["config"])
+            .await?
+            .and_then(|c| c.level);
+        let reads = stream::iter(names.into_iter().map(|name| async move {
+            let versions: Vec<i32> = self
+                .get(&["subjects", &name, "versions"])
+                .await?
+                .unwrap_or_default();
+            let latest = self
+                .get::<Version>(&["subjects", &name, "versions", "latest"])
+                .await?
+                .map(|v| {
+                    let kind = v.schema_type.unwrap_or_else(|| "AVRO".to_string());
+                    (v.version, v.id, kind)
+                });
+            let compatibility = self
+                .get::<Compatibility>(&["config", &name])
+                .await?
+                .and_then(|c| c.level);
+            Ok::<_, String>(Subject {
+                name,
+                versions,
+                latest,
+                compatibility,
+            })
+        }))
+        .buffer_unordered(PARALLEL)
+        .collect::<Vec<_>>()
+        .await;
+        let mut subjects = reads.into_iter().collect::<Result<Vec<_>, _>>()?;
+        subjects.sort_by(|a, b| a.name.cmp(&b.name));
+        Ok(Subjects {
+            global_compatibility: global,
+            subjects,
+        })
+    }
+}
