@@ -46,9 +46,39 @@ pub fn or_dash<T>(value: Option<T>, format: impl FnOnce(T) -> String) -> String 
     value.map(format).unwrap_or_else(|| "—".to_string())
 }
 
+/// Percent-encodes a value for a URL path segment or query value: names of groups and subjects
+/// may hold `/`, `?`, `#`, `&` or spaces.
+pub fn query_value(value: &str) -> String {
+    let mut out = String::with_capacity(value.len());
+    for b in value.bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                out.push(b as char)
+            }
+            _ => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
+}
+
+/// The page of a thing in a cluster: `/c/{cluster}/{section}/{name}`, with the name encoded.
+pub fn page_url(cluster: &str, section: &str, name: &str) -> String {
+    format!(
+        "/c/{}/{section}/{}",
+        query_value(cluster),
+        query_value(name)
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn names_are_encoded_in_urls() {
+        assert_eq!(query_value("a b/c?d#e&f"), "a%20b%2Fc%3Fd%23e%26f");
+        assert_eq!(page_url("prod", "groups", "x/y"), "/c/prod/groups/x%2Fy");
+    }
 
     #[test]
     fn thousands_groups_by_three() {

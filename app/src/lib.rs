@@ -22,8 +22,16 @@ use leptos_router::{path, SsrMode};
 
 use components::layout::Layout;
 use pages::{
-    account::AccountPage, cluster::ClusterPage, clusters::ClustersPage, not_found::NotFoundPage,
-    topic::TopicPage, topics::TopicsPage,
+    account::AccountPage,
+    brokers::{BrokerPage, BrokersPage},
+    cluster::ClusterPage,
+    clusters::ClustersPage,
+    group::GroupPage,
+    groups::GroupsPage,
+    not_found::NotFoundPage,
+    schemas::SchemasPage,
+    topic::TopicPage,
+    topics::TopicsPage,
 };
 
 /// The HTML document around the app, rendered on the server.
@@ -64,6 +72,11 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/c/:cluster") view=ClusterPage ssr=SsrMode::Async />
                     <Route path=path!("/c/:cluster/topics") view=TopicsPage ssr=SsrMode::Async />
                     <Route path=path!("/c/:cluster/topics/:topic") view=TopicPage ssr=SsrMode::Async />
+                    <Route path=path!("/c/:cluster/groups") view=GroupsPage ssr=SsrMode::Async />
+                    <Route path=path!("/c/:cluster/groups/:group") view=GroupPage ssr=SsrMode::Async />
+                    <Route path=path!("/c/:cluster/brokers") view=BrokersPage ssr=SsrMode::Async />
+                    <Route path=path!("/c/:cluster/brokers/:id") view=BrokerPage ssr=SsrMode::Async />
+                    <Route path=path!("/c/:cluster/schemas") view=SchemasPage ssr=SsrMode::Async />
                 </Routes>
             </Layout>
         </Router>

@@ -94,7 +94,13 @@ async fn the_catalog_counts_what_kafka_reports_over_scram() {
     let entry = catalog.get("local").expect("configured");
 
     // Metadata can lag a fresh topic by a moment; refresh until klens sees it.
-    refresh_until(entry, |e| e.topics().topics.iter().any(|t| t.name == topic)).await;
+    refresh_until(entry, |e| {
+        e.topics(&Default::default())
+            .topics
+            .iter()
+            .any(|t| t.name == topic)
+    })
+    .await;
     let summary = entry.summary();
     let truth = kafka_topics();
     assert_eq!(
@@ -514,7 +520,7 @@ async fn record_counts_and_watermarks_match_what_was_produced() {
     let catalog = Catalog::new(&config);
     let entry = catalog.get("local").expect("configured");
     refresh_until(entry, |e| {
-        e.topics()
+        e.topics(&Default::default())
             .topics
             .iter()
             .any(|t| t.name == topic && t.records == Some(17))
@@ -559,7 +565,7 @@ async fn record_counts_and_watermarks_match_what_was_produced() {
 
 fn find(entry: &server::catalog::ClusterEntry, topic: &str) -> app::api::TopicSummary {
     entry
-        .topics()
+        .topics(&Default::default())
         .topics
         .into_iter()
         .find(|t| t.name == topic)
@@ -628,4 +634,328 @@ async fn mutual_tls_without_a_client_certificate_is_refused() {
     entry.refresh().await;
     let health = entry.summary().health;
     assert_eq!(health.status, HealthStatus::Unreachable, "{health:?}");
+}
+
+/// Commits `offsets` (partition → next offset to read) for `group` on `topic`, without joining
+/// the group, as a tool resetting offsets would.
+fn commit_offsets(group: &str, topic: &str, offsets: &[(i32, i64)]) {
+    use rdkafka::consumer::{BaseConsumer, CommitMode, Consumer};
+    let consumer: BaseConsumer = ClientConfig::new()
+        .set("bootstrap.servers", OPEN_PORT)
+        .set("group.id", group)
+        .set("enable.auto.commit", "false")
+        .create()
+        .expect("consumer");
+    let mut list = rdkafka::TopicPartitionList::new();
+    for &(partition, offset) in offsets {
+        list.add_partition_offset(topic, partition, rdkafka::Offset::Offset(offset))
+            .expect("partition");
+    }
+    consumer
+        .commit(&list, CommitMode::Sync)
+        .expect("offsets committed");
+}
+
+/// A member that has joined `group` on `topic` and holds its assignment.
+fn join_group(group: &str, topic: &str, client_id: &str) -> rdkafka::consumer::BaseConsumer {
+    use rdkafka::consumer::{BaseConsumer, Consumer};
+    let consumer: BaseConsumer = ClientConfig::new()
+        .set("bootstrap.servers", OPEN_PORT)
+        .set("group.id", group)
+        .set("client.id", client_id)
+        .set("enable.auto.commit", "false")
+        .create()
+        .expect("consumer");
+    consumer.subscribe(&[topic]).expect("subscribe");
+    for _ in 0..60 {
+        let _ = consumer.poll(Duration::from_millis(250));
+        if consumer
+            .assignment()
+            .map(|a| a.count() > 0)
+            .unwrap_or(false)
+        {
+            return consumer;
+        }
+    }
+    panic!("the consumer of {group} was never assigned partitions");
+}
+
+#[tokio::test]
+async fn groups_show_exact_committed_offsets_lag_and_members() {
+    let topic = unique("it-lag");
+    create_topic(&topic, 3).await;
+    produce(&topic, &[(0, 10), (1, 4)]);
+    let idle = unique("it-idle");
+    commit_offsets(&idle, &topic, &[(0, 7), (1, 4)]);
+    let active = unique("it-active");
+    let client_id = unique("it-client");
+    let _member = join_group(&active, &topic, &client_id);
+
+    let config = config(&format!(
+        "clusters:\n{}",
+        scram_cluster("local", "klens-secret")
+    ));
+    let catalog = Catalog::new(&config);
+    let entry = catalog.get("local").expect("configured");
+    refresh_until(entry, |e| {
+        e.topics(&Default::default())
+            .topics
+            .iter()
+            .any(|t| t.name == topic && t.records == Some(14))
+    })
+    .await;
+    entry.refresh_groups().await;
+
+    let group = entry.group(&idle).expect("the committed group is listed");
+    assert_eq!(group.state, "Empty");
+    assert!(group.members.is_empty());
+    let offsets: Vec<_> = group
+        .offsets
+        .iter()
+        .map(|o| (o.topic.as_str(), o.partition, o.committed, o.end, o.lag))
+        .collect();
+    assert_eq!(
+        offsets,
+        [
+            (topic.as_str(), 0, 7, Some(10), Some(3)),
+            (topic.as_str(), 1, 4, Some(4), Some(0)),
+        ],
+        "partition 2 has no committed offset and is not listed"
+    );
+    assert_eq!(group.lag, Some(3));
+
+    let listed = entry.groups(&Default::default());
+    let row = listed
+        .groups
+        .iter()
+        .find(|g| g.group == idle)
+        .expect("listed");
+    assert_eq!((row.members, row.topics, row.lag), (0, 1, Some(3)));
+    assert!(listed.refreshed_at.is_some() && listed.error.is_none());
+
+    let member_group = entry.group(&active).expect("the joined group is listed");
+    assert_eq!(member_group.state, "Stable");
+    assert_eq!(member_group.members.len(), 1);
+    let member = &member_group.members[0];
+    assert_eq!(member.client_id, client_id);
+    assert!(!member.host.is_empty());
+    let mut assigned: Vec<_> = member
+        .assignments
+        .iter()
+        .map(|a| (a.topic.as_str(), a.partition))
+        .collect();
+    assigned.sort();
+    assert_eq!(
+        assigned,
+        [
+            (topic.as_str(), 0),
+            (topic.as_str(), 1),
+            (topic.as_str(), 2)
+        ]
+    );
+
+    let consumers = entry.topic(&topic).expect("topic").consumers;
+    let lag_of = |g: &str| consumers.iter().find(|c| c.group == g).map(|c| c.lag);
+    assert_eq!(lag_of(&idle), Some(Some(3)));
+}
+
+/// The bytes of a partition's segment files on disk, read from the log dir itself.
+fn bytes_on_disk(log_dir: &str, topic: &str, partition: i32) -> u64 {
+    let dir = Path::new(log_dir).join(format!("{topic}-{partition}"));
+    std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .filter_map(Result::ok)
+        .filter(|f| f.path().extension().is_some_and(|x| x == "log"))
+        .map(|f| f.metadata().map(|m| m.len()).unwrap_or(0))
+        .sum()
+}
+
+#[tokio::test]
+async fn sizes_come_from_log_dirs_and_match_the_files_on_disk() {
+    let topic = unique("it-size");
+    create_topic(&topic, 2).await;
+    produce(&topic, &[(0, 50), (1, 3)]);
+    let config = config(&format!(
+        "clusters:\n{}",
+        scram_cluster("local", "klens-secret")
+    ));
+    let catalog = Catalog::new(&config);
+    let entry = catalog.get("local").expect("configured");
+    refresh_until(entry, |e| e.topic(&topic).is_some()).await;
+    entry.refresh_log_dirs().await;
+
+    let brokers = entry.brokers();
+    assert_eq!(
+        brokers.controller,
+        Some(1),
+        "the single node leads the quorum"
+    );
+    let broker = &brokers.brokers[0];
+    assert!(broker.controller);
+    assert!(
+        broker.log_dirs_error.is_none(),
+        "{:?}",
+        broker.log_dirs_error
+    );
+    let dir = &broker.log_dirs[0];
+    assert!(dir.error.is_none());
+    assert!(dir.total_bytes.unwrap_or(0) >= dir.usable_bytes.unwrap_or(0));
+
+    let detail = entry.topic(&topic).expect("topic");
+    for p in &detail.partitions {
+        assert_eq!(
+            p.size_bytes,
+            Some(bytes_on_disk(&dir.path, &topic, p.partition)),
+            "partition {}",
+            p.partition
+        );
+    }
+    assert!(detail.partitions[0].size_bytes > detail.partitions[1].size_bytes);
+    let sum: u64 = detail.partitions.iter().filter_map(|p| p.size_bytes).sum();
+    assert_eq!(detail.size_bytes, Some(sum));
+    assert_eq!(entry.summary().size_bytes, dir.size_bytes);
+}
+
+#[tokio::test]
+async fn without_describe_on_the_cluster_sizes_stay_empty_and_the_rest_works() {
+    // `reporting` may read click* topics and reporting-* groups, and nothing on the cluster.
+    let config = config(
+        "clusters:\n  - name: weak\n    bootstrap_servers: 127.0.0.1:19094\n    sasl:\n      mechanism: SCRAM-SHA-512\n      username: reporting\n      password: reporting-secret\n",
+    );
+    let catalog = Catalog::new(&config);
+    let entry = catalog.get("weak").expect("configured");
+    entry.refresh().await;
+    entry.refresh_log_dirs().await;
+    entry.refresh_groups().await;
+
+    let summary = entry.summary();
+    assert_eq!(
+        summary.health.status,
+        HealthStatus::Ok,
+        "{:?}",
+        summary.health
+    );
+    assert_eq!(summary.size_bytes, None);
+    let topics = entry.topics(&Default::default()).topics;
+    let click = topics
+        .iter()
+        .find(|t| t.name == "clickstream")
+        .expect("the seeded clickstream topic is visible");
+    assert_eq!(click.size_bytes, None);
+    assert!(click.records.is_some(), "watermarks still work");
+    let brokers = entry.brokers();
+    let error = brokers.brokers[0]
+        .log_dirs_error
+        .clone()
+        .expect("log dirs refused");
+    assert!(error.contains("ClusterAuthorizationFailed"), "{error}");
+    assert_eq!(brokers.controller, None);
+    assert!(entry.state().groups.error.is_none(), "groups still read");
+}
+
+/// Calls the dev stack's registry and returns the JSON answer.
+async fn registry(
+    method: reqwest::Method,
+    path: &str,
+    body: serde_json::Value,
+) -> serde_json::Value {
+    let url = format!("http://127.0.0.1:18081/apis/ccompat/v7/{path}");
+    let response = reqwest::Client::new()
+        .request(method, &url)
+        .header("content-type", "application/vnd.schemaregistry.v1+json")
+        .json(&body)
+        .send()
+        .await
+        .unwrap_or_else(|e| panic!("{url}: {e}"));
+    assert!(
+        response.status().is_success(),
+        "{url}: {}",
+        response.status()
+    );
+    response.json().await.expect("registry JSON")
+}
+
+#[tokio::test]
+async fn subjects_show_what_the_registry_holds() {
+    let subject = unique("it-subject");
+    let schema = |fields: &str| {
+        serde_json::json!({
+            "schema": format!(r#"{{"type":"record","name":"R","fields":[{fields}]}}"#)
+        })
+    };
+    let path = format!("subjects/{subject}/versions");
+    registry(
+        reqwest::Method::PUT,
+        &format!("config/{subject}"),
+        serde_json::json!({"compatibility": "FULL"}),
+    )
+    .await;
+    registry(
+        reqwest::Method::POST,
+        &path,
+        schema(r#"{"name":"a","type":"string"}"#),
+    )
+    .await;
+    let second = registry(
+        reqwest::Method::POST,
+        &path,
+        schema(r#"{"name":"a","type":"string"},{"name":"b","type":"int","default":0}"#),
+    )
+    .await;
+    let global = registry(reqwest::Method::GET, "config", serde_json::Value::Null).await;
+
+    let config = config(&format!(
+        "clusters:\n{}    schema_registry:\n      url: http://127.0.0.1:18081/apis/ccompat/v7\n",
+        scram_cluster("local", "klens-secret")
+    ));
+    let catalog = Catalog::new(&config);
+    let entry = catalog.get("local").expect("configured");
+    entry.refresh_subjects().await;
+    let list = entry.subjects();
+    assert!(list.registry && list.error.is_none(), "{:?}", list.error);
+    assert_eq!(
+        list.global_compatibility.as_deref(),
+        global["compatibilityLevel"].as_str()
+    );
+    let ours = list
+        .subjects
+        .iter()
+        .find(|s| s.subject == subject)
+        .expect("the new subject is listed");
+    assert_eq!(ours.versions, [1, 2]);
+    let latest = ours.latest.clone().expect("latest");
+    assert_eq!((latest.version, latest.schema_type.as_str()), (2, "AVRO"));
+    assert_eq!(Some(latest.id), second["id"].as_i64());
+    assert_eq!(ours.compatibility.as_deref(), Some("FULL"));
+    assert!(ours.compatibility_overridden);
+}
+
+#[tokio::test]
+async fn search_finds_a_topic_despite_a_typo() {
+    let topic = unique("it-searchable");
+    create_topic(&topic, 1).await;
+    let router = router(&format!(
+        "clusters:\n{}",
+        scram_cluster("local", "klens-secret")
+    ))
+    .await;
+    // Swap two letters of the name: "it-saerchable-…".
+    let typo = topic.replacen("searchable", "saerchable", 1);
+    let request = Request::get(format!("/api/search?q={typo}"))
+        .header("host", "127.0.0.1:8080")
+        .body(Body::empty())
+        .expect("request");
+    let response = router.oneshot(request).await.expect("router answers");
+    assert_eq!(response.status(), StatusCode::OK);
+    let bytes = response
+        .into_body()
+        .collect()
+        .await
+        .expect("body")
+        .to_bytes();
+    let json: serde_json::Value = serde_json::from_slice(&bytes).expect("JSON");
+    let first = &json["hits"][0];
+    assert_eq!(first["kind"], "topic", "{json}");
+    assert_eq!(first["name"], topic.as_str());
+    assert_eq!(first["url"], format!("/c/local/topics/{topic}"));
 }

@@ -9,7 +9,7 @@ use leptos::prelude::use_context;
 
 use super::{
     BrokerDetail, BrokerList, ClusterDetail, ClusterSummary, CreateTopicRequest, GroupDetail,
-    GroupList, SearchResult, SubjectList, TopicChanged, TopicDetail, TopicList, WhoAmI,
+    GroupList, SearchResult, SubjectList, TopicChanged, TopicDetail, TopicList, WhoAmI, Window,
 };
 use crate::error::{ApiError, ErrorCode};
 
@@ -20,9 +20,9 @@ pub trait Backend: Send + Sync + 'static {
     fn whoami(&self) -> Result<WhoAmI, ApiError>;
     fn clusters(&self) -> Result<Vec<ClusterSummary>, ApiError>;
     fn cluster(&self, name: &str) -> Result<ClusterDetail, ApiError>;
-    fn topics(&self, cluster: &str) -> Result<TopicList, ApiError>;
+    fn topics(&self, cluster: &str, window: &Window) -> Result<TopicList, ApiError>;
     fn topic(&self, cluster: &str, topic: &str) -> Result<TopicDetail, ApiError>;
-    fn groups(&self, cluster: &str) -> Result<GroupList, ApiError>;
+    fn groups(&self, cluster: &str, window: &Window) -> Result<GroupList, ApiError>;
     fn group(&self, cluster: &str, group: &str) -> Result<GroupDetail, ApiError>;
     fn brokers(&self, cluster: &str) -> Result<BrokerList, ApiError>;
     fn broker(&self, cluster: &str, id: i32) -> Result<BrokerDetail, ApiError>;

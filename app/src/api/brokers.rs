@@ -45,6 +45,8 @@ pub struct BrokerList {
     pub controller: Option<i32>,
     /// When log dirs were last read successfully, ms since the epoch.
     pub refreshed_at: Option<i64>,
+    /// When klens answered, ms since the epoch.
+    pub served_at: i64,
     pub brokers: Vec<BrokerDetail>,
 }
 

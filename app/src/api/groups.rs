@@ -5,6 +5,7 @@ use leptos::prelude::*;
 use leptos::server_fn::codec::GetUrl;
 use serde::{Deserialize, Serialize};
 
+use super::SortKey;
 use crate::error::ApiError;
 
 /// One row of `GET /api/groups`.
@@ -29,7 +30,27 @@ pub struct GroupList {
     /// Why the last read failed, while the list shown is older.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// When klens answered, ms since the epoch.
+    pub served_at: i64,
+    /// Groups in the cluster, and how many passed the filter.
+    pub total: u64,
+    pub matched: u64,
+    /// The rows of the window asked for: every group unless a filter or page was given.
     pub groups: Vec<GroupSummary>,
+}
+
+impl GroupSummary {
+    /// The value of a sortable column of the groups table.
+    pub fn sort_key(&self, column: &str) -> Option<SortKey> {
+        let n = |v: Option<f64>| Some(SortKey::Number(v));
+        match column {
+            "state" => Some(SortKey::Text(self.state.clone())),
+            "members" => n(Some(self.members as f64)),
+            "topics" => n(Some(self.topics as f64)),
+            "lag" => n(self.lag.map(|v| v as f64)),
+            _ => None,
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -73,6 +94,8 @@ pub struct GroupDetail {
     pub lag: Option<u64>,
     /// When the group's offsets were read, ms since the epoch.
     pub refreshed_at: Option<i64>,
+    /// When klens answered, ms since the epoch.
+    pub served_at: i64,
     /// Kafka's error when the group could not be described or its offsets read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
@@ -83,11 +106,26 @@ pub fn partition_lag(committed: i64, end: Option<i64>) -> Option<u64> {
     end.map(|end| u64::try_from(end - committed).unwrap_or(0))
 }
 
-/// The consumer groups of a cluster, from the catalog.
+/// The consumer groups of a cluster, from the catalog: all of them, or the window the
+/// optional arguments describe (as for `topics`).
 #[server(endpoint = "groups", input = GetUrl)]
-pub async fn groups(cluster: String) -> Result<GroupList, ApiError> {
+pub async fn groups(
+    cluster: String,
+    #[server(default)] q: Option<String>,
+    #[server(default)] sort: Option<String>,
+    #[server(default)] desc: Option<bool>,
+    #[server(default)] offset: Option<u64>,
+    #[server(default)] limit: Option<u64>,
+) -> Result<GroupList, ApiError> {
     let backend = super::backend::current()?;
-    super::backend::with_status(backend.groups(&cluster))
+    let window = super::Window {
+        q,
+        sort,
+        desc: desc.unwrap_or(false),
+        offset: offset.unwrap_or(0),
+        limit,
+    };
+    super::backend::with_status(backend.groups(&cluster, &window))
 }
 
 /// One consumer group: members, assignments, committed offsets and lag.

@@ -9,6 +9,7 @@ mod identity;
 mod schemas;
 mod search;
 mod topics;
+mod window;
 
 pub use brokers::*;
 pub use catalog::*;
@@ -17,6 +18,7 @@ pub use identity::*;
 pub use schemas::*;
 pub use search::*;
 pub use topics::*;
+pub use window::*;
 
 #[cfg(feature = "ssr")]
 pub mod backend;

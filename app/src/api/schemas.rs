@@ -36,6 +36,8 @@ pub struct SubjectList {
     pub registry: bool,
     /// When the subjects were last read successfully, ms since the epoch.
     pub refreshed_at: Option<i64>,
+    /// When klens answered, ms since the epoch.
+    pub served_at: i64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
     /// The registry's global compatibility level.

@@ -157,7 +157,7 @@ mod tests {
         );
         assert!(match_score("   ", "orders").is_none());
         assert!(
-            match_score("ordres", "orders").unwrap() > match_score("orde", "orders").unwrap(),
+            match_score("ordres", "orders") > match_score("orde", "orders"),
             "a typo ranks below a prefix"
         );
     }

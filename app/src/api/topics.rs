@@ -7,6 +7,7 @@ use leptos::prelude::*;
 use leptos::server_fn::codec::{GetUrl, Json};
 use serde::{Deserialize, Serialize};
 
+use super::SortKey;
 use crate::error::ApiError;
 
 /// Kafka's own topics start with two underscores (`__consumer_offsets`, `__transaction_state`);
@@ -32,7 +33,29 @@ pub struct TopicSummary {
 pub struct TopicList {
     /// When the metadata behind the list was read, ms since the epoch.
     pub refreshed_at: Option<i64>,
+    /// When klens answered, ms since the epoch (for "read N s ago").
+    pub served_at: i64,
+    /// Topics in the cluster, and how many passed the filter.
+    pub total: u64,
+    pub matched: u64,
+    /// The rows of the window asked for: every topic unless a filter or page was given.
     pub topics: Vec<TopicSummary>,
+}
+
+impl TopicSummary {
+    /// The value of a sortable column of the topics table.
+    pub fn sort_key(&self, column: &str) -> Option<SortKey> {
+        let n = |v: Option<f64>| Some(SortKey::Number(v));
+        match column {
+            "partitions" => n(Some(self.partitions as f64)),
+            "replicas" => n(Some(self.replication_factor as f64)),
+            "records" => n(self.records.map(|v| v as f64)),
+            "size" => n(self.size_bytes.map(|v| v as f64)),
+            "rate" => n(self.produce_rate),
+            "under_replicated" => n(Some(self.under_replicated as f64)),
+            _ => None,
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -69,6 +92,8 @@ pub struct TopicDetail {
     pub refreshed_at: Option<i64>,
     pub sizes_refreshed_at: Option<i64>,
     pub groups_refreshed_at: Option<i64>,
+    /// When klens answered, ms since the epoch.
+    pub served_at: i64,
 }
 
 /// The answer to a topic change.
@@ -90,11 +115,26 @@ pub struct CreateTopicRequest {
     pub configs: BTreeMap<String, String>,
 }
 
-/// Topics of a cluster, from the catalog.
+/// Topics of a cluster, from the catalog: all of them, or the window the optional arguments
+/// describe (name filter `q`, `sort` column, `desc`, `offset`, `limit`).
 #[server(endpoint = "topics", input = GetUrl)]
-pub async fn topics(cluster: String) -> Result<TopicList, ApiError> {
+pub async fn topics(
+    cluster: String,
+    #[server(default)] q: Option<String>,
+    #[server(default)] sort: Option<String>,
+    #[server(default)] desc: Option<bool>,
+    #[server(default)] offset: Option<u64>,
+    #[server(default)] limit: Option<u64>,
+) -> Result<TopicList, ApiError> {
     let backend = super::backend::current()?;
-    super::backend::with_status(backend.topics(&cluster))
+    let window = super::Window {
+        q,
+        sort,
+        desc: desc.unwrap_or(false),
+        offset: offset.unwrap_or(0),
+        limit,
+    };
+    super::backend::with_status(backend.topics(&cluster, &window))
 }
 
 /// One topic and its partitions, from the catalog.

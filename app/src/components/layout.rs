@@ -4,6 +4,7 @@
 use leptos::prelude::*;
 use leptos_router::components::A;
 
+use super::search::Search;
 use super::theme::ThemeSwitch;
 
 #[component]
@@ -17,14 +18,7 @@ pub fn Layout(children: Children) -> impl IntoView {
         <div class="app" data-hydrated=move || if hydrated.get() { "true" } else { "false" }>
             <header class="topbar">
                 <a class="brand" href="/">"klens"</a>
-                <input
-                    class="search"
-                    type="search"
-                    aria-label="Search"
-                    placeholder="Search topics, groups, brokers, subjects"
-                    disabled=true
-                    title="Search is not available yet"
-                />
+                <Search />
                 <span class="topbar-spacer"></span>
                 <UserMenu />
                 <ThemeSwitch />
@@ -84,12 +78,16 @@ fn ClusterNav() -> impl IntoView {
                                         .into_iter()
                                         .map(|c| {
                                             let overview = format!("/c/{}", c.name);
-                                            let topics = format!("/c/{}/topics", c.name);
+                                            let base = overview.clone();
+                                            let section = move |s: &str| format!("{base}/{s}");
                                             view! {
                                                 <li>
                                                     <A href=overview exact=true>{c.name.clone()}</A>
                                                     <ul class="subnav">
-                                                        <li><A href=topics>"Topics"</A></li>
+                                                        <li><A href=section("topics")>"Topics"</A></li>
+                                                        <li><A href=section("groups")>"Consumer groups"</A></li>
+                                                        <li><A href=section("brokers")>"Brokers"</A></li>
+                                                        <li><A href=section("schemas")>"Schemas"</A></li>
                                                     </ul>
                                                 </li>
                                             }

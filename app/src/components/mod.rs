@@ -4,4 +4,6 @@
 pub mod access;
 pub mod health;
 pub mod layout;
+pub mod search;
+pub mod table;
 pub mod theme;

@@ -31,6 +31,12 @@ pub fn ClusterPage() -> impl IntoView {
                                 <div><dt>"Size"</dt><dd class="num">{or_dash(s.size_bytes, bytes)}</dd></div>
                             </dl>
                             {s.health.error.map(|e| view! { <p class="error" role="alert">{e}</p> })}
+                            <nav class="links" aria-label="Sections">
+                                <a class="button" href=format!("/c/{}/topics", s.name)>"Topics"</a>
+                                <a class="button" href=format!("/c/{}/groups", s.name)>"Consumer groups"</a>
+                                <a class="button" href=format!("/c/{}/brokers", s.name)>"Brokers"</a>
+                                <a class="button" href=format!("/c/{}/schemas", s.name)>"Schemas"</a>
+                            </nav>
                             <h2>"Brokers"</h2>
                             <table class="data" aria-label="Brokers">
                                 <thead><tr><th scope="col" class="num">"ID"</th><th scope="col">"Host"</th><th scope="col" class="num">"Port"</th></tr></thead>

@@ -1,8 +1,12 @@
 //! One file per routed page.
 
 pub mod account;
+pub mod brokers;
 pub mod cluster;
 pub mod clusters;
+pub mod group;
+pub mod groups;
 pub mod not_found;
+pub mod schemas;
 pub mod topic;
 pub mod topics;

@@ -5,9 +5,11 @@ use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::{use_navigate, use_params_map};
 
-use crate::api::{delete_topic, topic};
+use super::groups::state_badge;
+use crate::api::{delete_topic, topic, TopicConsumer};
 use crate::components::access::{allows, identity};
-use crate::format::or_dash;
+use crate::components::table::{Freshness, LagBar};
+use crate::format::{bytes, or_dash, page_url};
 use crate::Privilege;
 
 #[component]
@@ -34,6 +36,12 @@ pub fn TopicPage() -> impl IntoView {
                                 {t.internal.then(|| view! { <span class="badge">"Internal"</span> })}
                                 {deletable.then(|| view! { <DeleteTopic cluster=cluster() topic=t.name.clone() /> })}
                             </div>
+                            <dl class="facts">
+                                <div><dt>"Partitions"</dt><dd>{t.partitions.len()}</dd></div>
+                                <div><dt>"Size"</dt><dd data-figure="size">{or_dash(t.size_bytes, bytes)}</dd></div>
+                                <div><dt>"Consumer groups"</dt><dd>{t.consumers.len()}</dd></div>
+                            </dl>
+                            <Freshness what="Metadata" at=t.refreshed_at served_at=t.served_at />
                             <h2>"Partitions"</h2>
                             <table class="data" aria-label="Partitions">
                                 <thead>
@@ -44,6 +52,7 @@ pub fn TopicPage() -> impl IntoView {
                                         <th scope="col">"In sync"</th>
                                         <th scope="col" class="num">"Low"</th>
                                         <th scope="col" class="num">"High"</th>
+                                        <th scope="col" class="num">"Size"</th>
                                     </tr>
                                 </thead>
                                 <tbody>
@@ -55,10 +64,14 @@ pub fn TopicPage() -> impl IntoView {
                                             <td class="mono">{join(&p.isr)}</td>
                                             <td class="num mono">{or_dash(p.low, |v| v.to_string())}</td>
                                             <td class="num mono">{or_dash(p.high, |v| v.to_string())}</td>
+                                            <td class="num">{or_dash(p.size_bytes, bytes)}</td>
                                         </tr>
                                     }).collect_view()}
                                 </tbody>
                             </table>
+                            <h2>"Consumer groups"</h2>
+                            <Freshness what="Groups" at=t.groups_refreshed_at served_at=t.served_at />
+                            <Consumers cluster=cluster() rows=t.consumers />
                         }.into_any()
                     }
                     Err(e) => view! {
@@ -69,6 +82,34 @@ pub fn TopicPage() -> impl IntoView {
             })}
         </Suspense>
     }
+}
+
+#[component]
+fn Consumers(cluster: String, rows: Vec<TopicConsumer>) -> impl IntoView {
+    if rows.is_empty() {
+        return view! { <p class="empty">"No consumer group has committed offsets on this topic."</p> }
+            .into_any();
+    }
+    let max = rows.iter().filter_map(|c| c.lag).max().unwrap_or(0);
+    view! {
+        <table class="data" aria-label="Consumer groups">
+            <thead><tr>
+                <th scope="col">"Group"</th>
+                <th scope="col">"State"</th>
+                <th scope="col" class="num">"Lag on this topic"</th>
+            </tr></thead>
+            <tbody>
+                {rows.into_iter().map(|c| view! {
+                    <tr data-group=c.group.clone()>
+                        <th scope="row"><a class="mono" href=page_url(&cluster, "groups", &c.group)>{c.group.clone()}</a></th>
+                        <td>{state_badge(&c.state)}</td>
+                        <td class="num"><LagBar lag=c.lag max=max /></td>
+                    </tr>
+                }).collect_view()}
+            </tbody>
+        </table>
+    }
+    .into_any()
 }
 
 fn join(ids: &[i32]) -> String {

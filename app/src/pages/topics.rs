@@ -8,19 +8,28 @@ use leptos_router::hooks::{use_navigate, use_params_map};
 
 use crate::api::{create_topic, topics, TopicSummary};
 use crate::components::access::{allows, identity};
-use crate::format::{or_dash, rate, thousands};
+use crate::components::table::{use_list_query, FilterBox, Freshness, Pager, SortHeader};
+use crate::format::{bytes, or_dash, page_url, rate, thousands};
 use crate::Privilege;
 
 #[component]
 pub fn TopicsPage() -> impl IntoView {
     let params = use_params_map();
     let cluster = move || params.read().get("cluster").unwrap_or_default();
-    let list = Resource::new(cluster, topics);
+    let state = use_list_query();
+    let list = Resource::new(
+        move || (cluster(), state.get()),
+        |(cluster, state)| {
+            let w = state.window();
+            topics(cluster, w.q, w.sort, Some(w.desc), Some(w.offset), w.limit)
+        },
+    );
     let who = identity();
     view! {
         <Title text=move || format!("Topics of {}", cluster()) />
         <div class="page-head">
             <h1>"Topics"</h1>
+            <FilterBox label="Filter topics by name" />
             <Suspense fallback=|| ()>
                 {move || Suspend::new(async move {
                     let may_create = who
@@ -31,17 +40,25 @@ pub fn TopicsPage() -> impl IntoView {
                 })}
             </Suspense>
         </div>
-        <Suspense fallback=|| view! { <div class="skeleton-table"></div> }>
+        <Transition fallback=|| view! { <div class="skeleton-table"></div> }>
             {move || Suspend::new(async move {
                 match list.await {
-                    Ok(list) if list.topics.is_empty() => view! {
+                    Ok(list) if list.total == 0 => view! {
+                        <Freshness what="Metadata" at=list.refreshed_at served_at=list.served_at />
                         <p class="empty">"This cluster has no topics yet."</p>
                     }.into_any(),
-                    Ok(list) => view! { <TopicTable cluster=cluster() rows=list.topics /> }.into_any(),
+                    Ok(list) => {
+                        let shown = list.topics.len() as u64;
+                        view! {
+                            <Freshness what="Metadata" at=list.refreshed_at served_at=list.served_at />
+                            <TopicTable cluster=cluster() rows=list.topics />
+                            <Pager matched=list.matched total=list.total shown=shown />
+                        }.into_any()
+                    }
                     Err(e) => view! { <p class="error" role="alert">{e.message}</p> }.into_any(),
                 }
             })}
-        </Suspense>
+        </Transition>
     }
 }
 
@@ -51,19 +68,21 @@ fn TopicTable(cluster: String, rows: Vec<TopicSummary>) -> impl IntoView {
         <table class="data" aria-label="Topics">
             <thead>
                 <tr>
-                    <th scope="col">"Topic"</th>
-                    <th scope="col" class="num">"Partitions"</th>
-                    <th scope="col" class="num">"Replicas"</th>
-                    <th scope="col" class="num" title="High minus low watermark, summed: an upper bound on compacted topics">"Records"</th>
-                    <th scope="col" class="num">"Produce rate"</th>
-                    <th scope="col" class="num">"Under-replicated"</th>
+                    <SortHeader column="name" label="Topic" />
+                    <SortHeader column="partitions" label="Partitions" num=true />
+                    <SortHeader column="replicas" label="Replicas" num=true />
+                    <SortHeader column="records" label="Records" num=true
+                        title="High minus low watermark, summed: an upper bound on compacted topics" />
+                    <SortHeader column="size" label="Size" num=true title="Bytes of the partition leaders" />
+                    <SortHeader column="rate" label="Produce rate" num=true title="Records per second over the last minute" />
+                    <SortHeader column="under_replicated" label="Under-replicated" num=true />
                 </tr>
             </thead>
             <tbody>
                 {rows
                     .into_iter()
                     .map(|t| {
-                        let href = format!("/c/{cluster}/topics/{}", t.name);
+                        let href = page_url(&cluster, "topics", &t.name);
                         view! {
                             <tr data-topic=t.name.clone()>
                                 <th scope="row">
@@ -73,8 +92,9 @@ fn TopicTable(cluster: String, rows: Vec<TopicSummary>) -> impl IntoView {
                                 <td class="num">{thousands(t.partitions)}</td>
                                 <td class="num">{thousands(t.replication_factor)}</td>
                                 <td class="num">{or_dash(t.records, thousands)}</td>
+                                <td class="num">{or_dash(t.size_bytes, bytes)}</td>
                                 <td class="num">{or_dash(t.produce_rate, rate)}</td>
-                                <td class="num">{thousands(t.under_replicated)}</td>
+                                <td class="num" class:warn=t.under_replicated != 0>{thousands(t.under_replicated)}</td>
                             </tr>
                         }
                     })

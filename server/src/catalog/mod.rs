@@ -8,14 +8,15 @@ mod views;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, RwLock};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use app::api::{
     BrokerList, ClusterDetail, ClusterSummary, GroupDetail, GroupList, Health, HealthStatus,
-    SearchHit, SubjectList, TopicDetail, TopicList,
+    SearchHit, SubjectList, TopicDetail, TopicList, Window,
 };
 use app::{ApiError, ErrorCode};
 
+use crate::auth::oidc::now_ms;
 use crate::auth::Grant;
 use crate::config::Config;
 use crate::kafka::admin::{self, TopicSpec};
@@ -202,16 +203,16 @@ impl ClusterEntry {
         views::detail(&self.name, self.writable, &self.state())
     }
 
-    pub fn topics(&self) -> TopicList {
-        views::topics(&self.state())
+    pub fn topics(&self, window: &Window) -> TopicList {
+        views::topics(&self.state(), window)
     }
 
     pub fn topic(&self, name: &str) -> Option<TopicDetail> {
         views::topic(&self.state(), name)
     }
 
-    pub fn groups(&self) -> GroupList {
-        views::groups(&self.state())
+    pub fn groups(&self, window: &Window) -> GroupList {
+        views::groups(&self.state(), window)
     }
 
     /// One group; looking at it makes its offsets refresh more often for a while.
@@ -601,11 +602,4 @@ fn high_totals(metadata: &MetadataSnapshot, watermarks: &Watermarks) -> HashMap<
             Some((t.name.clone(), total))
         })
         .collect()
-}
-
-fn now_ms() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_millis() as i64)
-        .unwrap_or(0)
 }

@@ -7,10 +7,12 @@ use app::api::{
     is_internal_topic, match_score, partition_lag, BrokerDetail, BrokerList, BrokerSummary,
     ClusterDetail, ClusterSummary, GroupDetail, GroupList, GroupMember, GroupOffset, GroupSummary,
     HitKind, LogDirDetail, PartitionDetail, SchemaVersionRef, SearchHit, SubjectList,
-    SubjectSummary, TopicConsumer, TopicDetail, TopicList, TopicPartitionRef, TopicSummary,
+    SubjectSummary, TopicConsumer, TopicDetail, TopicList, TopicPartitionRef, TopicSummary, Window,
 };
+use app::format::{page_url, query_value};
 
 use super::ClusterState;
+use crate::auth::oidc::now_ms;
 use crate::kafka::wire::Group;
 use crate::kafka::{MetadataSnapshot, Partition, Topic, Watermarks};
 
@@ -77,9 +79,9 @@ fn topic_size(state: &ClusterState, topic: &Topic) -> Option<u64> {
     })
 }
 
-/// Topics as of the last refresh, by name.
-pub fn topics(state: &ClusterState) -> TopicList {
-    let mut topics: Vec<TopicSummary> = state
+/// Topics as of the last refresh, in the window asked for.
+pub fn topics(state: &ClusterState, window: &Window) -> TopicList {
+    let topics: Vec<TopicSummary> = state
         .metadata
         .as_ref()
         .map(|m| {
@@ -107,10 +109,14 @@ pub fn topics(state: &ClusterState) -> TopicList {
                 .collect()
         })
         .unwrap_or_default();
-    topics.sort_by(|a, b| a.name.cmp(&b.name));
+    let total = topics.len() as u64;
+    let shown = window.apply(topics, |t| t.name.as_str(), TopicSummary::sort_key);
     TopicList {
         refreshed_at: state.refreshed_at,
-        topics,
+        served_at: now_ms(),
+        total,
+        matched: shown.matched,
+        topics: shown.rows,
     }
 }
 
@@ -162,6 +168,7 @@ pub fn topic(state: &ClusterState, name: &str) -> Option<TopicDetail> {
         refreshed_at: state.refreshed_at,
         sizes_refreshed_at: state.log_dirs.refreshed_at,
         groups_refreshed_at: state.groups.refreshed_at,
+        served_at: now_ms(),
     })
 }
 
@@ -185,8 +192,8 @@ fn group_lag(marks: &Watermarks, group: &Group) -> Option<u64> {
     )
 }
 
-pub fn groups(state: &ClusterState) -> GroupList {
-    let groups = state
+pub fn groups(state: &ClusterState, window: &Window) -> GroupList {
+    let groups: Vec<GroupSummary> = state
         .groups
         .data
         .iter()
@@ -204,10 +211,15 @@ pub fn groups(state: &ClusterState) -> GroupList {
             lag: group_lag(&state.watermarks, g),
         })
         .collect();
+    let total = groups.len() as u64;
+    let shown = window.apply(groups, |g| g.group.as_str(), GroupSummary::sort_key);
     GroupList {
         refreshed_at: state.groups.refreshed_at,
         error: state.groups.error.clone(),
-        groups,
+        served_at: now_ms(),
+        total,
+        matched: shown.matched,
+        groups: shown.rows,
     }
 }
 
@@ -256,6 +268,7 @@ pub fn group(state: &ClusterState, id: &str) -> Option<GroupDetail> {
         lag: total_lag(offsets.iter().map(|o| o.lag)),
         offsets,
         refreshed_at: state.groups.refreshed_at,
+        served_at: now_ms(),
         error: g.error.clone(),
     })
 }
@@ -316,6 +329,7 @@ pub fn brokers(state: &ClusterState) -> BrokerList {
     BrokerList {
         controller,
         refreshed_at: state.log_dirs.refreshed_at,
+        served_at: now_ms(),
         brokers,
     }
 }
@@ -326,6 +340,7 @@ pub fn subjects(state: &ClusterState, registry: bool) -> SubjectList {
     SubjectList {
         registry,
         refreshed_at: state.subjects.refreshed_at,
+        served_at: now_ms(),
         error: state.subjects.error.clone(),
         global_compatibility: global.clone(),
         subjects: data
@@ -354,7 +369,7 @@ pub fn subjects(state: &ClusterState, registry: bool) -> SubjectList {
 
 /// Every match of `query` in one cluster's catalog, with its score (lower is better).
 pub fn search(cluster: &str, state: &ClusterState, query: &str) -> Vec<(u32, SearchHit)> {
-    let base = format!("/c/{}", encode(cluster));
+    let base = format!("/c/{}", query_value(cluster));
     let hit = |kind: HitKind, score: u32, name: String, url: String| {
         let found = SearchHit {
             kind,
@@ -365,7 +380,7 @@ pub fn search(cluster: &str, state: &ClusterState, query: &str) -> Vec<(u32, Sea
         (score, found)
     };
     let named = |kind: HitKind, name: &str, page: &str| {
-        let url = format!("{base}/{page}/{}", encode(name));
+        let url = page_url(cluster, page, name);
         match_score(query, name).map(|score| hit(kind, score, name.to_string(), url))
     };
     let mut hits = Vec::new();
@@ -396,20 +411,6 @@ pub fn search(cluster: &str, state: &ClusterState, query: &str) -> Vec<(u32, Sea
     let subjects = state.subjects.data.iter().flat_map(|s| s.subjects.iter());
     hits.extend(subjects.filter_map(|s| named(HitKind::Subject, &s.name, "schemas")));
     hits
-}
-
-/// Percent-encodes a path segment (names may hold `/`, `?`, `#` or spaces).
-fn encode(segment: &str) -> String {
-    let mut out = String::with_capacity(segment.len());
-    for b in segment.bytes() {
-        match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                out.push(b as char)
-            }
-            _ => out.push_str(&format!("%{b:02X}")),
-        }
-    }
-    out
 }
 
 /// Records in a topic: high − low summed over partitions. An upper bound where compaction or
@@ -588,7 +589,10 @@ mod tests {
         // Partition 0 is led by broker 1 (100 bytes), partition 1 by broker 2 (50 bytes).
         assert_eq!(sizes, vec![Some(100), Some(50)]);
         assert_eq!(detail.size_bytes, Some(150));
-        assert_eq!(topics(&state).topics[0].size_bytes, Some(150));
+        assert_eq!(
+            topics(&state, &Window::default()).topics[0].size_bytes,
+            Some(150)
+        );
         assert_eq!(summary("c", false, &state).size_bytes, Some(280));
 
         let mut partial = state.clone();
@@ -617,7 +621,7 @@ mod tests {
         assert_eq!(detail.lag, Some(2));
         assert_eq!(detail.members[0].assignments[0].topic, "t");
 
-        let list = groups(&state).groups;
+        let list = groups(&state, &Window::default()).groups;
         let other = list.iter().find(|g| g.group == "other").expect("other");
         assert_eq!(other.lag, None, "no end offset is known for topic u");
         assert_eq!(other.topics, 1);
@@ -664,6 +668,5 @@ mod tests {
         assert!(hits
             .iter()
             .any(|(_, h)| h.kind == HitKind::Broker && h.url == "/c/prod/brokers/2"));
-        assert_eq!(encode("a b/c?d#e"), "a%20b%2Fc%3Fd%23e");
     }
 }

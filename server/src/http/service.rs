@@ -8,7 +8,7 @@ use app::api::backend::{Backend, Reply};
 use app::api::{
     is_internal_topic, BrokerDetail, BrokerList, ClusterDetail, ClusterSummary, CreateTopicRequest,
     GroupDetail, GroupList, SearchHit, SearchResult, SubjectList, TopicChanged, TopicDetail,
-    TopicList, User, WhoAmI, MAX_HITS,
+    TopicList, User, WhoAmI, Window, MAX_HITS,
 };
 use app::{ApiError, ErrorCode, Privilege};
 use axum::http::request::Parts;
@@ -130,9 +130,9 @@ impl Backend for Service {
             .ok_or_else(|| ApiError::unknown_cluster(name))
     }
 
-    fn topics(&self, cluster: &str) -> Result<TopicList, ApiError> {
+    fn topics(&self, cluster: &str, window: &Window) -> Result<TopicList, ApiError> {
         let (entry, _grant) = self.decide(cluster, Action::catalog())?;
-        Ok(entry.topics())
+        Ok(entry.topics(window))
     }
 
     fn topic(&self, cluster: &str, topic: &str) -> Result<TopicDetail, ApiError> {
@@ -150,9 +150,9 @@ impl Backend for Service {
         })
     }
 
-    fn groups(&self, cluster: &str) -> Result<GroupList, ApiError> {
+    fn groups(&self, cluster: &str, window: &Window) -> Result<GroupList, ApiError> {
         let (entry, _grant) = self.decide(cluster, Action::catalog())?;
-        Ok(entry.groups())
+        Ok(entry.groups(window))
     }
 
     fn group(&self, cluster: &str, group: &str) -> Result<GroupDetail, ApiError> {

@@ -1,0 +1,149 @@
+//! `/c/{cluster}/brokers` and `/c/{cluster}/brokers/{id}`: brokers with rack, the active
+//! controller, partition counts and log dirs with sizes.
+
+use leptos::prelude::*;
+use leptos_meta::Title;
+use leptos_router::hooks::use_params_map;
+
+use crate::api::{broker, brokers, LogDirDetail};
+use crate::components::table::Freshness;
+use crate::format::{bytes, or_dash, page_url, thousands};
+
+#[component]
+pub fn BrokersPage() -> impl IntoView {
+    let params = use_params_map();
+    let cluster = move || params.read().get("cluster").unwrap_or_default();
+    let list = Resource::new(cluster, brokers);
+    view! {
+        <Title text=move || format!("Brokers of {}", cluster()) />
+        <h1>"Brokers"</h1>
+        <Suspense fallback=|| view! { <div class="skeleton-table"></div> }>
+            {move || Suspend::new(async move {
+                match list.await {
+                    Ok(list) if list.brokers.is_empty() => view! {
+                        <p class="empty">"No brokers known yet: the cluster has not answered."</p>
+                    }.into_any(),
+                    Ok(list) => {
+                        let cluster = cluster();
+                        let controller = match list.controller {
+                            Some(id) if list.brokers.iter().any(|b| b.id == id) => None,
+                            Some(id) => Some(format!("The active controller is node {id}, which is not a broker.")),
+                            None => Some("The active controller is unknown (klens may not describe the cluster's quorum).".to_string()),
+                        };
+                        view! {
+                            <Freshness what="Log dirs" at=list.refreshed_at served_at=list.served_at />
+                            {controller.map(|c| view! { <p class="empty">{c}</p> })}
+                            <table class="data" aria-label="Brokers">
+                                <thead><tr>
+                                    <th scope="col" class="num">"Id"</th>
+                                    <th scope="col">"Host"</th>
+                                    <th scope="col">"Rack"</th>
+                                    <th scope="col">"Role"</th>
+                                    <th scope="col" class="num">"Replicas"</th>
+                                    <th scope="col" class="num">"Leaders"</th>
+                                    <th scope="col" class="num">"Log dirs"</th>
+                                    <th scope="col" class="num">"Size"</th>
+                                </tr></thead>
+                                <tbody>
+                                    {list.brokers.into_iter().map(|b| {
+                                        let size = dirs_size(&b.log_dirs, b.log_dirs_error.is_some());
+                                        view! {
+                                            <tr data-broker=b.id>
+                                                <th scope="row" class="num">
+                                                    <a href=page_url(&cluster, "brokers", &b.id.to_string())>{b.id}</a>
+                                                </th>
+                                                <td class="mono">{format!("{}:{}", b.host, b.port)}</td>
+                                                <td>{b.rack.clone().unwrap_or_else(|| "—".into())}</td>
+                                                <td>{b.controller.then(|| view! { <span class="badge badge-accent">"Controller"</span> })}</td>
+                                                <td class="num">{thousands(b.replicas)}</td>
+                                                <td class="num">{thousands(b.leaders)}</td>
+                                                <td class="num">{b.log_dirs.len()}</td>
+                                                <td class="num" title=b.log_dirs_error.clone().unwrap_or_default()>{or_dash(size, bytes)}</td>
+                                            </tr>
+                                        }
+                                    }).collect_view()}
+                                </tbody>
+                            </table>
+                        }.into_any()
+                    }
+                    Err(e) => view! { <p class="error" role="alert">{e.message}</p> }.into_any(),
+                }
+            })}
+        </Suspense>
+    }
+}
+
+/// The bytes in a broker's log dirs, `None` when they could not be read.
+fn dirs_size(dirs: &[LogDirDetail], failed: bool) -> Option<u64> {
+    if failed {
+        return None;
+    }
+    dirs.iter()
+        .try_fold(0u64, |sum, d| Some(sum + d.size_bytes?))
+}
+
+#[component]
+pub fn BrokerPage() -> impl IntoView {
+    let params = use_params_map();
+    let cluster = move || params.read().get("cluster").unwrap_or_default();
+    let id = move || params.read().get("id").unwrap_or_default();
+    let detail = Resource::new(
+        move || (cluster(), id()),
+        |(c, id)| async move {
+            match id.parse::<i32>() {
+                Ok(id) => broker(c, id).await,
+                Err(_) => Err(crate::ApiError::new(
+                    crate::ErrorCode::NotFound,
+                    format!("There is no broker \"{id}\"."),
+                )),
+            }
+        },
+    );
+    view! {
+        <Title text=move || format!("Broker {}", id()) />
+        <Suspense fallback=|| view! { <div class="skeleton-table"></div> }>
+            {move || Suspend::new(async move {
+                match detail.await {
+                    Ok(b) => view! {
+                        <div class="page-head">
+                            <h1>{format!("Broker {}", b.id)}</h1>
+                            {b.controller.then(|| view! { <span class="badge badge-accent">"Controller"</span> })}
+                        </div>
+                        <dl class="facts">
+                            <div><dt>"Address"</dt><dd class="mono">{format!("{}:{}", b.host, b.port)}</dd></div>
+                            <div><dt>"Rack"</dt><dd>{b.rack.clone().unwrap_or_else(|| "—".into())}</dd></div>
+                            <div><dt>"Replicas"</dt><dd>{thousands(b.replicas)}</dd></div>
+                            <div><dt>"Leaders"</dt><dd>{thousands(b.leaders)}</dd></div>
+                        </dl>
+                        <h2>"Log dirs"</h2>
+                        {b.log_dirs_error.clone().map(|e| view! { <p class="error">{format!("Log dirs could not be read: {e}")}</p> })}
+                        <table class="data" aria-label="Log dirs">
+                            <thead><tr>
+                                <th scope="col">"Path"</th>
+                                <th scope="col" class="num">"Size"</th>
+                                <th scope="col" class="num">"Volume free"</th>
+                                <th scope="col" class="num">"Volume size"</th>
+                                <th scope="col">"Error"</th>
+                            </tr></thead>
+                            <tbody>
+                                {b.log_dirs.into_iter().map(|d| view! {
+                                    <tr>
+                                        <td class="mono">{d.path}</td>
+                                        <td class="num">{or_dash(d.size_bytes, bytes)}</td>
+                                        <td class="num">{or_dash(d.usable_bytes, bytes)}</td>
+                                        <td class="num">{or_dash(d.total_bytes, bytes)}</td>
+                                        <td class="error">{d.error.unwrap_or_default()}</td>
+                                    </tr>
+                                }).collect_view()}
+                            </tbody>
+                        </table>
+                    }.into_any(),
+                    Err(e) => view! {
+                        <h1>{format!("Broker {}", id())}</h1>
+                        <p class="error" role="alert">{e.message}</p>
+                    }.into_any(),
+                }
+            })}
+        </Suspense>
+    }
+}

@@ -1,0 +1,120 @@
+//! `/c/{cluster}/groups/{group}`: members and their assignments, and per partition the committed
+//! offset, the end offset and the lag.
+
+use leptos::prelude::*;
+use leptos_meta::Title;
+use leptos_router::hooks::use_params_map;
+
+use super::groups::state_badge;
+use crate::api::{group, GroupDetail};
+use crate::components::table::{Freshness, LagBar};
+use crate::format::{or_dash, page_url, thousands};
+
+#[component]
+pub fn GroupPage() -> impl IntoView {
+    let params = use_params_map();
+    let cluster = move || params.read().get("cluster").unwrap_or_default();
+    let name = move || params.read().get("group").unwrap_or_default();
+    let detail = Resource::new(move || (cluster(), name()), |(c, g)| group(c, g));
+    view! {
+        <Title text=name />
+        <Suspense fallback=|| view! { <div class="skeleton-table"></div> }>
+            {move || Suspend::new(async move {
+                match detail.await {
+                    Ok(g) => view! { <GroupView cluster=cluster() group=g /> }.into_any(),
+                    Err(e) => view! {
+                        <h1 class="mono">{name()}</h1>
+                        <p class="error" role="alert">{e.message}</p>
+                    }.into_any(),
+                }
+            })}
+        </Suspense>
+    }
+}
+
+#[component]
+fn GroupView(cluster: String, group: GroupDetail) -> impl IntoView {
+    let max = group
+        .offsets
+        .iter()
+        .filter_map(|o| o.lag)
+        .max()
+        .unwrap_or(0);
+    let members = group.members.len();
+    view! {
+        <div class="page-head">
+            <h1 class="mono">{group.group.clone()}</h1>
+            {state_badge(&group.state)}
+        </div>
+        <dl class="facts">
+            <div><dt>"Members"</dt><dd>{thousands(members as u64)}</dd></div>
+            <div><dt>"Total lag"</dt><dd data-figure="lag">{or_dash(group.lag, thousands)}</dd></div>
+            <div><dt>"Coordinator"</dt><dd>
+                <a href=page_url(&cluster, "brokers", &group.coordinator.to_string())>
+                    {format!("broker {}", group.coordinator)}
+                </a>
+            </dd></div>
+            <div><dt>"Protocol"</dt><dd>{if group.protocol_type.is_empty() { "—".to_string() } else { group.protocol_type.clone() }}</dd></div>
+        </dl>
+        <Freshness what="Offsets" at=group.refreshed_at served_at=group.served_at
+            error=group.error.clone().unwrap_or_default() />
+        <h2>"Members"</h2>
+        {if group.members.is_empty() {
+            view! { <p class="empty">"No member is connected; the offsets below are what the group committed last."</p> }.into_any()
+        } else {
+            view! {
+                <table class="data" aria-label="Members">
+                    <thead><tr>
+                        <th scope="col">"Member"</th>
+                        <th scope="col">"Client id"</th>
+                        <th scope="col">"Host"</th>
+                        <th scope="col">"Assigned partitions"</th>
+                    </tr></thead>
+                    <tbody>
+                        {group.members.into_iter().map(|m| {
+                            let assigned = m.assignments.iter()
+                                .map(|a| format!("{}-{}", a.topic, a.partition))
+                                .collect::<Vec<_>>()
+                                .join(", ");
+                            view! {
+                                <tr>
+                                    <td class="mono">{m.member_id}</td>
+                                    <td class="mono">{m.client_id}</td>
+                                    <td class="mono">{m.host}</td>
+                                    <td class="mono wrap">{if assigned.is_empty() { "—".to_string() } else { assigned }}</td>
+                                </tr>
+                            }
+                        }).collect_view()}
+                    </tbody>
+                </table>
+            }.into_any()
+        }}
+        <h2>"Offsets"</h2>
+        {if group.offsets.is_empty() {
+            view! { <p class="empty">"The group has committed no offsets."</p> }.into_any()
+        } else {
+            view! {
+                <table class="data" aria-label="Offsets">
+                    <thead><tr>
+                        <th scope="col">"Topic"</th>
+                        <th scope="col" class="num">"Partition"</th>
+                        <th scope="col" class="num">"Committed"</th>
+                        <th scope="col" class="num">"End"</th>
+                        <th scope="col" class="num">"Lag"</th>
+                    </tr></thead>
+                    <tbody>
+                        {group.offsets.into_iter().map(|o| view! {
+                            <tr data-partition=format!("{}-{}", o.topic, o.partition)>
+                                <th scope="row"><a class="mono" href=page_url(&cluster, "topics", &o.topic)>{o.topic.clone()}</a></th>
+                                <td class="num mono">{o.partition}</td>
+                                <td class="num mono">{thousands(u64::try_from(o.committed).unwrap_or(0))}</td>
+                                <td class="num mono">{or_dash(o.end, |e| thousands(u64::try_from(e).unwrap_or(0)))}</td>
+                                <td class="num"><LagBar lag=o.lag max=max /></td>
+                            </tr>
+                        }).collect_view()}
+                    </tbody>
+                </table>
+            }.into_any()
+        }}
+    }
+}

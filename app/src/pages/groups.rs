@@ -1,0 +1,106 @@
+//! `/c/{cluster}/groups`: consumer groups with state, members, topics and total lag.
+
+use leptos::prelude::*;
+use leptos_meta::Title;
+use leptos_router::hooks::use_params_map;
+
+use crate::api::{groups, GroupSummary};
+use crate::components::table::{use_list_query, FilterBox, Freshness, LagBar, Pager, SortHeader};
+use crate::format::{page_url, thousands};
+
+#[component]
+pub fn GroupsPage() -> impl IntoView {
+    let params = use_params_map();
+    let cluster = move || params.read().get("cluster").unwrap_or_default();
+    let state = use_list_query();
+    let list = Resource::new(
+        move || (cluster(), state.get()),
+        |(cluster, state)| {
+            let w = state.window();
+            groups(cluster, w.q, w.sort, Some(w.desc), Some(w.offset), w.limit)
+        },
+    );
+    view! {
+        <Title text=move || format!("Consumer groups of {}", cluster()) />
+        <div class="page-head">
+            <h1>"Consumer groups"</h1>
+            <FilterBox label="Filter groups by name" />
+        </div>
+        <Transition fallback=|| view! { <div class="skeleton-table"></div> }>
+            {move || Suspend::new(async move {
+                match list.await {
+                    Ok(list) => {
+                        let fresh = view! {
+                            <Freshness what="Groups" at=list.refreshed_at served_at=list.served_at
+                                error=list.error.clone().unwrap_or_default() />
+                        };
+                        if list.total == 0 {
+                            let text = if list.refreshed_at.is_some() {
+                                "This cluster has no consumer groups."
+                            } else {
+                                "Consumer groups have not been read yet."
+                            };
+                            return view! { {fresh} <p class="empty">{text}</p> }.into_any();
+                        }
+                        let shown = list.groups.len() as u64;
+                        view! {
+                            {fresh}
+                            <GroupTable cluster=cluster() rows=list.groups />
+                            <Pager matched=list.matched total=list.total shown=shown />
+                        }
+                        .into_any()
+                    }
+                    Err(e) => view! { <p class="error" role="alert">{e.message}</p> }.into_any(),
+                }
+            })}
+        </Transition>
+    }
+}
+
+/// A Kafka group state as a badge: Stable is good, rebalancing is a warning, Dead is bad.
+pub fn state_badge(state: &str) -> impl IntoView {
+    let class = match state {
+        "Stable" => "badge badge-ok",
+        "PreparingRebalance" | "CompletingRebalance" | "Assigning" | "Reconciling" => {
+            "badge badge-warn"
+        }
+        "Dead" => "badge badge-bad",
+        _ => "badge",
+    };
+    view! { <span class=class>{state.to_string()}</span> }
+}
+
+#[component]
+fn GroupTable(cluster: String, rows: Vec<GroupSummary>) -> impl IntoView {
+    let max = rows.iter().filter_map(|g| g.lag).max().unwrap_or(0);
+    view! {
+        <table class="data" aria-label="Consumer groups">
+            <thead>
+                <tr>
+                    <SortHeader column="name" label="Group" />
+                    <SortHeader column="state" label="State" />
+                    <SortHeader column="members" label="Members" num=true />
+                    <SortHeader column="topics" label="Topics" num=true />
+                    <SortHeader column="lag" label="Lag" num=true title="Records behind the end, summed over partitions" />
+                </tr>
+            </thead>
+            <tbody>
+                {rows
+                    .into_iter()
+                    .map(|g| {
+                        let href = page_url(&cluster, "groups", &g.group);
+                        view! {
+                            <tr data-group=g.group.clone()>
+                                <th scope="row"><a class="mono" href=href>{g.group.clone()}</a></th>
+                                <td>{state_badge(&g.state)}</td>
+                                <td class="num">{thousands(g.members)}</td>
+                                <td class="num">{thousands(g.topics)}</td>
+                                <td class="num"><LagBar lag=g.lag max=max /></td>
+                            </tr>
+                        }
+                    })
+                    .collect_view()}
+            </tbody>
+        </table>
+    }
+}

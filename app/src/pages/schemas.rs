@@ -1,0 +1,72 @@
+//! `/c/{cluster}/schemas`: the subjects of the cluster's registry with their latest version,
+//! schema id, type and compatibility.
+
+use leptos::prelude::*;
+use leptos_meta::Title;
+use leptos_router::hooks::use_params_map;
+
+use crate::api::subjects;
+use crate::components::table::Freshness;
+
+#[component]
+pub fn SchemasPage() -> impl IntoView {
+    let params = use_params_map();
+    let cluster = move || params.read().get("cluster").unwrap_or_default();
+    let list = Resource::new(cluster, subjects);
+    view! {
+        <Title text=move || format!("Schemas of {}", cluster()) />
+        <h1>"Schemas"</h1>
+        <Suspense fallback=|| view! { <div class="skeleton-table"></div> }>
+            {move || Suspend::new(async move {
+                match list.await {
+                    Ok(list) if !list.registry => view! {
+                        <p class="empty">"No schema registry is configured for this cluster."</p>
+                    }.into_any(),
+                    Ok(list) => {
+                        let global = list.global_compatibility.clone().unwrap_or_else(|| "—".into());
+                        let fresh = view! {
+                            <Freshness what="Subjects" at=list.refreshed_at served_at=list.served_at
+                                error=list.error.clone().unwrap_or_default() />
+                        };
+                        if list.subjects.is_empty() {
+                            return view! { {fresh} <p class="empty">"The registry has no subjects."</p> }.into_any();
+                        }
+                        view! {
+                            {fresh}
+                            <p>"Global compatibility: " <span class="badge" data-figure="global">{global}</span></p>
+                            <table class="data" aria-label="Subjects">
+                                <thead><tr>
+                                    <th scope="col">"Subject"</th>
+                                    <th scope="col" class="num">"Versions"</th>
+                                    <th scope="col" class="num">"Latest"</th>
+                                    <th scope="col" class="num">"Schema id"</th>
+                                    <th scope="col">"Type"</th>
+                                    <th scope="col">"Compatibility"</th>
+                                </tr></thead>
+                                <tbody>
+                                    {list.subjects.into_iter().map(|s| {
+                                        let latest = s.latest.clone();
+                                        view! {
+                                            <tr data-subject=s.subject.clone()>
+                                                <th scope="row" class="mono">{s.subject.clone()}</th>
+                                                <td class="num">{s.versions.len()}</td>
+                                                <td class="num">{latest.as_ref().map(|l| l.version.to_string()).unwrap_or_else(|| "—".into())}</td>
+                                                <td class="num">{latest.as_ref().map(|l| l.id.to_string()).unwrap_or_else(|| "—".into())}</td>
+                                                <td>{latest.map(|l| l.schema_type).unwrap_or_else(|| "—".into())}</td>
+                                                <td>
+                                                    {s.compatibility.clone().unwrap_or_else(|| "—".into())}
+                                                    {(!s.compatibility_overridden).then(|| view! { " " <span class="badge">"global"</span> })}
+                                                </td>
+                                            </tr>
+                                        }
+                                    }).collect_view()}
+                                </tbody>
+                            </table>
+                        }.into_any()
+                    }
+                    Err(e) => view! { <p class="error" role="alert">{e.message}</p> }.into_any(),
+                }
+            })}
+        </Suspense>
+    }
+}
