@@ -8,7 +8,7 @@ export KLENS_CACHE
 export CARGO_TARGET_DIR ?= $(KLENS_CACHE)/target
 export PATH := $(HOME)/.cargo/bin:$(KLENS_CACHE)/tools/node_modules/.bin:$(PATH)
 
-.PHONY: tools build demo demo-auth test lint unit integration e2e stack stack-down seed
+.PHONY: tools build demo demo-auth test lint unit integration integration-3brokers e2e stack stack-down seed
 
 tools:
 	dev/install-tools
@@ -44,7 +44,7 @@ demo-auth: build seed
 	target/release/klens --config target/demo-auth-config.yaml
 
 ## Every check: format, lints (server and wasm), unit, integration against dev/stack, browser.
-test: tools lint unit integration e2e
+test: tools lint unit integration e2e integration-3brokers
 	@echo "make test: all checks passed"
 
 lint:
@@ -61,3 +61,12 @@ integration: seed
 
 e2e: build seed
 	end2end/run
+
+## The catalog on three brokers (replicas, ISR, under-replicated partitions, controller): switches
+## dev/stack to its three-broker layout for the test, then back to the one-node layout.
+integration-3brokers:
+	cargo test -p server --test three_brokers --no-run
+	dev/stack down
+	dev/stack up --brokers 3
+	status=0; cargo test -p server --test three_brokers || status=$$?; \
+	  dev/stack down; dev/stack up; exit $$status

@@ -1,4 +1,6 @@
 import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { expect, type Page } from '@playwright/test';
 
 /** Opens a page, fails the test on any console error or uncaught exception, waits for hydration. */
@@ -19,18 +21,149 @@ export function kafkaMetadata(): { brokers: unknown[]; topics: { topic: string; 
   return JSON.parse(out);
 }
 
+/** The repository's root, where dev/ lives. */
+const ROOT = path.resolve(__dirname, '..', '..');
+
+/** The partitions of one topic as Kafka lists them, read with kcat over the open port. */
+function kafkaPartitions(topic: string): number[] {
+  const out = execFileSync('kcat', ['-b', '127.0.0.1:19092', '-L', '-J', '-t', topic], { encoding: 'utf8' });
+  const meta = (JSON.parse(out).topics as { topic: string; error?: string; partitions: { partition: number }[] }[])
+    .find((t) => t.topic === topic);
+  if (!meta || meta.error || meta.partitions.length === 0) throw new Error(`no topic ${topic}`);
+  return meta.partitions.map((p) => p.partition).sort((a, b) => a - b);
+}
+
+/** One offset per partition of a topic, read with kcat -Q: -1 is the end (high watermark), -2
+ * the start (low watermark). */
+function kafkaOffsets(topic: string, ts: -1 | -2): Map<number, number> {
+  const partitions = kafkaPartitions(topic);
+  const args = ['-b', '127.0.0.1:19092', '-Q', '-J'];
+  partitions.forEach((p) => args.push('-t', `${topic}:${p}:${ts}`));
+  const json = JSON.parse(execFileSync('kcat', args, { encoding: 'utf8' }))[topic];
+  return new Map(partitions.map((p) => [p, json[String(p)].offset as number]));
+}
+
+/** The end offset (high watermark) of each partition of a topic, read with kcat. */
+export function kafkaEndOffsets(topic: string): Map<number, number> {
+  return kafkaOffsets(topic, -1);
+}
+
 /** The records in a topic as Kafka counts them (latest − earliest offset per partition), read
  * with kcat over the open port. */
 export function kafkaRecordCount(topic: string): number {
-  const meta = kafkaMetadata().topics.find((t) => t.topic === topic);
-  if (!meta) throw new Error(`no topic ${topic}`);
-  const offsets = (ts: number) => {
-    const args = ['-b', '127.0.0.1:19092', '-Q', '-J'];
-    meta.partitions.forEach((_, p) => args.push('-t', `${topic}:${p}:${ts}`));
-    const json = JSON.parse(execFileSync('kcat', args, { encoding: 'utf8' }))[topic];
-    return meta.partitions.map((_, p) => json[String(p)].offset as number);
-  };
-  const high = offsets(-1);
-  const low = offsets(-2);
-  return high.reduce((sum, h, i) => sum + (h - low[i]), 0);
+  const high = kafkaOffsets(topic, -1);
+  const low = kafkaOffsets(topic, -2);
+  let sum = 0;
+  for (const [p, h] of high) sum += h - (low.get(p) ?? 0);
+  return sum;
+}
+
+/** The Python of the dev tools' environment (dev/lib/venv.sh), which has confluent-kafka. */
+let devPython: string | undefined;
+function python(): string {
+  devPython ??= path.join(
+    execFileSync('bash', ['-c', 'source dev/lib/venv.sh && klens_dev_venv'], { cwd: ROOT, encoding: 'utf8' }).trim(),
+    'bin',
+    'python',
+  );
+  return devPython;
+}
+
+export interface KafkaGroup {
+  /** As Kafka's admin client names it: EMPTY, STABLE, … */
+  state: string;
+  members: number;
+  /** The committed offset of each partition the group has one for. */
+  committed: { topic: string; partition: number; offset: number }[];
+}
+
+/** A consumer group as Kafka describes it, and its committed offsets, read with confluent-kafka's
+ * AdminClient over the open port. */
+export function kafkaGroup(group: string): KafkaGroup {
+  const script = `
+import json, sys
+from confluent_kafka import ConsumerGroupTopicPartitions
+from confluent_kafka.admin import AdminClient
+group = sys.argv[1]
+admin = AdminClient({"bootstrap.servers": "127.0.0.1:19092"})
+described = admin.describe_consumer_groups([group])[group].result(timeout=30)
+listed = admin.list_consumer_group_offsets([ConsumerGroupTopicPartitions(group)])[group].result(timeout=30)
+print(json.dumps({
+    "state": described.state.name,
+    "members": len(described.members),
+    "committed": [{"topic": tp.topic, "partition": tp.partition, "offset": tp.offset}
+                  for tp in listed.topic_partitions if tp.offset >= 0],
+}))
+`;
+  const out = execFileSync(python(), ['-c', script, group], { encoding: 'utf8' });
+  const parsed = JSON.parse(out) as KafkaGroup;
+  parsed.committed.sort((a, b) => a.topic.localeCompare(b.topic) || a.partition - b.partition);
+  return parsed;
+}
+
+/** Per committed partition of a group: committed, end and lag (end − committed, never below 0),
+ * from Kafka alone (kafkaGroup and kafkaEndOffsets). */
+export function kafkaGroupLag(group: string): {
+  group: KafkaGroup;
+  partitions: { topic: string; partition: number; committed: number; end: number; lag: number }[];
+  total: number;
+} {
+  const g = kafkaGroup(group);
+  const ends = new Map<string, Map<number, number>>();
+  const partitions = g.committed.map((c) => {
+    if (!ends.has(c.topic)) ends.set(c.topic, kafkaEndOffsets(c.topic));
+    const end = ends.get(c.topic)!.get(c.partition);
+    if (end === undefined) throw new Error(`no end offset for ${c.topic}-${c.partition}`);
+    return { ...c, committed: c.offset, end, lag: Math.max(0, end - c.offset) };
+  });
+  return { group: g, partitions, total: partitions.reduce((n, p) => n + p.lag, 0) };
+}
+
+/** Broker metadata as Kafka answers it on the SASL listener klens connects to (dev/demo-config),
+ * read with dev/kcat (kcat with a librdkafka that speaks SCRAM to Kafka 4). */
+export function kafkaBrokersForKlens(): { controllerid: number; brokers: { id: number; name: string }[] } {
+  const out = execFileSync(
+    path.join(ROOT, 'dev', 'kcat'),
+    ['-b', '127.0.0.1:19094', '-X', 'security.protocol=SASL_PLAINTEXT', '-X', 'sasl.mechanisms=SCRAM-SHA-512',
+      '-X', 'sasl.username=klens', '-X', 'sasl.password=klens-secret', '-L', '-J', '-t', 'orders'],
+    { encoding: 'utf8' },
+  );
+  return JSON.parse(out);
+}
+
+/** Bytes of a topic's log segments on disk, when dev/stack runs its single-node layout (where that
+ * node leads every partition); undefined otherwise. */
+export function segmentBytesOnDisk(topic: string): number | undefined {
+  const stack = path.join(ROOT, 'target', 'dev-stack');
+  const layout = fs.existsSync(path.join(stack, 'layout')) ? fs.readFileSync(path.join(stack, 'layout'), 'utf8').trim() : '';
+  if (layout !== '1') return undefined;
+  const data = path.join(stack, 'kafka', 'node-1', 'data');
+  let sum = 0;
+  for (const p of kafkaPartitions(topic)) {
+    const dir = path.join(data, `${topic}-${p}`);
+    for (const f of fs.readdirSync(dir)) if (f.endsWith('.log')) sum += fs.statSync(path.join(dir, f)).size;
+  }
+  return sum;
+}
+
+/** A figure as klens writes it: thousands separators. */
+export const thousands = (n: number) => n.toLocaleString('en-US');
+
+/** Whether `text` is how klens writes `n` bytes: decimal units with one decimal (`999 B`,
+ * `1.2 kB`, `3.4 MB`), so the figure may differ from `n` by half its last digit. */
+export function showsBytes(text: string, n: number): boolean {
+  const units = ['B', 'kB', 'MB', 'GB', 'TB', 'PB', 'EB'];
+  let unit = 0;
+  if (n >= 1000) {
+    let value = n / 1000;
+    unit = 1;
+    while (value >= 999.95 && unit + 1 < units.length) {
+      value /= 1000;
+      unit += 1;
+    }
+  }
+  const m = /^(\d+(?:\.\d)?) ([kMGTPE]?B)$/.exec(text.trim());
+  if (!m || m[2] !== units[unit]) return false;
+  const scale = 1000 ** unit;
+  return unit === 0 ? Number(m[1]) === n : Math.abs(Number(m[1]) * scale - n) <= scale * 0.0500001;
 }
