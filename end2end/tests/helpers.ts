@@ -17,7 +17,8 @@ export async function openHydrated(page: Page, path: string): Promise<string[]> 
 
 /** What Kafka itself says, read with kcat over the open dev/stack port (independent of klens). */
 export function kafkaMetadata(): { brokers: unknown[]; topics: { topic: string; partitions: unknown[] }[] } {
-  const out = execFileSync('kcat', ['-b', '127.0.0.1:19092', '-L', '-J'], { encoding: 'utf8' });
+  // With ten thousand topics the listing is over a megabyte, execFileSync's default buffer.
+  const out = execFileSync('kcat', ['-b', '127.0.0.1:19092', '-L', '-J'], { encoding: 'utf8', maxBuffer: 1 << 28 });
   return JSON.parse(out);
 }
 

@@ -8,7 +8,8 @@ const partitionsInKafka = (topic: string) =>
 test('create a topic from the topics page, then delete it by typing its name', async ({ page }) => {
   const topic = unique('e2e-journey');
   const problems = await openHydrated(page, '/c/local/topics');
-  await expect(page.getByRole('table', { name: 'Topics' })).toContainText('orders');
+  // The first page of a long list need not hold the seeded topics; it holds some topic.
+  await expect(page.getByRole('table', { name: 'Topics' }).locator('tr[data-topic]').first()).toBeVisible();
 
   await page.getByRole('button', { name: 'Create topic' }).click();
   const form = page.getByRole('form', { name: 'Create topic' });
@@ -31,7 +32,9 @@ test('create a topic from the topics page, then delete it by typing its name', a
   await confirm.click();
 
   await expect(page).toHaveURL(/\/c\/local\/topics$/);
-  await expect(page.getByRole('table', { name: 'Topics' })).not.toContainText(topic);
+  await page.getByRole('searchbox', { name: 'Filter topics by name' }).fill(topic);
+  await expect(page.locator('.pager-summary')).toHaveText(/^No matches among /);
+  await expect(page.locator(`tr[data-topic="${topic}"]`)).toHaveCount(0);
   await expect.poll(() => partitionsInKafka(topic)).toBeUndefined();
   expect(problems).toEqual([]);
 });
@@ -53,13 +56,13 @@ test('internal topics offer no Delete, even on a writable cluster', async ({ pag
 });
 
 test('the read-only cluster lists topics but offers no change', async ({ page }) => {
-  await openHydrated(page, '/c/local-ro/topics');
+  await openHydrated(page, '/c/local-ro/topics?q=orders');
   await expect(page.getByRole('table', { name: 'Topics' })).toContainText('orders');
   await expect(page.getByRole('button', { name: 'Create topic' })).toHaveCount(0);
 });
 
 test('record counts on the topics page are what Kafka counts', async ({ page }) => {
-  await openHydrated(page, '/c/local/topics');
+  await openHydrated(page, '/c/local/topics?q=orders');
   const row = page.locator('tr[data-topic="orders"]');
   const records = kafkaRecordCount('orders');
   expect(records).toBeGreaterThan(0);

@@ -27,6 +27,10 @@ pub struct TopicSummary {
     pub size_bytes: Option<u64>,
     pub produce_rate: Option<f64>,
     pub under_replicated: u64,
+    /// Recent produce rates, oldest first (one per refresh, up to ten minutes), for a
+    /// sparkline. Only a paged request (one with `limit`) fills it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub produce_trend: Vec<f32>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -79,13 +83,16 @@ pub struct TopicConsumer {
     pub lag: Option<u64>,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TopicDetail {
     pub name: String,
     pub internal: bool,
     pub partitions: Vec<PartitionDetail>,
     /// The leaders' bytes summed over partitions; `None` unless every partition's is known.
     pub size_bytes: Option<u64>,
+    /// Records per second over the last minute, and recent rates, oldest first.
+    pub produce_rate: Option<f64>,
+    pub produce_trend: Vec<f32>,
     /// Groups with committed offsets on this topic.
     pub consumers: Vec<TopicConsumer>,
     /// When metadata, sizes and groups were last read, ms since the epoch.

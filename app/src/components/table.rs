@@ -212,6 +212,42 @@ pub fn LagBar(lag: Option<u64>, max: u64) -> impl IntoView {
     }
 }
 
+/// A small line chart of recent values, oldest first; nothing for fewer than two points.
+#[component]
+pub fn Sparkline(points: Vec<f32>, #[prop(optional)] label: &'static str) -> impl IntoView {
+    let path = sparkline_points(&points, 80.0, 18.0);
+    (!path.is_empty()).then(|| {
+        view! {
+            <svg class="spark" viewBox="0 0 80 20" width="80" height="20" role="img" aria-label=label>
+                <polyline points=path fill="none" stroke="currentColor" stroke-width="1.5" />
+            </svg>
+        }
+    })
+}
+
+/// SVG polyline points for `values` in a `width` × `height` box (plus one unit of margin), the
+/// largest value at the top; all zero lies on the bottom.
+pub fn sparkline_points(values: &[f32], width: f32, height: f32) -> String {
+    if values.len() < 2 {
+        return String::new();
+    }
+    let max = values.iter().copied().fold(0.0f32, f32::max);
+    let step = width / (values.len() - 1) as f32;
+    values
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            let y = if max > 0.0 {
+                height - v / max * height
+            } else {
+                height
+            };
+            format!("{:.1},{:.1}", i as f32 * step, y + 1.0)
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// How old a part of the catalog on screen is, counted from when klens answered and kept
 /// current in the browser; with the error when the last read failed.
 #[component]
@@ -293,6 +329,19 @@ mod tests {
         let by_name = flipped.sorted_by("name");
         assert_eq!((by_name.sort.as_deref(), by_name.desc), (None, false));
         assert!(by_name.sorted_by("name").desc);
+    }
+
+    #[test]
+    fn sparklines_scale_to_the_largest_value() {
+        assert_eq!(sparkline_points(&[1.0], 80.0, 18.0), "");
+        assert_eq!(
+            sparkline_points(&[0.0, 5.0, 10.0], 80.0, 18.0),
+            "0.0,19.0 40.0,10.0 80.0,1.0"
+        );
+        assert_eq!(
+            sparkline_points(&[0.0, 0.0], 80.0, 18.0),
+            "0.0,19.0 80.0,19.0"
+        );
     }
 
     #[test]

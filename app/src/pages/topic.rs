@@ -8,8 +8,8 @@ use leptos_router::hooks::{use_navigate, use_params_map};
 use super::groups::state_badge;
 use crate::api::{delete_topic, topic, TopicConsumer};
 use crate::components::access::{allows, identity};
-use crate::components::table::{Freshness, LagBar};
-use crate::format::{bytes, or_dash, page_url};
+use crate::components::table::{Freshness, LagBar, Sparkline};
+use crate::format::{bytes, or_dash, page_url, rate};
 use crate::Privilege;
 
 #[component]
@@ -40,6 +40,12 @@ pub fn TopicPage() -> impl IntoView {
                                 <div><dt>"Partitions"</dt><dd>{t.partitions.len()}</dd></div>
                                 <div><dt>"Size"</dt><dd data-figure="size">{or_dash(t.size_bytes, bytes)}</dd></div>
                                 <div><dt>"Consumer groups"</dt><dd>{t.consumers.len()}</dd></div>
+                                <div><dt>"Produce rate"</dt><dd>
+                                    <span class="rate">
+                                        <Sparkline points=t.produce_trend.clone() label="Produce rate, last ten minutes" />
+                                        {or_dash(t.produce_rate, rate)}
+                                    </span>
+                                </dd></div>
                             </dl>
                             <Freshness what="Metadata" at=t.refreshed_at served_at=t.served_at />
                             <h2>"Partitions"</h2>

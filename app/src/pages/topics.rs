@@ -8,7 +8,9 @@ use leptos_router::hooks::{use_navigate, use_params_map};
 
 use crate::api::{create_topic, topics, TopicSummary};
 use crate::components::access::{allows, identity};
-use crate::components::table::{use_list_query, FilterBox, Freshness, Pager, SortHeader};
+use crate::components::table::{
+    use_list_query, FilterBox, Freshness, Pager, SortHeader, Sparkline,
+};
 use crate::format::{bytes, or_dash, page_url, rate, thousands};
 use crate::Privilege;
 
@@ -93,7 +95,12 @@ fn TopicTable(cluster: String, rows: Vec<TopicSummary>) -> impl IntoView {
                                 <td class="num">{thousands(t.replication_factor)}</td>
                                 <td class="num">{or_dash(t.records, thousands)}</td>
                                 <td class="num">{or_dash(t.size_bytes, bytes)}</td>
-                                <td class="num">{or_dash(t.produce_rate, rate)}</td>
+                                <td class="num">
+                                    <span class="rate">
+                                        <Sparkline points=t.produce_trend.clone() label="Produce rate, last ten minutes" />
+                                        {or_dash(t.produce_rate, rate)}
+                                    </span>
+                                </td>
                                 <td class="num" class:warn=t.under_replicated != 0>{thousands(t.under_replicated)}</td>
                             </tr>
                         }

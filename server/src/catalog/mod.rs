@@ -122,6 +122,8 @@ pub struct ClusterState {
     pub watermarks: Arc<Watermarks>,
     /// Records per second per topic over about the last minute, where known.
     pub produce_rates: Arc<HashMap<String, f64>>,
+    /// Each topic's recent produce rates, oldest first, for its sparkline.
+    pub rate_trend: Arc<HashMap<String, Vec<f32>>>,
     /// When `metadata` was read, ms since the epoch.
     pub refreshed_at: Option<i64>,
     /// The error of the last metadata refresh, if it failed.
@@ -316,14 +318,15 @@ impl ClusterEntry {
                 );
                 let now = now_ms();
                 let totals = high_totals(&metadata, &watermarks);
-                let produce_rates = match self.rate_history.lock() {
-                    Ok(mut history) => history.record(now, totals),
-                    Err(_) => HashMap::new(),
+                let (produce_rates, rate_trend) = match self.rate_history.lock() {
+                    Ok(mut history) => (history.record(now, totals), history.trend()),
+                    Err(_) => (HashMap::new(), HashMap::new()),
                 };
                 self.update(|s| {
                     s.metadata = Some(Arc::new(metadata));
                     s.watermarks = Arc::new(watermarks);
                     s.produce_rates = Arc::new(produce_rates);
+                    s.rate_trend = Arc::new(rate_trend);
                     s.refreshed_at = Some(now);
                     s.last_error = None;
                     s.attempted = true;

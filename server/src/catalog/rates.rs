@@ -5,11 +5,15 @@ use std::collections::{HashMap, VecDeque};
 
 /// How far back a rate looks.
 const WINDOW_MS: i64 = 60_000;
+/// Rates kept per topic for its sparkline: ten minutes at the metadata refresh pace.
+pub const TREND_POINTS: usize = 40;
 
-/// Samples of each topic's summed high watermark, oldest first, spanning at most the window.
+/// Samples of each topic's summed high watermark, oldest first, spanning at most the window,
+/// and each topic's recent rates, oldest first.
 #[derive(Debug, Default)]
 pub struct RateHistory {
     samples: VecDeque<(i64, HashMap<String, i64>)>,
+    trend: HashMap<String, VecDeque<f32>>,
 }
 
 impl RateHistory {
@@ -25,7 +29,7 @@ impl RateHistory {
             self.samples.pop_front();
         }
         // Each topic against the oldest sample in the window that knew it.
-        let rates = totals
+        let rates: HashMap<String, f64> = totals
             .iter()
             .filter_map(|(topic, now)| {
                 let (then, before) = self
@@ -36,8 +40,25 @@ impl RateHistory {
                 (*now >= before).then(|| (topic.clone(), (now - before) as f64 / seconds))
             })
             .collect();
+        // Topics that are gone leave the trend; the others get this refresh's rate.
+        self.trend.retain(|topic, _| totals.contains_key(topic));
+        for (topic, rate) in &rates {
+            let points = self.trend.entry(topic.clone()).or_default();
+            if points.len() == TREND_POINTS {
+                points.pop_front();
+            }
+            points.push_back(*rate as f32);
+        }
         self.samples.push_back((now_ms, totals));
         rates
+    }
+
+    /// Each topic's recent rates, oldest first.
+    pub fn trend(&self) -> HashMap<String, Vec<f32>> {
+        self.trend
+            .iter()
+            .map(|(topic, points)| (topic.clone(), points.iter().copied().collect()))
+            .collect()
     }
 }
 
@@ -66,6 +87,23 @@ mod tests {
         let r = h.record(75_000, totals(&[("a", 850), ("b", 37)]));
         assert_eq!(r.get("a"), Some(&10.0));
         assert_eq!(r.get("b"), Some(&0.5));
+    }
+
+    #[test]
+    fn the_trend_keeps_the_latest_rates_of_live_topics() {
+        let mut h = RateHistory::default();
+        for i in 0..(TREND_POINTS as i64 + 5) {
+            h.record(i * 1000, totals(&[("a", i * 2), ("b", 0)]));
+        }
+        let trend = h.trend();
+        assert_eq!(trend["a"].len(), TREND_POINTS);
+        assert!(trend["a"].iter().all(|r| *r == 2.0));
+        assert!(trend["b"].iter().all(|r| *r == 0.0));
+        h.record(100_000, totals(&[("a", 500)]));
+        assert!(
+            !h.trend().contains_key("b"),
+            "a deleted topic leaves the trend"
+        );
     }
 
     #[test]

@@ -100,6 +100,7 @@ pub fn topics(state: &ClusterState, window: &Window) -> TopicList {
                     records: record_count(&state.watermarks, t),
                     size_bytes: topic_size(state, t),
                     produce_rate: state.produce_rates.get(&t.name).copied(),
+                    produce_trend: Vec::new(),
                     under_replicated: t
                         .partitions
                         .iter()
@@ -110,7 +111,13 @@ pub fn topics(state: &ClusterState, window: &Window) -> TopicList {
         })
         .unwrap_or_default();
     let total = topics.len() as u64;
-    let shown = window.apply(topics, |t| t.name.as_str(), TopicSummary::sort_key);
+    let mut shown = window.apply(topics, |t| t.name.as_str(), TopicSummary::sort_key);
+    // Sparklines only for a page of rows: the whole list stays small for scripts.
+    if window.limit.is_some() {
+        for t in &mut shown.rows {
+            t.produce_trend = state.rate_trend.get(&t.name).cloned().unwrap_or_default();
+        }
+    }
     TopicList {
         refreshed_at: state.refreshed_at,
         served_at: now_ms(),
@@ -163,6 +170,12 @@ pub fn topic(state: &ClusterState, name: &str) -> Option<TopicDetail> {
         internal: is_internal_topic(&topic.name),
         name: topic.name.clone(),
         size_bytes: topic_size(state, topic),
+        produce_rate: state.produce_rates.get(&topic.name).copied(),
+        produce_trend: state
+            .rate_trend
+            .get(&topic.name)
+            .cloned()
+            .unwrap_or_default(),
         partitions,
         consumers,
         refreshed_at: state.refreshed_at,
