@@ -6,4 +6,5 @@ pub mod catalog;
 pub mod config;
 pub mod http;
 pub mod kafka;
+pub mod records;
 pub mod registry;

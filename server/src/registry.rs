@@ -36,6 +36,36 @@ pub struct Subjects {
     pub subjects: Vec<Subject>,
 }
 
+/// A schema's text as registered, with the texts of the schemas it references (by the name it
+/// imports them under), for decoding records.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SchemaText {
+    pub schema: String,
+    /// AVRO, PROTOBUF or JSON.
+    pub schema_type: String,
+    /// (import name, schema text), references of references included.
+    pub references: Vec<(String, String)>,
+}
+
+#[derive(Deserialize)]
+struct Registered {
+    schema: String,
+    #[serde(rename = "schemaType")]
+    schema_type: Option<String>,
+    #[serde(default)]
+    references: Vec<Reference>,
+}
+
+#[derive(Deserialize)]
+struct Reference {
+    name: String,
+    subject: String,
+    version: i64,
+}
+
+/// How deep references may nest before klens stops following them.
+const MAX_REFERENCE_DEPTH: usize = 8;
+
 #[derive(Deserialize)]
 struct Version {
     version: i32,
@@ -115,6 +145,42 @@ impl Registry {
             .await
             .map(Some)
             .map_err(|e| format!("registry: GET {what}: {}", e.without_url()))
+    }
+
+    /// The schema registered under `id` and everything it references; `Ok(None)` when the
+    /// registry has no such id.
+    pub async fn schema_by_id(&self, id: u32) -> Result<Option<SchemaText>, String> {
+        let Some(top) = self
+            .get::<Registered>(&["schemas", "ids", &id.to_string()])
+            .await?
+        else {
+            return Ok(None);
+        };
+        let mut references = Vec::new();
+        let mut pending: Vec<(Reference, usize)> =
+            top.references.into_iter().map(|r| (r, 1)).collect();
+        while let Some((reference, depth)) = pending.pop() {
+            if depth > MAX_REFERENCE_DEPTH || references.iter().any(|(n, _)| *n == reference.name) {
+                continue;
+            }
+            let version = reference.version.to_string();
+            let found = self
+                .get::<Registered>(&["subjects", &reference.subject, "versions", &version])
+                .await?
+                .ok_or_else(|| {
+                    format!(
+                        "schema {id} references {} version {version}, which the registry lacks",
+                        reference.subject
+                    )
+                })?;
+            pending.extend(found.references.into_iter().map(|r| (r, depth + 1)));
+            references.push((reference.name, found.schema));
+        }
+        Ok(Some(SchemaText {
+            schema: top.schema,
+            schema_type: top.schema_type.unwrap_or_else(|| "AVRO".to_string()),
+            references,
+        }))
     }
 
     /// Every subject with its versions, its newest version's id and type, and its own

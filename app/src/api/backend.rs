@@ -9,7 +9,8 @@ use leptos::prelude::use_context;
 
 use super::{
     BrokerDetail, BrokerList, ClusterDetail, ClusterSummary, CreateTopicRequest, GroupDetail,
-    GroupList, SearchResult, SubjectList, TopicChanged, TopicDetail, TopicList, WhoAmI, Window,
+    GroupList, Record, RecordPage, RecordQuery, SearchResult, SubjectList, TopicChanged,
+    TopicDetail, TopicList, WhoAmI, Window,
 };
 use crate::error::{ApiError, ErrorCode};
 
@@ -29,6 +30,9 @@ pub trait Backend: Send + Sync + 'static {
     fn subjects(&self, cluster: &str) -> Result<SubjectList, ApiError>;
     /// Searches every visible cluster, or only `cluster` (which must then be visible).
     fn search(&self, query: &str, cluster: Option<&str>) -> Result<SearchResult, ApiError>;
+    /// Record reads need RECORDS; they are decided when called and read Kafka in the future.
+    fn records(&self, query: RecordQuery) -> Reply<RecordPage>;
+    fn record(&self, cluster: String, topic: String, partition: i32, offset: i64) -> Reply<Record>;
     /// Writes are decided when called (while the request is current) and run in the future.
     fn create_topic(&self, request: CreateTopicRequest) -> Reply<TopicChanged>;
     fn delete_topic(&self, cluster: String, topic: String) -> Reply<TopicChanged>;

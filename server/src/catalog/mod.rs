@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use app::api::{
     BrokerList, ClusterDetail, ClusterSummary, GroupDetail, GroupList, Health, HealthStatus,
-    SearchHit, SubjectList, TopicDetail, TopicList, Window,
+    Record, RecordPage, RecordQuery, SearchHit, SubjectList, TopicDetail, TopicList, Window,
 };
 use app::{ApiError, ErrorCode};
 
@@ -22,6 +22,8 @@ use crate::config::Config;
 use crate::kafka::admin::{self, TopicSpec};
 use crate::kafka::wire::{ClusterInfo, Group, LogDir, WireClient};
 use crate::kafka::{KafkaClients, MetadataSnapshot, Watermarks};
+use crate::records::decode::Schemas;
+use crate::records::{self, Bounds, Filter, Start};
 use crate::registry::{Registry, Subjects};
 
 /// How often metadata and watermarks are read; a write reads them back at once besides.
@@ -179,6 +181,10 @@ pub struct ClusterEntry {
     rate_history: Mutex<rates::RateHistory>,
     /// Groups someone has open, and when they last asked.
     watched: Mutex<HashMap<String, Instant>>,
+    /// Settings of the consumers that read records.
+    reader: rdkafka::ClientConfig,
+    /// Registry schemas by id, for decoding records.
+    schemas: Arc<Schemas>,
 }
 
 impl ClusterEntry {
@@ -279,6 +285,133 @@ impl ClusterEntry {
         admin::delete_topic(admin, grant, name).await?;
         self.refresh().await;
         Ok(())
+    }
+
+    /// The partitions of `topic` with their live watermarks, read now (not from the
+    /// projection), so that a page of records is bounded by what exists at this moment.
+    async fn bounds(&self, topic: &str) -> Result<(Bounds, Arc<KafkaClients>), ApiError> {
+        let metadata = self.state().metadata.ok_or_else(|| {
+            ApiError::new(
+                ErrorCode::Client,
+                format!(
+                    "klens has not read the topics of cluster \"{}\" yet; try again in a moment.",
+                    self.name
+                ),
+            )
+        })?;
+        let found = metadata
+            .topics
+            .iter()
+            .find(|t| t.name == topic)
+            .cloned()
+            .ok_or_else(|| {
+                ApiError::new(
+                    ErrorCode::NotFound,
+                    format!(
+                        "There is no topic named \"{topic}\" in cluster \"{}\".",
+                        self.name
+                    ),
+                )
+            })?;
+        let clients = self.clients()?;
+        let reading = Arc::clone(&clients);
+        let marks = tokio::task::spawn_blocking(move || reading.fetch_watermarks(&[found]))
+            .await
+            .map_err(|e| ApiError::new(ErrorCode::Client, format!("reading offsets failed: {e}")))?
+            .map_err(|e| ApiError::new(ErrorCode::Client, e))?;
+        let bounds = marks
+            .into_iter()
+            .map(|((_, partition), marks)| (partition, marks))
+            .collect();
+        Ok((bounds, clients))
+    }
+
+    /// One page of records (RECORDS was decided by the caller, who holds the grant).
+    pub async fn records(
+        &self,
+        _grant: &Grant,
+        query: &RecordQuery,
+    ) -> Result<RecordPage, ApiError> {
+        let filter = match query.q.as_deref() {
+            Some(q) if q.chars().count() > 500 => {
+                return Err(ApiError::bad_request(
+                    "q",
+                    "A filter is at most 500 characters.",
+                ))
+            }
+            Some(q) => Filter::new(q, query.exact),
+            None => None,
+        };
+        let (bounds, clients) = self.bounds(&query.topic).await?;
+        let at_time = match query.timestamp {
+            Some(ts) => {
+                let (topic, partitions) = (
+                    query.topic.clone(),
+                    bounds.keys().copied().collect::<Vec<_>>(),
+                );
+                let found = tokio::task::spawn_blocking(move || {
+                    clients.offsets_at(&topic, &partitions, ts)
+                })
+                .await
+                .map_err(|e| {
+                    ApiError::new(ErrorCode::Client, format!("reading offsets failed: {e}"))
+                })?
+                .map_err(|e| ApiError::new(ErrorCode::Client, e))?;
+                Some(found)
+            }
+            None => None,
+        };
+        let (start, limit) = records::plan(query, &bounds, at_time.as_ref())?;
+        let read = self
+            .read(query.topic.clone(), start, bounds, limit, filter)
+            .await?;
+        Ok(records::page_answer(&query.topic, &self.schemas, read).await)
+    }
+
+    /// The record at `offset` of `partition`.
+    pub async fn record(
+        &self,
+        _grant: &Grant,
+        topic: &str,
+        partition: i32,
+        offset: i64,
+    ) -> Result<Record, ApiError> {
+        let (bounds, _) = self.bounds(topic).await?;
+        let missing = || {
+            ApiError::new(
+                ErrorCode::NotFound,
+                format!("There is no record at offset {offset} of partition {partition} of \"{topic}\"."),
+            )
+        };
+        let (low, high) = bounds.get(&partition).copied().ok_or_else(missing)?;
+        if offset < low || offset >= high {
+            return Err(missing());
+        }
+        let start = Start::Forward([(partition, offset)].into_iter().collect());
+        let (found, ..) = self.read(topic.to_string(), start, bounds, 1, None).await?;
+        let raw = found
+            .into_iter()
+            .find(|r| r.offset == offset)
+            .ok_or_else(missing)?;
+        let mut decoded = records::decode_all(&[raw], topic, &self.schemas).await;
+        decoded.pop().ok_or_else(missing)
+    }
+
+    async fn read(
+        &self,
+        topic: String,
+        start: Start,
+        bounds: Bounds,
+        limit: usize,
+        filter: Option<Filter>,
+    ) -> Result<records::PageRead, ApiError> {
+        let config = self.reader.clone();
+        tokio::task::spawn_blocking(move || {
+            records::read_page(&config, &topic, &start, &bounds, limit, filter.as_ref())
+        })
+        .await
+        .map_err(|e| ApiError::new(ErrorCode::Client, format!("reading records failed: {e}")))?
+        .map_err(|e| ApiError::new(ErrorCode::Client, e))
     }
 
     /// Reads metadata and watermarks once and records the outcome.
@@ -510,6 +643,7 @@ impl Catalog {
                     .schema_registry
                     .as_ref()
                     .map(|r| Registry::new(r).map(Arc::new));
+                let schemas = Schemas::new(registry.clone().and_then(Result::ok));
                 Arc::new(ClusterEntry {
                     name: c.name.clone(),
                     writable: c.writable,
@@ -519,6 +653,8 @@ impl Catalog {
                     state: RwLock::new(ClusterState::default()),
                     rate_history: Mutex::new(rates::RateHistory::default()),
                     watched: Mutex::new(HashMap::new()),
+                    reader: crate::kafka::reader_config(c),
+                    schemas: Arc::new(schemas),
                 })
             })
             .collect();

@@ -7,8 +7,8 @@ use app::access::{Action, Resource};
 use app::api::backend::{Backend, Reply};
 use app::api::{
     is_internal_topic, BrokerDetail, BrokerList, ClusterDetail, ClusterSummary, CreateTopicRequest,
-    GroupDetail, GroupList, SearchHit, SearchResult, SubjectList, TopicChanged, TopicDetail,
-    TopicList, User, WhoAmI, Window, MAX_HITS,
+    GroupDetail, GroupList, Record, RecordPage, RecordQuery, SearchHit, SearchResult, SubjectList,
+    TopicChanged, TopicDetail, TopicList, User, WhoAmI, Window, MAX_HITS,
 };
 use app::{ApiError, ErrorCode, Privilege};
 use axum::http::request::Parts;
@@ -234,6 +234,28 @@ impl Backend for Service {
         hits.truncate(MAX_HITS);
         Ok(SearchResult {
             hits: hits.into_iter().map(|(_, hit)| hit).collect(),
+        })
+    }
+
+    fn records(&self, query: RecordQuery) -> Reply<RecordPage> {
+        let prepared = check_topic_name(&query.topic, "topic").and_then(|()| {
+            self.decide(
+                &query.cluster,
+                topic_action(Privilege::Records, &query.topic),
+            )
+        });
+        Box::pin(async move {
+            let (entry, grant) = prepared?;
+            entry.records(&grant, &query).await
+        })
+    }
+
+    fn record(&self, cluster: String, topic: String, partition: i32, offset: i64) -> Reply<Record> {
+        let prepared = check_topic_name(&topic, "topic")
+            .and_then(|()| self.decide(&cluster, topic_action(Privilege::Records, &topic)));
+        Box::pin(async move {
+            let (entry, grant) = prepared?;
+            entry.record(&grant, &topic, partition, offset).await
         })
     }
 

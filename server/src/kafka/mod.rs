@@ -259,6 +259,48 @@ impl KafkaClients {
     }
 }
 
+impl KafkaClients {
+    /// Per partition of `topic`, the first offset whose timestamp is at or after `timestamp`;
+    /// partitions with no such record are left out. Blocks.
+    pub fn offsets_at(
+        &self,
+        topic: &str,
+        partitions: &[i32],
+        timestamp: i64,
+    ) -> Result<std::collections::BTreeMap<i32, i64>, String> {
+        let mut list = TopicPartitionList::new();
+        for p in partitions {
+            list.add_partition_offset(topic, *p, Offset::Offset(timestamp))
+                .map_err(|e| e.to_string())?;
+        }
+        let answered = self
+            .offsets
+            .offsets_for_times(list, WATERMARK_TIMEOUT)
+            .map_err(|e| format!("offsets for the timestamp could not be read: {e}"))?;
+        Ok(answered
+            .elements()
+            .iter()
+            .filter_map(|e| match e.offset() {
+                Offset::Offset(n) => Some((e.partition(), n)),
+                _ => None,
+            })
+            .collect())
+    }
+}
+
+/// The settings of a consumer that reads records: the cluster's client settings, and no group.
+pub fn reader_config(cluster: &ClusterConfig) -> ClientConfig {
+    let mut config = client_config(cluster);
+    // librdkafka wants a group id before it assigns partitions; the reader never joins,
+    // commits or fetches offsets for it, so no group ACL is involved.
+    config
+        .set("group.id", "klens-reader")
+        .set("enable.auto.commit", "false")
+        .set("enable.auto.offset.store", "false")
+        .set_log_level(RDKafkaLogLevel::Error);
+    config
+}
+
 /// (topic, partition) → (low, high) watermark.
 pub type Watermarks = HashMap<(String, i32), (i64, i64)>;
 

@@ -1,0 +1,156 @@
+//! Records: pages of a topic's records, one record, and (outside server functions, as streams)
+//! the NDJSON export and the live tail. All of it needs RECORDS.
+
+use leptos::prelude::*;
+use leptos::server_fn::codec::GetUrl;
+use serde::{Deserialize, Serialize};
+
+use crate::error::ApiError;
+
+/// Records per page unless asked otherwise, and the most one page may hold.
+pub const DEFAULT_LIMIT: u32 = 50;
+pub const MAX_LIMIT: u32 = 500;
+
+/// How a key, value or header value is shown.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Encoding {
+    /// JSON text; `data` is the parsed value.
+    Json,
+    /// UTF-8 text that is not JSON; `data` is the string.
+    Text,
+    /// Confluent-framed Avro, decoded through the registry.
+    Avro,
+    /// Confluent-framed Protobuf, decoded through the registry.
+    Protobuf,
+    /// Confluent-framed JSON Schema; `data` is the JSON document.
+    JsonSchema,
+    /// Bytes that are not UTF-8; `data` is their standard base64.
+    Base64,
+    /// No bytes at all (a null key, a tombstone); `data` is null.
+    Null,
+}
+
+/// One key, value or header value. Bytes are never lost: `raw` (standard base64) is present
+/// whenever `data` alone cannot give back the exact bytes (decoded schemas, JSON whose text
+/// differs from its compact form).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Encoded {
+    pub encoding: Encoding,
+    pub data: serde_json::Value,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schema_id: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub raw: Option<String>,
+    /// Why a framed value could not be decoded; it is then shown as text or base64.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RecordHeader {
+    pub key: String,
+    pub value: Encoded,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TimestampType {
+    CreateTime,
+    LogAppendTime,
+    NotAvailable,
+}
+
+/// One record, in the shape every records call answers.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Record {
+    pub topic: String,
+    pub partition: i32,
+    pub offset: i64,
+    /// ms since the epoch; `None` when the record carries none.
+    pub timestamp: Option<i64>,
+    pub timestamp_type: TimestampType,
+    pub key: Encoded,
+    pub value: Encoded,
+    /// In the order they were written; a key may repeat.
+    pub headers: Vec<RecordHeader>,
+    /// Bytes of key, value and headers as written.
+    pub size: u64,
+}
+
+/// `GET /api/records`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RecordPage {
+    /// Oldest first (by timestamp across partitions).
+    pub records: Vec<Record>,
+    /// The page after this one, or `None` when every partition was read to its end.
+    pub next: Option<String>,
+    /// The page before this one, or `None` at the start of every partition.
+    pub prev: Option<String>,
+    /// Records read to make this page (more than shown when a filter is set).
+    pub scanned: u64,
+    /// True when the scan stopped at its deadline or budget before the page was full; `next`
+    /// or `prev` then continues from where it stopped.
+    pub partial: bool,
+}
+
+/// Pages of a topic's records: from `from=earliest|latest` (default latest: the newest
+/// `limit`), an `offset` (with `partition`), a `timestamp`, or a `cursor` from an earlier page.
+/// `q` keeps records whose key, value or a header contains it (ignoring case), or equals it
+/// with `exact=true`.
+#[allow(clippy::too_many_arguments)]
+#[server(endpoint = "records", input = GetUrl)]
+pub async fn records(
+    cluster: String,
+    topic: String,
+    #[server(default)] partition: Option<i32>,
+    #[server(default)] offset: Option<i64>,
+    #[server(default)] timestamp: Option<i64>,
+    #[server(default)] from: Option<String>,
+    #[server(default)] limit: Option<u32>,
+    #[server(default)] cursor: Option<String>,
+    #[server(default)] q: Option<String>,
+    #[server(default)] exact: Option<bool>,
+) -> Result<RecordPage, ApiError> {
+    let backend = super::backend::current()?;
+    let query = RecordQuery {
+        cluster,
+        topic,
+        partition,
+        offset,
+        timestamp,
+        from,
+        limit,
+        cursor,
+        q,
+        exact: exact.unwrap_or(false),
+    };
+    super::backend::with_status(backend.records(query).await)
+}
+
+/// What a records call asks for, as the server receives it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RecordQuery {
+    pub cluster: String,
+    pub topic: String,
+    pub partition: Option<i32>,
+    pub offset: Option<i64>,
+    pub timestamp: Option<i64>,
+    pub from: Option<String>,
+    pub limit: Option<u32>,
+    pub cursor: Option<String>,
+    pub q: Option<String>,
+    pub exact: bool,
+}
+
+/// One record by partition and offset.
+#[server(endpoint = "record", input = GetUrl)]
+pub async fn get_record(
+    cluster: String,
+    topic: String,
+    partition: i32,
+    offset: i64,
+) -> Result<Record, ApiError> {
+    let backend = super::backend::current()?;
+    super::backend::with_status(backend.record(cluster, topic, partition, offset).await)
+}

@@ -1,0 +1,385 @@
+//! Turning a record's bytes into what people read, without ever losing a byte: Confluent-framed
+//! Avro, Protobuf and JSON Schema through the registry; else JSON; else UTF-8 text; else base64.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use app::api::{Encoded, Encoding};
+use base64::engine::general_purpose::STANDARD;
+use base64::Engine;
+use prost_reflect::{DescriptorPool, DynamicMessage, MessageDescriptor};
+use serde_json::Value;
+
+use crate::registry::{Registry, SchemaText};
+
+/// A registered schema, ready to decode with.
+pub enum Decoder {
+    Avro {
+        schema: apache_avro::Schema,
+        references: Vec<apache_avro::Schema>,
+    },
+    Protobuf {
+        pool: DescriptorPool,
+    },
+    Json,
+}
+
+/// The name under which a Protobuf schema's own text is compiled.
+const MAIN_PROTO: &str = "klens-schema.proto";
+
+impl Decoder {
+    /// Prepares a decoder from a schema and the schemas it references.
+    pub fn new(schema: &SchemaText) -> Result<Decoder, String> {
+        match schema.schema_type.as_str() {
+            "AVRO" => {
+                let refs: Vec<&str> = schema.references.iter().map(|r| r.1.as_str()).collect();
+                let (schema, references) =
+                    apache_avro::Schema::parse_str_with_list(&schema.schema, refs)
+                        .map_err(|e| format!("the Avro schema does not parse: {e}"))?;
+                Ok(Decoder::Avro { schema, references })
+            }
+            "PROTOBUF" => {
+                let mut files: HashMap<String, String> =
+                    schema.references.iter().cloned().collect();
+                files.insert(MAIN_PROTO.to_string(), schema.schema.clone());
+                let resolver = protox::file::ChainFileResolver::new();
+                let mut resolver = resolver;
+                resolver.add(SourceFiles(files));
+                resolver.add(protox::file::GoogleFileResolver::new());
+                let mut compiler = protox::Compiler::with_file_resolver(resolver);
+                compiler
+                    .open_file(MAIN_PROTO)
+                    .map_err(|e| format!("the Protobuf schema does not compile: {e}"))?;
+                Ok(Decoder::Protobuf {
+                    pool: compiler.descriptor_pool(),
+                })
+            }
+            "JSON" => Ok(Decoder::Json),
+            other => Err(format!("schema type {other} is not supported")),
+        }
+    }
+
+    /// Decodes the payload after the five-byte Confluent header.
+    fn decode(&self, payload: &[u8]) -> Result<(Encoding, Value), String> {
+        match self {
+            Decoder::Avro { schema, references } => {
+                let mut reader = payload;
+                let value = apache_avro::from_avro_datum_schemata(
+                    schema,
+                    references.iter().collect(),
+                    &mut reader,
+                    None,
+                )
+                .map_err(|e| format!("not Avro of this schema: {e}"))?;
+                if !reader.is_empty() {
+                    return Err(format!("{} bytes left after the Avro datum", reader.len()));
+                }
+                // The reader forgives some damage (a string cut short); writing the value back
+                // must give the very same bytes, or it was not this schema's datum.
+                let again = apache_avro::to_avro_datum_schemata(
+                    schema,
+                    references.iter().collect(),
+                    value.clone(),
+                );
+                if again.as_deref().ok() != Some(payload) {
+                    return Err("the bytes are not an Avro datum of this schema".into());
+                }
+                let json = Value::try_from(value).map_err(|e| format!("Avro to JSON: {e}"))?;
+                Ok((Encoding::Avro, json))
+            }
+            Decoder::Protobuf { pool } => {
+                let (indexes, rest) = message_indexes(payload)?;
+                let descriptor = message_at(pool, &indexes)?;
+                let message = DynamicMessage::decode(descriptor, rest)
+                    .map_err(|e| format!("not Protobuf of this schema: {e}"))?;
+                let json =
+                    serde_json::to_value(&message).map_err(|e| format!("Protobuf to JSON: {e}"))?;
+                Ok((Encoding::Protobuf, json))
+            }
+            Decoder::Json => {
+                let json = serde_json::from_slice(payload)
+                    .map_err(|e| format!("not a JSON document: {e}"))?;
+                Ok((Encoding::JsonSchema, json))
+            }
+        }
+    }
+}
+
+/// The source texts of a schema and its references, by import name.
+struct SourceFiles(HashMap<String, String>);
+
+impl protox::file::FileResolver for SourceFiles {
+    fn open_file(&self, name: &str) -> Result<protox::file::File, protox::Error> {
+        match self.0.get(name) {
+            Some(source) => protox::file::File::from_source(name, source),
+            None => Err(protox::Error::file_not_found(name)),
+        }
+    }
+}
+
+/// Reads the message-index list that follows the schema id in Confluent's Protobuf framing: a
+/// zig-zag varint count, then that many zig-zag varints; a count of 0 means the first message.
+fn message_indexes(bytes: &[u8]) -> Result<(Vec<usize>, &[u8]), String> {
+    let mut rest = bytes;
+    let count = zigzag(&mut rest)?;
+    if count == 0 {
+        return Ok((vec![0], rest));
+    }
+    if !(1..=100).contains(&count) {
+        return Err(format!("a message-index list of {count} entries"));
+    }
+    let mut indexes = Vec::new();
+    for _ in 0..count {
+        let index = zigzag(&mut rest)?;
+        indexes.push(usize::try_from(index).map_err(|_| "a negative message index")?);
+    }
+    Ok((indexes, rest))
+}
+
+fn zigzag(bytes: &mut &[u8]) -> Result<i64, String> {
+    let mut value: u64 = 0;
+    for shift in (0..64).step_by(7) {
+        let (&byte, rest) = bytes
+            .split_first()
+            .ok_or("the message-index list is cut short")?;
+        *bytes = rest;
+        value |= u64::from(byte & 0x7f) << shift;
+        if byte & 0x80 == 0 {
+            return Ok((value >> 1) as i64 ^ -((value & 1) as i64));
+        }
+    }
+    Err("a message index longer than a varint".into())
+}
+
+/// The message at an index path: the n-th top-level message of the schema, then nested ones.
+fn message_at(pool: &DescriptorPool, indexes: &[usize]) -> Result<MessageDescriptor, String> {
+    let file = pool
+        .get_file_by_name(MAIN_PROTO)
+        .ok_or("the compiled schema is missing")?;
+    let (first, nested) = indexes.split_first().ok_or("no message index")?;
+    let mut message = file
+        .messages()
+        .nth(*first)
+        .ok_or_else(|| format!("the schema has no message number {first}"))?;
+    for index in nested {
+        let child = message.child_messages().nth(*index);
+        message =
+            child.ok_or_else(|| format!("{} has no nested message {index}", message.name()))?;
+    }
+    Ok(message)
+}
+
+/// Magic byte 0 and a four-byte schema id, then the payload.
+pub fn confluent_frame(bytes: &[u8]) -> Option<(u32, &[u8])> {
+    match bytes {
+        [0, a, b, c, d, payload @ ..] => Some((u32::from_be_bytes([*a, *b, *c, *d]), payload)),
+        _ => None,
+    }
+}
+
+/// Bytes without a schema: null, JSON, UTF-8 text, else base64.
+pub fn plain(bytes: Option<&[u8]>) -> Encoded {
+    let Some(bytes) = bytes else {
+        return encoded(Encoding::Null, Value::Null);
+    };
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        return encoded(Encoding::Base64, Value::String(STANDARD.encode(bytes)));
+    };
+    // JSON only for objects and arrays: a bare number or word reads better as text.
+    let looks_structured = matches!(text.trim_start().as_bytes().first(), Some(b'{' | b'['));
+    if looks_structured {
+        if let Ok(json) = serde_json::from_str::<Value>(text) {
+            let exact = serde_json::to_string(&json).is_ok_and(|compact| compact == text);
+            let mut out = encoded(Encoding::Json, json);
+            if !exact {
+                out.raw = Some(STANDARD.encode(bytes));
+            }
+            return out;
+        }
+    }
+    encoded(Encoding::Text, Value::String(text.to_string()))
+}
+
+fn encoded(encoding: Encoding, data: Value) -> Encoded {
+    Encoded {
+        encoding,
+        data,
+        schema_id: None,
+        raw: None,
+        error: None,
+    }
+}
+
+/// The registry's schemas by id, fetched once each and kept (ids never change meaning).
+pub struct Schemas {
+    registry: Option<Arc<Registry>>,
+    cache: Mutex<HashMap<u32, Arc<Result<Decoder, String>>>>,
+}
+
+impl Schemas {
+    pub fn new(registry: Option<Arc<Registry>>) -> Schemas {
+        Schemas {
+            registry,
+            cache: Mutex::new(HashMap::new()),
+        }
+    }
+
+    fn cached(&self, id: u32) -> Option<Arc<Result<Decoder, String>>> {
+        self.cache.lock().ok()?.get(&id).cloned()
+    }
+
+    /// Fetches every schema among `ids` not fetched yet. A failure is kept too, but only for
+    /// schemas the registry answered about; an unreachable registry is asked again next time.
+    pub async fn load(&self, ids: impl IntoIterator<Item = u32>) {
+        let Some(registry) = &self.registry else {
+            return;
+        };
+        for id in ids {
+            if self.cached(id).is_some() {
+                continue;
+            }
+            let decoder = match registry.schema_by_id(id).await {
+                Ok(Some(text)) => Decoder::new(&text),
+                Ok(None) => Err(format!("the registry has no schema {id}")),
+                Err(error) => {
+                    tracing::warn!(%error, id, "schema not fetched");
+                    continue;
+                }
+            };
+            if let Ok(mut cache) = self.cache.lock() {
+                cache.insert(id, Arc::new(decoder));
+            }
+        }
+    }
+
+    /// The schema ids that framed `bytes` would need.
+    pub fn wanted(&self, bytes: Option<&[u8]>) -> Option<u32> {
+        self.registry.as_ref()?;
+        confluent_frame(bytes?).map(|(id, _)| id)
+    }
+
+    /// Decodes a key or value: through its schema when it is framed and the schema is known,
+    /// otherwise as plain bytes (with the reason when a schema was expected and failed).
+    pub fn decode(&self, bytes: Option<&[u8]>) -> Encoded {
+        let Some(raw) = bytes else {
+            return plain(None);
+        };
+        let Some((id, payload)) = self.wanted(Some(raw)).and_then(|_| confluent_frame(raw)) else {
+            return plain(Some(raw));
+        };
+        let outcome = match self.cached(id) {
+            Some(decoder) => match decoder.as_ref() {
+                Ok(decoder) => decoder.decode(payload),
+                Err(error) => Err(error.clone()),
+            },
+            None => Err(format!("schema {id} could not be fetched")),
+        };
+        match outcome {
+            Ok((encoding, data)) => Encoded {
+                encoding,
+                data,
+                schema_id: Some(id),
+                raw: Some(STANDARD.encode(raw)),
+                error: None,
+            },
+            Err(error) => {
+                let mut out = plain(Some(raw));
+                out.schema_id = Some(id);
+                out.error = Some(error);
+                out
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bytes_of(e: &Encoded) -> Option<Vec<u8>> {
+        if let Some(raw) = &e.raw {
+            return STANDARD.decode(raw).ok();
+        }
+        match (&e.encoding, &e.data) {
+            (Encoding::Null, _) => None,
+            (Encoding::Base64, Value::String(s)) => STANDARD.decode(s).ok(),
+            (Encoding::Text, Value::String(s)) => Some(s.as_bytes().to_vec()),
+            (Encoding::Json, v) => serde_json::to_vec(v).ok(),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn plain_bytes_always_come_back() {
+        let cases: Vec<(Option<&[u8]>, Encoding)> = vec![
+            (None, Encoding::Null),
+            (Some(b""), Encoding::Text),
+            (Some(b"hello"), Encoding::Text),
+            (Some(b"42"), Encoding::Text),
+            (Some(br#"{"a":1,"b":[true,null]}"#), Encoding::Json),
+            (Some(b"{ \"spaced\" : 1 }"), Encoding::Json),
+            (Some(br#"{"z":1,"a":2}"#), Encoding::Json),
+            (Some(b"{not json"), Encoding::Text),
+            (Some(&[0xff, 0xfe, 0x00, 0x41]), Encoding::Base64),
+            (Some(&[0x00, 0x00, 0x00, 0x00, 0x07, 0x02]), Encoding::Text),
+        ];
+        for (input, want) in cases {
+            let out = plain(input);
+            assert_eq!(out.encoding, want, "{input:?}");
+            assert_eq!(bytes_of(&out), input.map(<[u8]>::to_vec), "{input:?}");
+        }
+    }
+
+    #[test]
+    fn framing_and_message_indexes() {
+        assert_eq!(
+            confluent_frame(&[0, 0, 0, 1, 2, 9]),
+            Some((258, &[9u8][..]))
+        );
+        assert_eq!(confluent_frame(&[1, 0, 0, 1, 2, 9]), None);
+        assert_eq!(confluent_frame(&[0, 0, 0, 1]), None);
+        // [0] is written as a single 0; [1, 2] as count 2 then 1 and 2, all zig-zag.
+        assert_eq!(message_indexes(&[0, 7]), Ok((vec![0], &[7u8][..])));
+        assert_eq!(message_indexes(&[4, 2, 4, 7]), Ok((vec![1, 2], &[7u8][..])));
+        assert!(message_indexes(&[4, 2]).is_err());
+        assert!(message_indexes(&[0x80]).is_err());
+    }
+
+    #[test]
+    fn avro_and_protobuf_decode_through_their_schemas() {
+        let avro = SchemaText {
+            schema: r#"{"type":"record","name":"P","fields":[{"name":"id","type":"long"},{"name":"note","type":["null","string"]}]}"#.into(),
+            schema_type: "AVRO".into(),
+            references: Vec::new(),
+        };
+        let decoder = Decoder::new(&avro).expect("Avro schema");
+        // id = 3 (zig-zag 6), note = union branch 1 (2), "hi" (length 2 → 4).
+        let (encoding, data) = decoder.decode(&[6, 2, 4, b'h', b'i']).expect("decodes");
+        assert_eq!(encoding, Encoding::Avro);
+        assert_eq!(data, serde_json::json!({"id": 3, "note": "hi"}));
+        assert!(decoder.decode(&[6, 2, 4, b'h']).is_err(), "cut short");
+        assert!(decoder.decode(&[6, 0, 9]).is_err(), "bytes left over");
+
+        let proto = SchemaText {
+            schema: "syntax = \"proto3\";\nmessage A { string name = 1; }\nmessage B { message C { int32 n = 1; } }\n".into(),
+            schema_type: "PROTOBUF".into(),
+            references: Vec::new(),
+        };
+        let decoder = Decoder::new(&proto).expect("Protobuf schema");
+        // Message index [1, 0] (B.C): count 2, then 1 and 0, zig-zag; then field 1 = 5.
+        let (encoding, data) = decoder.decode(&[4, 2, 0, 0x08, 5]).expect("decodes");
+        assert_eq!(encoding, Encoding::Protobuf);
+        assert_eq!(data, serde_json::json!({"n": 5}));
+        let (_, data) = decoder
+            .decode(&[0, 0x0a, 2, b'o', b'k'])
+            .expect("first message");
+        assert_eq!(data, serde_json::json!({"name": "ok"}));
+        assert!(decoder.decode(&[2, 8, 0x08, 5]).is_err(), "no message 4");
+        assert!(Decoder::new(&SchemaText {
+            schema: "message {".into(),
+            schema_type: "PROTOBUF".into(),
+            references: Vec::new(),
+        })
+        .is_err());
+    }
+}

@@ -1,0 +1,197 @@
+use super::*;
+
+fn record(partition: i32, offset: i64, timestamp: i64) -> RawRecord {
+    RawRecord {
+        partition,
+        offset,
+        timestamp: Some(timestamp),
+        timestamp_type: TimestampType::CreateTime,
+        key: None,
+        value: Some(format!("{partition}/{offset}").into_bytes()),
+        headers: Vec::new(),
+    }
+}
+
+fn bounds() -> Bounds {
+    // Partition 0 holds offsets 0..10, partition 1 holds 5..8.
+    [(0, (0, 10)), (1, (5, 8))].into_iter().collect()
+}
+
+fn query() -> RecordQuery {
+    RecordQuery {
+        cluster: "c".into(),
+        topic: "t".into(),
+        ..RecordQuery::default()
+    }
+}
+
+fn ids(records: &[RawRecord]) -> Vec<(i32, i64)> {
+    records.iter().map(|r| (r.partition, r.offset)).collect()
+}
+
+#[test]
+fn the_default_start_is_the_newest_page() {
+    let (start, limit) = plan(&query(), &bounds(), None).expect("plan");
+    assert_eq!(limit, DEFAULT_LIMIT as usize);
+    assert_eq!(
+        start,
+        Start::Backward([(0, 10), (1, 8)].into_iter().collect())
+    );
+    let earliest = RecordQuery {
+        from: Some("earliest".into()),
+        partition: Some(1),
+        ..query()
+    };
+    let (start, _) = plan(&earliest, &bounds(), None).expect("plan");
+    assert_eq!(start, Start::Forward([(1, 5)].into_iter().collect()));
+}
+
+#[test]
+fn bad_queries_name_the_field() {
+    let cases = [
+        (
+            RecordQuery {
+                limit: Some(0),
+                ..query()
+            },
+            "limit",
+        ),
+        (
+            RecordQuery {
+                limit: Some(MAX_LIMIT + 1),
+                ..query()
+            },
+            "limit",
+        ),
+        (
+            RecordQuery {
+                offset: Some(3),
+                ..query()
+            },
+            "offset",
+        ),
+        (
+            RecordQuery {
+                offset: Some(-1),
+                partition: Some(0),
+                ..query()
+            },
+            "offset",
+        ),
+        (
+            RecordQuery {
+                from: Some("middle".into()),
+                ..query()
+            },
+            "from",
+        ),
+        (
+            RecordQuery {
+                from: Some("earliest".into()),
+                offset: Some(1),
+                partition: Some(0),
+                ..query()
+            },
+            "from",
+        ),
+        (
+            RecordQuery {
+                cursor: Some("not-a-cursor".into()),
+                ..query()
+            },
+            "cursor",
+        ),
+    ];
+    for (q, field) in cases {
+        let error = plan(&q, &bounds(), None).expect_err("refused");
+        assert_eq!(error.code, ErrorCode::BadRequest, "{q:?}");
+        assert_eq!(error.field.as_deref(), Some(field), "{q:?}");
+    }
+    let missing = RecordQuery {
+        partition: Some(7),
+        ..query()
+    };
+    let error = plan(&missing, &bounds(), None).expect_err("refused");
+    assert_eq!(error.code, ErrorCode::NotFound);
+}
+
+#[test]
+fn an_offset_outside_the_partition_is_clamped_and_a_cursor_round_trips() {
+    let q = RecordQuery {
+        offset: Some(99),
+        partition: Some(0),
+        ..query()
+    };
+    let (start, _) = plan(&q, &bounds(), None).expect("plan");
+    assert_eq!(start, Start::Forward([(0, 10)].into_iter().collect()));
+    let cursor = Cursor {
+        backward: true,
+        positions: [(0, 4), (1, 6)].into_iter().collect(),
+    };
+    let q = RecordQuery {
+        cursor: Some(cursor.encode()),
+        ..query()
+    };
+    let (start, _) = plan(&q, &bounds(), None).expect("plan");
+    assert_eq!(start, Start::Backward(cursor.positions));
+}
+
+#[test]
+fn a_forward_page_is_ordered_by_time_and_continues_where_it_cut() {
+    let starts: BTreeMap<i32, i64> = [(0, 0), (1, 5)].into_iter().collect();
+    // Interleaved in time: p0 at t=0,2,4…, p1 at t=1,3,5.
+    let mut records: Vec<RawRecord> = (0..3).map(|o| record(0, o, o * 2)).collect();
+    records.extend((5..8).map(|o| record(1, o, (o - 5) * 2 + 1)));
+    let scan = Scan {
+        records,
+        reached: [(0, 3), (1, 8)].into_iter().collect(),
+        scanned: 6,
+        stopped: false,
+    };
+    let (page, next, prev) = forward_page(&starts, &bounds(), scan, 4);
+    assert_eq!(ids(&page), [(0, 0), (1, 5), (0, 1), (1, 6)]);
+    let next = next.expect("more to read");
+    assert_eq!(next.positions, [(0, 2), (1, 7)].into_iter().collect());
+    assert!(!next.backward);
+    assert!(
+        prev.is_none(),
+        "the page starts at the beginning of both partitions"
+    );
+}
+
+#[test]
+fn a_backward_page_keeps_the_newest_and_points_both_ways() {
+    let ends: BTreeMap<i32, i64> = [(0, 10), (1, 8)].into_iter().collect();
+    let matched: Vec<RawRecord> = vec![
+        record(0, 7, 70),
+        record(0, 8, 80),
+        record(0, 9, 90),
+        record(1, 5, 75),
+        record(1, 6, 85),
+        record(1, 7, 95),
+    ];
+    let reached: BTreeMap<i32, i64> = [(0, 7), (1, 5)].into_iter().collect();
+    let (page, next, prev) = backward_page(&ends, &bounds(), matched, &reached, 3);
+    assert_eq!(ids(&page), [(1, 6), (0, 9), (1, 7)]);
+    assert!(next.is_none(), "both partitions are shown to their end");
+    let prev = prev.expect("older records remain");
+    assert!(prev.backward);
+    assert_eq!(prev.positions, [(0, 9), (1, 6)].into_iter().collect());
+}
+
+#[test]
+fn the_filter_looks_at_key_value_and_headers() {
+    let mut r = record(0, 0, 0);
+    r.key = Some(b"Order-17".to_vec());
+    r.headers = vec![
+        ("trace".into(), Some(b"abc".to_vec())),
+        ("trace".into(), None),
+    ];
+    assert!(Filter::new("order", false).expect("filter").matches(&r));
+    assert!(!Filter::new("order", true).expect("filter").matches(&r));
+    assert!(Filter::new("Order-17", true).expect("filter").matches(&r));
+    assert!(Filter::new("ABC", false).expect("filter").matches(&r));
+    assert!(Filter::new("trace", true).expect("filter").matches(&r));
+    assert!(!Filter::new("zzz", false).expect("filter").matches(&r));
+    assert!(Filter::new("", false).is_none());
+}
