@@ -98,7 +98,6 @@ pub struct RecordPage {
 /// `limit`), an `offset` (with `partition`), a `timestamp`, or a `cursor` from an earlier page.
 /// `q` keeps records whose key, value or a header contains it (ignoring case), or equals it
 /// with `exact=true`.
-#[allow(clippy::too_many_arguments)]
 #[server(endpoint = "records", input = GetUrl)]
 pub async fn records(
     cluster: String,
