@@ -39,6 +39,9 @@ pub struct TopicList {
     pub refreshed_at: Option<i64>,
     /// When klens answered, ms since the epoch (for "read N s ago").
     pub served_at: i64,
+    /// Why the last metadata read failed, while the list shown is older (or empty).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
     /// Topics in the cluster, and how many passed the filter.
     pub total: u64,
     pub matched: u64,

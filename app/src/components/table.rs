@@ -275,6 +275,8 @@ pub fn Freshness(
         None => format!("{what} not read yet"),
         Some(at) => format!("{what} read {}", ago(now.get() - at)),
     };
+    // Callers pass an empty text for "no error".
+    let error = error.filter(|e| !e.is_empty());
     let stale = error.is_some();
     view! {
         <p class="fresh" class:stale=stale data-part=what>

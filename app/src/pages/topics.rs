@@ -45,14 +45,23 @@ pub fn TopicsPage() -> impl IntoView {
         <Transition fallback=|| view! { <div class="skeleton-table"></div> }>
             {move || Suspend::new(async move {
                 match list.await {
-                    Ok(list) if list.total == 0 => view! {
-                        <Freshness what="Metadata" at=list.refreshed_at served_at=list.served_at />
-                        <p class="empty">"This cluster has no topics yet."</p>
-                    }.into_any(),
+                    Ok(list) if list.total == 0 => {
+                        let text = if list.refreshed_at.is_some() {
+                            "This cluster has no topics yet."
+                        } else {
+                            "The topics of this cluster have not been read yet."
+                        };
+                        view! {
+                            <Freshness what="Metadata" at=list.refreshed_at served_at=list.served_at
+                                error=list.error.clone().unwrap_or_default() />
+                            <p class="empty">{text}</p>
+                        }.into_any()
+                    }
                     Ok(list) => {
                         let shown = list.topics.len() as u64;
                         view! {
-                            <Freshness what="Metadata" at=list.refreshed_at served_at=list.served_at />
+                            <Freshness what="Metadata" at=list.refreshed_at served_at=list.served_at
+                                error=list.error.clone().unwrap_or_default() />
                             <TopicTable cluster=cluster() rows=list.topics />
                             <Pager matched=list.matched total=list.total shown=shown />
                         }.into_any()

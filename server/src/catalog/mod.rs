@@ -7,6 +7,7 @@ mod rates;
 mod views;
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
@@ -185,6 +186,9 @@ pub struct ClusterEntry {
     reader: rdkafka::ClientConfig,
     /// Registry schemas by id, for decoding records.
     schemas: Arc<Schemas>,
+    /// Counts the writes read back into the projection: a full refresh that began before one
+    /// must not put older metadata back over it.
+    writes: AtomicU64,
 }
 
 impl ClusterEntry {
@@ -271,8 +275,8 @@ impl ClusterEntry {
             .admin()
             .ok_or_else(|| ApiError::read_only_cluster(&self.name))?;
         admin::create_topic(admin, grant, spec).await?;
-        // Read the change back now, so the next page shows it.
-        self.refresh().await;
+        // Read the new topic back now, so the next page shows it.
+        self.read_back(&spec.name, true).await;
         Ok(())
     }
 
@@ -283,7 +287,7 @@ impl ClusterEntry {
             .admin()
             .ok_or_else(|| ApiError::read_only_cluster(&self.name))?;
         admin::delete_topic(admin, grant, name).await?;
-        self.refresh().await;
+        self.read_back(name, false).await;
         Ok(())
     }
 
@@ -414,9 +418,55 @@ impl ClusterEntry {
         .map_err(|e| ApiError::new(ErrorCode::Client, e))
     }
 
-    /// Reads metadata and watermarks once and records the outcome.
+    /// Reads one topic back into the projection after a write, waiting (briefly) until Kafka
+    /// shows it created or gone: far cheaper than a full refresh on a large cluster.
+    async fn read_back(&self, name: &str, exists: bool) {
+        let Ok(clients) = self.clients() else {
+            return;
+        };
+        let wanted = name.to_string();
+        let found = tokio::task::spawn_blocking(move || {
+            let mut last = None;
+            for _ in 0..40 {
+                last = clients.fetch_topic(&wanted).ok().flatten();
+                if last.is_some() == exists {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(250));
+            }
+            let marks = match &last {
+                Some(topic) => clients.fetch_watermarks(std::slice::from_ref(topic)).ok(),
+                None => None,
+            };
+            (last, marks)
+        })
+        .await;
+        let Ok((topic, marks)) = found else {
+            return;
+        };
+        self.writes.fetch_add(1, Ordering::SeqCst);
+        self.update(|s| {
+            let Some(metadata) = &s.metadata else {
+                return;
+            };
+            let mut metadata = (**metadata).clone();
+            metadata.topics.retain(|t| t.name != name);
+            let mut watermarks = (*s.watermarks).clone();
+            watermarks.retain(|(t, _), _| t != name);
+            if let Some(topic) = topic {
+                metadata.topics.push(topic);
+                watermarks.extend(marks.unwrap_or_default());
+            }
+            s.metadata = Some(Arc::new(metadata));
+            s.watermarks = Arc::new(watermarks);
+        });
+    }
+
+    /// Reads metadata and watermarks once and records the outcome. A refresh that a write
+    /// overtook keeps the written state; a failed watermark read keeps the last good ones.
     pub async fn refresh(&self) {
         let started = Instant::now();
+        let writes = self.writes.load(Ordering::SeqCst);
         let outcome = match &self.clients {
             Ok(clients) => {
                 let clients = Arc::clone(clients);
@@ -424,13 +474,12 @@ impl ClusterEntry {
                 let task = tokio::task::spawn_blocking(move || {
                     let metadata = clients.fetch_metadata()?;
                     // Watermarks are worth having but not worth failing the refresh for.
-                    let watermarks =
-                        clients
-                            .fetch_watermarks(&metadata.topics)
-                            .unwrap_or_else(|error| {
-                                tracing::warn!(cluster = %name, %error, "watermarks not refreshed");
-                                Watermarks::new()
-                            });
+                    let watermarks = clients
+                        .fetch_watermarks(&metadata.topics)
+                        .map_err(|error| {
+                            tracing::warn!(cluster = %name, %error, "watermarks not refreshed");
+                        })
+                        .ok();
                     Ok::<_, String>((metadata, watermarks))
                 });
                 match task.await {
@@ -450,19 +499,27 @@ impl ClusterEntry {
                     "refreshed"
                 );
                 let now = now_ms();
-                let totals = high_totals(&metadata, &watermarks);
-                let (produce_rates, rate_trend) = match self.rate_history.lock() {
-                    Ok(mut history) => (history.record(now, totals), history.trend()),
-                    Err(_) => (HashMap::new(), HashMap::new()),
-                };
+                let rates = watermarks.as_ref().and_then(|marks| {
+                    let totals = high_totals(&metadata, marks);
+                    let mut history = self.rate_history.lock().ok()?;
+                    Some((history.record(now, totals), history.trend()))
+                });
                 self.update(|s| {
-                    s.metadata = Some(Arc::new(metadata));
-                    s.watermarks = Arc::new(watermarks);
-                    s.produce_rates = Arc::new(produce_rates);
-                    s.rate_trend = Arc::new(rate_trend);
-                    s.refreshed_at = Some(now);
-                    s.last_error = None;
                     s.attempted = true;
+                    s.last_error = None;
+                    if self.writes.load(Ordering::SeqCst) != writes {
+                        // A write was read back while this refresh ran; its view is newer.
+                        return;
+                    }
+                    s.metadata = Some(Arc::new(metadata));
+                    if let Some(marks) = watermarks {
+                        s.watermarks = Arc::new(marks);
+                    }
+                    if let Some((produce_rates, rate_trend)) = rates {
+                        s.produce_rates = Arc::new(produce_rates);
+                        s.rate_trend = Arc::new(rate_trend);
+                    }
+                    s.refreshed_at = Some(now);
                 });
             }
             Err(error) => {
@@ -655,6 +712,7 @@ impl Catalog {
                     watched: Mutex::new(HashMap::new()),
                     reader: crate::kafka::reader_config(c),
                     schemas: Arc::new(schemas),
+                    writes: AtomicU64::new(0),
                 })
             })
             .collect();

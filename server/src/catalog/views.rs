@@ -121,6 +121,7 @@ pub fn topics(state: &ClusterState, window: &Window) -> TopicList {
     TopicList {
         refreshed_at: state.refreshed_at,
         served_at: now_ms(),
+        error: state.last_error.clone(),
         total,
         matched: shown.matched,
         topics: shown.rows,

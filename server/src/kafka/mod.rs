@@ -260,6 +260,33 @@ impl KafkaClients {
 }
 
 impl KafkaClients {
+    /// One topic as metadata describes it now; `None` when Kafka does not know it (or not
+    /// yet, or no longer). Blocks.
+    pub fn fetch_topic(&self, name: &str) -> Result<Option<Topic>, String> {
+        let metadata = self
+            .main
+            .client()
+            .fetch_metadata(Some(name), METADATA_TIMEOUT)
+            .map_err(|e| e.to_string())?;
+        Ok(metadata
+            .topics()
+            .iter()
+            .find(|t| t.name() == name && t.error().is_none() && !t.partitions().is_empty())
+            .map(|t| Topic {
+                name: t.name().to_string(),
+                partitions: t
+                    .partitions()
+                    .iter()
+                    .map(|p| Partition {
+                        id: p.id(),
+                        leader: p.leader(),
+                        replicas: p.replicas().to_vec(),
+                        isr: p.isr().to_vec(),
+                    })
+                    .collect(),
+            }))
+    }
+
     /// Per partition of `topic`, the first offset whose timestamp is at or after `timestamp`;
     /// partitions with no such record are left out. Blocks.
     pub fn offsets_at(
