@@ -6,7 +6,7 @@
 mod rates;
 mod views;
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
@@ -328,6 +328,67 @@ impl ClusterEntry {
             .map(|((_, partition), marks)| (partition, marks))
             .collect();
         Ok((bounds, clients))
+    }
+
+    /// Settings of the consumers that read records.
+    pub fn reader(&self) -> &rdkafka::ClientConfig {
+        &self.reader
+    }
+
+    /// The cluster's registry schemas, for decoding.
+    pub fn schemas(&self) -> Arc<Schemas> {
+        Arc::clone(&self.schemas)
+    }
+
+    /// Where a stream of `topic` reads, fixed now: from `from` (`earliest`, `latest`, or a
+    /// timestamp in ms) to each partition's high watermark at this moment.
+    pub async fn stream_spans(
+        &self,
+        _grant: &Grant,
+        topic: &str,
+        partition: Option<i32>,
+        from: &str,
+    ) -> Result<Vec<records::Span>, ApiError> {
+        let (mut bounds, clients) = self.bounds(topic).await?;
+        if let Some(p) = partition {
+            bounds.retain(|k, _| *k == p);
+            if bounds.is_empty() {
+                return Err(ApiError::new(
+                    ErrorCode::NotFound,
+                    format!("Topic \"{topic}\" has no partition {p}."),
+                ));
+            }
+        }
+        let starts: BTreeMap<i32, i64> = match from {
+            "earliest" => bounds.iter().map(|(p, (low, _))| (*p, *low)).collect(),
+            "latest" => bounds.iter().map(|(p, (_, high))| (*p, *high)).collect(),
+            other => {
+                let ts: i64 = other.parse().map_err(|_| {
+                    ApiError::bad_request(
+                        "from",
+                        "Start at earliest, latest, or a timestamp in ms since the epoch.",
+                    )
+                })?;
+                let (name, partitions) = (
+                    topic.to_string(),
+                    bounds.keys().copied().collect::<Vec<_>>(),
+                );
+                tokio::task::spawn_blocking(move || clients.offsets_at(&name, &partitions, ts))
+                    .await
+                    .map_err(|e| {
+                        ApiError::new(ErrorCode::Client, format!("reading offsets failed: {e}"))
+                    })?
+                    .map_err(|e| ApiError::new(ErrorCode::Client, e))?
+            }
+        };
+        Ok(bounds
+            .iter()
+            .map(|(p, (_, high))| records::Span {
+                partition: *p,
+                start: starts.get(p).copied().unwrap_or(*high),
+                end: *high,
+            })
+            .collect())
     }
 
     /// One page of records (RECORDS was decided by the caller, who holds the grant).

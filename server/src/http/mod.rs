@@ -27,6 +27,7 @@ use service::Service;
 
 mod guards;
 mod service;
+mod streams;
 
 /// Error bodies are small; a larger one is not an `ApiError`.
 const MAX_ERROR_BODY: usize = 64 * 1024;
@@ -88,6 +89,8 @@ pub fn app(state: AppState) -> Router {
         .route("/ready", get(ready))
         // Registers every server function at its own `/api/<name>` path.
         .leptos_routes_with_context(&state, routes, context, move || shell(leptos.clone()))
+        .route("/api/export", get(streams::export))
+        .route("/api/tail", get(streams::tail))
         // Anything else under /api is not a call klens knows.
         .route("/api/{*name}", any(unknown_api_call))
         .fallback(leptos_axum::file_and_error_handler::<AppState, _>(shell))

@@ -32,18 +32,7 @@ impl Service {
 
     /// The caller of the current request.
     fn subject(&self) -> Result<Subject, ApiError> {
-        if !self.policy.auth_enabled() {
-            return Ok(Subject::Anonymous);
-        }
-        match self.signed_in() {
-            Some(user) => Ok(Subject::User {
-                groups: user.groups,
-            }),
-            None => Err(ApiError::new(
-                ErrorCode::Unauthenticated,
-                "Sign in to use klens.",
-            )),
-        }
+        super::streams::subject_for(&self.policy, self.signed_in().as_ref())
     }
 }
 

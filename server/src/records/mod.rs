@@ -3,6 +3,7 @@
 //! budget, and answers what it has with a cursor rather than hanging on a sparse topic.
 
 pub mod decode;
+pub mod stream;
 
 use std::collections::{BTreeMap, HashMap};
 use std::time::{Duration, Instant};
