@@ -70,9 +70,46 @@ pub fn page_url(cluster: &str, section: &str, name: &str) -> String {
     )
 }
 
+/// A time in ms since the epoch as `2026-11-30 08:57:00.123 UTC`: the same on the server and
+/// in the browser (the record page offers the browser's own zone besides).
+pub fn utc_timestamp(ms: i64) -> String {
+    let (days, rest) = (ms.div_euclid(86_400_000), ms.rem_euclid(86_400_000));
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02} {:02}:{:02}:{:02}.{:03} UTC",
+        rest / 3_600_000,
+        rest / 60_000 % 60,
+        rest / 1000 % 60,
+        rest % 1000
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn timestamps_read_as_utc() {
+        assert_eq!(utc_timestamp(0), "1970-01-01 00:00:00.000 UTC");
+        assert_eq!(
+            utc_timestamp(951_782_400_000),
+            "2000-02-29 00:00:00.000 UTC"
+        );
+        assert_eq!(
+            utc_timestamp(1_700_000_000_123),
+            "2023-11-14 22:13:20.123 UTC"
+        );
+        assert_eq!(utc_timestamp(-1), "1969-12-31 23:59:59.999 UTC");
+    }
 
     #[test]
     fn names_are_encoded_in_urls() {

@@ -26,6 +26,7 @@ use pages::{
     brokers::{BrokerPage, BrokersPage},
     cluster::ClusterPage,
     clusters::ClustersPage,
+    data::{RecordPage, TopicDataPage},
     group::GroupPage,
     groups::GroupsPage,
     not_found::NotFoundPage,
@@ -72,6 +73,8 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/c/:cluster") view=ClusterPage ssr=SsrMode::Async />
                     <Route path=path!("/c/:cluster/topics") view=TopicsPage ssr=SsrMode::Async />
                     <Route path=path!("/c/:cluster/topics/:topic") view=TopicPage ssr=SsrMode::Async />
+                    <Route path=path!("/c/:cluster/topics/:topic/data") view=TopicDataPage ssr=SsrMode::Async />
+                    <Route path=path!("/c/:cluster/topics/:topic/records/:partition/:offset") view=RecordPage ssr=SsrMode::Async />
                     <Route path=path!("/c/:cluster/groups") view=GroupsPage ssr=SsrMode::Async />
                     <Route path=path!("/c/:cluster/groups/:group") view=GroupPage ssr=SsrMode::Async />
                     <Route path=path!("/c/:cluster/brokers") view=BrokersPage ssr=SsrMode::Async />

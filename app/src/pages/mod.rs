@@ -4,6 +4,7 @@ pub mod account;
 pub mod brokers;
 pub mod cluster;
 pub mod clusters;
+pub mod data;
 pub mod group;
 pub mod groups;
 pub mod not_found;

@@ -5,6 +5,7 @@ use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::{use_navigate, use_params_map};
 
+use super::data::TopicTabs;
 use super::groups::state_badge;
 use crate::api::{delete_topic, topic, TopicConsumer};
 use crate::components::access::{allows, identity};
@@ -36,6 +37,7 @@ pub fn TopicPage() -> impl IntoView {
                                 {t.internal.then(|| view! { <span class="badge">"Internal"</span> })}
                                 {deletable.then(|| view! { <DeleteTopic cluster=cluster() topic=t.name.clone() /> })}
                             </div>
+                            <TopicTabs cluster=cluster() topic=t.name.clone() data=false />
                             <dl class="facts">
                                 <div><dt>"Partitions"</dt><dd>{t.partitions.len()}</dd></div>
                                 <div><dt>"Size"</dt><dd data-figure="size">{or_dash(t.size_bytes, bytes)}</dd></div>

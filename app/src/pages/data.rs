@@ -1,0 +1,600 @@
+//! `/c/{cluster}/topics/{topic}/data`: the Data tab (pages of records from a start, a filter,
+//! the NDJSON download and a live tail), and `/c/{cluster}/topics/{topic}/records/{p}/{o}`: one
+//! record. Both need RECORDS; without it the page says so.
+
+use leptos::prelude::*;
+use leptos_meta::Title;
+use leptos_router::components::Form;
+use leptos_router::hooks::{use_params_map, use_query_map};
+
+use crate::api::{get_record, records, Encoded, Encoding, Record};
+use crate::components::access::{allows, identity};
+use crate::format::{bytes, query_value, thousands, utc_timestamp};
+use crate::Privilege;
+
+/// The tabs of a topic.
+#[component]
+pub fn TopicTabs(cluster: String, topic: String, data: bool) -> impl IntoView {
+    let base = format!(
+        "/c/{}/topics/{}",
+        query_value(&cluster),
+        query_value(&topic)
+    );
+    view! {
+        <nav class="tabs" aria-label="Topic">
+            <a href=base.clone() aria-current=(!data).then_some("page")>"Overview"</a>
+            <a href=format!("{base}/data") aria-current=data.then_some("page")>"Data"</a>
+        </nav>
+    }
+}
+
+/// Shows `children` when the caller holds RECORDS on the cluster, else says what is missing.
+#[component]
+fn NeedsRecords(cluster: String, children: ChildrenFn) -> impl IntoView {
+    let who = identity();
+    let cluster = StoredValue::new(cluster);
+    view! {
+        <Suspense fallback=|| view! { <div class="skeleton-table"></div> }>
+            {move || {
+                let children = children.clone();
+                Suspend::new(async move {
+                    let allowed = who
+                        .await
+                        .ok()
+                        .is_some_and(|w| allows(w.cluster(&cluster.get_value()), Privilege::Records));
+                    if allowed {
+                        children().into_any()
+                    } else {
+                        view! {
+                            <p class="empty" role="note">
+                                "Reading records needs the RECORDS privilege on this cluster."
+                            </p>
+                        }
+                        .into_any()
+                    }
+                })
+            }}
+        </Suspense>
+    }
+}
+
+#[component]
+pub fn TopicDataPage() -> impl IntoView {
+    let params = use_params_map();
+    let cluster = move || params.read().get("cluster").unwrap_or_default();
+    let topic = move || params.read().get("topic").unwrap_or_default();
+    view! {
+        <Title text=move || format!("Data of {}", topic()) />
+        <div class="page-head"><h1 class="mono">{topic}</h1></div>
+        <TopicTabs cluster=cluster() topic=topic() data=true />
+        <NeedsRecords cluster=cluster()>
+            <DataTab cluster=cluster() topic=topic() />
+        </NeedsRecords>
+    }
+}
+
+/// The query of the Data tab as the URL holds it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct DataQuery {
+    partition: Option<i32>,
+    from: String,
+    offset: Option<i64>,
+    timestamp: Option<i64>,
+    q: String,
+    exact: bool,
+    cursor: Option<String>,
+}
+
+impl DataQuery {
+    /// The query string for the NDJSON export of the same selection.
+    fn export_url(&self, cluster: &str, topic: &str) -> String {
+        let mut url = format!(
+            "/api/export?cluster={}&topic={}",
+            query_value(cluster),
+            query_value(topic)
+        );
+        if let Some(p) = self.partition {
+            url.push_str(&format!("&partition={p}"));
+        }
+        match (self.from.as_str(), self.timestamp) {
+            ("timestamp", Some(ts)) => url.push_str(&format!("&from={ts}")),
+            ("latest", _) => url.push_str("&from=latest"),
+            _ => url.push_str("&from=earliest"),
+        }
+        if !self.q.is_empty() {
+            url.push_str(&format!("&q={}", query_value(&self.q)));
+            if self.exact {
+                url.push_str("&exact=true");
+            }
+        }
+        url
+    }
+
+    /// This page's URL with another cursor.
+    fn with_cursor(&self, cursor: &str) -> String {
+        let mut parts = vec![format!("cursor={}", query_value(cursor))];
+        if let Some(p) = self.partition {
+            parts.push(format!("partition={p}"));
+        }
+        if !self.q.is_empty() {
+            parts.push(format!("q={}", query_value(&self.q)));
+        }
+        if self.exact {
+            parts.push("exact=true".into());
+        }
+        format!("?{}", parts.join("&"))
+    }
+}
+
+#[component]
+fn DataTab(cluster: String, topic: String) -> impl IntoView {
+    let query_map = use_query_map();
+    let query = Memo::new(move |_| {
+        let q = query_map.read();
+        let number = |k: &str| q.get(k).and_then(|v| v.trim().parse::<i64>().ok());
+        DataQuery {
+            partition: q
+                .get("partition")
+                .and_then(|p| p.parse().ok())
+                .filter(|p: &i32| *p >= 0),
+            from: q.get("from").unwrap_or_else(|| "latest".into()),
+            offset: number("offset"),
+            timestamp: number("timestamp"),
+            q: q.get("q").unwrap_or_default(),
+            exact: q.get("exact").is_some_and(|e| e == "true" || e == "on"),
+            cursor: q.get("cursor").filter(|c| !c.is_empty()),
+        }
+    });
+    let (c, t) = (cluster.clone(), topic.clone());
+    let page = Resource::new(
+        move || query.get(),
+        move |dq| {
+            let (cluster, topic) = (c.clone(), t.clone());
+            async move {
+                let (offset, timestamp, from) = match (dq.cursor.is_some(), dq.from.as_str()) {
+                    (true, _) => (None, None, None),
+                    (false, "offset") => (dq.offset.or(Some(0)), None, None),
+                    (false, "timestamp") => (None, dq.timestamp.or(Some(0)), None),
+                    (false, "earliest") => (None, None, Some("earliest".to_string())),
+                    _ => (None, None, Some("latest".to_string())),
+                };
+                let q = Some(dq.q.clone()).filter(|q| !q.is_empty());
+                records(
+                    cluster,
+                    topic,
+                    dq.partition,
+                    offset,
+                    timestamp,
+                    from,
+                    None,
+                    dq.cursor.clone(),
+                    q,
+                    Some(dq.exact),
+                )
+                .await
+            }
+        },
+    );
+    let (c, t) = (cluster.clone(), topic.clone());
+    let (tail_cluster, tail_topic) = (cluster.clone(), topic.clone());
+    view! {
+        <Form method="GET" action="">
+            <div class="data-controls">
+                <label>"Partition"
+                    <input type="number" name="partition" min="0" placeholder="all"
+                        prop:value=move || query.read().partition.map(|p| p.to_string()).unwrap_or_default() />
+                </label>
+                <label>"Start"
+                    <select name="from" prop:value=move || query.read().from.clone()>
+                        <option value="latest">"Newest"</option>
+                        <option value="earliest">"Oldest"</option>
+                        <option value="offset">"Offset"</option>
+                        <option value="timestamp">"Timestamp (ms)"</option>
+                    </select>
+                </label>
+                <label>"Offset"
+                    <input type="number" name="offset" min="0"
+                        prop:value=move || query.read().offset.map(|o| o.to_string()).unwrap_or_default() />
+                </label>
+                <label>"Timestamp"
+                    <input type="number" name="timestamp" placeholder="ms since 1970"
+                        prop:value=move || query.read().timestamp.map(|o| o.to_string()).unwrap_or_default() />
+                </label>
+                <label>"Filter"
+                    <input type="search" name="q" placeholder="key, value or header contains…"
+                        prop:value=move || query.read().q.clone() />
+                </label>
+                <label class="check">
+                    <input type="checkbox" name="exact" value="true" prop:checked=move || query.read().exact />
+                    "Exact match"
+                </label>
+                <button type="submit" class="button button-primary">"Show"</button>
+                <a class="button" download="" href=move || query.read().export_url(&c, &t)>"Download NDJSON"</a>
+            </div>
+        </Form>
+        <Transition fallback=|| view! { <div class="skeleton-table"></div> }>
+            {move || {
+                let cluster = cluster.clone();
+                let topic = topic.clone();
+                Suspend::new(async move {
+                    match page.await {
+                        Ok(page) => {
+                            let dq = query.get_untracked();
+                            let older = page.prev.as_ref().map(|c| dq.with_cursor(c));
+                            let newer = page.next.as_ref().map(|c| dq.with_cursor(c));
+                            let note = if page.partial {
+                                format!("Scanned {} records and stopped at the time limit; go on with the links below.", thousands(page.scanned))
+                            } else {
+                                format!("Scanned {} records.", thousands(page.scanned))
+                            };
+                            view! {
+                                <p class="fresh" data-figure="scanned">{note}</p>
+                                {if page.records.is_empty() {
+                                    view! { <p class="empty">"No records here. Try another start, partition or filter."</p> }.into_any()
+                                } else {
+                                    view! { <RecordTable cluster=cluster.clone() topic=topic.clone() rows=page.records /> }.into_any()
+                                }}
+                                <nav class="pager" aria-label="Pages of records">
+                                    {older.map(|href| view! { <a class="button" rel="prev" href=href>"Older"</a> })}
+                                    {newer.map(|href| view! { <a class="button" rel="next" href=href>"Newer"</a> })}
+                                </nav>
+                            }.into_any()
+                        }
+                        Err(e) => view! { <p class="error" role="alert">{e.message}</p> }.into_any(),
+                    }
+                })
+            }}
+        </Transition>
+        <LiveTail cluster=tail_cluster topic=tail_topic />
+    }
+}
+
+/// A short, one-line view of a key or value.
+fn preview(e: &Encoded) -> String {
+    let text = match (&e.encoding, &e.data) {
+        (Encoding::Null, _) => return "null".to_string(),
+        (Encoding::Text | Encoding::Base64, serde_json::Value::String(s)) => s.clone(),
+        (_, data) => data.to_string(),
+    };
+    let mut short: String = text.chars().take(120).collect();
+    if short.len() < text.len() {
+        short.push('…');
+    }
+    short
+}
+
+fn encoding_label(e: &Encoded) -> &'static str {
+    match e.encoding {
+        Encoding::Json => "json",
+        Encoding::Text => "text",
+        Encoding::Avro => "avro",
+        Encoding::Protobuf => "protobuf",
+        Encoding::JsonSchema => "json schema",
+        Encoding::Base64 => "base64",
+        Encoding::Null => "null",
+    }
+}
+
+#[component]
+fn RecordTable(cluster: String, topic: String, rows: Vec<Record>) -> impl IntoView {
+    let base = format!(
+        "/c/{}/topics/{}/records",
+        query_value(&cluster),
+        query_value(&topic)
+    );
+    view! {
+        <table class="data records" aria-label="Records">
+            <thead><tr>
+                <th scope="col" class="num">"Partition"</th>
+                <th scope="col" class="num">"Offset"</th>
+                <th scope="col">"Timestamp"</th>
+                <th scope="col">"Key"</th>
+                <th scope="col">"Value"</th>
+                <th scope="col" class="num">"Headers"</th>
+                <th scope="col" class="num">"Size"</th>
+            </tr></thead>
+            <tbody>
+                {rows.into_iter().map(|r| {
+                    let href = format!("{base}/{}/{}", r.partition, r.offset);
+                    view! {
+                        <tr data-offset=format!("{}-{}", r.partition, r.offset)>
+                            <td class="num mono">{r.partition}</td>
+                            <td class="num mono"><a href=href>{r.offset}</a></td>
+                            <td class="mono">{r.timestamp.map(utc_timestamp).unwrap_or_else(|| "—".into())}</td>
+                            <td class="mono cell-preview">
+                                <span class="badge">{encoding_label(&r.key)}</span>" "{preview(&r.key)}
+                            </td>
+                            <td class="mono cell-preview">
+                                <span class="badge">{encoding_label(&r.value)}</span>" "{preview(&r.value)}
+                            </td>
+                            <td class="num">{r.headers.len()}</td>
+                            <td class="num">{bytes(r.size)}</td>
+                        </tr>
+                    }
+                }).collect_view()}
+            </tbody>
+        </table>
+    }
+}
+
+/// The most records the live tail keeps on screen.
+const MAX_TAIL: usize = 200;
+
+/// Follows new records through `/api/tail` (server-sent events), newest first, with pause and
+/// resume; records that arrive while paused wait and are shown on resume.
+#[component]
+fn LiveTail(cluster: String, topic: String) -> impl IntoView {
+    let url = StoredValue::new(format!(
+        "/api/tail?cluster={}&topic={}",
+        query_value(&cluster),
+        query_value(&topic)
+    ));
+    let following = RwSignal::new(false);
+    let paused = RwSignal::new(false);
+    let rows = RwSignal::new(Vec::<Record>::new());
+    let held = RwSignal::new(Vec::<Record>::new());
+    let status = RwSignal::new(None::<String>);
+    #[cfg(feature = "hydrate")]
+    let source = StoredValue::new_local(None::<web_sys::EventSource>);
+    let stop = move || {
+        #[cfg(feature = "hydrate")]
+        if let Some(es) = source.get_value() {
+            es.close();
+            source.set_value(None);
+        }
+        following.set(false);
+    };
+    let start = move || {
+        let _ = url;
+        status.set(None);
+        #[cfg(feature = "hydrate")]
+        {
+            use wasm_bindgen::closure::Closure;
+            use wasm_bindgen::JsCast;
+            let Ok(es) = web_sys::EventSource::new(&url.get_value()) else {
+                status.set(Some("The live tail could not connect.".into()));
+                return;
+            };
+            let on_record =
+                Closure::<dyn Fn(web_sys::MessageEvent)>::new(move |ev: web_sys::MessageEvent| {
+                    let Some(record) = ev
+                        .data()
+                        .as_string()
+                        .and_then(|t| serde_json::from_str::<Record>(&t).ok())
+                    else {
+                        return;
+                    };
+                    let target = if paused.get_untracked() { held } else { rows };
+                    target.update(|r| {
+                        r.insert(0, record);
+                        r.truncate(MAX_TAIL);
+                    });
+                });
+            let _ =
+                es.add_event_listener_with_callback("record", on_record.as_ref().unchecked_ref());
+            on_record.forget();
+            let closing = es.clone();
+            let on_end =
+                Closure::<dyn Fn(web_sys::MessageEvent)>::new(move |ev: web_sys::MessageEvent| {
+                    closing.close();
+                    status.set(ev.data().as_string());
+                    following.set(false);
+                });
+            let _ = es.add_event_listener_with_callback("end", on_end.as_ref().unchecked_ref());
+            on_end.forget();
+            source.set_value(Some(es));
+        }
+        following.set(true);
+    };
+    on_cleanup(stop);
+    let resume = move || {
+        let waiting = held.get_untracked();
+        held.set(Vec::new());
+        rows.update(|r| {
+            let mut merged = waiting;
+            merged.append(r);
+            merged.truncate(MAX_TAIL);
+            *r = merged;
+        });
+        paused.set(false);
+    };
+    let (c, t) = (cluster.clone(), topic.clone());
+    view! {
+        <section class="tail" aria-label="Live tail">
+            <h2>"Live tail"</h2>
+            <div class="data-controls">
+                {move || if following.get() {
+                    view! { <button type="button" class="button" on:click=move |_| stop()>"Stop"</button> }.into_any()
+                } else {
+                    view! { <button type="button" class="button button-primary" on:click=move |_| start()>"Follow new records"</button> }.into_any()
+                }}
+                {move || (following.get() && !paused.get()).then(|| view! {
+                    <button type="button" class="button" on:click=move |_| paused.set(true)>"Pause"</button>
+                })}
+                {move || paused.get().then(|| view! {
+                    <button type="button" class="button" on:click=move |_| resume()>
+                        {move || format!("Resume ({} waiting)", held.read().len())}
+                    </button>
+                })}
+                {move || status.get().map(|s| view! { <span class="fresh">{s}</span> })}
+            </div>
+            {move || {
+                let list = rows.get();
+                if list.is_empty() {
+                    let text = if following.get() { "Waiting for new records…" } else { "Follow to see records as they are written." };
+                    view! { <p class="empty">{text}</p> }.into_any()
+                } else {
+                    view! { <RecordTable cluster=c.clone() topic=t.clone() rows=list /> }.into_any()
+                }
+            }}
+        </section>
+    }
+}
+
+/// `/c/{cluster}/topics/{topic}/records/{partition}/{offset}`: one record, with its value as
+/// pretty JSON, text or hex, its headers, schema id, and timestamp in UTC or the browser's zone.
+#[component]
+pub fn RecordPage() -> impl IntoView {
+    let params = use_params_map();
+    let get = move |k: &str| params.read().get(k).unwrap_or_default();
+    let cluster = move || get("cluster");
+    let topic = move || get("topic");
+    let detail = Resource::new(
+        move || {
+            (
+                get("cluster"),
+                get("topic"),
+                get("partition"),
+                get("offset"),
+            )
+        },
+        |(c, t, p, o)| async move {
+            match (p.parse::<i32>(), o.parse::<i64>()) {
+                (Ok(p), Ok(o)) => get_record(c, t, p, o).await,
+                _ => Err(crate::ApiError::new(
+                    crate::ErrorCode::NotFound,
+                    "There is no such record.",
+                )),
+            }
+        },
+    );
+    view! {
+        <Title text=move || format!("{} {}/{}", topic(), get("partition"), get("offset")) />
+        <div class="page-head"><h1 class="mono">{move || format!("{} · partition {} · offset {}", topic(), get("partition"), get("offset"))}</h1></div>
+        <TopicTabs cluster=cluster() topic=topic() data=true />
+        <NeedsRecords cluster=cluster()>
+            <Suspense fallback=|| view! { <div class="skeleton-table"></div> }>
+                {move || Suspend::new(async move {
+                    match detail.await {
+                        Ok(r) => view! { <RecordView record=r /> }.into_any(),
+                        Err(e) => view! { <p class="error" role="alert">{e.message}</p> }.into_any(),
+                    }
+                })}
+            </Suspense>
+        </NeedsRecords>
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum View {
+    Pretty,
+    Text,
+    Hex,
+}
+
+/// The exact bytes behind an encoded key or value, when there are any.
+fn raw_bytes(e: &Encoded) -> Option<Vec<u8>> {
+    use base64::Engine;
+    let b64 = |s: &str| base64::engine::general_purpose::STANDARD.decode(s).ok();
+    if let Some(raw) = &e.raw {
+        return b64(raw);
+    }
+    match (&e.encoding, &e.data) {
+        (Encoding::Null, _) => None,
+        (Encoding::Base64, serde_json::Value::String(s)) => b64(s),
+        (Encoding::Text, serde_json::Value::String(s)) => Some(s.as_bytes().to_vec()),
+        (_, data) => serde_json::to_vec(data).ok(),
+    }
+}
+
+fn hex_dump(bytes: &[u8]) -> String {
+    bytes
+        .chunks(16)
+        .enumerate()
+        .map(|(i, line)| {
+            let hex: Vec<String> = line.iter().map(|b| format!("{b:02x}")).collect();
+            let text: String = line
+                .iter()
+                .map(|b| {
+                    if b.is_ascii_graphic() || *b == b' ' {
+                        *b as char
+                    } else {
+                        '.'
+                    }
+                })
+                .collect();
+            format!("{:08x}  {:<48} {text}", i * 16, hex.join(" "))
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn shown(e: &Encoded, how: View) -> String {
+    match how {
+        View::Pretty => match (&e.encoding, &e.data) {
+            (Encoding::Null, _) => "null".into(),
+            (Encoding::Text | Encoding::Base64, serde_json::Value::String(s)) => s.clone(),
+            (_, data) => serde_json::to_string_pretty(data).unwrap_or_default(),
+        },
+        View::Text => raw_bytes(e)
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
+            .unwrap_or_else(|| "null".into()),
+        View::Hex => raw_bytes(e)
+            .map(|b| hex_dump(&b))
+            .unwrap_or_else(|| "null".into()),
+    }
+}
+
+#[component]
+fn RecordView(record: Record) -> impl IntoView {
+    let how = RwSignal::new(View::Pretty);
+    let local = RwSignal::new(false);
+    let served = record.timestamp;
+    let when = move || match (served, local.get()) {
+        (None, _) => "none".to_string(),
+        (Some(ms), false) => utc_timestamp(ms),
+        (Some(ms), true) => local_time(ms),
+    };
+    let (key, value) = (record.key.clone(), record.value.clone());
+    let schema = value.schema_id.or(key.schema_id);
+    view! {
+        <dl class="facts">
+            <div><dt>"Timestamp"</dt><dd class="mono" data-figure="timestamp">{when}</dd></div>
+            <div><dt>"Type"</dt><dd>{format!("{:?}", record.timestamp_type)}</dd></div>
+            <div><dt>"Size"</dt><dd>{bytes(record.size)}</dd></div>
+            <div><dt>"Schema id"</dt><dd>{schema.map(|s| s.to_string()).unwrap_or_else(|| "—".into())}</dd></div>
+        </dl>
+        <div class="data-controls">
+            <button type="button" class="button" on:click=move |_| local.update(|l| *l = !*l)>
+                {move || if local.get() { "Show in UTC" } else { "Show in my time zone" }}
+            </button>
+            <span role="group" aria-label="View">
+                <button type="button" class="button" aria-pressed=move || (how.get() == View::Pretty).to_string() on:click=move |_| how.set(View::Pretty)>"Pretty"</button>
+                <button type="button" class="button" aria-pressed=move || (how.get() == View::Text).to_string() on:click=move |_| how.set(View::Text)>"Text"</button>
+                <button type="button" class="button" aria-pressed=move || (how.get() == View::Hex).to_string() on:click=move |_| how.set(View::Hex)>"Hex"</button>
+            </span>
+        </div>
+        <h2>"Key " <span class="badge">{encoding_label(&key)}</span></h2>
+        <pre class="payload" data-part="key">{let k = key.clone(); move || shown(&k, how.get())}</pre>
+        <h2>"Value " <span class="badge">{encoding_label(&value)}</span></h2>
+        {value.error.clone().map(|e| view! { <p class="error">{format!("Not decoded: {e}")}</p> })}
+        <pre class="payload" data-part="value">{let v = value.clone(); move || shown(&v, how.get())}</pre>
+        <h2>"Headers"</h2>
+        {if record.headers.is_empty() {
+            view! { <p class="empty">"No headers."</p> }.into_any()
+        } else {
+            view! {
+                <table class="data" aria-label="Headers">
+                    <thead><tr><th scope="col">"Key"</th><th scope="col">"Value"</th></tr></thead>
+                    <tbody>
+                        {record.headers.into_iter().map(|h| view! {
+                            <tr><td class="mono">{h.key}</td><td class="mono">{preview(&h.value)}</td></tr>
+                        }).collect_view()}
+                    </tbody>
+                </table>
+            }.into_any()
+        }}
+    }
+}
+
+/// The time in the browser's own zone; on the server, where there is no such zone, UTC.
+fn local_time(ms: i64) -> String {
+    #[cfg(feature = "hydrate")]
+    let shown = {
+        let date = js_sys::Date::new(&wasm_bindgen::JsValue::from_f64(ms as f64));
+        String::from(date.to_string())
+    };
+    #[cfg(not(feature = "hydrate"))]
+    let shown = utc_timestamp(ms);
+    shown
+}
