@@ -70,6 +70,12 @@ function python(): string {
   return devPython;
 }
 
+/** Runs a Python script in the dev tools' environment (confluent-kafka, fastavro), with `input`
+ * on its standard input, and gives back what it prints. */
+export function runDevPython(script: string, args: string[] = [], input?: string): string {
+  return execFileSync(python(), ['-c', script, ...args], { encoding: 'utf8', input, maxBuffer: 1 << 28 });
+}
+
 export interface KafkaGroup {
   /** As Kafka's admin client names it: EMPTY, STABLE, … */
   state: string;

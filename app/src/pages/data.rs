@@ -96,9 +96,10 @@ impl DataQuery {
         if let Some(p) = self.partition {
             url.push_str(&format!("&partition={p}"));
         }
+        // The download is the selection from its start to the end: from a timestamp, else
+        // the whole partition (the newest page is only a view of its end).
         match (self.from.as_str(), self.timestamp) {
             ("timestamp", Some(ts)) => url.push_str(&format!("&from={ts}")),
-            ("latest", _) => url.push_str("&from=latest"),
             _ => url.push_str("&from=earliest"),
         }
         if !self.q.is_empty() {
@@ -439,6 +440,21 @@ pub fn RecordPage() -> impl IntoView {
     let get = move |k: &str| params.read().get(k).unwrap_or_default();
     let cluster = move || get("cluster");
     let topic = move || get("topic");
+    view! {
+        <Title text=move || format!("{} {}/{}", topic(), get("partition"), get("offset")) />
+        <div class="page-head"><h1 class="mono">{move || format!("{} · partition {} · offset {}", topic(), get("partition"), get("offset"))}</h1></div>
+        <TopicTabs cluster=cluster() topic=topic() data=true />
+        <NeedsRecords cluster=cluster()>
+            <RecordDetail />
+        </NeedsRecords>
+    }
+}
+
+/// The record itself, read only once the caller is known to hold RECORDS.
+#[component]
+fn RecordDetail() -> impl IntoView {
+    let params = use_params_map();
+    let get = move |k: &str| params.read().get(k).unwrap_or_default();
     let detail = Resource::new(
         move || {
             (
@@ -459,19 +475,14 @@ pub fn RecordPage() -> impl IntoView {
         },
     );
     view! {
-        <Title text=move || format!("{} {}/{}", topic(), get("partition"), get("offset")) />
-        <div class="page-head"><h1 class="mono">{move || format!("{} · partition {} · offset {}", topic(), get("partition"), get("offset"))}</h1></div>
-        <TopicTabs cluster=cluster() topic=topic() data=true />
-        <NeedsRecords cluster=cluster()>
-            <Suspense fallback=|| view! { <div class="skeleton-table"></div> }>
-                {move || Suspend::new(async move {
-                    match detail.await {
-                        Ok(r) => view! { <RecordView record=r /> }.into_any(),
-                        Err(e) => view! { <p class="error" role="alert">{e.message}</p> }.into_any(),
-                    }
-                })}
-            </Suspense>
-        </NeedsRecords>
+        <Suspense fallback=|| view! { <div class="skeleton-table"></div> }>
+            {move || Suspend::new(async move {
+                match detail.await {
+                    Ok(r) => view! { <RecordView record=r /> }.into_any(),
+                    Err(e) => view! { <p class="error" role="alert">{e.message}</p> }.into_any(),
+                }
+            })}
+        </Suspense>
     }
 }
 

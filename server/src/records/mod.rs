@@ -32,6 +32,32 @@ const BACKWARD_STEP: i64 = 1_000;
 /// How long a poll waits before the deadline is looked at again.
 const POLL: Duration = Duration::from_millis(100);
 
+/// The context of the consumers that read records. Their failures reach the request that
+/// reads (and its answer); what librdkafka says besides (the end of a partition, which is how
+/// every read ends, or a connection cut while a short-lived reader closes) is only debug.
+pub struct ReaderContext;
+
+impl rdkafka::client::ClientContext for ReaderContext {
+    fn log(&self, _level: rdkafka::config::RDKafkaLogLevel, facility: &str, message: &str) {
+        tracing::debug!(facility, "record reader: {message}");
+    }
+
+    fn error(&self, error: KafkaError, reason: &str) {
+        tracing::debug!(%error, "record reader: {reason}");
+    }
+}
+
+impl rdkafka::consumer::ConsumerContext for ReaderContext {}
+
+/// A consumer that reads records.
+pub type Reader = BaseConsumer<ReaderContext>;
+
+/// Closes a reader away from the answer: closing waits for librdkafka to leave cleanly, which
+/// takes up to a poll interval and would otherwise delay every response.
+pub fn close_later(reader: Reader) {
+    std::thread::spawn(move || drop(reader));
+}
+
 /// A record as read, before decoding.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RawRecord {
@@ -205,12 +231,12 @@ pub fn scan(
     if spans.is_empty() {
         return Ok(out);
     }
-    let consumer: BaseConsumer = config
+    let consumer: Reader = config
         .clone()
         .set("enable.partition.eof", "true")
         .set("enable.auto.commit", "false")
         .set("auto.offset.reset", "error")
-        .create()
+        .create_with_context(ReaderContext)
         .map_err(|e| format!("cannot create a reader: {e}"))?;
     let mut list = TopicPartitionList::new();
     for s in &spans {
@@ -269,6 +295,7 @@ pub fn scan(
             close(partition, &mut open);
         }
     }
+    close_later(consumer);
     Ok(out)
 }
 

@@ -9,14 +9,14 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use rdkafka::config::ClientConfig;
-use rdkafka::consumer::{BaseConsumer, Consumer};
+use rdkafka::consumer::Consumer;
 use rdkafka::error::KafkaError;
 use rdkafka::{Offset, TopicPartitionList};
 use tokio::runtime::Handle;
 use tokio::sync::mpsc::Sender;
 
 use super::decode::Schemas;
-use super::{decode_all, Filter, RawRecord, Span};
+use super::{close_later, decode_all, Filter, RawRecord, Reader, ReaderContext, Span};
 
 /// Records decoded and sent together; also the size of a batch of NDJSON lines.
 const BATCH: usize = 500;
@@ -34,15 +34,11 @@ pub struct Source {
     pub handle: Handle,
 }
 
-fn consumer(
-    config: &ClientConfig,
-    topic: &str,
-    starts: &[(i32, i64)],
-) -> Result<BaseConsumer, String> {
-    let consumer: BaseConsumer = config
+fn consumer(config: &ClientConfig, topic: &str, starts: &[(i32, i64)]) -> Result<Reader, String> {
+    let consumer: Reader = config
         .clone()
         .set("enable.partition.eof", "true")
-        .create()
+        .create_with_context(ReaderContext)
         .map_err(|e| format!("cannot create a reader: {e}"))?;
     let mut list = TopicPartitionList::new();
     for (partition, offset) in starts {
@@ -154,6 +150,9 @@ pub fn export(
     if !chunk.is_empty() {
         let _ = out.blocking_send(chunk);
     }
+    // The response ends when `out` is dropped, which must not wait for the reader to close.
+    drop(out);
+    close_later(consumer);
 }
 
 fn error_line(message: &str) -> Vec<u8> {
