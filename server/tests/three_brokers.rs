@@ -145,14 +145,23 @@ async fn replicas_isr_controller_and_log_dirs_of_three_brokers() {
     let want: u64 = metadata.partitions().map(|p| p.replicas.len() as u64).sum();
     assert_eq!(replicas, want);
 
-    // Stop node 3: its replicas leave the ISR and the cluster reads as degraded.
+    // Node 3 fails (killed outright, as a crash): its replicas leave the ISR once the
+    // controller fences it, and the cluster reads as degraded.
     let pid_file = repo().join("target/dev-stack/pids/kafka3-node3.pid");
     let pid = std::fs::read_to_string(&pid_file).expect("node 3 runs under dev/stack");
+    let pid = pid.trim().to_string();
     let killed = Command::new("kill")
-        .arg(pid.trim())
+        .args(["-KILL", &pid])
         .status()
         .expect("kill runs");
     assert!(killed.success());
+    // Gone before anything restarts it, so `dev/stack up` below starts it afresh.
+    for _ in 0..100 {
+        if !Path::new(&format!("/proc/{pid}")).exists() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
     refresh_until(entry, 60, |e| {
         e.summary().under_replicated.unwrap_or(0) > 0 && e.summary().brokers == Some(2)
     })
