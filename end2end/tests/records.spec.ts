@@ -590,6 +590,9 @@ test.describe('in a time zone other than UTC', () => {
     await page.getByRole('button', { name: 'Show in UTC' }).click();
     await expect(when).toHaveText(utc(ts));
     await expect(page.getByRole('button', { name: 'Show in my time zone' })).toBeVisible();
+    // And how long ago, from the browser's clock: the record's timestamp is about a day back.
+    const hours = Math.floor((Date.now() - ts) / 3_600_000);
+    await expect(page.locator('dd[data-figure="age"]')).toHaveText(new RegExp(`^(${hours}|${hours + 1}) h ago$`));
 
     // The same record through the API: every byte, and raw exactly where data cannot give them.
     for (const [i, r] of MAIN_RECORDS.entries()) {

@@ -556,11 +556,30 @@ fn RecordView(record: Record) -> impl IntoView {
         (Some(ms), false) => utc_timestamp(ms),
         (Some(ms), true) => local_time(ms),
     };
+    // How long ago, from the browser's clock: empty in the server's render, then kept current.
+    let now = RwSignal::new(None::<i64>);
+    #[cfg(feature = "hydrate")]
+    Effect::new(move |_| {
+        let tick = move || now.set(Some(js_sys::Date::now() as i64));
+        tick();
+        let handle = set_interval_with_handle(tick, std::time::Duration::from_secs(5)).ok();
+        on_cleanup(move || {
+            if let Some(handle) = handle {
+                handle.clear();
+            }
+        });
+    });
+    let age = move || match (served, now.get()) {
+        (Some(ms), Some(now)) if now >= ms => crate::components::table::ago(now - ms),
+        (Some(ms), Some(now)) => format!("{} s in the future", (ms - now) / 1000),
+        _ => String::new(),
+    };
     let (key, value) = (record.key.clone(), record.value.clone());
     let schema = value.schema_id.or(key.schema_id);
     view! {
         <dl class="facts">
             <div><dt>"Timestamp"</dt><dd class="mono" data-figure="timestamp">{when}</dd></div>
+            <div><dt>"Age"</dt><dd data-figure="age">{age}</dd></div>
             <div><dt>"Type"</dt><dd>{format!("{:?}", record.timestamp_type)}</dd></div>
             <div><dt>"Size"</dt><dd>{bytes(record.size)}</dd></div>
             <div><dt>"Schema id"</dt><dd>{schema.map(|s| s.to_string()).unwrap_or_else(|| "—".into())}</dd></div>

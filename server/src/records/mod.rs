@@ -236,6 +236,9 @@ pub fn scan(
         .set("enable.partition.eof", "true")
         .set("enable.auto.commit", "false")
         .set("auto.offset.reset", "error")
+        // A page shows few records: fetch a little per partition at a time, not a megabyte
+        // (a record larger than this still comes, alone).
+        .set("max.partition.fetch.bytes", "262144")
         .create_with_context(ReaderContext)
         .map_err(|e| format!("cannot create a reader: {e}"))?;
     let mut list = TopicPartitionList::new();
