@@ -118,13 +118,7 @@ pub async fn groups(
     #[server(default)] limit: Option<u64>,
 ) -> Result<GroupList, ApiError> {
     let backend = super::backend::current()?;
-    let window = super::Window {
-        q,
-        sort,
-        desc: desc.unwrap_or(false),
-        offset: offset.unwrap_or(0),
-        limit,
-    };
+    let window = super::Window::new(q, sort, desc, offset, limit);
     super::backend::with_status(backend.groups(&cluster, &window))
 }
 

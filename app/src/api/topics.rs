@@ -137,13 +137,7 @@ pub async fn topics(
     #[server(default)] limit: Option<u64>,
 ) -> Result<TopicList, ApiError> {
     let backend = super::backend::current()?;
-    let window = super::Window {
-        q,
-        sort,
-        desc: desc.unwrap_or(false),
-        offset: offset.unwrap_or(0),
-        limit,
-    };
+    let window = super::Window::new(q, sort, desc, offset, limit);
     super::backend::with_status(backend.topics(&cluster, &window))
 }
 

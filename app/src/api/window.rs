@@ -38,6 +38,23 @@ pub struct Windowed<T> {
 }
 
 impl Window {
+    /// A window from the optional query arguments of a list call.
+    pub fn new(
+        q: Option<String>,
+        sort: Option<String>,
+        desc: Option<bool>,
+        offset: Option<u64>,
+        limit: Option<u64>,
+    ) -> Window {
+        Window {
+            q,
+            sort,
+            desc: desc.unwrap_or(false),
+            offset: offset.unwrap_or(0),
+            limit,
+        }
+    }
+
     pub fn apply<T>(
         &self,
         mut rows: Vec<T>,

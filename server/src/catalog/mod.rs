@@ -397,16 +397,7 @@ impl ClusterEntry {
         _grant: &Grant,
         query: &RecordQuery,
     ) -> Result<RecordPage, ApiError> {
-        let filter = match query.q.as_deref() {
-            Some(q) if q.chars().count() > 500 => {
-                return Err(ApiError::bad_request(
-                    "q",
-                    "A filter is at most 500 characters.",
-                ))
-            }
-            Some(q) => Filter::new(q, query.exact),
-            None => None,
-        };
+        let filter = Filter::parse(query.q.as_deref(), query.exact)?;
         let (bounds, clients) = self.bounds(&query.topic).await?;
         let at_time = match query.timestamp {
             Some(ts) => {

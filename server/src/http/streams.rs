@@ -21,11 +21,11 @@ use tokio::sync::mpsc;
 
 use super::{error_response, AppState};
 use crate::auth::oidc::{now_ms, SignedIn};
-use crate::auth::{Grant, Policy, Subject};
+use crate::auth::{Policy, Subject};
 use crate::catalog::ClusterEntry;
 use crate::kafka::admin::check_topic_name;
 use crate::records::stream::{self, Source, TailEvent};
-use crate::records::Filter;
+use crate::records::{Filter, Span};
 
 /// Buffered chunks between the reading thread and the response: the backpressure window.
 const WINDOW: usize = 4;
@@ -70,40 +70,48 @@ fn records_action(topic: &str) -> Action {
     )
 }
 
-/// Caller → decision → arguments, as for every call.
-fn decide(
+/// A stream request after the checks: caller → decision → arguments, as for every call, then
+/// where it reads, fixed now.
+struct Prepared {
+    subject: Subject,
+    entry: Arc<ClusterEntry>,
+    query: StreamQuery,
+    filter: Option<Filter>,
+    spans: Vec<Span>,
+}
+
+async fn prepare(
     state: &AppState,
     user: Option<&SignedIn>,
-    query: &Result<Query<StreamQuery>, QueryRejection>,
-) -> Result<(Subject, Arc<ClusterEntry>, Grant), ApiError> {
+    query: Result<Query<StreamQuery>, QueryRejection>,
+    default_from: &str,
+) -> Result<Prepared, ApiError> {
     let query = match query {
         Ok(Query(q)) => q,
-        Err(rejection) => {
-            return Err(ApiError::bad_request("query", rejection.body_text()));
-        }
+        Err(rejection) => return Err(ApiError::bad_request("query", rejection.body_text())),
     };
     let subject = subject_for(&state.policy, user)?;
     let grant = state
         .policy
         .decide(&subject, &query.cluster, records_action(&query.topic))?;
     check_topic_name(&query.topic, "topic")?;
+    let filter = Filter::parse(query.q.as_deref(), query.exact)?;
     let entry = state
         .catalog
         .entry(&grant)
         .cloned()
         .ok_or_else(|| ApiError::unknown_cluster(&query.cluster))?;
-    Ok((subject, entry, grant))
-}
-
-fn filter_of(query: &StreamQuery) -> Result<Option<Filter>, ApiError> {
-    match query.q.as_deref() {
-        Some(q) if q.chars().count() > 500 => Err(ApiError::bad_request(
-            "q",
-            "A filter is at most 500 characters.",
-        )),
-        Some(q) => Ok(Filter::new(q, query.exact)),
-        None => Ok(None),
-    }
+    let from = query.from.as_deref().unwrap_or(default_from);
+    let spans = entry
+        .stream_spans(&grant, &query.topic, query.partition, from)
+        .await?;
+    Ok(Prepared {
+        subject,
+        entry,
+        query,
+        filter,
+        spans,
+    })
 }
 
 pub async fn export(
@@ -112,23 +120,14 @@ pub async fn export(
     query: Result<Query<StreamQuery>, QueryRejection>,
 ) -> Response {
     let user = user.map(|Extension(u)| u);
-    let (_subject, entry, grant) = match decide(&state, user.as_ref(), &query) {
-        Ok(decided) => decided,
-        Err(error) => return error_response(&error),
-    };
-    let Ok(Query(query)) = query else {
-        return error_response(&ApiError::bad_request("query", "unreadable"));
-    };
-    let filter = match filter_of(&query) {
-        Ok(f) => f,
-        Err(error) => return error_response(&error),
-    };
-    let from = query.from.as_deref().unwrap_or("earliest");
-    let spans = match entry
-        .stream_spans(&grant, &query.topic, query.partition, from)
-        .await
-    {
-        Ok(spans) => spans,
+    let Prepared {
+        entry,
+        query,
+        filter,
+        spans,
+        ..
+    } = match prepare(&state, user.as_ref(), query, "earliest").await {
+        Ok(prepared) => prepared,
         Err(error) => return error_response(&error),
     };
     let total: i64 = spans.iter().map(|s| (s.end - s.start).max(0)).sum();
@@ -162,22 +161,19 @@ pub async fn tail(
     query: Result<Query<StreamQuery>, QueryRejection>,
 ) -> Response {
     let user = user.map(|Extension(u)| u);
-    let (subject, entry, grant) = match decide(&state, user.as_ref(), &query) {
-        Ok(decided) => decided,
-        Err(error) => return error_response(&error),
-    };
-    let Ok(Query(query)) = query else {
-        return error_response(&ApiError::bad_request("query", "unreadable"));
-    };
-    let filter = match filter_of(&query) {
-        Ok(f) => f,
-        Err(error) => return error_response(&error),
-    };
-    let spans = match entry
-        .stream_spans(&grant, &query.topic, query.partition, "latest")
-        .await
-    {
-        Ok(spans) => spans,
+    // The tail always starts at the end, whatever `from` says.
+    let query = query.map(|Query(mut q)| {
+        q.from = Some("latest".to_string());
+        Query(q)
+    });
+    let Prepared {
+        subject,
+        entry,
+        query,
+        filter,
+        spans,
+    } = match prepare(&state, user.as_ref(), query, "latest").await {
+        Ok(prepared) => prepared,
         Err(error) => return error_response(&error),
     };
     let starts: Vec<(i32, i64)> = spans.iter().map(|s| (s.partition, s.start)).collect();

@@ -198,24 +198,25 @@ impl KafkaClients {
                 port: b.port(),
             })
             .collect();
-        let topics = metadata
-            .topics()
-            .iter()
-            .map(|t| Topic {
-                name: t.name().to_string(),
-                partitions: t
-                    .partitions()
-                    .iter()
-                    .map(|p| Partition {
-                        id: p.id(),
-                        leader: p.leader(),
-                        replicas: p.replicas().to_vec(),
-                        isr: p.isr().to_vec(),
-                    })
-                    .collect(),
-            })
-            .collect();
+        let topics = metadata.topics().iter().map(topic_of).collect();
         Ok(MetadataSnapshot { brokers, topics })
+    }
+}
+
+/// A topic of librdkafka's metadata in klens's own terms.
+fn topic_of(t: &rdkafka::metadata::MetadataTopic) -> Topic {
+    Topic {
+        name: t.name().to_string(),
+        partitions: t
+            .partitions()
+            .iter()
+            .map(|p| Partition {
+                id: p.id(),
+                leader: p.leader(),
+                replicas: p.replicas().to_vec(),
+                isr: p.isr().to_vec(),
+            })
+            .collect(),
     }
 }
 
@@ -272,19 +273,7 @@ impl KafkaClients {
             .topics()
             .iter()
             .find(|t| t.name() == name && t.error().is_none() && !t.partitions().is_empty())
-            .map(|t| Topic {
-                name: t.name().to_string(),
-                partitions: t
-                    .partitions()
-                    .iter()
-                    .map(|p| Partition {
-                        id: p.id(),
-                        leader: p.leader(),
-                        replicas: p.replicas().to_vec(),
-                        isr: p.isr().to_vec(),
-                    })
-                    .collect(),
-            }))
+            .map(topic_of))
     }
 
     /// Per partition of `topic`, the first offset whose timestamp is at or after `timestamp`;

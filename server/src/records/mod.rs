@@ -160,7 +160,22 @@ pub struct Filter {
     exact: bool,
 }
 
+/// The longest filter text, in characters.
+const MAX_FILTER: usize = 500;
+
 impl Filter {
+    /// The filter of a request's `q` and `exact`, if any; BAD_REQUEST for an overlong one.
+    pub fn parse(q: Option<&str>, exact: bool) -> Result<Option<Filter>, ApiError> {
+        match q {
+            Some(q) if q.chars().count() > MAX_FILTER => Err(ApiError::bad_request(
+                "q",
+                format!("A filter is at most {MAX_FILTER} characters."),
+            )),
+            Some(q) => Ok(Filter::new(q, exact)),
+            None => Ok(None),
+        }
+    }
+
     pub fn new(text: &str, exact: bool) -> Option<Filter> {
         if text.is_empty() {
             return None;
