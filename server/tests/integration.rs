@@ -291,18 +291,7 @@ async fn post(
         .header("content-type", "application/json")
         .body(Body::from(body.to_string()))
         .expect("request");
-    let response = router
-        .clone()
-        .oneshot(request)
-        .await
-        .expect("router answers");
-    let status = response.status();
-    let bytes = response
-        .into_body()
-        .collect()
-        .await
-        .expect("body")
-        .to_bytes();
+    let (status, bytes) = send(router, request).await;
     let json = serde_json::from_slice(&bytes)
         .unwrap_or_else(|_| panic!("not JSON ({status}): {}", String::from_utf8_lossy(&bytes)));
     (status, json)
@@ -941,18 +930,8 @@ async fn search_finds_a_topic_despite_a_typo() {
     .await;
     // Swap two letters of the name: "it-saerchable-…".
     let typo = topic.replacen("searchable", "saerchable", 1);
-    let request = Request::get(format!("/api/search?q={typo}"))
-        .header("host", "127.0.0.1:8080")
-        .body(Body::empty())
-        .expect("request");
-    let response = router.oneshot(request).await.expect("router answers");
-    assert_eq!(response.status(), StatusCode::OK);
-    let bytes = response
-        .into_body()
-        .collect()
-        .await
-        .expect("body")
-        .to_bytes();
+    let (status, bytes) = get_raw(&router, &format!("/api/search?q={typo}")).await;
+    assert_eq!(status, StatusCode::OK);
     let json: serde_json::Value = serde_json::from_slice(&bytes).expect("JSON");
     let first = &json["hits"][0];
     assert_eq!(first["kind"], "topic", "{json}");
@@ -966,6 +945,11 @@ async fn get_raw(router: &axum::Router, path: &str) -> (StatusCode, Vec<u8>) {
         .header("host", "127.0.0.1:8080")
         .body(Body::empty())
         .expect("request");
+    send(router, request).await
+}
+
+/// Sends `request` through the router and returns the status and the whole body.
+async fn send(router: &axum::Router, request: Request<Body>) -> (StatusCode, Vec<u8>) {
     let response = router
         .clone()
         .oneshot(request)

@@ -294,15 +294,10 @@ impl ClusterEntry {
     /// The partitions of `topic` with their live watermarks, read now (not from the
     /// projection), so that a page of records is bounded by what exists at this moment.
     async fn bounds(&self, topic: &str) -> Result<(Bounds, Arc<KafkaClients>), ApiError> {
-        let metadata = self.state().metadata.ok_or_else(|| {
-            ApiError::new(
-                ErrorCode::Client,
-                format!(
-                    "klens has not read the topics of cluster \"{}\" yet; try again in a moment.",
-                    self.name
-                ),
-            )
-        })?;
+        let metadata = self
+            .state()
+            .metadata
+            .ok_or_else(|| not_read_yet(&self.name, "topics"))?;
         let found = metadata
             .topics
             .iter()
@@ -731,6 +726,16 @@ impl ClusterEntry {
         }
         self.update(|s| s.subjects.record(outcome));
     }
+}
+
+/// Before the first good read of a part, klens cannot tell a missing thing from an unread one.
+pub fn not_read_yet(cluster: &str, what: &str) -> ApiError {
+    ApiError::new(
+        ErrorCode::Client,
+        format!(
+            "klens has not read the {what} of cluster \"{cluster}\" yet; try again in a moment."
+        ),
+    )
 }
 
 /// Every configured cluster, in config order.

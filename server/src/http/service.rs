@@ -16,7 +16,7 @@ use leptos::prelude::use_context;
 
 use crate::auth::oidc::SignedIn;
 use crate::auth::{Policy, Subject};
-use crate::catalog::{Catalog, ClusterEntry};
+use crate::catalog::{not_read_yet, Catalog, ClusterEntry};
 use crate::kafka::admin::{check_topic_name, TopicSpec};
 
 pub struct Service {
@@ -39,16 +39,6 @@ impl Service {
 /// The longest search query, in characters.
 const MAX_QUERY: usize = 200;
 
-/// Before the first good read of a part, klens cannot tell a missing thing from an unread one.
-fn not_read_yet(cluster: &str, what: &str) -> ApiError {
-    ApiError::new(
-        ErrorCode::Client,
-        format!(
-            "klens has not read the {what} of cluster \"{cluster}\" yet; try again in a moment."
-        ),
-    )
-}
-
 /// The order of checks: caller → visible → writable → internal → privilege (all in `decide`),
 /// then the arguments, then Kafka.
 fn topic_action(privilege: Privilege, topic: &str) -> Action {
@@ -62,6 +52,24 @@ fn topic_action(privilege: Privilege, topic: &str) -> Action {
 }
 
 impl Service {
+    /// Every cluster the current caller sees, in config order, each reached through the
+    /// decision's grant.
+    fn visible_entries(&self) -> Result<Vec<Arc<ClusterEntry>>, ApiError> {
+        let subject = self.subject()?;
+        Ok(self
+            .policy
+            .visible(&subject)
+            .iter()
+            .filter_map(|access| {
+                let grant = self
+                    .policy
+                    .decide(&subject, &access.name, Action::catalog())
+                    .ok()?;
+                self.catalog.entry(&grant).cloned()
+            })
+            .collect())
+    }
+
     /// Decides `action` for the current caller and finds the cluster it was granted on.
     fn decide(
         &self,
@@ -95,18 +103,10 @@ impl Backend for Service {
     }
 
     fn clusters(&self) -> Result<Vec<ClusterSummary>, ApiError> {
-        let subject = self.subject()?;
         Ok(self
-            .policy
-            .visible(&subject)
+            .visible_entries()?
             .iter()
-            .filter_map(|access| {
-                let grant = self
-                    .policy
-                    .decide(&subject, &access.name, Action::catalog())
-                    .ok()?;
-                self.catalog.entry(&grant).map(|c| c.summary())
-            })
+            .map(|c| c.summary())
             .collect())
     }
 
@@ -200,20 +200,7 @@ impl Backend for Service {
         }
         let entries: Vec<Arc<ClusterEntry>> = match cluster {
             Some(cluster) => vec![self.decide(cluster, Action::catalog())?.0],
-            None => {
-                let subject = self.subject()?;
-                self.policy
-                    .visible(&subject)
-                    .iter()
-                    .filter_map(|access| {
-                        let grant = self
-                            .policy
-                            .decide(&subject, &access.name, Action::catalog())
-                            .ok()?;
-                        self.catalog.entry(&grant).cloned()
-                    })
-                    .collect()
-            }
+            None => self.visible_entries()?,
         };
         let mut hits: Vec<(u32, SearchHit)> =
             entries.iter().flat_map(|e| e.search(query)).collect();
