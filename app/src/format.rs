@@ -93,9 +93,169 @@ pub fn utc_timestamp(ms: i64) -> String {
     )
 }
 
+/// Days since 1970-01-01 of a civil date (the inverse of the algorithm in [`utc_timestamp`]).
+fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
+    let year = if month <= 2 { year - 1 } else { year };
+    let era = year.div_euclid(400);
+    let yoe = year.rem_euclid(400);
+    let mp = (month + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// A point in time typed by a person, as ms since the epoch: either those ms themselves, or a
+/// date and time `2026-11-30 08:57[:00[.123]]` (`T` or a space between) with an optional zone
+/// `Z`, `UTC` or `+01:00`; without a zone, UTC. What [`utc_timestamp`] prints reads back.
+pub fn parse_instant(text: &str) -> Result<i64, String> {
+    let text = text.trim();
+    let refuse = || {
+        format!("{text:?} is not a time: give ms since 1970 or a date and time like 2026-11-30 08:57:00 (UTC unless a zone such as +01:00 follows)")
+    };
+    if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) {
+        return text.parse().map_err(|_| refuse());
+    }
+    let number = |s: &str| -> Option<i64> {
+        (!s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| s.parse().ok())
+            .flatten()
+    };
+    // The zone, from the end.
+    let (rest, offset_minutes) = if let Some(rest) = text
+        .strip_suffix("UTC")
+        .or_else(|| text.strip_suffix('Z'))
+        .or_else(|| text.strip_suffix('z'))
+    {
+        (rest.trim_end(), 0)
+    } else {
+        match text.rfind(['+', '-']).filter(|at| *at > 10) {
+            Some(at) => {
+                let zone = text[at + 1..].replace(':', "");
+                let (h, m) = (
+                    zone.get(..2).and_then(number),
+                    zone.get(2..).and_then(number),
+                );
+                match (h, m, zone.len()) {
+                    (Some(h), Some(m), 4) if h <= 23 && m <= 59 => {
+                        let sign = if text.as_bytes()[at] == b'-' { -1 } else { 1 };
+                        (text[..at].trim_end(), sign * (h * 60 + m))
+                    }
+                    _ => return Err(refuse()),
+                }
+            }
+            None => (text, 0),
+        }
+    };
+    let (date, time) = match rest.split_once(['T', 't', ' ']) {
+        Some((d, t)) => (d, t.trim()),
+        None => (rest, ""),
+    };
+    let mut ymd = date.splitn(3, '-');
+    let (Some(year), Some(month), Some(day)) = (
+        ymd.next().and_then(number),
+        ymd.next().and_then(number),
+        ymd.next().and_then(number),
+    ) else {
+        return Err(refuse());
+    };
+    let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
+    let month_days = [
+        31,
+        if leap { 29 } else { 28 },
+        31,
+        30,
+        31,
+        30,
+        31,
+        31,
+        30,
+        31,
+        30,
+        31,
+    ];
+    if !(1..=12).contains(&month) || day < 1 || day > month_days[(month - 1) as usize] {
+        return Err(refuse());
+    }
+    let (clock, fraction) = match time.split_once('.') {
+        Some((c, f)) => (c, Some(f)),
+        None => (time, None),
+    };
+    let mut hms = clock.split(':');
+    let mut part = |max: i64| -> Result<i64, String> {
+        match hms.next() {
+            None | Some("") => Ok(0),
+            Some(p) => number(p).filter(|v| *v <= max).ok_or_else(refuse),
+        }
+    };
+    let (h, m, sec) = (part(23)?, part(59)?, part(59)?);
+    if hms.next().is_some() {
+        return Err(refuse());
+    }
+    let ms = match fraction {
+        None => 0,
+        Some(f) if !f.is_empty() && f.len() <= 3 && number(f).is_some() => {
+            number(&format!("{f:0<3}")).unwrap_or(0)
+        }
+        Some(_) => return Err(refuse()),
+    };
+    let day_ms = ((h * 60 + m) * 60 + sec) * 1000 + ms;
+    Ok(days_from_civil(year, month, day) * 86_400_000 + day_ms - offset_minutes * 60_000)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn instants_read_as_typed() {
+        assert_eq!(parse_instant("1700000000123"), Ok(1_700_000_000_123));
+        assert_eq!(parse_instant(" 0 "), Ok(0));
+        assert_eq!(
+            parse_instant("2023-11-14 22:13:20.123 UTC"),
+            Ok(1_700_000_000_123)
+        );
+        assert_eq!(
+            parse_instant("2023-11-14T22:13:20.123Z"),
+            Ok(1_700_000_000_123)
+        );
+        assert_eq!(
+            parse_instant("2023-11-14T22:13:20.1"),
+            Ok(1_700_000_000_100)
+        );
+        assert_eq!(
+            parse_instant("2023-11-14 23:13:20+01:00"),
+            Ok(1_700_000_000_000)
+        );
+        assert_eq!(
+            parse_instant("2023-11-14T17:13:20-0500"),
+            Ok(1_700_000_000_000)
+        );
+        assert_eq!(parse_instant("2023-11-14 22:13"), Ok(1_699_999_980_000));
+        assert_eq!(parse_instant("2000-02-29"), Ok(951_782_400_000));
+        assert_eq!(parse_instant("1970-01-01"), Ok(0));
+        for bad in [
+            "",
+            "yesterday",
+            "2023-02-29",
+            "2023-13-01",
+            "2023-11-14 24:00",
+            "2023-11-14 10:61",
+            "2023-11-14 10:00:00:00",
+            "2023-11-14 10:00+25:00",
+            "2023-11-14 10:00.1234",
+            "-5",
+        ] {
+            let error = parse_instant(bad).expect_err(bad);
+            assert!(error.contains("not a time"), "{bad}: {error}");
+        }
+    }
+
+    #[test]
+    fn printed_times_read_back() {
+        for ms in [0, 1, 951_782_400_000, 1_700_000_000_123, 4_102_444_800_999] {
+            assert_eq!(parse_instant(&utc_timestamp(ms)), Ok(ms));
+        }
+    }
 
     #[test]
     fn timestamps_read_as_utc() {

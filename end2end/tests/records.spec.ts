@@ -353,6 +353,9 @@ async function show(page: Page, opts: { from?: string; q?: string; exact?: boole
 const MAIN = unique('e2e-records');
 const PAGED = unique('e2e-records-paged');
 const TAILED = unique('e2e-records-tail');
+/** Enough bytes that a download slowed by the browser's network throttling takes seconds. */
+const BULK = unique('e2e-records-bulk');
+const BULK_COUNT = 3000;
 /** A minute in the past, with milliseconds that show. */
 const BASE = Math.floor(Date.now() / 60_000) * 60_000 - 86_400_000 + 123;
 /** Not UTF-8: invalid lead and continuation bytes, a NUL, a DEL, and more than one hex line. */
@@ -416,7 +419,11 @@ test.beforeAll(async ({ playwright }) => {
     { name: MAIN, partitions: 2 },
     { name: PAGED, partitions: 1 },
     { name: TAILED, partitions: 1 },
+    { name: BULK, partitions: 2 },
   ]);
+  produce(BULK, Array.from({ length: BULK_COUNT }, (_, i) => ({
+    partition: i % 2, key: text(`bulk-${i}`), value: text(`${i} `.padEnd(1000, 'x')),
+  })));
   placed = produce(MAIN, MAIN_RECORDS.map((r) => r.produced));
   const paged = produce(PAGED, Array.from({ length: 60 }, (_, i) => ({
     key: text(`k-${String(i).padStart(2, '0')}`), value: text(`v-${i}`), timestamp: BASE + i * 1000,
@@ -424,7 +431,7 @@ test.beforeAll(async ({ playwright }) => {
   expect(paged.map((p) => p.offset)).toEqual(Array.from({ length: 60 }, (_, i) => i));
   // klens learns of topics made outside it at its next metadata read.
   const request = await playwright.request.newContext({ baseURL: OPEN });
-  for (const topic of [MAIN, PAGED, TAILED]) {
+  for (const topic of [MAIN, PAGED, TAILED, BULK]) {
     await expect.poll(
       async () => (await request.get(`/api/records?cluster=local&topic=${topic}&limit=1`)).status(),
       { timeout: 2 * ONE_REFRESH_CYCLE, intervals: [1_000, 2_000] },
@@ -434,7 +441,7 @@ test.beforeAll(async ({ playwright }) => {
 });
 
 test.afterAll(() => {
-  deleteTopics([MAIN, PAGED, TAILED]);
+  deleteTopics([MAIN, PAGED, TAILED, BULK]);
 });
 
 // --------------------------------------------------------------------------------------------
@@ -622,6 +629,59 @@ test.describe('in a time zone other than UTC', () => {
   });
 });
 
+test.describe("in Newfoundland's time zone", () => {
+  test.use({ timezoneId: 'America/St_Johns' });
+
+  test('a start time can be typed as shown, with a zone or in ms; the table follows the time zone choice, which the record page shares', async ({ page }) => {
+    const problems = await openHydrated(page, `/c/local/topics/${MAIN}/data?from=earliest`);
+    const table = dataTable(page);
+    const stampOf = async (i: number) => (await cells(table.locator(`tr[data-offset="${idOf(i)}"]`)))[2];
+    const start = page.getByLabel('Timestamp', { exact: true });
+    const fromTime = async (typed: string) => {
+      await page.getByLabel('Start').selectOption('timestamp');
+      await start.fill(typed);
+      await page.getByRole('button', { name: 'Show', exact: true }).click();
+    };
+    const fourth = MAIN_RECORDS[3].produced.timestamp!;
+    // As the table prints it: the fourth record is the first shown.
+    await fromTime(utc(fourth));
+    await expect.poll(() => rowIds(table)).toEqual([3, 4, 5].map(idOf));
+    await expect(start).toHaveValue(utc(fourth));
+    // The fifth record's second in another zone, without its milliseconds: it and the sixth.
+    const fifth = MAIN_RECORDS[4].produced.timestamp!;
+    const inKolkata = new Date(fifth + 5.5 * 3_600_000).toISOString().slice(0, 19).replace('T', ' ') + '+05:30';
+    await fromTime(inKolkata);
+    await expect.poll(() => rowIds(table)).toEqual([4, 5].map(idOf));
+    await fromTime(String(fourth));
+    await expect.poll(() => rowIds(table)).toEqual([3, 4, 5].map(idOf));
+    // Not a time: said so, in the page.
+    await fromTime('last tuesday');
+    await expect(page.getByRole('alert')).toContainText('"last tuesday" is not a time');
+    await expect(table).toHaveCount(0);
+
+    // UTC, then the browser's zone (Newfoundland, half an hour off), in every row.
+    await show(page, { from: 'earliest' });
+    await expect.poll(() => stampOf(0)).toBe(utc(MAIN_RECORDS[0].produced.timestamp!));
+    await page.getByRole('button', { name: 'Show in my time zone' }).click();
+    for (const i of [0, 5]) {
+      const local = await page.evaluate((ms) => new Date(ms).toString(), MAIN_RECORDS[i].produced.timestamp!);
+      expect(local).toMatch(/GMT-0[23]30/);
+      await expect.poll(() => stampOf(i)).toBe(local);
+    }
+    // The choice is kept: the record page opens in the browser's zone too.
+    await table.locator(`tr[data-offset="${idOf(0)}"]`).getByRole('link', { name: String(placed[0].offset) }).click();
+    await hydrated(page);
+    const local0 = await page.evaluate((ms) => new Date(ms).toString(), MAIN_RECORDS[0].produced.timestamp!);
+    await expect(page.locator('dd[data-figure="timestamp"]')).toHaveText(local0);
+    await page.getByRole('button', { name: 'Show in UTC' }).click();
+    await expect(page.locator('dd[data-figure="timestamp"]')).toHaveText(utc(MAIN_RECORDS[0].produced.timestamp!));
+    await page.goBack();
+    await hydrated(page);
+    await expect.poll(() => stampOf(0)).toBe(utc(MAIN_RECORDS[0].produced.timestamp!));
+    expect(problems).toEqual([]);
+  });
+});
+
 test('Avro, Protobuf and JSON Schema values are decoded as the registry says', async ({ page, request }) => {
   test.setTimeout(90_000);
   const topics = [
@@ -705,6 +765,8 @@ test('Download NDJSON gives every record of the selection, byte for byte', async
   };
   const lines = await download();
   expect(lines.length).toBe(truth.length);
+  await expect(page.locator('[data-figure="download"]')).toHaveText(
+    new RegExp(`^Saved ${truth.length} records \\([\\d.]+ (B|kB)\\) as ${MAIN}\\.ndjson\\.$`));
   const got = lines
     .map((l) => ({
       partition: l.partition,
@@ -725,6 +787,56 @@ test('Download NDJSON gives every record of the selection, byte for byte', async
   expect(filtered.map((l) => [l.partition, l.offset, l.value.data])).toEqual([
     [placed[4].partition, placed[4].offset, 'the needle is here'],
   ]);
+  expect(problems).toEqual([]);
+});
+
+test('a long download shows how far it has got, can be cancelled, and then runs to the end', async ({ page }) => {
+  const problems = await openHydrated(page, `/c/local/topics/${BULK}/data?from=earliest`);
+  // The browser's own throttling (as in its developer tools) slows the body to 256 kB/s, so the
+  // 3 MB export takes seconds; klens and Kafka are untouched.
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Network.enable');
+  const throttle = (bytesPerSecond: number) => cdp.send('Network.emulateNetworkConditions',
+    { offline: false, latency: 0, downloadThroughput: bytesPerSecond, uploadThroughput: -1 });
+  await throttle(256 * 1024);
+  const saved: string[] = [];
+  page.on('download', (d) => saved.push(d.suggestedFilename()));
+
+  const link = page.getByRole('link', { name: 'Download NDJSON' });
+  const status = page.locator('[data-figure="download"]');
+  const bar = page.getByRole('progressbar', { name: 'Download progress' });
+  await link.click();
+  await expect(page.getByRole('button', { name: 'Cancel download' })).toBeVisible();
+  await expect.poll(async () => Number((await bar.getAttribute('value')) ?? 0), { timeout: 15_000 }).toBeGreaterThan(0);
+  const running = (await status.textContent())!.trim();
+  const m = /^([\d,]+) records, ([\d.]+) (kB|MB) \((\d+)%\)$/.exec(running);
+  expect(m, running).not.toBeNull();
+  const sofar = Number(m![1].replace(/,/g, ''));
+  expect(sofar).toBeGreaterThan(0);
+  expect(sofar).toBeLessThan(BULK_COUNT);
+  // Both partitions are read together, so the share of offsets follows the records.
+  expect(Math.abs(Number(m![4]) - (100 * sofar) / BULK_COUNT)).toBeLessThan(10);
+
+  await page.getByRole('button', { name: 'Cancel download' }).click();
+  await expect(status).toHaveText('Download cancelled.');
+  await expect(link).toBeVisible();
+  await page.waitForTimeout(500);
+  expect(saved, 'a cancelled download saves nothing').toEqual([]);
+
+  await throttle(-1);
+  const [file] = await Promise.all([page.waitForEvent('download'), link.click()]);
+  expect(file.suggestedFilename()).toBe(`${BULK}.ndjson`);
+  const body = fs.readFileSync((await file.path())!, 'utf8');
+  const lines = body.trimEnd().split('\n').map((l) => JSON.parse(l));
+  expect(lines.length).toBe(BULK_COUNT);
+  expect(new Set(lines.map((l) => l.key.data)).size).toBe(BULK_COUNT);
+  const done = (await status.textContent())!.trim();
+  const d = /^Saved ([\d,]+) records \(([\d.]+) MB\) as (.+)\.$/.exec(done);
+  expect(d, done).not.toBeNull();
+  expect(Number(d![1].replace(/,/g, ''))).toBe(BULK_COUNT);
+  expect(Math.abs(Number(d![2]) - Buffer.byteLength(body) / 1e6)).toBeLessThanOrEqual(0.05);
+  expect(d![3]).toBe(`${BULK}.ndjson`);
+  expect(saved).toEqual([`${BULK}.ndjson`]);
   expect(problems).toEqual([]);
 });
 

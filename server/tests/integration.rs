@@ -1035,6 +1035,38 @@ async fn records_record_and_export_give_back_every_byte() {
     let mut framed = vec![0u8];
     framed.extend_from_slice(&schema_id.to_be_bytes());
     framed.extend_from_slice(&[84, 2, b'x']);
+    // A Protobuf schema and a JSON Schema under subjects of their own (the frame names the
+    // schema by id, whatever the subject).
+    let proto_id = registry(
+        reqwest::Method::POST,
+        &format!("subjects/{topic}-proto/versions"),
+        serde_json::json!({
+            "schemaType": "PROTOBUF",
+            "schema": "syntax = \"proto3\";\nmessage P {\n  int32 id = 1;\n  string name = 2;\n}\n",
+        }),
+    )
+    .await["id"]
+        .as_u64()
+        .expect("Protobuf schema id") as u32;
+    let json_id = registry(
+        reqwest::Method::POST,
+        &format!("subjects/{topic}-json/versions"),
+        serde_json::json!({
+            "schemaType": "JSON",
+            "schema": r#"{"type":"object","properties":{"n":{"type":"integer"},"tags":{"type":"array"}}}"#,
+        }),
+    )
+    .await["id"]
+        .as_u64()
+        .expect("JSON Schema id") as u32;
+    // Magic byte, id, message index [0] as the single byte 0, then P{id: 7, name: "p"} written
+    // out by hand: field 1 varint 7, field 2 length 1 "p".
+    let mut proto = vec![0u8];
+    proto.extend_from_slice(&proto_id.to_be_bytes());
+    proto.extend_from_slice(&[0, 0x08, 7, 0x12, 1, b'p']);
+    let mut json_framed = vec![0u8];
+    json_framed.extend_from_slice(&json_id.to_be_bytes());
+    json_framed.extend_from_slice(br#"{"n": 5, "tags": ["a", "b"]}"#);
 
     // Explicit timestamps, recent enough that retention leaves them alone.
     let t0 = SystemTime::now()
@@ -1072,6 +1104,14 @@ async fn records_record_and_export_give_back_every_byte() {
             t0 + 4,
         ),
         (2, Some(b"avro".to_vec()), Some(framed), Vec::new(), t0 + 5),
+        (0, Some(b"proto".to_vec()), Some(proto), Vec::new(), t0 + 6),
+        (
+            1,
+            Some(b"json".to_vec()),
+            Some(json_framed),
+            Vec::new(),
+            t0 + 7,
+        ),
     ];
     let producer: BaseProducer = ClientConfig::new()
         .set("bootstrap.servers", OPEN_PORT)
@@ -1125,6 +1165,17 @@ async fn records_record_and_export_give_back_every_byte() {
     assert_eq!(avro["encoding"], "avro");
     assert_eq!(avro["schema_id"], schema_id);
     assert_eq!(avro["data"], serde_json::json!({"id": 42, "name": "x"}));
+    let proto = &records[6]["value"];
+    assert_eq!(proto["encoding"], "protobuf", "{proto}");
+    assert_eq!(proto["schema_id"], proto_id);
+    assert_eq!(proto["data"], serde_json::json!({"id": 7, "name": "p"}));
+    let json = &records[7]["value"];
+    assert_eq!(json["encoding"], "json_schema", "{json}");
+    assert_eq!(json["schema_id"], json_id);
+    assert_eq!(
+        json["data"],
+        serde_json::json!({"n": 5, "tags": ["a", "b"]})
+    );
     assert_eq!(records[1]["key"]["encoding"], "null");
     assert_eq!(records[1]["value"]["encoding"], "null");
     assert_eq!(records[3]["value"]["encoding"], "base64");
@@ -1172,7 +1223,7 @@ async fn records_record_and_export_give_back_every_byte() {
         .iter()
         .filter_map(|r| r["timestamp"].as_i64())
         .collect();
-    assert_eq!(stamps, [t0 + 3, t0 + 4, t0 + 5]);
+    assert_eq!(stamps, [t0 + 3, t0 + 4, t0 + 5, t0 + 6, t0 + 7]);
 
     // A filter, and a refused missing record.
     let (_, body) = get_raw(

@@ -4,6 +4,7 @@
 
 mod brokers;
 mod catalog;
+mod export;
 mod groups;
 mod identity;
 // `records` takes every query parameter of `/api/records` as an argument.
@@ -16,6 +17,7 @@ mod window;
 
 pub use brokers::*;
 pub use catalog::*;
+pub use export::*;
 pub use groups::*;
 pub use identity::*;
 pub use records::*;

@@ -13,6 +13,7 @@ pub fn Layout(children: Children) -> impl IntoView {
     let hydrated = RwSignal::new(false);
     Effect::new(move |_| hydrated.set(true));
     super::access::provide_identity();
+    super::clock::provide_zone_choice();
 
     view! {
         <div class="app" data-hydrated=move || if hydrated.get() { "true" } else { "false" }>

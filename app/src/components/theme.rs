@@ -47,12 +47,7 @@ pub fn ThemeSwitch() -> impl IntoView {
     let theme = RwSignal::new(Theme::System);
     // Read the stored choice once hydrated (the server cannot know it).
     Effect::new(move |_| {
-        let stored = window()
-            .local_storage()
-            .ok()
-            .flatten()
-            .and_then(|s| s.get_item(STORAGE_KEY).ok().flatten());
-        theme.set(match stored.as_deref() {
+        theme.set(match super::stored_choice(STORAGE_KEY).as_deref() {
             Some("light") => Theme::Light,
             Some("dark") => Theme::Dark,
             _ => Theme::System,

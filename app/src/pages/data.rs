@@ -9,7 +9,9 @@ use leptos_router::hooks::{use_params_map, use_query_map};
 
 use crate::api::{get_record, records, Encoded, Encoding, Record};
 use crate::components::access::{allows, identity};
-use crate::format::{bytes, query_value, thousands, utc_timestamp};
+use crate::components::clock::{local_time, shown_time, ZoneSwitch};
+use crate::components::download::ExportDownload;
+use crate::format::{bytes, parse_instant, query_value, thousands};
 use crate::Privilege;
 
 /// The tabs of a topic.
@@ -74,12 +76,14 @@ pub fn TopicDataPage() -> impl IntoView {
 }
 
 /// The query of the Data tab as the URL holds it.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 struct DataQuery {
     partition: Option<i32>,
     from: String,
     offset: Option<i64>,
-    timestamp: Option<i64>,
+    /// The start time as typed (ms, or a date and time), and what it reads as.
+    timestamp_text: String,
+    timestamp: Result<Option<i64>, String>,
     q: String,
     exact: bool,
     cursor: Option<String>,
@@ -98,8 +102,8 @@ impl DataQuery {
         }
         // The download is the selection from its start to the end: from a timestamp, else
         // the whole partition (the newest page is only a view of its end).
-        match (self.from.as_str(), self.timestamp) {
-            ("timestamp", Some(ts)) => url.push_str(&format!("&from={ts}")),
+        match (self.from.as_str(), &self.timestamp) {
+            ("timestamp", Ok(Some(ts))) => url.push_str(&format!("&from={ts}")),
             _ => url.push_str("&from=earliest"),
         }
         if !self.q.is_empty() {
@@ -140,7 +144,11 @@ fn DataTab(cluster: String, topic: String) -> impl IntoView {
                 .filter(|p: &i32| *p >= 0),
             from: q.get("from").unwrap_or_else(|| "latest".into()),
             offset: number("offset"),
-            timestamp: number("timestamp"),
+            timestamp_text: q.get("timestamp").unwrap_or_default(),
+            timestamp: match q.get("timestamp").filter(|t| !t.trim().is_empty()) {
+                None => Ok(None),
+                Some(t) => parse_instant(&t).map(Some),
+            },
             q: q.get("q").unwrap_or_default(),
             exact: q.get("exact").is_some_and(|e| e == "true" || e == "on"),
             cursor: q.get("cursor").filter(|c| !c.is_empty()),
@@ -155,7 +163,10 @@ fn DataTab(cluster: String, topic: String) -> impl IntoView {
                 let (offset, timestamp, from) = match (dq.cursor.is_some(), dq.from.as_str()) {
                     (true, _) => (None, None, None),
                     (false, "offset") => (dq.offset.or(Some(0)), None, None),
-                    (false, "timestamp") => (None, dq.timestamp.or(Some(0)), None),
+                    (false, "timestamp") => match &dq.timestamp {
+                        Ok(ts) => (None, ts.or(Some(0)), None),
+                        Err(e) => return Err(crate::ApiError::bad_request("timestamp", e.clone())),
+                    },
                     (false, "earliest") => (None, None, Some("earliest".to_string())),
                     _ => (None, None, Some("latest".to_string())),
                 };
@@ -178,6 +189,7 @@ fn DataTab(cluster: String, topic: String) -> impl IntoView {
     );
     let (c, t) = (cluster.clone(), topic.clone());
     let (tail_cluster, tail_topic) = (cluster.clone(), topic.clone());
+    let file_name = format!("{topic}.ndjson");
     view! {
         <Form method="GET" action="">
             <div class="data-controls">
@@ -190,7 +202,7 @@ fn DataTab(cluster: String, topic: String) -> impl IntoView {
                         <option value="latest">"Newest"</option>
                         <option value="earliest">"Oldest"</option>
                         <option value="offset">"Offset"</option>
-                        <option value="timestamp">"Timestamp (ms)"</option>
+                        <option value="timestamp">"Timestamp"</option>
                     </select>
                 </label>
                 <label>"Offset"
@@ -198,8 +210,9 @@ fn DataTab(cluster: String, topic: String) -> impl IntoView {
                         prop:value=move || query.read().offset.map(|o| o.to_string()).unwrap_or_default() />
                 </label>
                 <label>"Timestamp"
-                    <input type="number" name="timestamp" placeholder="ms since 1970"
-                        prop:value=move || query.read().timestamp.map(|o| o.to_string()).unwrap_or_default() />
+                    <input type="text" name="timestamp" class="mono" placeholder="2026-11-30 08:00 UTC, or ms"
+                        title="ms since 1970, or a date and time (UTC unless a zone like +01:00 follows)"
+                        prop:value=move || query.read().timestamp_text.clone() />
                 </label>
                 <label>"Filter"
                     <input type="search" name="q" placeholder="key, value or header contains…"
@@ -210,7 +223,8 @@ fn DataTab(cluster: String, topic: String) -> impl IntoView {
                     "Exact match"
                 </label>
                 <button type="submit" class="button button-primary">"Show"</button>
-                <a class="button" download="" href=move || query.read().export_url(&c, &t)>"Download NDJSON"</a>
+                <ExportDownload href=Signal::derive(move || query.read().export_url(&c, &t)) filename=file_name />
+                <ZoneSwitch />
             </div>
         </Form>
         <Transition fallback=|| view! { <div class="skeleton-table"></div> }>
@@ -278,6 +292,7 @@ fn encoding_label(e: &Encoded) -> &'static str {
 
 #[component]
 fn RecordTable(cluster: String, topic: String, rows: Vec<Record>) -> impl IntoView {
+    let local = local_time();
     let base = format!(
         "/c/{}/topics/{}/records",
         query_value(&cluster),
@@ -301,7 +316,7 @@ fn RecordTable(cluster: String, topic: String, rows: Vec<Record>) -> impl IntoVi
                         <tr data-offset=format!("{}-{}", r.partition, r.offset)>
                             <td class="num mono">{r.partition}</td>
                             <td class="num mono"><a href=href>{r.offset}</a></td>
-                            <td class="mono">{r.timestamp.map(utc_timestamp).unwrap_or_else(|| "—".into())}</td>
+                            <td class="mono">{move || r.timestamp.map(|ms| shown_time(ms, local.get())).unwrap_or_else(|| "—".into())}</td>
                             <td class="mono cell-preview">
                                 <span class="badge">{encoding_label(&r.key)}</span>" "{preview(&r.key)}
                             </td>
@@ -549,12 +564,11 @@ fn shown(e: &Encoded, how: View) -> String {
 #[component]
 fn RecordView(record: Record) -> impl IntoView {
     let how = RwSignal::new(View::Pretty);
-    let local = RwSignal::new(false);
+    let local = local_time();
     let served = record.timestamp;
-    let when = move || match (served, local.get()) {
-        (None, _) => "none".to_string(),
-        (Some(ms), false) => utc_timestamp(ms),
-        (Some(ms), true) => local_time(ms),
+    let when = move || match served {
+        None => "none".to_string(),
+        Some(ms) => shown_time(ms, local.get()),
     };
     // How long ago, from the browser's clock: empty in the server's render, then kept current.
     let now = RwSignal::new(None::<i64>);
@@ -585,9 +599,7 @@ fn RecordView(record: Record) -> impl IntoView {
             <div><dt>"Schema id"</dt><dd>{schema.map(|s| s.to_string()).unwrap_or_else(|| "—".into())}</dd></div>
         </dl>
         <div class="data-controls">
-            <button type="button" class="button" on:click=move |_| local.update(|l| *l = !*l)>
-                {move || if local.get() { "Show in UTC" } else { "Show in my time zone" }}
-            </button>
+            <ZoneSwitch />
             <span role="group" aria-label="View">
                 <button type="button" class="button" aria-pressed=move || (how.get() == View::Pretty).to_string() on:click=move |_| how.set(View::Pretty)>"Pretty"</button>
                 <button type="button" class="button" aria-pressed=move || (how.get() == View::Text).to_string() on:click=move |_| how.set(View::Text)>"Text"</button>
@@ -615,16 +627,4 @@ fn RecordView(record: Record) -> impl IntoView {
             }.into_any()
         }}
     }
-}
-
-/// The time in the browser's own zone; on the server, where there is no such zone, UTC.
-fn local_time(ms: i64) -> String {
-    #[cfg(feature = "hydrate")]
-    let shown = {
-        let date = js_sys::Date::new(&wasm_bindgen::JsValue::from_f64(ms as f64));
-        String::from(date.to_string())
-    };
-    #[cfg(not(feature = "hydrate"))]
-    let shown = utc_timestamp(ms);
-    shown
 }

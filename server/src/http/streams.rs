@@ -131,6 +131,13 @@ pub async fn export(
         Err(error) => return error_response(&error),
     };
     let total: i64 = spans.iter().map(|s| (s.end - s.start).max(0)).sum();
+    let ranges = app::api::ExportSpans(
+        spans
+            .iter()
+            .map(|s| (s.partition, s.start, s.end))
+            .collect(),
+    )
+    .to_string();
     let file = query.topic.clone();
     let (tx, rx) = mpsc::channel::<Vec<u8>>(WINDOW);
     let source = source(&entry, &query.topic);
@@ -151,6 +158,11 @@ pub async fn export(
     if let Ok(value) = HeaderValue::from_str(&total.to_string()) {
         // An upper bound of the records to come, for progress.
         headers.insert("x-klens-records", value);
+    }
+    if let Ok(value) = HeaderValue::from_str(&ranges) {
+        // Where each partition starts and ends, so a client can show progress by offset even
+        // when a filter leaves out most records.
+        headers.insert(app::api::EXPORT_SPANS_HEADER, value);
     }
     response
 }

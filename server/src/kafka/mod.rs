@@ -313,6 +313,11 @@ pub fn reader_config(cluster: &ClusterConfig) -> ClientConfig {
         .set("group.id", "klens-reader")
         .set("enable.auto.commit", "false")
         .set("enable.auto.offset.store", "false")
+        // When its local queue is full, librdkafka waits this long before fetching again; the
+        // default (1 s) left an export idle most of the time, at a third of its speed.
+        .set("fetch.queue.backoff.ms", "10")
+        // At most this much fetched ahead per reader (the default is 64 MiB).
+        .set("queued.max.messages.kbytes", "32768")
         .set_log_level(RDKafkaLogLevel::Error);
     config
 }
