@@ -210,7 +210,7 @@ fn DataTab(cluster: String, topic: String) -> impl IntoView {
                         prop:value=move || query.read().offset.map(|o| o.to_string()).unwrap_or_default() />
                 </label>
                 <label>"Timestamp"
-                    <input type="text" name="timestamp" class="mono" placeholder="2026-11-30 08:00 UTC, or ms"
+                    <input type="text" name="timestamp" class="mono" placeholder="2026-11-30 08:00, or ms"
                         title="ms since 1970, or a date and time (UTC unless a zone like +01:00 follows)"
                         prop:value=move || query.read().timestamp_text.clone() />
                 </label>
