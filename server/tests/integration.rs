@@ -86,11 +86,7 @@ fn kafka_topics() -> Vec<(String, usize)> {
 async fn the_catalog_counts_what_kafka_reports_over_scram() {
     let topic = unique("it-catalog");
     create_topic(&topic, 7).await;
-    let config = config(&format!(
-        "clusters:\n{}",
-        scram_cluster("local", "klens-secret")
-    ));
-    let catalog = Catalog::new(&config);
+    let catalog = scram_catalog();
     let entry = catalog.get("local").expect("configured");
 
     // Metadata can lag a fresh topic by a moment; refresh until klens sees it.
@@ -502,11 +498,7 @@ async fn record_counts_and_watermarks_match_what_was_produced() {
     let topic = unique("it-counts");
     create_topic(&topic, 3).await;
     produce(&topic, &[(0, 5), (2, 12)]);
-    let config = config(&format!(
-        "clusters:\n{}",
-        scram_cluster("local", "klens-secret")
-    ));
-    let catalog = Catalog::new(&config);
+    let catalog = scram_catalog();
     let entry = catalog.get("local").expect("configured");
     refresh_until(entry, |e| {
         e.topics(&Default::default())
@@ -534,7 +526,7 @@ async fn record_counts_and_watermarks_match_what_was_produced() {
     );
 
     // The produce rate: records added between two refreshes of a fresh projection, per second.
-    let catalog = Catalog::new(&config);
+    let catalog = scram_catalog();
     let entry = catalog.get("local").expect("configured");
     entry.refresh().await;
     let first = entry.state().refreshed_at.expect("refreshed");
@@ -645,12 +637,27 @@ fn commit_offsets(group: &str, topic: &str, offsets: &[(i32, i64)]) {
         .expect("offsets committed");
 }
 
-/// A member that has joined `group` on `topic` and holds its assignment.
-fn join_group(group: &str, topic: &str, client_id: &str) -> rdkafka::consumer::BaseConsumer {
+/// A catalog of the dev stack as one cluster `local`, reached over SCRAM as klens.
+fn scram_catalog() -> Catalog {
+    Catalog::new(&config(&format!(
+        "clusters:\n{}",
+        scram_cluster("local", "klens-secret")
+    )))
+}
+
+/// A member that has joined `group` on `topic` with the rebalance `protocol` (`classic`, or
+/// `consumer` for KIP-848) and holds its assignment.
+fn join_group(
+    group: &str,
+    topic: &str,
+    client_id: &str,
+    protocol: &str,
+) -> rdkafka::consumer::BaseConsumer {
     use rdkafka::consumer::{BaseConsumer, Consumer};
     let consumer: BaseConsumer = ClientConfig::new()
         .set("bootstrap.servers", OPEN_PORT)
         .set("group.id", group)
+        .set("group.protocol", protocol)
         .set("client.id", client_id)
         .set("enable.auto.commit", "false")
         .create()
@@ -678,13 +685,9 @@ async fn groups_show_exact_committed_offsets_lag_and_members() {
     commit_offsets(&idle, &topic, &[(0, 7), (1, 4)]);
     let active = unique("it-active");
     let client_id = unique("it-client");
-    let _member = join_group(&active, &topic, &client_id);
+    let _member = join_group(&active, &topic, &client_id, "classic");
 
-    let config = config(&format!(
-        "clusters:\n{}",
-        scram_cluster("local", "klens-secret")
-    ));
-    let catalog = Catalog::new(&config);
+    let catalog = scram_catalog();
     let entry = catalog.get("local").expect("configured");
     refresh_until(entry, |e| {
         e.topics(&Default::default())
@@ -748,6 +751,57 @@ async fn groups_show_exact_committed_offsets_lag_and_members() {
     assert_eq!(lag_of(&idle), Some(Some(3)));
 }
 
+#[tokio::test]
+async fn kip_848_groups_show_their_members_and_assignments() {
+    let topic = unique("it-848");
+    create_topic(&topic, 3).await;
+    let group = unique("it-848-group");
+    let client_id = unique("it-848-client");
+    let _member = join_group(&group, &topic, &client_id, "consumer");
+
+    let catalog = scram_catalog();
+    let entry = catalog.get("local").expect("configured");
+    refresh_until(entry, |e| e.topic(&topic).is_some()).await;
+    // The member holds all three partitions once the group has settled.
+    let mut described = None;
+    for _ in 0..40 {
+        entry.refresh_groups().await;
+        described = entry.group(&group);
+        if described.as_ref().is_some_and(|g| {
+            g.state == "Stable" && g.members.first().is_some_and(|m| m.assignments.len() == 3)
+        }) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    let described = described.expect("the KIP-848 group is listed");
+    assert_eq!(described.state, "Stable", "{described:?}");
+    assert_eq!(described.members.len(), 1, "{described:?}");
+    let member = &described.members[0];
+    assert_eq!(member.client_id, client_id);
+    assert!(!member.host.is_empty());
+    let assigned: Vec<_> = member
+        .assignments
+        .iter()
+        .map(|a| (a.topic.as_str(), a.partition))
+        .collect();
+    assert_eq!(
+        assigned,
+        [
+            (topic.as_str(), 0),
+            (topic.as_str(), 1),
+            (topic.as_str(), 2)
+        ]
+    );
+    let row = entry
+        .groups(&Default::default())
+        .groups
+        .into_iter()
+        .find(|g| g.group == group)
+        .expect("listed");
+    assert_eq!(row.members, 1);
+}
+
 /// The bytes of a partition's segment files on disk, read from the log dir itself.
 fn bytes_on_disk(log_dir: &str, topic: &str, partition: i32) -> u64 {
     let dir = Path::new(log_dir).join(format!("{topic}-{partition}"));
@@ -764,11 +818,7 @@ async fn sizes_come_from_log_dirs_and_match_the_files_on_disk() {
     let topic = unique("it-size");
     create_topic(&topic, 2).await;
     produce(&topic, &[(0, 50), (1, 3)]);
-    let config = config(&format!(
-        "clusters:\n{}",
-        scram_cluster("local", "klens-secret")
-    ));
-    let catalog = Catalog::new(&config);
+    let catalog = scram_catalog();
     let entry = catalog.get("local").expect("configured");
     refresh_until(entry, |e| e.topic(&topic).is_some()).await;
     entry.refresh_log_dirs().await;

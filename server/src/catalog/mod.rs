@@ -643,7 +643,7 @@ impl ClusterEntry {
             else {
                 continue;
             };
-            let fresh = match wire.group(coordinator, &id).await {
+            let fresh = match wire.group(coordinator, &id, &group.kind).await {
                 Ok(fresh) => fresh,
                 Err(error) => {
                     tracing::debug!(cluster = %self.name, group = %id, %error, "watched group");

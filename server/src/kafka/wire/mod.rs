@@ -19,8 +19,9 @@ use kafka_protocol::messages::consumer_protocol_assignment::ConsumerProtocolAssi
 use kafka_protocol::messages::describe_quorum_request::{PartitionData, TopicData};
 use kafka_protocol::messages::offset_fetch_request::OffsetFetchRequestGroup;
 use kafka_protocol::messages::{
-    DescribeClusterRequest, DescribeGroupsRequest, DescribeLogDirsRequest, DescribeQuorumRequest,
-    GroupId, ListGroupsRequest, OffsetFetchRequest, TopicName,
+    ConsumerGroupDescribeRequest, DescribeClusterRequest, DescribeGroupsRequest,
+    DescribeLogDirsRequest, DescribeQuorumRequest, GroupId, ListGroupsRequest, OffsetFetchRequest,
+    TopicName,
 };
 use kafka_protocol::protocol::{Decodable, Message, Request, StrBytes};
 use tokio::sync::{Mutex as AsyncMutex, OwnedMutexGuard};
@@ -257,14 +258,15 @@ impl WireClient {
         Ok(groups)
     }
 
-    /// One group read afresh from its coordinator: what a page someone has open needs.
-    pub async fn group(&self, coordinator: &Broker, id: &str) -> WireResult<Group> {
+    /// One group read afresh from its coordinator: what a page someone has open needs. `kind`
+    /// is the group's type as the listing gave it (`consumer` for KIP-848 groups).
+    pub async fn group(&self, coordinator: &Broker, id: &str, kind: &str) -> WireResult<Group> {
         let mut lease = self.lease(coordinator).await?;
         let mut one = [Group {
             id: id.to_string(),
             state: String::new(),
             protocol_type: String::new(),
-            kind: String::new(),
+            kind: kind.to_string(),
             coordinator: coordinator.id,
             members: Vec::new(),
             offsets: Vec::new(),
@@ -276,30 +278,110 @@ impl WireClient {
     }
 }
 
-/// Describes a batch of groups and reads their committed offsets, in one DescribeGroups and one
-/// OffsetFetch request.
-async fn describe(lease: &mut Lease, batch: &mut [Group]) -> WireResult<()> {
-    let ids: Vec<GroupId> = batch
-        .iter()
+/// Whether a group uses the consumer rebalance protocol of KIP-848, which DescribeGroups does
+/// not describe.
+fn is_modern(group: &Group) -> bool {
+    group.kind == "consumer"
+}
+
+fn group_ids<'a>(groups: impl Iterator<Item = &'a Group>) -> Vec<GroupId> {
+    groups
         .map(|g| GroupId(StrBytes::from_string(g.id.clone())))
-        .collect();
+        .collect()
+}
+
+/// The group of `batch` an answer is about, with the answer's error or state recorded; `None`
+/// when the answer names no group of the batch or carries an error.
+fn answered<'a>(
+    batch: &'a mut [Group],
+    id: &GroupId,
+    error_code: i16,
+    state: Option<&str>,
+) -> Option<&'a mut Group> {
+    let group = batch.iter_mut().find(|g| *g.id == *id.0)?;
+    if error_code != 0 {
+        group.error = Some(describe_code(error_code));
+        return None;
+    }
+    if let Some(state) = state.filter(|s| !s.is_empty()) {
+        group.state = state.to_string();
+    }
+    Some(group)
+}
+
+/// Describes a batch of groups and reads their committed offsets: DescribeGroups for classic
+/// groups, ConsumerGroupDescribe for KIP-848 ones, and one OffsetFetch for all.
+async fn describe(lease: &mut Lease, batch: &mut [Group]) -> WireResult<()> {
+    let ids = group_ids(batch.iter());
+    let classic = group_ids(batch.iter().filter(|g| !is_modern(g)));
+    if !classic.is_empty() {
+        describe_classic(lease, batch, classic).await?;
+    }
+    let modern = group_ids(batch.iter().filter(|g| is_modern(g)));
+    if !modern.is_empty() {
+        describe_modern(lease, batch, modern).await?;
+    }
+    fetch_offsets(lease, batch, ids).await
+}
+
+/// KIP-848 groups: members, their clients and the partitions each now holds.
+async fn describe_modern(
+    lease: &mut Lease,
+    batch: &mut [Group],
+    ids: Vec<GroupId>,
+) -> WireResult<()> {
     let described = lease
         .call(
-            &DescribeGroupsRequest::default().with_groups(ids.clone()),
+            &ConsumerGroupDescribeRequest::default().with_group_ids(ids),
             0,
         )
         .await?;
     for answer in described.groups {
-        let Some(group) = batch.iter_mut().find(|g| *g.id == *answer.group_id.0) else {
+        let state = Some(answer.group_state.as_str());
+        let Some(group) = answered(batch, &answer.group_id, answer.error_code, state) else {
             continue;
         };
-        if answer.error_code != 0 {
-            group.error = Some(describe_code(answer.error_code));
+        group.protocol_type = "consumer".to_string();
+        group.members = answer
+            .members
+            .into_iter()
+            .map(|m| {
+                let mut assignments: Vec<(String, i32)> = m
+                    .assignment
+                    .topic_partitions
+                    .into_iter()
+                    .flat_map(|tp| {
+                        let topic = tp.topic_name.0.to_string();
+                        tp.partitions.into_iter().map(move |p| (topic.clone(), p))
+                    })
+                    .collect();
+                assignments.sort();
+                Member {
+                    member_id: m.member_id.to_string(),
+                    client_id: m.client_id.to_string(),
+                    host: m.client_host.to_string(),
+                    assignments,
+                }
+            })
+            .collect();
+    }
+    Ok(())
+}
+
+/// Classic groups: members, and for consumer groups the partitions their leader assigned.
+async fn describe_classic(
+    lease: &mut Lease,
+    batch: &mut [Group],
+    ids: Vec<GroupId>,
+) -> WireResult<()> {
+    let described = lease
+        .call(&DescribeGroupsRequest::default().with_groups(ids), 0)
+        .await?;
+    for answer in described.groups {
+        let state = Some(answer.group_state.as_str());
+        let Some(group) = answered(batch, &answer.group_id, answer.error_code, state) else {
             continue;
-        }
-        if !answer.group_state.is_empty() {
-            group.state = answer.group_state.to_string();
-        }
+        };
         group.members = answer
             .members
             .into_iter()
@@ -315,6 +397,15 @@ async fn describe(lease: &mut Lease, batch: &mut [Group]) -> WireResult<()> {
             })
             .collect();
     }
+    Ok(())
+}
+
+/// The committed offsets of a batch of groups, in one OffsetFetch request.
+async fn fetch_offsets(
+    lease: &mut Lease,
+    batch: &mut [Group],
+    ids: Vec<GroupId>,
+) -> WireResult<()> {
     // OffsetFetch for several groups at once needs version 8; no topic list (null, not
     // empty) asks for every topic the group has offsets on.
     let request = OffsetFetchRequest::default().with_groups(
@@ -328,13 +419,9 @@ async fn describe(lease: &mut Lease, batch: &mut [Group]) -> WireResult<()> {
     );
     let fetched = lease.call(&request, 8).await?;
     for answer in fetched.groups {
-        let Some(group) = batch.iter_mut().find(|g| *g.id == *answer.group_id.0) else {
+        let Some(group) = answered(batch, &answer.group_id, answer.error_code, None) else {
             continue;
         };
-        if answer.error_code != 0 {
-            group.error = Some(describe_code(answer.error_code));
-            continue;
-        }
         for topic in answer.topics {
             let name = topic.name.0.to_string();
             for p in topic.partitions {
