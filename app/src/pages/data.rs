@@ -81,15 +81,22 @@ struct DataQuery {
     partition: Option<i32>,
     from: String,
     offset: Option<i64>,
-    /// The start time as typed (ms, or a date and time), and what it reads as.
-    timestamp_text: String,
-    timestamp: Result<Option<i64>, String>,
+    /// The start time as typed: ms, or a date and time.
+    timestamp: String,
     q: String,
     exact: bool,
     cursor: Option<String>,
 }
 
 impl DataQuery {
+    /// The typed start time in ms since the epoch; `None` when nothing was typed.
+    fn start_time(&self) -> Result<Option<i64>, String> {
+        match self.timestamp.trim() {
+            "" => Ok(None),
+            typed => parse_instant(typed).map(Some),
+        }
+    }
+
     /// The query string for the NDJSON export of the same selection.
     fn export_url(&self, cluster: &str, topic: &str) -> String {
         let mut url = format!(
@@ -102,7 +109,7 @@ impl DataQuery {
         }
         // The download is the selection from its start to the end: from a timestamp, else
         // the whole partition (the newest page is only a view of its end).
-        match (self.from.as_str(), &self.timestamp) {
+        match (self.from.as_str(), self.start_time()) {
             ("timestamp", Ok(Some(ts))) => url.push_str(&format!("&from={ts}")),
             _ => url.push_str("&from=earliest"),
         }
@@ -144,11 +151,7 @@ fn DataTab(cluster: String, topic: String) -> impl IntoView {
                 .filter(|p: &i32| *p >= 0),
             from: q.get("from").unwrap_or_else(|| "latest".into()),
             offset: number("offset"),
-            timestamp_text: q.get("timestamp").unwrap_or_default(),
-            timestamp: match q.get("timestamp").filter(|t| !t.trim().is_empty()) {
-                None => Ok(None),
-                Some(t) => parse_instant(&t).map(Some),
-            },
+            timestamp: q.get("timestamp").unwrap_or_default(),
             q: q.get("q").unwrap_or_default(),
             exact: q.get("exact").is_some_and(|e| e == "true" || e == "on"),
             cursor: q.get("cursor").filter(|c| !c.is_empty()),
@@ -163,9 +166,9 @@ fn DataTab(cluster: String, topic: String) -> impl IntoView {
                 let (offset, timestamp, from) = match (dq.cursor.is_some(), dq.from.as_str()) {
                     (true, _) => (None, None, None),
                     (false, "offset") => (dq.offset.or(Some(0)), None, None),
-                    (false, "timestamp") => match &dq.timestamp {
+                    (false, "timestamp") => match dq.start_time() {
                         Ok(ts) => (None, ts.or(Some(0)), None),
-                        Err(e) => return Err(crate::ApiError::bad_request("timestamp", e.clone())),
+                        Err(e) => return Err(crate::ApiError::bad_request("timestamp", e)),
                     },
                     (false, "earliest") => (None, None, Some("earliest".to_string())),
                     _ => (None, None, Some("latest".to_string())),
@@ -212,7 +215,7 @@ fn DataTab(cluster: String, topic: String) -> impl IntoView {
                 <label>"Timestamp"
                     <input type="text" name="timestamp" class="mono" placeholder="2026-11-30 08:00, or ms"
                         title="ms since 1970, or a date and time (UTC unless a zone like +01:00 follows)"
-                        prop:value=move || query.read().timestamp_text.clone() />
+                        prop:value=move || query.read().timestamp.clone() />
                 </label>
                 <label>"Filter"
                     <input type="search" name="q" placeholder="key, value or header contains…"
