@@ -141,7 +141,12 @@ impl ExportProgress {
 /// The partition and offset at the start of a record line:
 /// `{"topic":"…","partition":P,"offset":O,…`. Topic names cannot hold quotes.
 fn position(line: &[u8]) -> Option<(i32, i64)> {
-    let text = std::str::from_utf8(&line[..line.len().min(512)]).ok()?;
+    // The first 512 bytes, less any character the cut splits.
+    let head = &line[..line.len().min(512)];
+    let text = match std::str::from_utf8(head) {
+        Ok(text) => text,
+        Err(e) => std::str::from_utf8(&head[..e.valid_up_to()]).ok()?,
+    };
     let number = |name: &str| -> Option<i64> {
         let at = text.find(name)? + name.len();
         let digits: String = text[at..]
@@ -208,6 +213,17 @@ mod tests {
         p.feed(&long.as_bytes()[50_000..]);
         assert_eq!(p.records, 1);
         assert_eq!(p.fraction(), Some(1.0));
+    }
+
+    #[test]
+    fn a_character_cut_at_the_start_of_a_long_line_still_leaves_its_position() {
+        // Multibyte text early enough that the 512-byte head ends inside a character.
+        let value = "é".repeat(600);
+        let long = line(1, 4, &value);
+        assert!(std::str::from_utf8(&long.as_bytes()[..512]).is_err());
+        let mut p = ExportProgress::new(ExportSpans(vec![(1, 0, 10)]));
+        p.feed(long.as_bytes());
+        assert_eq!(p.offsets(), (5, 10));
     }
 
     #[test]
