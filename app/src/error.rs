@@ -149,7 +149,12 @@ impl FromServerFnError for ApiError {
 
     fn from_server_fn_error(value: ServerFnErrorErr) -> Self {
         match value {
-            ServerFnErrorErr::Args(m) | ServerFnErrorErr::MissingArg(m) => ApiError {
+            // What a request's arguments could not be read as: the query string, or a body
+            // that is not the JSON object a write takes. (Arguments that are read but wrong
+            // are judged by the server after the decision; see `api::Arg`.)
+            ServerFnErrorErr::Args(m)
+            | ServerFnErrorErr::MissingArg(m)
+            | ServerFnErrorErr::Deserialization(m) => ApiError {
                 field: Some(first_field(&m)),
                 ..ApiError::new(ErrorCode::BadRequest, format!("Invalid arguments: {m}"))
             },
@@ -162,6 +167,20 @@ impl FromServerFnError for ApiError {
             ),
             other => ApiError::new(ErrorCode::Client, other.to_string()),
         }
+    }
+
+    /// Encodes the error as the body of a server function's answer and, on the server, gives
+    /// that answer the status the code implies. Every server-function error passes through
+    /// here, so this is the one place where `/api` errors get their status.
+    fn ser(&self) -> leptos::server_fn::Bytes {
+        #[cfg(feature = "ssr")]
+        if let (Some(options), Ok(status)) = (
+            leptos::prelude::use_context::<leptos_axum::ResponseOptions>(),
+            http::StatusCode::from_u16(self.status()),
+        ) {
+            options.set_status(status);
+        }
+        leptos::server_fn::Bytes::from(self.to_json())
     }
 }
 

@@ -8,3 +8,4 @@ pub mod http;
 pub mod kafka;
 pub mod records;
 pub mod registry;
+pub mod service;

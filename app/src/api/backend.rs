@@ -1,5 +1,7 @@
 //! The seam between server functions and the `server` crate. The server puts an
-//! `Arc<dyn Backend>` into the Leptos context; server functions fetch it with [`current`].
+//! `Arc<dyn Backend>` into the Leptos context; server functions fetch it with [`current`] and
+//! hand it their arguments as sent. The server's side finds the caller of the request and calls
+//! its service, which asks the authorization decision before it judges any argument.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -8,37 +10,34 @@ use std::sync::Arc;
 use leptos::prelude::use_context;
 
 use super::{
-    BrokerDetail, BrokerList, ClusterDetail, ClusterSummary, CreateTopicRequest, GroupDetail,
-    GroupList, Record, RecordPage, RecordQuery, SearchResult, SubjectList, TopicChanged,
-    TopicDetail, TopicList, WhoAmI, Window,
+    Arg, BrokerDetail, BrokerList, ClusterDetail, ClusterSummary, CreateTopicArgs, GroupDetail,
+    GroupList, Record, RecordArgs, RecordAtArgs, RecordPage, SearchResult, SubjectList,
+    TopicChanged, TopicDetail, TopicList, WhoAmI, WindowArgs,
 };
 use crate::error::{ApiError, ErrorCode};
 
-/// What server functions may ask of the server. Each method finds the caller of the current
-/// request itself and asks the authorization decision before anything else. Catalog reads
-/// answer from the in-memory projection and never wait on Kafka, so they are synchronous.
+/// What server functions may ask of the server: one method per server function, taking its
+/// arguments as sent.
 pub trait Backend: Send + Sync + 'static {
-    fn whoami(&self) -> Result<WhoAmI, ApiError>;
-    fn clusters(&self) -> Result<Vec<ClusterSummary>, ApiError>;
-    fn cluster(&self, name: &str) -> Result<ClusterDetail, ApiError>;
-    fn topics(&self, cluster: &str, window: &Window) -> Result<TopicList, ApiError>;
-    fn topic(&self, cluster: &str, topic: &str) -> Result<TopicDetail, ApiError>;
-    fn groups(&self, cluster: &str, window: &Window) -> Result<GroupList, ApiError>;
-    fn group(&self, cluster: &str, group: &str) -> Result<GroupDetail, ApiError>;
-    fn brokers(&self, cluster: &str) -> Result<BrokerList, ApiError>;
-    fn broker(&self, cluster: &str, id: i32) -> Result<BrokerDetail, ApiError>;
-    fn subjects(&self, cluster: &str) -> Result<SubjectList, ApiError>;
+    fn whoami(&self) -> Reply<WhoAmI>;
+    fn clusters(&self) -> Reply<Vec<ClusterSummary>>;
+    fn cluster(&self, cluster: String) -> Reply<ClusterDetail>;
+    fn topics(&self, cluster: String, window: WindowArgs) -> Reply<TopicList>;
+    fn topic(&self, cluster: String, topic: Arg<String>) -> Reply<TopicDetail>;
+    fn groups(&self, cluster: String, window: WindowArgs) -> Reply<GroupList>;
+    fn group(&self, cluster: String, group: Arg<String>) -> Reply<GroupDetail>;
+    fn brokers(&self, cluster: String) -> Reply<BrokerList>;
+    fn broker(&self, cluster: String, id: Arg<i32>) -> Reply<BrokerDetail>;
+    fn subjects(&self, cluster: String) -> Reply<SubjectList>;
     /// Searches every visible cluster, or only `cluster` (which must then be visible).
-    fn search(&self, query: &str, cluster: Option<&str>) -> Result<SearchResult, ApiError>;
-    /// Record reads need RECORDS; they are decided when called and read Kafka in the future.
-    fn records(&self, query: RecordQuery) -> Reply<RecordPage>;
-    fn record(&self, cluster: String, topic: String, partition: i32, offset: i64) -> Reply<Record>;
-    /// Writes are decided when called (while the request is current) and run in the future.
-    fn create_topic(&self, request: CreateTopicRequest) -> Reply<TopicChanged>;
-    fn delete_topic(&self, cluster: String, topic: String) -> Reply<TopicChanged>;
+    fn search(&self, q: Arg<String>, cluster: Arg<String>) -> Reply<SearchResult>;
+    fn records(&self, args: RecordArgs) -> Reply<RecordPage>;
+    fn record(&self, args: RecordAtArgs) -> Reply<Record>;
+    fn create_topic(&self, args: CreateTopicArgs) -> Reply<TopicChanged>;
+    fn delete_topic(&self, cluster: String, topic: Arg<String>) -> Reply<TopicChanged>;
 }
 
-/// The answer of a method that talks to Kafka.
+/// The answer of a backend method.
 pub type Reply<T> = Pin<Box<dyn Future<Output = Result<T, ApiError>> + Send>>;
 
 pub type SharedBackend = Arc<dyn Backend>;
@@ -51,18 +50,4 @@ pub fn current() -> Result<SharedBackend, ApiError> {
             "klens is not ready to answer this request.",
         )
     })
-}
-
-/// Sets the HTTP status of the current `/api` response from the error, so that ADMIN and CLIENT
-/// answer 409/504 where their flavour says so. (The router maps any other error body too.)
-pub fn with_status<T>(result: Result<T, ApiError>) -> Result<T, ApiError> {
-    if let Err(error) = &result {
-        if let (Some(options), Ok(status)) = (
-            use_context::<leptos_axum::ResponseOptions>(),
-            http::StatusCode::from_u16(error.status()),
-        ) {
-            options.set_status(status);
-        }
-    }
-    result
 }

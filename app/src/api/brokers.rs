@@ -53,13 +53,14 @@ pub struct BrokerList {
 /// The brokers of a cluster, from the catalog.
 #[server(endpoint = "brokers", input = GetUrl)]
 pub async fn brokers(cluster: String) -> Result<BrokerList, ApiError> {
-    let backend = super::backend::current()?;
-    super::backend::with_status(backend.brokers(&cluster))
+    super::backend::current()?.brokers(cluster).await
 }
 
 /// One broker, from the catalog.
 #[server(endpoint = "broker", input = GetUrl)]
-pub async fn broker(cluster: String, id: i32) -> Result<BrokerDetail, ApiError> {
-    let backend = super::backend::current()?;
-    super::backend::with_status(backend.broker(&cluster, id))
+pub async fn broker(
+    cluster: String,
+    #[server(default)] id: super::Arg<i32>,
+) -> Result<BrokerDetail, ApiError> {
+    super::backend::current()?.broker(cluster, id).await
 }

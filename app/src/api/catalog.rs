@@ -59,13 +59,11 @@ pub struct ClusterDetail {
 /// Every cluster the caller can see, with its health and size.
 #[server(endpoint = "clusters", input = GetUrl)]
 pub async fn clusters() -> Result<Vec<ClusterSummary>, ApiError> {
-    let backend = super::backend::current()?;
-    super::backend::with_status(backend.clusters())
+    super::backend::current()?.clusters().await
 }
 
 /// One cluster's summary and brokers.
 #[server(endpoint = "cluster", input = GetUrl)]
 pub async fn cluster(cluster: String) -> Result<ClusterDetail, ApiError> {
-    let backend = super::backend::current()?;
-    super::backend::with_status(backend.cluster(&cluster))
+    super::backend::current()?.cluster(cluster).await
 }

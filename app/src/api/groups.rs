@@ -5,7 +5,7 @@ use leptos::prelude::*;
 use leptos::server_fn::codec::GetUrl;
 use serde::{Deserialize, Serialize};
 
-use super::SortKey;
+use super::{Arg, SortKey, WindowArgs};
 use crate::error::ApiError;
 
 /// One row of `GET /api/groups`.
@@ -111,22 +111,18 @@ pub fn partition_lag(committed: i64, end: Option<i64>) -> Option<u64> {
 #[server(endpoint = "groups", input = GetUrl)]
 pub async fn groups(
     cluster: String,
-    #[server(default)] q: Option<String>,
-    #[server(default)] sort: Option<String>,
-    #[server(default)] desc: Option<bool>,
-    #[server(default)] offset: Option<u64>,
-    #[server(default)] limit: Option<u64>,
+    #[server(flatten)] window: WindowArgs,
 ) -> Result<GroupList, ApiError> {
-    let backend = super::backend::current()?;
-    let window = super::Window::new(q, sort, desc, offset, limit);
-    super::backend::with_status(backend.groups(&cluster, &window))
+    super::backend::current()?.groups(cluster, window).await
 }
 
 /// One consumer group: members, assignments, committed offsets and lag.
 #[server(endpoint = "group", input = GetUrl)]
-pub async fn group(cluster: String, group: String) -> Result<GroupDetail, ApiError> {
-    let backend = super::backend::current()?;
-    super::backend::with_status(backend.group(&cluster, &group))
+pub async fn group(
+    cluster: String,
+    #[server(default)] group: Arg<String>,
+) -> Result<GroupDetail, ApiError> {
+    super::backend::current()?.group(cluster, group).await
 }
 
 #[cfg(test)]

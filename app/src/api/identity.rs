@@ -36,6 +36,5 @@ impl WhoAmI {
 /// Who is asking, and what they may do per visible cluster.
 #[server(endpoint = "whoami", input = GetUrl)]
 pub async fn whoami() -> Result<WhoAmI, ApiError> {
-    let backend = super::backend::current()?;
-    super::backend::with_status(backend.whoami())
+    super::backend::current()?.whoami().await
 }

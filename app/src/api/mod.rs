@@ -2,19 +2,19 @@
 //! body runs only on the server and reaches Kafka through [`backend::Backend`], which the
 //! `server` crate provides, so this crate never links a Kafka client.
 
+mod args;
 mod brokers;
 mod catalog;
 mod export;
 mod groups;
 mod identity;
-// `records` takes every query parameter of `/api/records` as an argument.
-#[allow(clippy::too_many_arguments)]
 mod records;
 mod schemas;
 mod search;
 mod topics;
 mod window;
 
+pub use args::*;
 pub use brokers::*;
 pub use catalog::*;
 pub use export::*;

@@ -5,6 +5,7 @@ use leptos::prelude::*;
 use leptos::server_fn::codec::GetUrl;
 use serde::{Deserialize, Serialize};
 
+use super::Arg;
 use crate::error::ApiError;
 
 /// Records per page unless asked otherwise, and the most one page may hold.
@@ -99,32 +100,50 @@ pub struct RecordPage {
 /// `q` keeps records whose key, value or a header contains it (ignoring case), or equals it
 /// with `exact=true`.
 #[server(endpoint = "records", input = GetUrl)]
-pub async fn records(
-    cluster: String,
-    topic: String,
-    #[server(default)] partition: Option<i32>,
-    #[server(default)] offset: Option<i64>,
-    #[server(default)] timestamp: Option<i64>,
-    #[server(default)] from: Option<String>,
-    #[server(default)] limit: Option<u32>,
-    #[server(default)] cursor: Option<String>,
-    #[server(default)] q: Option<String>,
-    #[server(default)] exact: Option<bool>,
-) -> Result<RecordPage, ApiError> {
-    let backend = super::backend::current()?;
-    let query = RecordQuery {
-        cluster,
-        topic,
-        partition,
-        offset,
-        timestamp,
-        from,
-        limit,
-        cursor,
-        q,
-        exact: exact.unwrap_or(false),
-    };
-    super::backend::with_status(backend.records(query).await)
+pub async fn records(#[server(flatten)] args: RecordArgs) -> Result<RecordPage, ApiError> {
+    super::backend::current()?.records(args).await
+}
+
+/// The arguments of `GET /api/records` as sent.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct RecordArgs {
+    pub cluster: String,
+    #[serde(default)]
+    pub topic: Arg<String>,
+    #[serde(default)]
+    pub partition: Arg<i32>,
+    #[serde(default)]
+    pub offset: Arg<i64>,
+    #[serde(default)]
+    pub timestamp: Arg<i64>,
+    #[serde(default)]
+    pub from: Arg<String>,
+    #[serde(default)]
+    pub limit: Arg<u32>,
+    #[serde(default)]
+    pub cursor: Arg<String>,
+    #[serde(default)]
+    pub q: Arg<String>,
+    #[serde(default)]
+    pub exact: Arg<bool>,
+}
+
+impl RecordArgs {
+    /// The query these arguments describe, or `BAD_REQUEST` naming the first bad one.
+    pub fn parse(self) -> Result<RecordQuery, ApiError> {
+        Ok(RecordQuery {
+            cluster: self.cluster,
+            topic: self.topic.required("topic")?,
+            partition: self.partition.optional("partition")?,
+            offset: self.offset.optional("offset")?,
+            timestamp: self.timestamp.optional("timestamp")?,
+            from: self.from.optional("from")?,
+            limit: self.limit.optional("limit")?,
+            cursor: self.cursor.optional("cursor")?,
+            q: self.q.optional("q")?,
+            exact: self.exact.or("exact", false)?,
+        })
+    }
 }
 
 /// What a records call asks for, as the server receives it.
@@ -144,12 +163,18 @@ pub struct RecordQuery {
 
 /// One record by partition and offset.
 #[server(endpoint = "record", input = GetUrl)]
-pub async fn get_record(
-    cluster: String,
-    topic: String,
-    partition: i32,
-    offset: i64,
-) -> Result<Record, ApiError> {
-    let backend = super::backend::current()?;
-    super::backend::with_status(backend.record(cluster, topic, partition, offset).await)
+pub async fn get_record(#[server(flatten)] args: RecordAtArgs) -> Result<Record, ApiError> {
+    super::backend::current()?.record(args).await
+}
+
+/// The arguments of `GET /api/record` as sent.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct RecordAtArgs {
+    pub cluster: String,
+    #[serde(default)]
+    pub topic: Arg<String>,
+    #[serde(default)]
+    pub partition: Arg<i32>,
+    #[serde(default)]
+    pub offset: Arg<i64>,
 }

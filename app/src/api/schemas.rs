@@ -48,6 +48,5 @@ pub struct SubjectList {
 /// The schema subjects of a cluster's registry, from the catalog.
 #[server(endpoint = "subjects", input = GetUrl)]
 pub async fn subjects(cluster: String) -> Result<SubjectList, ApiError> {
-    let backend = super::backend::current()?;
-    super::backend::with_status(backend.subjects(&cluster))
+    super::backend::current()?.subjects(cluster).await
 }

@@ -111,11 +111,10 @@ fn typos_in_best_window(q: &[char], n: &[char]) -> u32 {
 /// Searches the catalog of the visible clusters, or only of `cluster`.
 #[server(endpoint = "search", input = GetUrl)]
 pub async fn search(
-    q: String,
-    #[server(default)] cluster: Option<String>,
+    #[server(default)] q: super::Arg<String>,
+    #[server(default)] cluster: super::Arg<String>,
 ) -> Result<SearchResult, ApiError> {
-    let backend = super::backend::current()?;
-    super::backend::with_status(backend.search(&q, cluster.as_deref()))
+    super::backend::current()?.search(q, cluster).await
 }
 
 #[cfg(test)]

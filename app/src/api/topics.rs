@@ -7,14 +7,8 @@ use leptos::prelude::*;
 use leptos::server_fn::codec::{GetUrl, Json};
 use serde::{Deserialize, Serialize};
 
-use super::SortKey;
+use super::{Arg, SortKey, WindowArgs};
 use crate::error::ApiError;
-
-/// Kafka's own topics start with two underscores (`__consumer_offsets`, `__transaction_state`);
-/// klens treats every such name as internal and never changes it.
-pub fn is_internal_topic(name: &str) -> bool {
-    name.starts_with("__")
-}
 
 /// One row of `GET /api/topics`. Figures klens does not read yet are `None` (`null`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -130,47 +124,64 @@ pub struct CreateTopicRequest {
 #[server(endpoint = "topics", input = GetUrl)]
 pub async fn topics(
     cluster: String,
-    #[server(default)] q: Option<String>,
-    #[server(default)] sort: Option<String>,
-    #[server(default)] desc: Option<bool>,
-    #[server(default)] offset: Option<u64>,
-    #[server(default)] limit: Option<u64>,
+    #[server(flatten)] window: WindowArgs,
 ) -> Result<TopicList, ApiError> {
-    let backend = super::backend::current()?;
-    let window = super::Window::new(q, sort, desc, offset, limit);
-    super::backend::with_status(backend.topics(&cluster, &window))
+    super::backend::current()?.topics(cluster, window).await
 }
 
 /// One topic and its partitions, from the catalog.
 #[server(endpoint = "topic", input = GetUrl)]
-pub async fn topic(cluster: String, topic: String) -> Result<TopicDetail, ApiError> {
-    let backend = super::backend::current()?;
-    super::backend::with_status(backend.topic(&cluster, &topic))
+pub async fn topic(
+    cluster: String,
+    #[server(default)] topic: Arg<String>,
+) -> Result<TopicDetail, ApiError> {
+    super::backend::current()?.topic(cluster, topic).await
+}
+
+/// The arguments of `create_topic` as sent.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct CreateTopicArgs {
+    pub cluster: String,
+    #[serde(default)]
+    pub topic: Arg<String>,
+    #[serde(default)]
+    pub partitions: Arg<i32>,
+    /// Missing takes the broker's default.
+    #[serde(default)]
+    pub replication_factor: Arg<i32>,
+    /// Topic config overrides, e.g. `cleanup.policy: compact`.
+    #[serde(default)]
+    pub configs: Arg<BTreeMap<String, String>>,
+}
+
+impl CreateTopicArgs {
+    /// The request these arguments describe, or `BAD_REQUEST` naming the first bad one.
+    pub fn parse(self) -> Result<CreateTopicRequest, ApiError> {
+        Ok(CreateTopicRequest {
+            cluster: self.cluster,
+            topic: self.topic.required("topic")?,
+            partitions: self.partitions.required("partitions")?,
+            replication_factor: self.replication_factor.optional("replication_factor")?,
+            configs: self.configs.or("configs", BTreeMap::new())?,
+        })
+    }
 }
 
 /// Creates a topic (CREATE_TOPICS on a writable cluster).
 #[server(endpoint = "create_topic", input = Json)]
 pub async fn create_topic(
-    cluster: String,
-    topic: String,
-    partitions: i32,
-    #[server(default)] replication_factor: Option<i32>,
-    #[server(default)] configs: BTreeMap<String, String>,
+    #[server(flatten)] args: CreateTopicArgs,
 ) -> Result<TopicChanged, ApiError> {
-    let backend = super::backend::current()?;
-    let request = CreateTopicRequest {
-        cluster,
-        topic,
-        partitions,
-        replication_factor,
-        configs,
-    };
-    super::backend::with_status(backend.create_topic(request).await)
+    super::backend::current()?.create_topic(args).await
 }
 
 /// Deletes a topic (DELETE_TOPICS on a writable cluster; never an internal topic).
 #[server(endpoint = "delete_topic", input = Json)]
-pub async fn delete_topic(cluster: String, topic: String) -> Result<TopicChanged, ApiError> {
-    let backend = super::backend::current()?;
-    super::backend::with_status(backend.delete_topic(cluster, topic).await)
+pub async fn delete_topic(
+    cluster: String,
+    #[server(default)] topic: Arg<String>,
+) -> Result<TopicChanged, ApiError> {
+    super::backend::current()?
+        .delete_topic(cluster, topic)
+        .await
 }

@@ -6,6 +6,9 @@ use std::cmp::Ordering;
 
 use serde::{Deserialize, Serialize};
 
+use super::Arg;
+use crate::error::ApiError;
+
 /// Rows per page when the UI does not say.
 pub const PAGE_SIZE: u64 = 100;
 
@@ -37,24 +40,43 @@ pub struct Windowed<T> {
     pub matched: u64,
 }
 
-impl Window {
-    /// A window from the optional query arguments of a list call.
-    pub fn new(
-        q: Option<String>,
-        sort: Option<String>,
-        desc: Option<bool>,
-        offset: Option<u64>,
-        limit: Option<u64>,
-    ) -> Window {
-        Window {
-            q,
-            sort,
-            desc: desc.unwrap_or(false),
-            offset: offset.unwrap_or(0),
-            limit,
+/// The optional arguments of a list call as sent, judged by the server after the decision.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct WindowArgs {
+    pub q: Arg<String>,
+    pub sort: Arg<String>,
+    pub desc: Arg<bool>,
+    pub offset: Arg<u64>,
+    pub limit: Arg<u64>,
+}
+
+impl WindowArgs {
+    /// The window these arguments describe, or `BAD_REQUEST` naming the first bad one.
+    pub fn parse(self) -> Result<Window, ApiError> {
+        Ok(Window {
+            q: self.q.optional("q")?,
+            sort: self.sort.optional("sort")?,
+            desc: self.desc.or("desc", false)?,
+            offset: self.offset.or("offset", 0)?,
+            limit: self.limit.optional("limit")?,
+        })
+    }
+}
+
+impl From<Window> for WindowArgs {
+    fn from(w: Window) -> Self {
+        WindowArgs {
+            q: w.q.into(),
+            sort: w.sort.into(),
+            desc: w.desc.into(),
+            offset: w.offset.into(),
+            limit: w.limit.into(),
         }
     }
+}
 
+impl Window {
     pub fn apply<T>(
         &self,
         mut rows: Vec<T>,

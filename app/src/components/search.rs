@@ -7,7 +7,7 @@ use leptos::html::Input;
 use leptos::prelude::*;
 use leptos_router::hooks::use_navigate;
 
-use crate::api::{search, SearchHit};
+use crate::api::{search, Arg, SearchHit};
 
 #[component]
 pub fn Search() -> impl IntoView {
@@ -21,7 +21,7 @@ pub fn Search() -> impl IntoView {
             if q.trim().is_empty() {
                 return Ok(Vec::new());
             }
-            search(q, None).await.map(|r| r.hits)
+            search(q.into(), Arg::Missing).await.map(|r| r.hits)
         }
     });
     let current = move || -> Vec<SearchHit> { hits.get().and_then(|r| r.ok()).unwrap_or_default() };

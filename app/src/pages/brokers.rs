@@ -91,7 +91,7 @@ pub fn BrokerPage() -> impl IntoView {
         move || (cluster(), id()),
         |(c, id)| async move {
             match id.parse::<i32>() {
-                Ok(id) => broker(c, id).await,
+                Ok(id) => broker(c, id.into()).await,
                 Err(_) => Err(crate::ApiError::new(
                     crate::ErrorCode::NotFound,
                     format!("There is no broker \"{id}\"."),

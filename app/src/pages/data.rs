@@ -7,7 +7,7 @@ use leptos_meta::Title;
 use leptos_router::components::Form;
 use leptos_router::hooks::{use_params_map, use_query_map};
 
-use crate::api::{get_record, records, Encoded, Encoding, Record};
+use crate::api::{get_record, records, Arg, Encoded, Encoding, Record, RecordArgs, RecordAtArgs};
 use crate::components::access::{allows, identity};
 use crate::components::clock::{local_time, shown_time, ZoneSwitch};
 use crate::components::download::ExportDownload;
@@ -174,18 +174,18 @@ fn DataTab(cluster: String, topic: String) -> impl IntoView {
                     _ => (None, None, Some("latest".to_string())),
                 };
                 let q = Some(dq.q.clone()).filter(|q| !q.is_empty());
-                records(
+                records(RecordArgs {
                     cluster,
-                    topic,
-                    dq.partition,
-                    offset,
-                    timestamp,
-                    from,
-                    None,
-                    dq.cursor.clone(),
-                    q,
-                    Some(dq.exact),
-                )
+                    topic: topic.into(),
+                    partition: dq.partition.into(),
+                    offset: offset.into(),
+                    timestamp: timestamp.into(),
+                    from: from.into(),
+                    limit: Arg::Missing,
+                    cursor: dq.cursor.clone().into(),
+                    q: q.into(),
+                    exact: dq.exact.into(),
+                })
                 .await
             }
         },
@@ -484,7 +484,15 @@ fn RecordDetail() -> impl IntoView {
         },
         |(c, t, p, o)| async move {
             match (p.parse::<i32>(), o.parse::<i64>()) {
-                (Ok(p), Ok(o)) => get_record(c, t, p, o).await,
+                (Ok(p), Ok(o)) => {
+                    get_record(RecordAtArgs {
+                        cluster: c,
+                        topic: t.into(),
+                        partition: p.into(),
+                        offset: o.into(),
+                    })
+                    .await
+                }
                 _ => Err(crate::ApiError::new(
                     crate::ErrorCode::NotFound,
                     "There is no such record.",

@@ -15,7 +15,7 @@ pub fn GroupPage() -> impl IntoView {
     let params = use_params_map();
     let cluster = move || params.read().get("cluster").unwrap_or_default();
     let name = move || params.read().get("group").unwrap_or_default();
-    let detail = Resource::new(move || (cluster(), name()), |(c, g)| group(c, g));
+    let detail = Resource::new(move || (cluster(), name()), |(c, g)| group(c, g.into()));
     view! {
         <Title text=name />
         <Suspense fallback=|| view! { <div class="skeleton-table"></div> }>

@@ -17,7 +17,7 @@ pub fn GroupsPage() -> impl IntoView {
         move || (cluster(), state.get()),
         |(cluster, state)| {
             let w = state.window();
-            groups(cluster, w.q, w.sort, Some(w.desc), Some(w.offset), w.limit)
+            groups(cluster, w.into())
         },
     );
     view! {

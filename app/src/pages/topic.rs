@@ -18,7 +18,7 @@ pub fn TopicPage() -> impl IntoView {
     let params = use_params_map();
     let cluster = move || params.read().get("cluster").unwrap_or_default();
     let name = move || params.read().get("topic").unwrap_or_default();
-    let detail = Resource::new(move || (cluster(), name()), |(c, t)| topic(c, t));
+    let detail = Resource::new(move || (cluster(), name()), |(c, t)| topic(c, t.into()));
     let who = identity();
     view! {
         <Title text=name />
@@ -139,7 +139,7 @@ fn DeleteTopic(cluster: String, topic: String) -> impl IntoView {
 
     let delete = Action::new_local(move |_: &()| {
         let (cluster, topic) = target.get_value();
-        async move { delete_topic(cluster, topic).await }
+        async move { delete_topic(cluster, topic.into()).await }
     });
     Effect::new(move |_| {
         if let Some(result) = delete.value().get() {

@@ -1,12 +1,10 @@
 //! `/c/{cluster}/topics`: the topics of a cluster, and Create topic where the caller may.
 
-use std::collections::BTreeMap;
-
 use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::{use_navigate, use_params_map};
 
-use crate::api::{create_topic, topics, TopicSummary};
+use crate::api::{create_topic, topics, Arg, CreateTopicArgs, TopicSummary};
 use crate::components::access::{allows, identity};
 use crate::components::table::{
     use_list_query, FilterBox, Freshness, Pager, SortHeader, Sparkline,
@@ -23,7 +21,7 @@ pub fn TopicsPage() -> impl IntoView {
         move || (cluster(), state.get()),
         |(cluster, state)| {
             let w = state.window();
-            topics(cluster, w.q, w.sort, Some(w.desc), Some(w.offset), w.limit)
+            topics(cluster, w.into())
         },
     );
     let who = identity();
@@ -135,7 +133,16 @@ fn CreateTopic(cluster: String) -> impl IntoView {
         move |(topic, partitions, replication): &(String, i32, Option<i32>)| {
             let (topic, partitions, replication) = (topic.clone(), *partitions, *replication);
             let cluster = cluster.get_value();
-            async move { create_topic(cluster, topic, partitions, replication, BTreeMap::new()).await }
+            async move {
+                create_topic(CreateTopicArgs {
+                    cluster,
+                    topic: topic.into(),
+                    partitions: partitions.into(),
+                    replication_factor: replication.into(),
+                    configs: Arg::Missing,
+                })
+                .await
+            }
         },
     );
     Effect::new(move |_| {

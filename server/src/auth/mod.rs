@@ -1,7 +1,9 @@
 //! Who may see and do what. [`Policy`] is built once from the config; it resolves a
 //! [`Subject`] to a [`ClusterAccess`] per cluster and makes the one authorization decision.
-//! A [`Grant`] can only be minted here, and the Kafka-facing methods that act on a cluster ask
-//! for one, so no code path reaches Kafka without having asked.
+//! A [`Grant`] can only be minted here and names what it allows; what reads a cluster's data or
+//! changes it requires the grant for exactly that, so no code path reaches Kafka for one thing
+//! with a grant for another. A [`Caller`] is who a door found: a signed-in user, nobody (sign-in
+//! off), or the MCP ceiling.
 //!
 //! `oidc.rs` runs the sign-in flow and `session.rs` the sessions and `/auth/*` routes.
 //!
@@ -13,8 +15,10 @@ pub mod session;
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use app::access::{Action, ClusterAccess};
-use app::{ApiError, Privilege};
+use app::access::{Action, ClusterAccess, Resource};
+use app::{ApiError, ErrorCode, Privilege};
+
+use self::oidc::SignedIn;
 
 use crate::config::Config;
 
@@ -29,7 +33,55 @@ pub enum Subject {
     Mcp,
 }
 
-/// Proof that the decision allowed `action` on `cluster`. Only [`Policy::decide`] makes one.
+/// Who is calling, as the door they came through found them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Caller {
+    /// Sign-in is off: nobody in particular.
+    Anonymous,
+    /// A signed-in person, with their session.
+    User(SignedIn),
+    /// A call on the MCP listener, which holds the fixed ceiling.
+    Mcp,
+}
+
+impl Caller {
+    /// The caller of a UI or `/api` request: anonymous without sign-in, else the session's
+    /// user; `UNAUTHENTICATED` when sign-in is on and there is no live session.
+    pub fn of_request(policy: &Policy, user: Option<&SignedIn>) -> Result<Caller, ApiError> {
+        if !policy.auth_enabled() {
+            return Ok(Caller::Anonymous);
+        }
+        match user {
+            Some(user) => Ok(Caller::User(user.clone())),
+            None => Err(ApiError::new(
+                ErrorCode::Unauthenticated,
+                "Sign in to use klens.",
+            )),
+        }
+    }
+
+    /// What the decision looks at.
+    pub fn subject(&self) -> Subject {
+        match self {
+            Caller::Anonymous => Subject::Anonymous,
+            Caller::User(user) => Subject::User {
+                groups: user.groups.clone(),
+            },
+            Caller::Mcp => Subject::Mcp,
+        }
+    }
+
+    pub fn user(&self) -> Option<&SignedIn> {
+        match self {
+            Caller::User(user) => Some(user),
+            _ => None,
+        }
+    }
+}
+
+/// Proof that the decision allowed one action, naming the cluster, the privilege and the
+/// resource. Only [`Policy::decide`] makes one; what reads a cluster's data or changes it calls
+/// [`Grant::require`] first, so a grant for something else opens nothing.
 #[derive(Debug)]
 pub struct Grant {
     cluster: String,
@@ -43,6 +95,44 @@ impl Grant {
 
     pub fn action(&self) -> &Action {
         &self.action
+    }
+
+    /// `Ok` exactly when this grant was given for `privilege` on `resource` (topics, groups
+    /// and subjects by name; the internal flag was settled by the decision).
+    pub fn require(&self, privilege: Privilege, resource: &Resource) -> Result<(), ApiError> {
+        let same_resource = match (&self.action.resource, resource) {
+            (Resource::Cluster, Resource::Cluster) => true,
+            (Resource::Topic { name: a, .. }, Resource::Topic { name: b, .. }) => a == b,
+            (Resource::Group(a), Resource::Group(b)) => a == b,
+            (Resource::Subject(a), Resource::Subject(b)) => a == b,
+            _ => false,
+        };
+        if self.action.privilege == Some(privilege) && same_resource {
+            return Ok(());
+        }
+        // A caller never sees this: it means klens itself passed the wrong grant along.
+        tracing::error!(cluster = %self.cluster, granted = ?self.action, wanted = ?(privilege, resource), "a grant was used for another action");
+        Err(ApiError {
+            privilege: Some(privilege),
+            ..ApiError::new(
+                ErrorCode::MissingPrivilege,
+                format!(
+                    "This needs the {privilege} privilege on cluster \"{}\".",
+                    self.cluster
+                ),
+            )
+        })
+    }
+
+    /// [`Grant::require`] for a topic.
+    pub fn require_topic(&self, privilege: Privilege, topic: &str) -> Result<(), ApiError> {
+        self.require(
+            privilege,
+            &Resource::Topic {
+                name: topic.to_string(),
+                internal: false,
+            },
+        )
     }
 }
 

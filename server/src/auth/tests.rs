@@ -257,3 +257,56 @@ fn a_grant_names_what_was_allowed() {
     assert_eq!(grant.cluster(), "staging");
     assert_eq!(grant.action(), &Action::catalog());
 }
+
+/// A grant opens exactly the action it was given for: a catalog grant opens no read of records
+/// and no write, a grant on one topic opens no other topic, and a read grant no write.
+#[test]
+fn a_grant_opens_only_what_it_names() {
+    let p = policy(CLUSTERS);
+    let topic = |name: &str| Resource::Topic {
+        name: name.to_string(),
+        internal: false,
+    };
+    let catalog = p
+        .decide(&Subject::Anonymous, "staging", Action::catalog())
+        .expect("the catalog is open");
+    for privilege in [
+        Privilege::Records,
+        Privilege::CreateTopics,
+        Privilege::DeleteTopics,
+    ] {
+        let e = catalog
+            .require_topic(privilege, "orders")
+            .expect_err("a catalog grant opens nothing");
+        assert_eq!(e.code, ErrorCode::MissingPrivilege);
+        assert_eq!(e.privilege, Some(privilege));
+    }
+    let read = p
+        .decide(
+            &Subject::Anonymous,
+            "staging",
+            Action::new(Privilege::Records, topic("orders")),
+        )
+        .expect("allowed");
+    assert!(read.require_topic(Privilege::Records, "orders").is_ok());
+    assert!(read.require_topic(Privilege::Records, "payments").is_err());
+    assert!(read
+        .require_topic(Privilege::DeleteTopics, "orders")
+        .is_err());
+    assert!(read
+        .require(Privilege::Records, &Resource::Group("orders".into()))
+        .is_err());
+    let write = p
+        .decide(
+            &Subject::Anonymous,
+            "staging",
+            Action::new(Privilege::DeleteOffsets, Resource::Group("g".into())),
+        )
+        .expect("allowed");
+    assert!(write
+        .require(Privilege::DeleteOffsets, &Resource::Group("g".into()))
+        .is_ok());
+    assert!(write
+        .require(Privilege::DeleteOffsets, &Resource::Group("h".into()))
+        .is_err());
+}

@@ -4,10 +4,10 @@
 use std::collections::{BTreeSet, HashMap};
 
 use app::api::{
-    is_internal_topic, match_score, partition_lag, BrokerDetail, BrokerList, BrokerSummary,
-    ClusterDetail, ClusterSummary, GroupDetail, GroupList, GroupMember, GroupOffset, GroupSummary,
-    HitKind, LogDirDetail, PartitionDetail, SchemaVersionRef, SearchHit, SubjectList,
-    SubjectSummary, TopicConsumer, TopicDetail, TopicList, TopicPartitionRef, TopicSummary, Window,
+    match_score, partition_lag, BrokerDetail, BrokerList, BrokerSummary, ClusterDetail,
+    ClusterSummary, GroupDetail, GroupList, GroupMember, GroupOffset, GroupSummary, HitKind,
+    LogDirDetail, PartitionDetail, SchemaVersionRef, SearchHit, SubjectList, SubjectSummary,
+    TopicConsumer, TopicDetail, TopicList, TopicPartitionRef, TopicSummary, Window,
 };
 use app::format::{page_url, query_value};
 
@@ -89,7 +89,7 @@ pub fn topics(state: &ClusterState, window: &Window) -> TopicList {
                 .iter()
                 .map(|t| TopicSummary {
                     name: t.name.clone(),
-                    internal: is_internal_topic(&t.name),
+                    internal: t.internal,
                     partitions: t.partitions.len() as u64,
                     replication_factor: t
                         .partitions
@@ -168,7 +168,7 @@ pub fn topic(state: &ClusterState, name: &str) -> Option<TopicDetail> {
         .collect();
     consumers.sort_by(|a, b| a.group.cmp(&b.group));
     Some(TopicDetail {
-        internal: is_internal_topic(&topic.name),
+        internal: topic.internal,
         name: topic.name.clone(),
         size_bytes: topic_size(state, topic),
         produce_rate: state.produce_rates.get(&topic.name).copied(),
@@ -472,6 +472,7 @@ mod tests {
             ],
             topics: vec![Topic {
                 name: "t".into(),
+                internal: false,
                 partitions,
             }],
         }
@@ -580,6 +581,7 @@ mod tests {
     fn records_are_summed_only_when_every_partition_is_known() {
         let topic = Topic {
             name: "t".into(),
+            internal: false,
             partitions: vec![partition(0, 1, &[1], &[1]), partition(1, 1, &[1], &[1])],
         };
         let mut marks = Watermarks::new();

@@ -5,11 +5,8 @@ use std::sync::Arc;
 
 use app::api::backend::SharedBackend;
 use app::{shell, ApiError, App, ErrorCode};
-use axum::body::Body;
-use axum::extract::Request;
 use axum::extract::State;
 use axum::http::StatusCode;
-use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{any, get};
 use axum::{Json, Router};
@@ -22,15 +19,13 @@ use crate::auth::oidc::Oidc;
 use crate::auth::{session, Policy};
 use crate::catalog::Catalog;
 use crate::config::Config;
+use crate::service::Service;
+use backend::Door;
 use guards::GuardConfig;
-use service::Service;
 
+mod backend;
 mod guards;
-mod service;
 mod streams;
-
-/// Error bodies are small; a larger one is not an `ApiError`.
-const MAX_ERROR_BODY: usize = 64 * 1024;
 
 /// What every handler may reach.
 #[derive(Clone)]
@@ -38,6 +33,7 @@ pub struct AppState {
     pub leptos: LeptosOptions,
     pub catalog: Arc<Catalog>,
     pub policy: Arc<Policy>,
+    pub service: Arc<Service>,
     pub guards: Arc<GuardConfig>,
     /// Present exactly when sign-in is on.
     pub oidc: Option<Arc<Oidc>>,
@@ -56,6 +52,7 @@ impl AppState {
         };
         Ok(AppState {
             leptos,
+            service: Arc::new(Service::new(Arc::clone(&policy), Arc::clone(&catalog))),
             catalog,
             guards: Arc::new(GuardConfig::new(
                 &config.allowed_hosts,
@@ -75,9 +72,8 @@ impl axum::extract::FromRef<AppState> for LeptosOptions {
 
 /// The whole router of the UI port.
 pub fn app(state: AppState) -> Router {
-    let backend: SharedBackend = Arc::new(Service {
-        policy: Arc::clone(&state.policy),
-        catalog: Arc::clone(&state.catalog),
+    let backend: SharedBackend = Arc::new(Door {
+        service: Arc::clone(&state.service),
     });
     let guards = Arc::clone(&state.guards);
     let routes = generate_route_list(App);
@@ -94,7 +90,6 @@ pub fn app(state: AppState) -> Router {
         // Anything else under /api is not a call klens knows.
         .route("/api/{*name}", any(unknown_api_call))
         .fallback(leptos_axum::file_and_error_handler::<AppState, _>(shell))
-        .layer(axum::middleware::from_fn(api_error_status))
         // Outermost last: the host check runs first, then the cross-site check.
         .layer(axum::middleware::from_fn(guards::same_origin_writes))
         .layer(axum::middleware::from_fn_with_state(
@@ -112,34 +107,13 @@ pub fn app(state: AppState) -> Router {
     router.with_state(state)
 }
 
-/// Server functions answer every error with status 500 unless the function set one. Give each
-/// `/api` error the status its code implies, so a script can rely on the contract.
-async fn api_error_status(request: Request, next: Next) -> Response {
-    let is_api = request.uri().path().starts_with("/api/");
-    let response = next.run(request).await;
-    if !is_api || response.status() != StatusCode::INTERNAL_SERVER_ERROR {
-        return response;
-    }
-    let (mut parts, body) = response.into_parts();
-    let Ok(bytes) = axum::body::to_bytes(body, MAX_ERROR_BODY).await else {
-        return StatusCode::INTERNAL_SERVER_ERROR.into_response();
-    };
-    if let Ok(error) = serde_json::from_slice::<ApiError>(&bytes) {
-        parts.status = StatusCode::from_u16(error.status()).unwrap_or(parts.status);
-        parts.headers.insert(
-            axum::http::header::CONTENT_TYPE,
-            axum::http::HeaderValue::from_static("application/json"),
-        );
-    }
-    Response::from_parts(parts, Body::from(bytes))
-}
-
 async fn unknown_api_call() -> Response {
     let error = ApiError::new(ErrorCode::NotFound, "There is no such API call.");
     error_response(&error)
 }
 
-/// An `ApiError` as an HTTP response, outside server functions.
+/// An `ApiError` as an HTTP response, outside server functions (whose errors get their status
+/// as they are encoded: see `app::error`). The status comes from the same `ApiError::status`.
 pub fn error_response(error: &ApiError) -> Response {
     let status = StatusCode::from_u16(error.status()).unwrap_or(StatusCode::BAD_GATEWAY);
     (

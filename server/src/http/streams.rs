@@ -1,13 +1,13 @@
 //! `GET /api/export` (NDJSON) and `GET /api/tail` (server-sent events): record streams, which
-//! server functions cannot carry. They ask the same decision as every other call, RECORDS on
-//! the topic, before anything reaches Kafka, and answer refusals with the same error bodies.
+//! server functions cannot carry. They find the caller and hand the query to the same service
+//! as every other call (RECORDS on the topic, decided before anything reaches Kafka), then
+//! carry the bytes; refusals have the same error bodies.
 
 use std::convert::Infallible;
 use std::sync::Arc;
 
-use app::access::{Action, Resource};
-use app::api::is_internal_topic;
-use app::{ApiError, Privilege};
+use app::api::Arg;
+use app::ApiError;
 use axum::body::Body;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Query, State};
@@ -21,97 +21,67 @@ use tokio::sync::mpsc;
 
 use super::{error_response, AppState};
 use crate::auth::oidc::{now_ms, SignedIn};
-use crate::auth::{Policy, Subject};
-use crate::catalog::ClusterEntry;
-use crate::kafka::admin::check_topic_name;
-use crate::records::stream::{self, Source, TailEvent};
-use crate::records::{Filter, Span};
+use crate::auth::Caller;
+use crate::records::stream::{self as records_stream, Source, TailEvent};
+use crate::service::records::{self, Stream, StreamArgs};
 
 /// Buffered chunks between the reading thread and the response: the backpressure window.
 const WINDOW: usize = 4;
 
+/// The query of both streams, as sent; the service judges it after the decision.
 #[derive(Debug, Deserialize)]
 pub struct StreamQuery {
     cluster: String,
-    topic: String,
-    partition: Option<i32>,
-    /// `earliest` (default for the export), `latest`, or a timestamp in ms since the epoch.
-    from: Option<String>,
-    /// The export stops at records newer than this timestamp (ms since the epoch).
-    to: Option<i64>,
-    q: Option<String>,
     #[serde(default)]
-    exact: bool,
+    topic: Arg<String>,
+    #[serde(default)]
+    partition: Arg<i32>,
+    #[serde(default)]
+    from: Arg<String>,
+    #[serde(default)]
+    to: Arg<i64>,
+    #[serde(default)]
+    q: Arg<String>,
+    #[serde(default)]
+    exact: Arg<bool>,
 }
 
-/// The caller of a request: anonymous without sign-in, else the session's user.
-pub fn subject_for(policy: &Policy, user: Option<&SignedIn>) -> Result<Subject, ApiError> {
-    if !policy.auth_enabled() {
-        return Ok(Subject::Anonymous);
+impl From<StreamQuery> for StreamArgs {
+    fn from(q: StreamQuery) -> Self {
+        StreamArgs {
+            cluster: q.cluster,
+            topic: q.topic,
+            partition: q.partition,
+            from: q.from,
+            to: q.to,
+            q: q.q,
+            exact: q.exact,
+        }
     }
-    match user {
-        Some(user) => Ok(Subject::User {
-            groups: user.groups.clone(),
-        }),
-        None => Err(ApiError::new(
-            app::ErrorCode::Unauthenticated,
-            "Sign in to use klens.",
-        )),
-    }
 }
 
-fn records_action(topic: &str) -> Action {
-    Action::new(
-        Privilege::Records,
-        Resource::Topic {
-            name: topic.to_string(),
-            internal: is_internal_topic(topic),
-        },
-    )
-}
-
-/// A stream request after the checks: caller → decision → arguments, as for every call, then
-/// where it reads, fixed now.
-struct Prepared {
-    subject: Subject,
-    entry: Arc<ClusterEntry>,
-    query: StreamQuery,
-    filter: Option<Filter>,
-    spans: Vec<Span>,
-}
-
+/// The caller and the prepared stream, or the error response.
 async fn prepare(
     state: &AppState,
     user: Option<&SignedIn>,
     query: Result<Query<StreamQuery>, QueryRejection>,
     default_from: &str,
-) -> Result<Prepared, ApiError> {
+) -> Result<(Caller, Stream), Response> {
     let query = match query {
         Ok(Query(q)) => q,
-        Err(rejection) => return Err(ApiError::bad_request("query", rejection.body_text())),
+        Err(rejection) => {
+            return Err(error_response(&ApiError::bad_request(
+                "query",
+                rejection.body_text(),
+            )))
+        }
     };
-    let subject = subject_for(&state.policy, user)?;
-    let grant = state
-        .policy
-        .decide(&subject, &query.cluster, records_action(&query.topic))?;
-    check_topic_name(&query.topic, "topic")?;
-    let filter = Filter::parse(query.q.as_deref(), query.exact)?;
-    let entry = state
-        .catalog
-        .entry(&grant)
-        .cloned()
-        .ok_or_else(|| ApiError::unknown_cluster(&query.cluster))?;
-    let from = query.from.as_deref().unwrap_or(default_from);
-    let spans = entry
-        .stream_spans(&grant, &query.topic, query.partition, from)
-        .await?;
-    Ok(Prepared {
-        subject,
-        entry,
-        query,
-        filter,
-        spans,
-    })
+    let run = async {
+        let caller = Caller::of_request(&state.policy, user)?;
+        let stream = records::stream(&state.service, &caller, query.into(), default_from).await?;
+        Ok::<_, ApiError>((caller, stream))
+    };
+    run.await.map_err(|e| error_response(&e))
 }
 
 pub async fn export(
@@ -120,29 +90,30 @@ pub async fn export(
     query: Result<Query<StreamQuery>, QueryRejection>,
 ) -> Response {
     let user = user.map(|Extension(u)| u);
-    let Prepared {
-        entry,
-        query,
-        filter,
-        spans,
-        ..
-    } = match prepare(&state, user.as_ref(), query, "earliest").await {
+    let (_, stream) = match prepare(&state, user.as_ref(), query, "earliest").await {
         Ok(prepared) => prepared,
-        Err(error) => return error_response(&error),
+        Err(response) => return response,
     };
-    let total: i64 = spans.iter().map(|s| (s.end - s.start).max(0)).sum();
+    let total: i64 = stream.spans.iter().map(|s| (s.end - s.start).max(0)).sum();
     let ranges = app::api::ExportSpans(
-        spans
+        stream
+            .spans
             .iter()
             .map(|s| (s.partition, s.start, s.end))
             .collect(),
     )
     .to_string();
-    let file = query.topic.clone();
+    let file = stream.topic.clone();
     let (tx, rx) = mpsc::channel::<Vec<u8>>(WINDOW);
-    let source = source(&entry, &query.topic);
+    let source = source(&stream);
     tokio::task::spawn_blocking(move || {
-        stream::export(&source, &spans, filter.as_ref(), query.to, tx);
+        records_stream::export(
+            &source,
+            &stream.spans,
+            stream.filter.as_ref(),
+            stream.to,
+            tx,
+        );
     });
     let body = Body::from_stream(tokio_stream_of(rx).map(Ok::<_, Infallible>));
     let mut response = body.into_response();
@@ -151,7 +122,7 @@ pub async fn export(
         header::CONTENT_TYPE,
         HeaderValue::from_static("application/x-ndjson"),
     );
-    // Topic names are letters, digits, '.', '_' and '-' (checked above): safe in a header.
+    // Topic names are letters, digits, '.', '_' and '-' (checked by the service): safe here.
     if let Ok(value) = HeaderValue::from_str(&format!("attachment; filename=\"{file}.ndjson\"")) {
         headers.insert(header::CONTENT_DISPOSITION, value);
     }
@@ -175,38 +146,37 @@ pub async fn tail(
     let user = user.map(|Extension(u)| u);
     // The tail always starts at the end, whatever `from` says.
     let query = query.map(|Query(mut q)| {
-        q.from = Some("latest".to_string());
+        q.from = Arg::Given("latest".to_string());
         Query(q)
     });
-    let Prepared {
-        subject,
-        entry,
-        query,
-        filter,
-        spans,
-    } = match prepare(&state, user.as_ref(), query, "latest").await {
-        Ok(prepared) => prepared,
-        Err(error) => return error_response(&error),
+    let cluster = match &query {
+        Ok(Query(q)) => q.cluster.clone(),
+        Err(_) => String::new(),
     };
-    let starts: Vec<(i32, i64)> = spans.iter().map(|s| (s.partition, s.start)).collect();
+    let (caller, stream) = match prepare(&state, user.as_ref(), query, "latest").await {
+        Ok(prepared) => prepared,
+        Err(response) => return response,
+    };
+    let starts: Vec<(i32, i64)> = stream
+        .spans
+        .iter()
+        .map(|s| (s.partition, s.start))
+        .collect();
     // Access is asked again while the stream runs: the session may end, and then so does the
     // stream.
-    let policy = Arc::clone(&state.policy);
-    let (cluster, topic) = (query.cluster.clone(), query.topic.clone());
+    let service = Arc::clone(&state.service);
+    let topic = stream.topic.clone();
     let expires = user.as_ref().map(|u| u.expires_at_ms);
     let allowed = move || {
         if expires.is_some_and(|at| now_ms() >= at) {
             return Err("Your session has ended. Sign in again.".to_string());
         }
-        policy
-            .decide(&subject, &cluster, records_action(&topic))
-            .map(|_| ())
-            .map_err(|e| e.message)
+        records::still_allowed(&service, &caller, &cluster, &topic).map_err(|e| e.message)
     };
     let (tx, rx) = mpsc::channel::<TailEvent>(64);
-    let source = source(&entry, &query.topic);
+    let source = source(&stream);
     tokio::task::spawn_blocking(move || {
-        stream::tail(&source, &starts, filter.as_ref(), allowed, tx);
+        records_stream::tail(&source, &starts, stream.filter.as_ref(), allowed, tx);
     });
     let events = tokio_stream_of(rx).map(|event| {
         Ok::<_, Infallible>(match event {
@@ -219,11 +189,11 @@ pub async fn tail(
         .into_response()
 }
 
-fn source(entry: &ClusterEntry, topic: &str) -> Source {
+fn source(stream: &Stream) -> Source {
     Source {
-        config: entry.reader().clone(),
-        topic: topic.to_string(),
-        schemas: entry.schemas(),
+        config: stream.link.reader().clone(),
+        topic: stream.topic.clone(),
+        schemas: Arc::clone(&stream.schemas),
         handle: tokio::runtime::Handle::current(),
     }
 }

@@ -237,3 +237,150 @@ async fn a_topic_of_a_cluster_not_read_yet_is_not_called_missing() {
         "{body}"
     );
 }
+
+/// A read-only and a writable cluster that nothing listens for.
+const TWO: &str = "clusters:
+  - name: ro
+    bootstrap_servers: 127.0.0.1:1
+  - name: rw
+    bootstrap_servers: 127.0.0.1:1
+    writable: true
+";
+
+async fn call(router: &axum::Router, method: &str, uri: &str, body: &str) -> app::ApiError {
+    let request = Request::builder()
+        .method(method)
+        .uri(uri)
+        .header("host", "127.0.0.1:8080")
+        .header("content-type", "application/json")
+        .body(Body::from(body.to_string()))
+        .expect("request");
+    let (status, text) = send_to(router.clone(), request).await;
+    let error: app::ApiError = serde_json::from_str(&text)
+        .unwrap_or_else(|_| panic!("{method} {uri} {body}: not an ApiError: {status} {text}"));
+    assert_eq!(status.as_u16(), error.status(), "{method} {uri} {body}");
+    error
+}
+
+/// Every server function, with one argument of the wrong type: the first bad argument is named
+/// with BAD_REQUEST on a cluster the caller sees, and an unknown cluster answers
+/// UNKNOWN_CLUSTER whatever the arguments are (the decision comes first). Regression for the
+/// re-cut issue: a write with a mistyped argument used to answer 502 CLIENT.
+#[tokio::test]
+async fn every_server_function_decides_before_it_judges_its_arguments() {
+    let router = router_for(TWO);
+    // (method, endpoint, query or body with `{c}` for the cluster, the bad field)
+    let cases: &[(&str, &str, &str, &str)] = &[
+        ("GET", "topics", "cluster={c}&limit=many", "limit"),
+        ("GET", "topics", "cluster={c}&desc=maybe", "desc"),
+        ("GET", "groups", "cluster={c}&offset=-1", "offset"),
+        ("GET", "topic", "cluster={c}", "topic"),
+        ("GET", "group", "cluster={c}", "group"),
+        ("GET", "broker", "cluster={c}&id=first", "id"),
+        ("GET", "search", "cluster={c}", "q"),
+        (
+            "GET",
+            "records",
+            "cluster={c}&topic=t&partition=x",
+            "partition",
+        ),
+        ("GET", "records", "cluster={c}&topic=t&limit=0.5", "limit"),
+        ("GET", "records", "cluster={c}&topic=bad%20name", "topic"),
+        ("GET", "record", "cluster={c}&topic=t&partition=0", "offset"),
+        (
+            "GET",
+            "record",
+            "cluster={c}&topic=t&partition=zero&offset=1",
+            "partition",
+        ),
+        (
+            "GET",
+            "export",
+            "cluster={c}&topic=t&partition=x",
+            "partition",
+        ),
+        ("GET", "tail", "cluster={c}&topic=t&exact=perhaps", "exact"),
+        (
+            "POST",
+            "create_topic",
+            r#"{"cluster":"{c}","topic":"t","partitions":"three"}"#,
+            "partitions",
+        ),
+        (
+            "POST",
+            "create_topic",
+            r#"{"cluster":"{c}","partitions":3}"#,
+            "topic",
+        ),
+        (
+            "POST",
+            "create_topic",
+            r#"{"cluster":"{c}","topic":"t"}"#,
+            "partitions",
+        ),
+        (
+            "POST",
+            "create_topic",
+            r#"{"cluster":"{c}","topic":"t","partitions":1,"configs":[1]}"#,
+            "configs",
+        ),
+        (
+            "POST",
+            "delete_topic",
+            r#"{"cluster":"{c}","topic":7}"#,
+            "topic",
+        ),
+        ("POST", "delete_topic", r#"{"cluster":"{c}"}"#, "topic"),
+    ];
+    for (method, endpoint, args, field) in cases {
+        let request = |cluster: &str| -> (String, String) {
+            let args = args.replace("{c}", cluster);
+            if *method == "GET" {
+                (format!("/api/{endpoint}?{args}"), String::new())
+            } else {
+                (format!("/api/{endpoint}"), args)
+            }
+        };
+        let (uri, body) = request("rw");
+        let e = call(&router, method, &uri, &body).await;
+        assert_eq!(
+            (e.code, e.field.as_deref()),
+            (app::ErrorCode::BadRequest, Some(*field)),
+            "{method} {uri} {body}: {}",
+            e.message
+        );
+        let (uri, body) = request("hidden");
+        let e = call(&router, method, &uri, &body).await;
+        assert_eq!(
+            e,
+            app::ApiError::unknown_cluster("hidden"),
+            "{method} {uri} {body}"
+        );
+    }
+}
+
+/// A write with bad arguments on a read-only cluster is refused for the cluster, not for the
+/// arguments; a body that is not JSON at all names no cluster and is a BAD_REQUEST.
+#[tokio::test]
+async fn a_write_on_a_read_only_cluster_is_refused_before_its_arguments() {
+    let router = router_for(TWO);
+    for (endpoint, body) in [
+        (
+            "create_topic",
+            r#"{"cluster":"ro","topic":"t","partitions":"three"}"#,
+        ),
+        ("create_topic", r#"{"cluster":"ro"}"#),
+        ("delete_topic", r#"{"cluster":"ro","topic":["x"]}"#),
+    ] {
+        let e = call(&router, "POST", &format!("/api/{endpoint}"), body).await;
+        assert_eq!(
+            e,
+            app::ApiError::read_only_cluster("ro"),
+            "{endpoint} {body}"
+        );
+    }
+    for body in ["not json", "[]", r#"{"topic":"t"}"#] {
+        let e = call(&router, "POST", "/api/create_topic", body).await;
+        assert_eq!(e.code, app::ErrorCode::BadRequest, "{body}: {}", e.message);
+    }
+}

@@ -1,14 +1,16 @@
-//! Changes through Kafka's admin API, and how Kafka's refusals map onto the error contract.
-//! Every function here takes a [`Grant`]: only the authorization decision makes one.
+//! The admin room: changes through Kafka's admin API with their read-back, and how Kafka's
+//! refusals map onto the error contract. Every change takes the [`Grant`] for its privilege on
+//! its resource and checks it before anything reaches Kafka.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use app::error::Flavor;
-use app::{ApiError, ErrorCode};
-use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
+use app::{ApiError, ErrorCode, Privilege};
+use rdkafka::admin::{AdminOptions, NewTopic, TopicReplication};
 use rdkafka::error::{KafkaError, RDKafkaErrorCode};
 
-use super::KlensContext;
+use super::{Broker, KafkaClients, Link, Topic, Watermarks};
 use crate::auth::Grant;
 
 /// How long Kafka may take over one admin operation.
@@ -104,11 +106,37 @@ impl TopicSpec {
     }
 }
 
+/// A topic as Kafka shows it after a change, with its watermarks: what the projection takes
+/// in. `topic` is `None` once the topic is gone.
+pub struct ReadBack {
+    pub topic: Option<Topic>,
+    pub watermarks: Watermarks,
+}
+
+/// The clients of a cluster that has an admin client. The decision refuses writes on read-only
+/// clusters first; a read-only cluster has no admin client at all, so this is a second lock.
+fn writable(link: &Link) -> Result<Arc<KafkaClients>, ApiError> {
+    let clients = link
+        .clients()
+        .map_err(|e| ApiError::new(ErrorCode::Client, e))?;
+    match clients.admin() {
+        Some(_) => Ok(clients),
+        None => Err(ApiError::read_only_cluster(&link.cluster)),
+    }
+}
+
+/// Creates the topic `spec` describes (CREATE_TOPICS on that topic), then reads it back.
 pub async fn create_topic(
-    admin: &AdminClient<KlensContext>,
-    _grant: &Grant,
+    grant: &Grant,
+    link: &Link,
+    known: &[Broker],
     spec: &TopicSpec,
-) -> Result<(), ApiError> {
+) -> Result<ReadBack, ApiError> {
+    grant.require_topic(Privilege::CreateTopics, &spec.name)?;
+    let clients = writable(link)?;
+    let admin = clients
+        .admin()
+        .ok_or_else(|| ApiError::read_only_cluster(&link.cluster))?;
     let mut topic = NewTopic::new(
         &spec.name,
         spec.partitions,
@@ -124,14 +152,21 @@ pub async fn create_topic(
     for result in results {
         result.map_err(|(_, code)| refusal("create topic", &spec.name, code))?;
     }
-    Ok(())
+    Ok(read_back(link, &clients, known, &spec.name, true).await)
 }
 
+/// Deletes a topic (DELETE_TOPICS on that topic), then reads it back until Kafka shows it gone.
 pub async fn delete_topic(
-    admin: &AdminClient<KlensContext>,
-    _grant: &Grant,
+    grant: &Grant,
+    link: &Link,
+    known: &[Broker],
     name: &str,
-) -> Result<(), ApiError> {
+) -> Result<ReadBack, ApiError> {
+    grant.require_topic(Privilege::DeleteTopics, name)?;
+    let clients = writable(link)?;
+    let admin = clients
+        .admin()
+        .ok_or_else(|| ApiError::read_only_cluster(&link.cluster))?;
     let results = admin
         .delete_topics(&[name], &options())
         .await
@@ -139,7 +174,51 @@ pub async fn delete_topic(
     for result in results {
         result.map_err(|(_, code)| refusal("delete topic", name, code))?;
     }
-    Ok(())
+    Ok(read_back(link, &clients, known, name, false).await)
+}
+
+/// How often, and how long, a write waits for Kafka's metadata to show it.
+const READ_BACK_PAUSE: Duration = Duration::from_millis(250);
+const READ_BACK_TRIES: usize = 40;
+
+/// Reads one topic back after a write, waiting (briefly) until Kafka shows it created or gone:
+/// far cheaper than a full refresh on a large cluster. Failing to read it back is not a failed
+/// write; the next refresh shows it.
+async fn read_back(
+    link: &Link,
+    clients: &Arc<KafkaClients>,
+    known: &[Broker],
+    name: &str,
+    exists: bool,
+) -> ReadBack {
+    let mut topic = None;
+    if let Ok(wire) = link.wire() {
+        let names = [name.to_string()];
+        for _ in 0..READ_BACK_TRIES {
+            topic = wire
+                .metadata(known, Some(&names))
+                .await
+                .ok()
+                .and_then(|m| m.topics.into_iter().find(|t| t.name == name))
+                .filter(|t| !t.partitions.is_empty());
+            if topic.is_some() == exists {
+                break;
+            }
+            tokio::time::sleep(READ_BACK_PAUSE).await;
+        }
+    }
+    let watermarks = match &topic {
+        Some(t) => {
+            let (clients, t) = (Arc::clone(clients), t.clone());
+            super::blocking("reading watermarks", move || {
+                clients.fetch_watermarks(std::slice::from_ref(&t))
+            })
+            .await
+            .unwrap_or_default()
+        }
+        None => Watermarks::new(),
+    };
+    ReadBack { topic, watermarks }
 }
 
 /// A request that never got an answer from Kafka.

@@ -1,26 +1,25 @@
-//! The Kafka side: one set of librdkafka clients per configured cluster, and the conversions
-//! from Kafka's types into klens's own. Nothing here decides who may do what; callers have
-//! already asked the authorization decision.
+//! The Kafka side: per configured cluster a [`Link`] (librdkafka clients for offsets, records
+//! and the admin calls it wraps; klens's own protocol client in `wire` for everything else),
+//! klens's own types for what Kafka reports, and `admin.rs`, the room where changes are made
+//! and read back. Nothing here decides who may do what: what changes a cluster or reads its
+//! data takes the [`Grant`](crate::auth::Grant) the decision gave.
 
 pub mod admin;
 pub mod wire;
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::Arc;
 use std::time::Duration;
 
 use rdkafka::admin::AdminClient;
 use rdkafka::client::ClientContext;
 use rdkafka::config::{ClientConfig, RDKafkaLogLevel};
 use rdkafka::consumer::{BaseConsumer, Consumer, ConsumerContext};
-use rdkafka::error::{KafkaError, RDKafkaErrorCode};
-use rdkafka::producer::{DeliveryResult, Producer, ProducerContext, ThreadedProducer};
+use rdkafka::error::KafkaError;
 use rdkafka::{Offset, TopicPartitionList};
 
 use crate::config::ClusterConfig;
 
-/// How long one metadata request may take before the refresh counts as failed.
-const METADATA_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long the batched offset lookups of one refresh may take.
 const WATERMARK_TIMEOUT: Duration = Duration::from_secs(15);
 
@@ -64,24 +63,9 @@ pub fn client_config(cluster: &ClusterConfig) -> ClientConfig {
     config
 }
 
-/// Routes librdkafka's log into `tracing` under the cluster's name, and keeps the last
-/// client-level error: a failed request often says only "broker transport failure", while the
-/// reason (a refused SASL handshake, a TLS failure) arrives through this callback.
+/// Routes librdkafka's log into `tracing` under the cluster's name.
 pub struct KlensContext {
     cluster: String,
-    last_error: Mutex<Option<String>>,
-}
-
-impl KlensContext {
-    fn remember(&self, reason: &str) {
-        if let Ok(mut last) = self.last_error.lock() {
-            *last = Some(reason.to_string());
-        }
-    }
-
-    fn take_last_error(&self) -> Option<String> {
-        self.last_error.lock().ok().and_then(|mut e| e.take())
-    }
 }
 
 impl ClientContext for KlensContext {
@@ -91,12 +75,7 @@ impl ClientContext for KlensContext {
             RDKafkaLogLevel::Emerg
             | RDKafkaLogLevel::Alert
             | RDKafkaLogLevel::Critical
-            | RDKafkaLogLevel::Error => {
-                tracing::error!(cluster, facility, "{message}");
-                // Connection and authentication failures arrive here, from librdkafka's own
-                // threads, while the request that needed the connection only times out.
-                self.remember(message);
-            }
+            | RDKafkaLogLevel::Error => tracing::error!(cluster, facility, "{message}"),
             RDKafkaLogLevel::Warning => tracing::warn!(cluster, facility, "{message}"),
             RDKafkaLogLevel::Notice | RDKafkaLogLevel::Info => {
                 tracing::info!(cluster, facility, "{message}")
@@ -107,30 +86,14 @@ impl ClientContext for KlensContext {
 
     fn error(&self, error: KafkaError, reason: &str) {
         tracing::debug!(cluster = self.cluster.as_str(), %error, "{reason}");
-        // "All brokers are down" follows the real reason and says less: keep the reason.
-        let says_less = matches!(
-            error.rdkafka_error_code(),
-            Some(RDKafkaErrorCode::AllBrokersDown)
-        );
-        if !says_less || self.last_error.lock().map(|e| e.is_none()).unwrap_or(true) {
-            self.remember(reason);
-        }
     }
 }
 
 impl ConsumerContext for KlensContext {}
 
-impl ProducerContext for KlensContext {
-    type DeliveryOpaque = ();
-
-    fn delivery(&self, _: &DeliveryResult<'_>, _: Self::DeliveryOpaque) {}
-}
-
-/// The clients klens holds for one cluster. The threaded producer is the cluster's main client:
-/// its thread polls librdkafka's main queue, which carries the log and error events (an admin
-/// client alone never polls that queue, so its events would pile up unread).
+/// The librdkafka clients klens holds for one cluster. Metadata comes from klens's protocol
+/// client (it carries Kafka's internal flag, which librdkafka's metadata lacks).
 pub struct KafkaClients {
-    main: ThreadedProducer<KlensContext>,
     /// Only for writable clusters: a read-only cluster has no client that can change it.
     admin: Option<AdminClient<KlensContext>>,
     /// Offset lookups; it joins no group and never consumes.
@@ -140,13 +103,8 @@ pub struct KafkaClients {
 impl KafkaClients {
     /// Creates the clients. librdkafka connects lazily, so this fails only on bad settings.
     pub fn new(cluster: &ClusterConfig) -> Result<Self, KafkaError> {
-        let context = KlensContext {
-            cluster: cluster.name.clone(),
-            last_error: Mutex::new(None),
-        };
-        let main = client_config(cluster).create_with_context(context)?;
-        // Nothing polls the log queues of the admin client and the offsets consumer; keep them
-        // to what must never be missed, so events cannot pile up.
+        // Nothing polls the log queues of these clients; keep them to what must never be
+        // missed, so events cannot pile up.
         let quiet = || {
             let mut config = client_config(cluster);
             config.set_log_level(RDKafkaLogLevel::Critical);
@@ -154,7 +112,6 @@ impl KafkaClients {
         };
         let context = || KlensContext {
             cluster: cluster.name.clone(),
-            last_error: Mutex::new(None),
         };
         let admin = if cluster.writable {
             Some(quiet().create_with_context(context())?)
@@ -165,58 +122,12 @@ impl KafkaClients {
             .set("enable.auto.commit", "false")
             .set("enable.partition.eof", "false")
             .create_with_context(context())?;
-        Ok(KafkaClients {
-            main,
-            admin,
-            offsets,
-        })
+        Ok(KafkaClients { admin, offsets })
     }
 
     /// The admin client, present exactly for writable clusters.
     pub fn admin(&self) -> Option<&AdminClient<KlensContext>> {
         self.admin.as_ref()
-    }
-
-    /// Reads the cluster metadata (brokers, topics, partitions). Blocks; call from a blocking
-    /// task. A failure carries the client's own reason where librdkafka gave one.
-    pub fn fetch_metadata(&self) -> Result<MetadataSnapshot, String> {
-        let client = self.main.client();
-        // Forget reasons from before this request: only this request's failure matters.
-        client.context().take_last_error();
-        let metadata = client.fetch_metadata(None, METADATA_TIMEOUT).map_err(|e| {
-            match client.context().take_last_error() {
-                Some(reason) => format!("{e}: {reason}"),
-                None => e.to_string(),
-            }
-        })?;
-        let brokers = metadata
-            .brokers()
-            .iter()
-            .map(|b| Broker {
-                id: b.id(),
-                host: b.host().to_string(),
-                port: b.port(),
-            })
-            .collect();
-        let topics = metadata.topics().iter().map(topic_of).collect();
-        Ok(MetadataSnapshot { brokers, topics })
-    }
-}
-
-/// A topic of librdkafka's metadata in klens's own terms.
-fn topic_of(t: &rdkafka::metadata::MetadataTopic) -> Topic {
-    Topic {
-        name: t.name().to_string(),
-        partitions: t
-            .partitions()
-            .iter()
-            .map(|p| Partition {
-                id: p.id(),
-                leader: p.leader(),
-                replicas: p.replicas().to_vec(),
-                isr: p.isr().to_vec(),
-            })
-            .collect(),
     }
 }
 
@@ -261,21 +172,6 @@ impl KafkaClients {
 }
 
 impl KafkaClients {
-    /// One topic as metadata describes it now; `None` when Kafka does not know it (or not
-    /// yet, or no longer). Blocks.
-    pub fn fetch_topic(&self, name: &str) -> Result<Option<Topic>, String> {
-        let metadata = self
-            .main
-            .client()
-            .fetch_metadata(Some(name), METADATA_TIMEOUT)
-            .map_err(|e| e.to_string())?;
-        Ok(metadata
-            .topics()
-            .iter()
-            .find(|t| t.name() == name && t.error().is_none() && !t.partitions().is_empty())
-            .map(topic_of))
-    }
-
     /// Per partition of `topic`, the first offset whose timestamp is at or after `timestamp`;
     /// partitions with no such record are left out. Blocks.
     pub fn offsets_at(
@@ -355,6 +251,8 @@ impl Partition {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Topic {
     pub name: String,
+    /// Kafka's own flag (`__consumer_offsets`, `__transaction_state`, …), never the name.
+    pub internal: bool,
     pub partitions: Vec<Partition>,
 }
 
@@ -382,5 +280,51 @@ impl MetadataSnapshot {
 
     pub fn offline(&self) -> u64 {
         self.partitions().filter(|p| p.is_offline()).count() as u64
+    }
+}
+
+/// Everything klens uses to reach one cluster. Each part that could not be set up keeps the
+/// reason, so the cluster shows as unreachable rather than klens refusing to start.
+pub struct Link {
+    pub cluster: String,
+    clients: Result<Arc<KafkaClients>, String>,
+    wire: Result<Arc<wire::WireClient>, String>,
+    /// Settings of the consumers that read records.
+    reader: ClientConfig,
+}
+
+impl Link {
+    pub fn new(cluster: &ClusterConfig) -> Link {
+        Link {
+            cluster: cluster.name.clone(),
+            clients: KafkaClients::new(cluster)
+                .map(Arc::new)
+                .map_err(|e| format!("could not create the Kafka client: {e}")),
+            wire: wire::WireClient::new(cluster).map(Arc::new),
+            reader: reader_config(cluster),
+        }
+    }
+
+    pub fn clients(&self) -> Result<Arc<KafkaClients>, String> {
+        self.clients.as_ref().map(Arc::clone).map_err(Clone::clone)
+    }
+
+    pub fn wire(&self) -> Result<Arc<wire::WireClient>, String> {
+        self.wire.as_ref().map(Arc::clone).map_err(Clone::clone)
+    }
+
+    pub fn reader(&self) -> &ClientConfig {
+        &self.reader
+    }
+}
+
+/// Runs a blocking librdkafka call off the async threads; `what` names it in the error.
+pub async fn blocking<T: Send + 'static>(
+    what: &str,
+    call: impl FnOnce() -> Result<T, String> + Send + 'static,
+) -> Result<T, String> {
+    match tokio::task::spawn_blocking(call).await {
+        Ok(result) => result,
+        Err(e) => Err(format!("{what} failed: {e}")),
     }
 }

@@ -1,4 +1,5 @@
 use super::*;
+use app::api::{DEFAULT_LIMIT, MAX_LIMIT};
 
 fn record(partition: i32, offset: i64, timestamp: i64) -> RawRecord {
     RawRecord {

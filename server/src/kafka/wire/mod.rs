@@ -1,11 +1,13 @@
-//! A small Kafka protocol client for the catalog reads librdkafka's Rust binding does not offer:
-//! consumer groups with their committed offsets, log dirs, and the active controller and racks.
-//! It speaks only those requests (with `kafka-protocol` for the encoding), over one connection
-//! per broker, with the cluster's own TLS and SASL settings.
+//! klens's own Kafka protocol client, for what librdkafka's Rust binding does not offer:
+//! metadata with Kafka's internal flag, consumer groups with their committed offsets, log dirs,
+//! and the active controller and racks. `kafka-protocol` encodes and decodes; this client keeps
+//! one connection per broker, with the cluster's own TLS and SASL settings.
 //!
-//! Every request is a read; nothing here can change a cluster.
+//! Every request it sends is a read (`kinds.rs` says which kinds may be sent, by type).
 
 mod conn;
+pub mod kinds;
+mod metadata;
 mod scram;
 
 use std::collections::HashMap;
@@ -30,7 +32,9 @@ use tokio_rustls::rustls::pki_types::{CertificateDer, PrivateKeyDer};
 use tokio_rustls::rustls::{ClientConfig as TlsClientConfig, RootCertStore};
 
 use self::conn::{Connection, Security};
+use self::kinds::{ReadRequest, WriteRequest};
 use super::Broker;
+use crate::auth::Grant;
 use crate::config::{ClusterConfig, TlsConfig};
 
 type WireResult<T> = Result<T, String>;
@@ -56,18 +60,39 @@ type Slot = Arc<AsyncMutex<Option<Connection>>>;
 /// The protocol client of one cluster.
 pub struct WireClient {
     security: Security,
+    /// Where to ask for metadata before any broker is known.
+    bootstrap: Vec<Broker>,
     /// One connection per broker address, opened on first use and dropped after any failure.
     slots: Mutex<HashMap<(String, u16), Slot>>,
 }
 
 /// A connection held for a sequence of requests to one broker.
-struct Lease {
+pub struct Lease {
     label: String,
     guard: OwnedMutexGuard<Option<Connection>>,
 }
 
 impl Lease {
-    async fn call<R: Request>(&mut self, request: &R, min: i16) -> WireResult<R::Response> {
+    /// Sends a read at the highest common version of at least `min`.
+    async fn call<R: ReadRequest>(&mut self, request: &R, min: i16) -> WireResult<R::Response> {
+        self.send(request, min).await
+    }
+
+    /// Sends a change, only under a grant for the privilege and resource it needs.
+    pub async fn write<R: WriteRequest>(
+        &mut self,
+        grant: &Grant,
+        request: &R,
+        min: i16,
+    ) -> WireResult<R::Response> {
+        let (privilege, resource) = request.needs();
+        grant
+            .require(privilege, &resource)
+            .map_err(|e| format!("{}: {}", self.label, e.message))?;
+        self.send(request, min).await
+    }
+
+    async fn send<R: Request>(&mut self, request: &R, min: i16) -> WireResult<R::Response> {
         let Some(conn) = self.guard.as_mut() else {
             return Err(format!("{}: the connection was closed", self.label));
         };
@@ -95,6 +120,7 @@ impl WireClient {
                 sasl: cluster.sasl.clone(),
                 tls,
             },
+            bootstrap: metadata::bootstrap_brokers(&cluster.bootstrap_servers),
             slots: Mutex::new(HashMap::new()),
         })
     }
@@ -595,6 +621,58 @@ mod tests {
         }
         assert!(decode_assignment(Bytes::from_static(&[0])).is_empty());
         assert!(decode_assignment(Bytes::from_static(&[0, 1, 0xff, 0xff, 0xff])).is_empty());
+    }
+
+    /// Sending a change takes the grant for its privilege on its resource, checked before the
+    /// connection is touched.
+    #[tokio::test]
+    async fn a_write_request_needs_the_grant_for_what_it_changes() {
+        use app::access::{Action, Resource};
+        use app::Privilege;
+        use kafka_protocol::messages::OffsetDeleteRequest;
+
+        let config = crate::config::parse(
+            "clusters:\n  - name: c\n    bootstrap_servers: 127.0.0.1:1\n    writable: true\n",
+            "test.yaml",
+            &|_| None,
+            std::path::Path::new("."),
+        )
+        .expect("valid");
+        let policy = crate::auth::Policy::from_config(&config);
+        let anyone = crate::auth::Subject::Anonymous;
+        let slot: Slot = Arc::new(AsyncMutex::new(None));
+        let mut lease = Lease {
+            label: "test".into(),
+            guard: slot.lock_owned().await,
+        };
+        let request =
+            OffsetDeleteRequest::default().with_group_id(GroupId(StrBytes::from_static_str("g")));
+        let group = |g: &str| Resource::Group(g.to_string());
+        let refused = [
+            Action::catalog(),
+            Action::new(Privilege::DeleteOffsets, group("other")),
+            Action::new(Privilege::DeleteGroups, group("g")),
+        ];
+        for action in refused {
+            let grant = policy.decide(&anyone, "c", action).expect("allowed");
+            let e = lease
+                .write(&grant, &request, 0)
+                .await
+                .expect_err("the wrong grant");
+            assert!(e.contains("DELETE_OFFSETS"), "{e}");
+        }
+        let grant = policy
+            .decide(
+                &anyone,
+                "c",
+                Action::new(Privilege::DeleteOffsets, group("g")),
+            )
+            .expect("allowed");
+        let e = lease
+            .write(&grant, &request, 0)
+            .await
+            .expect_err("there is no connection");
+        assert!(e.contains("connection was closed"), "{e}");
     }
 
     #[test]

@@ -1,0 +1,103 @@
+//! The server side of every server function: find the caller of the current request (the
+//! session middleware put the signed-in user into the request's extensions), then call the
+//! service. Nothing here decides or checks anything.
+
+use std::future::Future;
+use std::sync::Arc;
+
+use app::api::backend::{Backend, Reply};
+use app::api::{
+    Arg, BrokerDetail, BrokerList, ClusterDetail, ClusterSummary, CreateTopicArgs, GroupDetail,
+    GroupList, Record, RecordArgs, RecordAtArgs, RecordPage, SearchResult, SubjectList,
+    TopicChanged, TopicDetail, TopicList, WhoAmI, WindowArgs,
+};
+use app::ApiError;
+use axum::http::request::Parts;
+use leptos::prelude::use_context;
+
+use crate::auth::oidc::SignedIn;
+use crate::auth::Caller;
+use crate::service::{self, Service};
+
+/// The `Backend` server functions reach.
+pub struct Door {
+    pub service: Arc<Service>,
+}
+
+impl Door {
+    /// Runs `call` for the caller of the current request. The caller is found now, while the
+    /// request is current; the call runs when the reply is awaited.
+    fn run<T, F, Fut>(&self, call: F) -> Reply<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(Arc<Service>, Caller) -> Fut + Send + 'static,
+        Fut: Future<Output = Result<T, ApiError>> + Send + 'static,
+    {
+        let user = use_context::<Parts>().and_then(|p| p.extensions.get::<SignedIn>().cloned());
+        let service = Arc::clone(&self.service);
+        let caller = Caller::of_request(&service.policy, user.as_ref());
+        Box::pin(async move { call(service, caller?).await })
+    }
+}
+
+impl Backend for Door {
+    fn whoami(&self) -> Reply<WhoAmI> {
+        self.run(|s, c| async move { service::identity::whoami(&s, &c).await })
+    }
+
+    fn clusters(&self) -> Reply<Vec<ClusterSummary>> {
+        self.run(|s, c| async move { service::catalog::clusters(&s, &c).await })
+    }
+
+    fn cluster(&self, cluster: String) -> Reply<ClusterDetail> {
+        self.run(|s, c| async move { service::catalog::cluster(&s, &c, &cluster).await })
+    }
+
+    fn topics(&self, cluster: String, window: WindowArgs) -> Reply<TopicList> {
+        self.run(|s, c| async move { service::catalog::topics(&s, &c, &cluster, window).await })
+    }
+
+    fn topic(&self, cluster: String, topic: Arg<String>) -> Reply<TopicDetail> {
+        self.run(|s, c| async move { service::catalog::topic(&s, &c, &cluster, topic).await })
+    }
+
+    fn groups(&self, cluster: String, window: WindowArgs) -> Reply<GroupList> {
+        self.run(|s, c| async move { service::catalog::groups(&s, &c, &cluster, window).await })
+    }
+
+    fn group(&self, cluster: String, group: Arg<String>) -> Reply<GroupDetail> {
+        self.run(|s, c| async move { service::catalog::group(&s, &c, &cluster, group).await })
+    }
+
+    fn brokers(&self, cluster: String) -> Reply<BrokerList> {
+        self.run(|s, c| async move { service::catalog::brokers(&s, &c, &cluster).await })
+    }
+
+    fn broker(&self, cluster: String, id: Arg<i32>) -> Reply<BrokerDetail> {
+        self.run(|s, c| async move { service::catalog::broker(&s, &c, &cluster, id).await })
+    }
+
+    fn subjects(&self, cluster: String) -> Reply<SubjectList> {
+        self.run(|s, c| async move { service::catalog::subjects(&s, &c, &cluster).await })
+    }
+
+    fn search(&self, q: Arg<String>, cluster: Arg<String>) -> Reply<SearchResult> {
+        self.run(|s, c| async move { service::catalog::search(&s, &c, q, cluster).await })
+    }
+
+    fn records(&self, args: RecordArgs) -> Reply<RecordPage> {
+        self.run(|s, c| async move { service::records::records(&s, &c, args).await })
+    }
+
+    fn record(&self, args: RecordAtArgs) -> Reply<Record> {
+        self.run(|s, c| async move { service::records::record(&s, &c, args).await })
+    }
+
+    fn create_topic(&self, args: CreateTopicArgs) -> Reply<TopicChanged> {
+        self.run(|s, c| async move { service::topics::create_topic(&s, &c, args).await })
+    }
+
+    fn delete_topic(&self, cluster: String, topic: Arg<String>) -> Reply<TopicChanged> {
+        self.run(|s, c| async move { service::topics::delete_topic(&s, &c, &cluster, topic).await })
+    }
+}

@@ -1,0 +1,188 @@
+//! One page of records: the scan that fills it (forward, or backward in steps), then the
+//! records in time order with the cursors around them.
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use app::api::RecordPage;
+use rdkafka::config::ClientConfig;
+
+use super::cursor::{Bounds, Cursor};
+use super::decode::Schemas;
+use super::filter::Filter;
+use super::plan::Start;
+use super::scan::{scan_page, Scan, Span};
+use super::{decode_all, RawRecord};
+
+/// How long one page may scan before it answers with what it has.
+const PAGE_DEADLINE: Duration = Duration::from_secs(5);
+/// The most records one page may read to fill itself (a filter may skip most of them).
+const SCAN_BUDGET: u64 = 200_000;
+/// How far back each step of a backward scan reaches per partition when a filter is set.
+const BACKWARD_STEP: i64 = 1_000;
+
+/// A page's records (oldest first) and the cursors around it, from a forward scan.
+pub fn forward_page(
+    starts: &BTreeMap<i32, i64>,
+    bounds: &Bounds,
+    scan: Scan,
+    limit: usize,
+) -> (Vec<RawRecord>, Option<Cursor>, Option<Cursor>) {
+    let mut records = scan.records;
+    records.sort_by_key(RawRecord::order);
+    let cut: Vec<RawRecord> = records.split_off(records.len().min(limit));
+    let next: BTreeMap<i32, i64> = starts
+        .keys()
+        .map(|p| {
+            let last = records.iter().rev().find(|r| r.partition == *p);
+            let first_cut = cut.iter().find(|r| r.partition == *p);
+            let at = match (last, first_cut) {
+                (_, Some(c)) => c.offset,
+                (Some(r), None) => scan.reached.get(p).copied().unwrap_or(r.offset + 1),
+                (None, None) => scan.reached.get(p).copied().unwrap_or(starts[p]),
+            };
+            (*p, at)
+        })
+        .collect();
+    let prev: BTreeMap<i32, i64> = starts
+        .keys()
+        .map(|p| {
+            let first = records.iter().find(|r| r.partition == *p);
+            (*p, first.map_or(starts[p], |r| r.offset))
+        })
+        .collect();
+    let next = Cursor::unless_done(false, next, bounds);
+    let prev = Cursor::unless_done(true, prev, bounds);
+    (records, next, prev)
+}
+
+/// A page's records (oldest first) and the cursors around it, from the matches of a backward
+/// scan that reached down to `reached` in each partition.
+pub fn backward_page(
+    ends: &BTreeMap<i32, i64>,
+    bounds: &Bounds,
+    mut matched: Vec<RawRecord>,
+    reached: &BTreeMap<i32, i64>,
+    limit: usize,
+) -> (Vec<RawRecord>, Option<Cursor>, Option<Cursor>) {
+    matched.sort_by_key(RawRecord::order);
+    let records = matched.split_off(matched.len().saturating_sub(limit));
+    let cut = matched;
+    let prev: BTreeMap<i32, i64> = ends
+        .keys()
+        .map(|p| {
+            let first = records.iter().find(|r| r.partition == *p);
+            let last_cut = cut.iter().rev().find(|r| r.partition == *p);
+            let at = match (first, last_cut) {
+                (_, Some(c)) => c.offset + 1,
+                (Some(r), None) => reached.get(p).copied().unwrap_or(r.offset),
+                (None, None) => reached.get(p).copied().unwrap_or(ends[p]),
+            };
+            (*p, at)
+        })
+        .collect();
+    let next: BTreeMap<i32, i64> = ends
+        .keys()
+        .map(|p| {
+            let last = records.iter().rev().find(|r| r.partition == *p);
+            (*p, last.map_or(ends[p], |r| r.offset + 1))
+        })
+        .collect();
+    let prev = Cursor::unless_done(true, prev, bounds);
+    let next = Cursor::unless_done(false, next, bounds);
+    (records, next, prev)
+}
+
+/// A page as read: its records, the cursors after and before it, how many records were
+/// scanned, and whether the scan stopped early.
+pub type PageRead = (Vec<RawRecord>, Option<Cursor>, Option<Cursor>, u64, bool);
+
+/// Reads one page. Blocks; call from a blocking task.
+pub fn read_page(
+    config: &ClientConfig,
+    topic: &str,
+    start: &Start,
+    bounds: &Bounds,
+    limit: usize,
+    filter: Option<&Filter>,
+) -> Result<PageRead, String> {
+    let deadline = Instant::now() + PAGE_DEADLINE;
+    match start {
+        Start::Forward(starts) => {
+            let spans: Vec<Span> = starts
+                .iter()
+                .map(|(p, at)| Span {
+                    partition: *p,
+                    start: (*at).max(bounds[p].0),
+                    end: bounds[p].1,
+                })
+                .collect();
+            let found = scan_page(config, topic, &spans, limit, filter, deadline, SCAN_BUDGET)?;
+            let (scanned, stopped) = (found.scanned, found.stopped);
+            let (records, next, prev) = forward_page(starts, bounds, found, limit);
+            Ok((records, next, prev, scanned, stopped))
+        }
+        Start::Backward(ends) => {
+            let step = if filter.is_some() {
+                BACKWARD_STEP.max(limit as i64)
+            } else {
+                limit as i64
+            };
+            let mut down: BTreeMap<i32, i64> = ends
+                .iter()
+                .map(|(p, at)| (*p, (*at).min(bounds[p].1)))
+                .collect();
+            let mut matched: Vec<RawRecord> = Vec::new();
+            let (mut scanned, mut stopped) = (0u64, false);
+            loop {
+                let spans: Vec<Span> = down
+                    .iter()
+                    .filter(|(p, at)| {
+                        **at > bounds[*p].0
+                            && matched.iter().filter(|r| r.partition == **p).count() < limit
+                    })
+                    .map(|(p, at)| Span {
+                        partition: *p,
+                        start: (at - step).max(bounds[p].0),
+                        end: *at,
+                    })
+                    .collect();
+                if spans.is_empty() {
+                    break;
+                }
+                let found = scan_page(
+                    config,
+                    topic,
+                    &spans,
+                    usize::MAX,
+                    filter,
+                    deadline,
+                    SCAN_BUDGET - scanned,
+                )?;
+                scanned += found.scanned;
+                matched.extend(found.records);
+                if found.stopped {
+                    stopped = true;
+                    break;
+                }
+                for s in &spans {
+                    down.insert(s.partition, s.start);
+                }
+            }
+            let (records, next, prev) = backward_page(ends, bounds, matched, &down, limit);
+            Ok((records, next, prev, scanned, stopped))
+        }
+    }
+}
+
+/// Builds the answer of a page from its raw records.
+pub async fn page_answer(topic: &str, schemas: &Schemas, read: PageRead) -> RecordPage {
+    let (records, next, prev, scanned, partial) = read;
+    RecordPage {
+        records: decode_all(&records, topic, schemas).await,
+        next: next.map(|c| c.encode()),
+        prev: prev.map(|c| c.encode()),
+        scanned,
+        partial,
+    }
+}

@@ -1,0 +1,76 @@
+//! The consumers that read records: they join no group, commit nothing, and close away from
+//! the answer.
+
+use rdkafka::config::ClientConfig;
+use rdkafka::consumer::{BaseConsumer, Consumer};
+use rdkafka::error::KafkaError;
+use rdkafka::{Offset, TopicPartitionList};
+
+/// The context of the consumers that read records. Their failures reach the request that
+/// reads (and its answer); what librdkafka says besides (the end of a partition, which is how
+/// every read ends, or a connection cut while a short-lived reader closes) is only debug.
+pub struct ReaderContext;
+
+impl rdkafka::client::ClientContext for ReaderContext {
+    fn log(&self, _level: rdkafka::config::RDKafkaLogLevel, facility: &str, message: &str) {
+        tracing::debug!(facility, "record reader: {message}");
+    }
+
+    fn error(&self, error: KafkaError, reason: &str) {
+        tracing::debug!(%error, "record reader: {reason}");
+    }
+}
+
+impl rdkafka::consumer::ConsumerContext for ReaderContext {}
+
+/// A consumer that reads records.
+pub type Reader = BaseConsumer<ReaderContext>;
+
+/// Closes a reader away from the answer: closing waits for librdkafka to leave cleanly, which
+/// takes up to a poll interval and would otherwise delay every response.
+pub fn close_later(reader: Reader) {
+    std::thread::spawn(move || drop(reader));
+}
+
+/// How a reader treats the end of a partition.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// A page: small fetches, since a page shows few records.
+    Page,
+    /// The export: the cluster's fetch sizes, for throughput.
+    Export,
+    /// The tail: the end of a partition is where it waits, not where it stops.
+    Tail,
+}
+
+/// A reader assigned to `starts` (partition, offset) of `topic`.
+pub fn open(
+    config: &ClientConfig,
+    topic: &str,
+    starts: &[(i32, i64)],
+    kind: Kind,
+) -> Result<Reader, String> {
+    let mut config = config.clone();
+    config.set("enable.auto.commit", "false");
+    config.set(
+        "enable.partition.eof",
+        if kind == Kind::Tail { "false" } else { "true" },
+    );
+    if kind == Kind::Page {
+        // A page shows few records: fetch a little per partition at a time, not a megabyte
+        // (a record larger than this still comes, alone).
+        config
+            .set("auto.offset.reset", "error")
+            .set("max.partition.fetch.bytes", "262144");
+    }
+    let consumer: Reader = config
+        .create_with_context(ReaderContext)
+        .map_err(|e| format!("cannot create a reader: {e}"))?;
+    let mut list = TopicPartitionList::new();
+    for (partition, offset) in starts {
+        list.add_partition_offset(topic, *partition, Offset::Offset(*offset))
+            .map_err(|e| e.to_string())?;
+    }
+    consumer.assign(&list).map_err(|e| e.to_string())?;
+    Ok(consumer)
+}

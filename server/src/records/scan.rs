@@ -1,0 +1,164 @@
+//! The one scan loop: every read of records (a page, the export, the tail) runs [`run`] over a
+//! reader, and says after each step whether to go on. Pages add a deadline and a budget, the
+//! export a client that may leave, the tail a caller whose access may end.
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use rdkafka::consumer::Consumer;
+use rdkafka::error::KafkaError;
+use rdkafka::message::Message;
+use rdkafka::TopicPartitionList;
+
+use super::filter::Filter;
+use super::reader::{self, close_later, Kind, Reader};
+use super::RawRecord;
+use rdkafka::config::ClientConfig;
+
+/// How long a page's poll waits before the deadline is looked at again.
+const PAGE_POLL: Duration = Duration::from_millis(100);
+
+/// One partition's range to read: `[start, end)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Span {
+    pub partition: i32,
+    pub start: i64,
+    pub end: i64,
+}
+
+/// What the loop hands its visitor.
+pub enum Seen {
+    /// Before each poll: the moment to look at deadlines and clients.
+    Tick,
+    /// A record inside its partition's span.
+    Record(RawRecord),
+}
+
+/// What the visitor says back.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Flow {
+    Go,
+    /// This record's partition is done; the others go on.
+    Close,
+    /// The whole scan is done.
+    Stop,
+}
+
+/// Reads `spans` of `topic` with `reader`, each partition in offset order, until every
+/// partition has reached the end of its span, the end of the partition, or the visitor stops
+/// it. A Kafka error ends the loop with its message. Blocks.
+pub fn run(
+    reader: &Reader,
+    topic: &str,
+    spans: &[Span],
+    poll: Duration,
+    mut visit: impl FnMut(Seen) -> Flow,
+) -> Result<(), String> {
+    let ends: HashMap<i32, i64> = spans
+        .iter()
+        .filter(|s| s.start < s.end)
+        .map(|s| (s.partition, s.end))
+        .collect();
+    let mut open: Vec<i32> = ends.keys().copied().collect();
+    let close = |partition: i32, open: &mut Vec<i32>| {
+        open.retain(|p| *p != partition);
+        let mut one = TopicPartitionList::new();
+        one.add_partition(topic, partition);
+        // A finished partition stops fetching; the others go on.
+        let _ = reader.pause(&one);
+    };
+    while !open.is_empty() {
+        if visit(Seen::Tick) == Flow::Stop {
+            return Ok(());
+        }
+        let message = match reader.poll(poll) {
+            None => continue,
+            Some(Ok(message)) => message,
+            Some(Err(KafkaError::PartitionEOF(partition))) => {
+                close(partition, &mut open);
+                continue;
+            }
+            Some(Err(error)) => return Err(format!("reading {topic}: {error}")),
+        };
+        let partition = message.partition();
+        let Some(end) = ends.get(&partition).copied() else {
+            continue;
+        };
+        if !open.contains(&partition) {
+            continue;
+        }
+        if message.offset() >= end {
+            close(partition, &mut open);
+            continue;
+        }
+        let last = message.offset().saturating_add(1) >= end;
+        match visit(Seen::Record(RawRecord::from_message(&message))) {
+            Flow::Stop => return Ok(()),
+            Flow::Close => close(partition, &mut open),
+            Flow::Go if last => close(partition, &mut open),
+            Flow::Go => {}
+        }
+    }
+    Ok(())
+}
+
+/// What a page's scan found.
+#[derive(Debug, Default)]
+pub struct Scan {
+    /// Matching records, per partition in offset order.
+    pub records: Vec<RawRecord>,
+    /// Per partition, the first offset not examined yet.
+    pub reached: HashMap<i32, i64>,
+    pub scanned: u64,
+    /// The deadline or the budget ended the scan early.
+    pub stopped: bool,
+}
+
+/// Reads `spans` of `topic` for a page, keeping records that pass `filter`, at most
+/// `per_partition` of them per partition, until `deadline` or `budget` records read. Blocks.
+pub fn scan_page(
+    config: &ClientConfig,
+    topic: &str,
+    spans: &[Span],
+    per_partition: usize,
+    filter: Option<&Filter>,
+    deadline: Instant,
+    budget: u64,
+) -> Result<Scan, String> {
+    let mut out = Scan::default();
+    let spans: Vec<Span> = spans.iter().copied().filter(|s| s.start < s.end).collect();
+    for s in &spans {
+        out.reached.insert(s.partition, s.start);
+    }
+    if spans.is_empty() {
+        return Ok(out);
+    }
+    let starts: Vec<(i32, i64)> = spans.iter().map(|s| (s.partition, s.start)).collect();
+    let consumer = reader::open(config, topic, &starts, Kind::Page)?;
+    let mut kept: HashMap<i32, usize> = HashMap::new();
+    let result = run(&consumer, topic, &spans, PAGE_POLL, |seen| match seen {
+        Seen::Tick if Instant::now() >= deadline || out.scanned >= budget => {
+            out.stopped = true;
+            Flow::Stop
+        }
+        Seen::Tick => Flow::Go,
+        Seen::Record(record) => {
+            out.scanned += 1;
+            out.reached
+                .insert(record.partition, record.offset.saturating_add(1));
+            if !filter.is_none_or(|f| f.matches(&record)) {
+                return Flow::Go;
+            }
+            let count = kept.entry(record.partition).or_default();
+            *count += 1;
+            out.records.push(record);
+            if *count >= per_partition {
+                Flow::Close
+            } else {
+                Flow::Go
+            }
+        }
+    });
+    close_later(consumer);
+    result.map(|()| out)
+}

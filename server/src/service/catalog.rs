@@ -1,0 +1,187 @@
+//! The catalog: what everyone who sees a cluster may see, with no privilege, answered from the
+//! projection without waiting on Kafka.
+
+use std::sync::Arc;
+
+use app::access::Action;
+use app::api::{
+    Arg, BrokerDetail, BrokerList, ClusterDetail, ClusterSummary, GroupDetail, GroupList,
+    SearchHit, SearchResult, SubjectList, TopicDetail, TopicList, WindowArgs, MAX_HITS,
+};
+use app::{ApiError, ErrorCode};
+
+use super::Service;
+use crate::auth::Caller;
+use crate::catalog::{not_read_yet, ClusterEntry};
+use crate::kafka::admin::check_topic_name;
+
+/// The longest search query, in characters.
+const MAX_QUERY: usize = 200;
+
+/// Every cluster the caller sees, in config order, each reached through the decision's grant.
+fn visible(service: &Service, caller: &Caller) -> Vec<Arc<ClusterEntry>> {
+    service
+        .policy
+        .visible(&caller.subject())
+        .iter()
+        .filter_map(|access| {
+            service
+                .decide(caller, &access.name, Action::catalog())
+                .ok()
+                .map(|g| g.entry)
+        })
+        .collect()
+}
+
+fn entry(service: &Service, caller: &Caller, cluster: &str) -> Result<Arc<ClusterEntry>, ApiError> {
+    Ok(service.decide(caller, cluster, Action::catalog())?.entry)
+}
+
+pub async fn clusters(service: &Service, caller: &Caller) -> Result<Vec<ClusterSummary>, ApiError> {
+    Ok(visible(service, caller)
+        .iter()
+        .map(|c| c.summary())
+        .collect())
+}
+
+pub async fn cluster(
+    service: &Service,
+    caller: &Caller,
+    cluster: &str,
+) -> Result<ClusterDetail, ApiError> {
+    Ok(entry(service, caller, cluster)?.detail())
+}
+
+pub async fn topics(
+    service: &Service,
+    caller: &Caller,
+    cluster: &str,
+    window: WindowArgs,
+) -> Result<TopicList, ApiError> {
+    let entry = entry(service, caller, cluster)?;
+    Ok(entry.topics(&window.parse()?))
+}
+
+pub async fn topic(
+    service: &Service,
+    caller: &Caller,
+    cluster: &str,
+    topic: Arg<String>,
+) -> Result<TopicDetail, ApiError> {
+    let entry = entry(service, caller, cluster)?;
+    let topic = topic.required("topic")?;
+    check_topic_name(&topic, "topic")?;
+    if entry.state().metadata.is_none() {
+        // Before the first good refresh klens cannot tell a missing topic from an unread one.
+        return Err(not_read_yet(cluster, "topics"));
+    }
+    entry.topic(&topic).ok_or_else(|| {
+        ApiError::new(
+            ErrorCode::NotFound,
+            format!("There is no topic named \"{topic}\" in cluster \"{cluster}\"."),
+        )
+    })
+}
+
+pub async fn groups(
+    service: &Service,
+    caller: &Caller,
+    cluster: &str,
+    window: WindowArgs,
+) -> Result<GroupList, ApiError> {
+    let entry = entry(service, caller, cluster)?;
+    Ok(entry.groups(&window.parse()?))
+}
+
+pub async fn group(
+    service: &Service,
+    caller: &Caller,
+    cluster: &str,
+    group: Arg<String>,
+) -> Result<GroupDetail, ApiError> {
+    let entry = entry(service, caller, cluster)?;
+    let group = group.required("group")?;
+    if group.is_empty() {
+        return Err(ApiError::bad_request(
+            "group",
+            "A group id cannot be empty.",
+        ));
+    }
+    if entry.state().groups.data.is_none() {
+        return Err(not_read_yet(cluster, "consumer groups"));
+    }
+    entry.group(&group).ok_or_else(|| {
+        ApiError::new(
+            ErrorCode::NotFound,
+            format!("There is no consumer group \"{group}\" in cluster \"{cluster}\"."),
+        )
+    })
+}
+
+pub async fn brokers(
+    service: &Service,
+    caller: &Caller,
+    cluster: &str,
+) -> Result<BrokerList, ApiError> {
+    Ok(entry(service, caller, cluster)?.brokers())
+}
+
+pub async fn broker(
+    service: &Service,
+    caller: &Caller,
+    cluster: &str,
+    id: Arg<i32>,
+) -> Result<BrokerDetail, ApiError> {
+    let entry = entry(service, caller, cluster)?;
+    let id = id.required("id")?;
+    if entry.state().metadata.is_none() {
+        return Err(not_read_yet(cluster, "brokers"));
+    }
+    entry
+        .brokers()
+        .brokers
+        .into_iter()
+        .find(|b| b.id == id)
+        .ok_or_else(|| {
+            ApiError::new(
+                ErrorCode::NotFound,
+                format!("There is no broker {id} in cluster \"{cluster}\"."),
+            )
+        })
+}
+
+pub async fn subjects(
+    service: &Service,
+    caller: &Caller,
+    cluster: &str,
+) -> Result<SubjectList, ApiError> {
+    Ok(entry(service, caller, cluster)?.subjects())
+}
+
+/// Searches every visible cluster, or only `cluster` (which must then be visible).
+pub async fn search(
+    service: &Service,
+    caller: &Caller,
+    q: Arg<String>,
+    cluster: Arg<String>,
+) -> Result<SearchResult, ApiError> {
+    let entries = match cluster.optional("cluster")? {
+        Some(cluster) => vec![entry(service, caller, &cluster)?],
+        None => visible(service, caller),
+    };
+    let query = q.required("q")?;
+    if query.chars().count() > MAX_QUERY {
+        return Err(ApiError::bad_request(
+            "q",
+            format!("A search is at most {MAX_QUERY} characters."),
+        ));
+    }
+    let mut hits: Vec<(u32, SearchHit)> = entries.iter().flat_map(|e| e.search(&query)).collect();
+    hits.sort_by(|(a, x), (b, y)| {
+        (a, x.kind, &x.cluster, &x.name).cmp(&(b, y.kind, &y.cluster, &y.name))
+    });
+    hits.truncate(MAX_HITS);
+    Ok(SearchResult {
+        hits: hits.into_iter().map(|(_, hit)| hit).collect(),
+    })
+}

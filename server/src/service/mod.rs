@@ -1,0 +1,107 @@
+//! The service layer: every operation klens offers, as a plain async function of the caller and
+//! the arguments as sent, grouped by capability (`identity`, `catalog`, `topics`, `records`).
+//! Each one asks the decision first, then judges its arguments, then reaches the projection,
+//! Kafka or the registry, and answers `Result<T, ApiError>`. The doors (server functions, the
+//! streaming routes, later MCP tools) only find the caller and shape the answer.
+//!
+//! What must never happen here: reading the caller from a request, or reaching Kafka without
+//! the grant for exactly what is done.
+
+pub mod catalog;
+pub mod identity;
+pub mod records;
+pub mod topics;
+
+use std::sync::Arc;
+
+use app::access::{Action, Resource};
+use app::{ApiError, Privilege};
+
+use crate::auth::{Caller, Grant, Policy};
+use crate::catalog::{Catalog, ClusterEntry};
+use crate::kafka::Link;
+use crate::records::decode::Schemas;
+
+/// What every operation may reach.
+pub struct Service {
+    pub policy: Arc<Policy>,
+    pub catalog: Arc<Catalog>,
+    /// Per cluster, in config order: its registry schemas by id, for decoding records.
+    schemas: Vec<(String, Arc<Schemas>)>,
+}
+
+/// One cluster as an operation was granted it.
+pub struct Granted {
+    pub grant: Grant,
+    pub entry: Arc<ClusterEntry>,
+}
+
+impl Granted {
+    pub fn link(&self) -> Arc<Link> {
+        self.entry.link()
+    }
+}
+
+impl Service {
+    pub fn new(policy: Arc<Policy>, catalog: Arc<Catalog>) -> Service {
+        let schemas = catalog
+            .clusters()
+            .iter()
+            .map(|c| (c.name.clone(), Arc::new(Schemas::new(c.registry()))))
+            .collect();
+        Service {
+            policy,
+            catalog,
+            schemas,
+        }
+    }
+
+    /// The decision for `caller` doing `action` on `cluster`, and the cluster it was granted.
+    /// Hidden and unknown clusters take the same path and give the same error.
+    pub fn decide(
+        &self,
+        caller: &Caller,
+        cluster: &str,
+        action: Action,
+    ) -> Result<Granted, ApiError> {
+        let grant = self.policy.decide(&caller.subject(), cluster, action)?;
+        let entry = self
+            .catalog
+            .entry(&grant)
+            .cloned()
+            .ok_or_else(|| ApiError::unknown_cluster(cluster))?;
+        Ok(Granted { grant, entry })
+    }
+
+    /// The decision for `privilege` on a topic of `cluster`. Whether the topic is internal is
+    /// Kafka's word, read from the projection; a topic it does not list (or a name that is not
+    /// one) is not internal, and its arguments are judged after the decision.
+    pub fn decide_topic(
+        &self,
+        caller: &Caller,
+        cluster: &str,
+        privilege: Privilege,
+        topic: Option<&str>,
+    ) -> Result<Granted, ApiError> {
+        let name = topic.unwrap_or_default();
+        let internal = self
+            .catalog
+            .get(cluster)
+            .and_then(|entry| entry.topic_metadata(name).ok().flatten())
+            .is_some_and(|t| t.internal);
+        let resource = Resource::Topic {
+            name: name.to_string(),
+            internal,
+        };
+        self.decide(caller, cluster, Action::new(privilege, resource))
+    }
+
+    /// The registry schemas of a cluster, for decoding its records.
+    pub fn schemas(&self, cluster: &str) -> Arc<Schemas> {
+        self.schemas
+            .iter()
+            .find(|(name, _)| name == cluster)
+            .map(|(_, s)| Arc::clone(s))
+            .unwrap_or_else(|| Arc::new(Schemas::new(None)))
+    }
+}

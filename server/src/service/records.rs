@@ -1,0 +1,136 @@
+//! Records (RECORDS on the topic): a page, one record, and the preparation of the export and
+//! the tail, whose bytes the streaming routes then carry.
+
+use std::sync::Arc;
+
+use app::api::{Arg, Record, RecordArgs, RecordAtArgs, RecordPage};
+use app::{ApiError, ErrorCode, Privilege};
+
+use super::{Granted, Service};
+use crate::auth::Caller;
+use crate::kafka::admin::check_topic_name;
+use crate::kafka::{Link, Topic};
+use crate::records::decode::Schemas;
+use crate::records::{self, Filter, Span};
+
+/// The decision for RECORDS on `topic`, then the topic's name and its metadata.
+fn decide(
+    service: &Service,
+    caller: &Caller,
+    cluster: &str,
+    topic: &Arg<String>,
+) -> Result<(Granted, String), ApiError> {
+    let named = topic.clone().optional("topic").ok().flatten();
+    let granted = service.decide_topic(caller, cluster, Privilege::Records, named.as_deref())?;
+    let name = topic.clone().required("topic")?;
+    check_topic_name(&name, "topic")?;
+    Ok((granted, name))
+}
+
+/// The topic as the projection knows it, or `NOT_FOUND`.
+fn metadata(granted: &Granted, cluster: &str, name: &str) -> Result<Topic, ApiError> {
+    granted.entry.topic_metadata(name)?.ok_or_else(|| {
+        ApiError::new(
+            ErrorCode::NotFound,
+            format!("There is no topic named \"{name}\" in cluster \"{cluster}\"."),
+        )
+    })
+}
+
+pub async fn records(
+    service: &Service,
+    caller: &Caller,
+    args: RecordArgs,
+) -> Result<RecordPage, ApiError> {
+    let cluster = args.cluster.clone();
+    let (granted, name) = decide(service, caller, &cluster, &args.topic)?;
+    let query = args.parse()?;
+    let topic = metadata(&granted, &cluster, &name)?;
+    let schemas = service.schemas(&cluster);
+    records::page(&granted.grant, &granted.link(), &schemas, &topic, &query).await
+}
+
+pub async fn record(
+    service: &Service,
+    caller: &Caller,
+    args: RecordAtArgs,
+) -> Result<Record, ApiError> {
+    let (granted, name) = decide(service, caller, &args.cluster, &args.topic)?;
+    let partition = args.partition.required("partition")?;
+    let offset = args.offset.required("offset")?;
+    let topic = metadata(&granted, &args.cluster, &name)?;
+    let schemas = service.schemas(&args.cluster);
+    records::one(
+        &granted.grant,
+        &granted.link(),
+        &schemas,
+        &topic,
+        partition,
+        offset,
+    )
+    .await
+}
+
+/// What a stream asks for, as sent.
+#[derive(Clone, Debug, Default)]
+pub struct StreamArgs {
+    pub cluster: String,
+    pub topic: Arg<String>,
+    pub partition: Arg<i32>,
+    /// `earliest`, `latest`, or a timestamp in ms since the epoch.
+    pub from: Arg<String>,
+    /// The export stops at records newer than this timestamp (ms since the epoch).
+    pub to: Arg<i64>,
+    pub q: Arg<String>,
+    pub exact: Arg<bool>,
+}
+
+/// A stream after the decision and the checks: where it reads, fixed now, and how.
+pub struct Stream {
+    pub link: Arc<Link>,
+    pub schemas: Arc<Schemas>,
+    pub topic: String,
+    pub filter: Option<Filter>,
+    pub spans: Vec<Span>,
+    pub to: Option<i64>,
+}
+
+/// Prepares the export (from `earliest` unless told) or the tail (always from `latest`).
+pub async fn stream(
+    service: &Service,
+    caller: &Caller,
+    args: StreamArgs,
+    default_from: &str,
+) -> Result<Stream, ApiError> {
+    let (granted, name) = decide(service, caller, &args.cluster, &args.topic)?;
+    let partition = args.partition.optional("partition")?;
+    let from = args.from.or("from", default_from.to_string())?;
+    let to = args.to.optional("to")?;
+    let filter = Filter::parse(
+        args.q.optional("q")?.as_deref(),
+        args.exact.or("exact", false)?,
+    )?;
+    let topic = metadata(&granted, &args.cluster, &name)?;
+    let link = granted.link();
+    let spans = records::stream_spans(&granted.grant, &link, &topic, partition, &from).await?;
+    Ok(Stream {
+        link,
+        schemas: service.schemas(&args.cluster),
+        topic: name,
+        filter,
+        spans,
+        to,
+    })
+}
+
+/// Whether `caller` may still read `topic` of `cluster`: asked again while a tail runs.
+pub fn still_allowed(
+    service: &Service,
+    caller: &Caller,
+    cluster: &str,
+    topic: &str,
+) -> Result<(), ApiError> {
+    service
+        .decide_topic(caller, cluster, Privilege::Records, Some(topic))
+        .map(|_| ())
+}

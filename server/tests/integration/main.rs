@@ -1,0 +1,15 @@
+//! Integration tests against the real Kafka of the local dev stack, `dev/stack` (started by
+//! `make integration`). Each test makes its own topics and clusters so tests never share state.
+//! One module per capability; `support` holds the helpers they share.
+
+mod support;
+
+mod catalog;
+mod config_check;
+mod groups;
+mod records;
+mod registry;
+mod search;
+mod security;
+mod sizes;
+mod topics;

@@ -1,0 +1,282 @@
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use axum::http::StatusCode;
+use rdkafka::ClientConfig;
+
+use crate::support::*;
+
+/// The exact bytes an encoded key, value or header value stands for.
+fn bytes_of(encoded: &serde_json::Value) -> Option<Vec<u8>> {
+    use base64::Engine;
+    let b64 = |s: &serde_json::Value| {
+        base64::engine::general_purpose::STANDARD
+            .decode(s.as_str().expect("base64 text"))
+            .expect("valid base64")
+    };
+    if let Some(raw) = encoded.get("raw") {
+        return Some(b64(raw));
+    }
+    match encoded["encoding"].as_str().expect("encoding") {
+        "null" => None,
+        "base64" => Some(b64(&encoded["data"])),
+        "text" => Some(encoded["data"].as_str().expect("text").as_bytes().to_vec()),
+        "json" => Some(serde_json::to_vec(&encoded["data"]).expect("json")),
+        other => panic!("{other} without raw bytes: {encoded}"),
+    }
+}
+
+/// One record as produced: partition, key, value, headers, timestamp.
+type Produced = (
+    i32,
+    Option<Vec<u8>>,
+    Option<Vec<u8>>,
+    Vec<(String, Option<Vec<u8>>)>,
+    i64,
+);
+
+/// Checks one record of klens's answer against what was produced.
+fn assert_same(got: &serde_json::Value, want: &Produced, what: &str) {
+    let (partition, key, value, headers, timestamp) = want;
+    assert_eq!(got["partition"], *partition, "{what}: {got}");
+    assert_eq!(got["timestamp"], *timestamp, "{what}: {got}");
+    assert_eq!(got["timestamp_type"], "create_time", "{what}");
+    assert_eq!(bytes_of(&got["key"]), *key, "{what}: key of {got}");
+    assert_eq!(bytes_of(&got["value"]), *value, "{what}: value of {got}");
+    let got_headers: Vec<(String, Option<Vec<u8>>)> = got["headers"]
+        .as_array()
+        .expect("headers")
+        .iter()
+        .map(|h| {
+            (
+                h["key"].as_str().expect("key").to_string(),
+                bytes_of(&h["value"]),
+            )
+        })
+        .collect();
+    assert_eq!(&got_headers, headers, "{what}: headers of {got}");
+}
+
+#[tokio::test]
+async fn records_record_and_export_give_back_every_byte() {
+    use rdkafka::message::{Header, OwnedHeaders};
+    use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
+
+    let topic = unique("it-fidelity");
+    create_topic(&topic, 3).await;
+    // An Avro schema registered for the topic's values, and one value framed with its id.
+    let registered = registry(
+        reqwest::Method::POST,
+        &format!("subjects/{topic}-value/versions"),
+        serde_json::json!({"schema": r#"{"type":"record","name":"F","fields":[{"name":"id","type":"long"},{"name":"name","type":"string"}]}"#}),
+    )
+    .await;
+    let schema_id = registered["id"].as_u64().expect("schema id") as u32;
+    // id = 42 (zig-zag 84), name = "x" (length 1 → 2).
+    let mut framed = vec![0u8];
+    framed.extend_from_slice(&schema_id.to_be_bytes());
+    framed.extend_from_slice(&[84, 2, b'x']);
+    // A Protobuf schema and a JSON Schema under subjects of their own (the frame names the
+    // schema by id, whatever the subject).
+    let proto_id = registry(
+        reqwest::Method::POST,
+        &format!("subjects/{topic}-proto/versions"),
+        serde_json::json!({
+            "schemaType": "PROTOBUF",
+            "schema": "syntax = \"proto3\";\nmessage P {\n  int32 id = 1;\n  string name = 2;\n}\n",
+        }),
+    )
+    .await["id"]
+        .as_u64()
+        .expect("Protobuf schema id") as u32;
+    let json_id = registry(
+        reqwest::Method::POST,
+        &format!("subjects/{topic}-json/versions"),
+        serde_json::json!({
+            "schemaType": "JSON",
+            "schema": r#"{"type":"object","properties":{"n":{"type":"integer"},"tags":{"type":"array"}}}"#,
+        }),
+    )
+    .await["id"]
+        .as_u64()
+        .expect("JSON Schema id") as u32;
+    // Magic byte, id, message index [0] as the single byte 0, then P{id: 7, name: "p"} written
+    // out by hand: field 1 varint 7, field 2 length 1 "p".
+    let mut proto = vec![0u8];
+    proto.extend_from_slice(&proto_id.to_be_bytes());
+    proto.extend_from_slice(&[0, 0x08, 7, 0x12, 1, b'p']);
+    let mut json_framed = vec![0u8];
+    json_framed.extend_from_slice(&json_id.to_be_bytes());
+    json_framed.extend_from_slice(br#"{"n": 5, "tags": ["a", "b"]}"#);
+
+    // Explicit timestamps, recent enough that retention leaves them alone.
+    let t0 = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0)
+        - 60_000;
+    let binary: Vec<u8> = (0..=255u8).rev().collect();
+    let produced: Vec<Produced> = vec![
+        (
+            0,
+            Some(b"k1".to_vec()),
+            Some(b"plain text".to_vec()),
+            vec![
+                ("h".into(), Some(b"1".to_vec())),
+                ("h".into(), Some(b"2".to_vec())),
+                ("nothing".into(), None),
+            ],
+            t0,
+        ),
+        (0, None, None, Vec::new(), t0 + 1),
+        (1, Some(Vec::new()), Some(Vec::new()), Vec::new(), t0 + 2),
+        (
+            1,
+            Some(vec![0xff, 0x00, 0xfe]),
+            Some(binary),
+            vec![("bin".into(), Some(vec![0xc3, 0x28]))],
+            t0 + 3,
+        ),
+        (
+            2,
+            Some(b"json".to_vec()),
+            Some(br#"{"a": 1,  "b": [true]}"#.to_vec()),
+            Vec::new(),
+            t0 + 4,
+        ),
+        (2, Some(b"avro".to_vec()), Some(framed), Vec::new(), t0 + 5),
+        (0, Some(b"proto".to_vec()), Some(proto), Vec::new(), t0 + 6),
+        (
+            1,
+            Some(b"json".to_vec()),
+            Some(json_framed),
+            Vec::new(),
+            t0 + 7,
+        ),
+    ];
+    let producer: BaseProducer = ClientConfig::new()
+        .set("bootstrap.servers", OPEN_PORT)
+        .create()
+        .expect("producer");
+    for (partition, key, value, headers, timestamp) in &produced {
+        let mut h = OwnedHeaders::new();
+        for (k, v) in headers {
+            h = h.insert(Header {
+                key: k.as_str(),
+                value: v.as_deref(),
+            });
+        }
+        let mut record = BaseRecord::<[u8], [u8]>::to(&topic)
+            .partition(*partition)
+            .timestamp(*timestamp)
+            .headers(h);
+        if let Some(k) = key {
+            record = record.key(k.as_slice());
+        }
+        if let Some(v) = value {
+            record = record.payload(v.as_slice());
+        }
+        producer
+            .send(record)
+            .unwrap_or_else(|(e, _)| panic!("send: {e}"));
+        producer.flush(Duration::from_secs(10)).expect("flush");
+    }
+
+    let router = router(&format!(
+        "clusters:\n{}    schema_registry:\n      url: http://127.0.0.1:18081/apis/ccompat/v7\n",
+        scram_cluster("local", "klens-secret")
+    ))
+    .await;
+
+    // A page of every record, oldest first across partitions.
+    let (status, body) = get_raw(
+        &router,
+        &format!("/api/records?cluster=local&topic={topic}&from=earliest&limit=500"),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{}", String::from_utf8_lossy(&body));
+    let page: serde_json::Value = serde_json::from_slice(&body).expect("JSON");
+    let records = page["records"].as_array().expect("records");
+    assert_eq!(records.len(), produced.len(), "{page}");
+    for (got, want) in records.iter().zip(&produced) {
+        assert_same(got, want, "records");
+    }
+    assert_eq!(page["next"], serde_json::Value::Null, "all read");
+    let avro = &records[5]["value"];
+    assert_eq!(avro["encoding"], "avro");
+    assert_eq!(avro["schema_id"], schema_id);
+    assert_eq!(avro["data"], serde_json::json!({"id": 42, "name": "x"}));
+    let proto = &records[6]["value"];
+    assert_eq!(proto["encoding"], "protobuf", "{proto}");
+    assert_eq!(proto["schema_id"], proto_id);
+    assert_eq!(proto["data"], serde_json::json!({"id": 7, "name": "p"}));
+    let json = &records[7]["value"];
+    assert_eq!(json["encoding"], "json_schema", "{json}");
+    assert_eq!(json["schema_id"], json_id);
+    assert_eq!(
+        json["data"],
+        serde_json::json!({"n": 5, "tags": ["a", "b"]})
+    );
+    assert_eq!(records[1]["key"]["encoding"], "null");
+    assert_eq!(records[1]["value"]["encoding"], "null");
+    assert_eq!(records[3]["value"]["encoding"], "base64");
+
+    // Each record alone.
+    for (got, want) in records.iter().zip(&produced) {
+        let path = format!(
+            "/api/record?cluster=local&topic={topic}&partition={}&offset={}",
+            got["partition"], got["offset"]
+        );
+        let (status, body) = get_raw(&router, &path).await;
+        assert_eq!(status, StatusCode::OK, "{path}");
+        let one: serde_json::Value = serde_json::from_slice(&body).expect("JSON");
+        assert_same(&one, want, "record");
+    }
+
+    // The export: one line per record, each partition in offset order.
+    let (status, body) =
+        get_raw(&router, &format!("/api/export?cluster=local&topic={topic}")).await;
+    assert_eq!(status, StatusCode::OK);
+    let mut lines: Vec<serde_json::Value> = body
+        .split(|b| *b == b'\n')
+        .filter(|l| !l.is_empty())
+        .map(|l| serde_json::from_slice(l).expect("NDJSON line"))
+        .collect();
+    lines.sort_by_key(|l| l["timestamp"].as_i64());
+    assert_eq!(lines.len(), produced.len());
+    for (got, want) in lines.iter().zip(&produced) {
+        assert_same(got, want, "export");
+    }
+
+    // From a timestamp: the first records at or after it, per partition.
+    let (_, body) = get_raw(
+        &router,
+        &format!(
+            "/api/records?cluster=local&topic={topic}&timestamp={}",
+            t0 + 3
+        ),
+    )
+    .await;
+    let page: serde_json::Value = serde_json::from_slice(&body).expect("JSON");
+    let stamps: Vec<i64> = page["records"]
+        .as_array()
+        .expect("records")
+        .iter()
+        .filter_map(|r| r["timestamp"].as_i64())
+        .collect();
+    assert_eq!(stamps, [t0 + 3, t0 + 4, t0 + 5, t0 + 6, t0 + 7]);
+
+    // A filter, and a refused missing record.
+    let (_, body) = get_raw(
+        &router,
+        &format!("/api/records?cluster=local&topic={topic}&from=earliest&q=PLAIN"),
+    )
+    .await;
+    let page: serde_json::Value = serde_json::from_slice(&body).expect("JSON");
+    assert_eq!(page["records"].as_array().map(Vec::len), Some(1), "{page}");
+    let (status, _) = get_raw(
+        &router,
+        &format!("/api/record?cluster=local&topic={topic}&partition=0&offset=99"),
+    )
+    .await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+}

@@ -1,0 +1,287 @@
+//! Helpers shared by the modules of this binary: the dev stack's ports, configs and clusters,
+//! topics and records made over the open port, and requests through klens's router.
+
+use std::path::Path;
+use std::process::Command;
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use axum::body::Body;
+use axum::http::{Request, StatusCode};
+use http_body_util::BodyExt;
+use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
+use rdkafka::client::DefaultClientContext;
+use rdkafka::ClientConfig;
+use server::catalog::Catalog;
+use server::config::Config;
+use server::http::{app, AppState};
+use tower::ServiceExt;
+
+pub(crate) const OPEN_PORT: &str = "127.0.0.1:19092";
+pub(crate) const SCRAM_PORT: &str = "127.0.0.1:19094";
+
+pub(crate) fn unique(prefix: &str) -> String {
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0);
+    format!("{prefix}-{nanos}")
+}
+
+pub(crate) fn config(yaml: &str) -> Config {
+    server::config::parse(yaml, "test.yaml", &|_| None, Path::new("."))
+        .unwrap_or_else(|e| panic!("test config is invalid: {e}"))
+}
+
+pub(crate) fn scram_cluster(name: &str, password: &str) -> String {
+    format!(
+        "  - name: {name}\n    bootstrap_servers: {SCRAM_PORT}\n    sasl:\n      mechanism: SCRAM-SHA-512\n      username: klens\n      password: {password}\n"
+    )
+}
+
+pub(crate) async fn create_topic(name: &str, partitions: i32) {
+    let admin: AdminClient<DefaultClientContext> = ClientConfig::new()
+        .set("bootstrap.servers", OPEN_PORT)
+        .create()
+        .expect("admin client");
+    let topic = NewTopic::new(name, partitions, TopicReplication::Fixed(1));
+    let results = admin
+        .create_topics(
+            [&topic],
+            &AdminOptions::new().operation_timeout(Some(Duration::from_secs(10))),
+        )
+        .await
+        .expect("create_topics answered");
+    for result in results {
+        result.unwrap_or_else(|(t, e)| panic!("creating {t}: {e}"));
+    }
+}
+
+/// Topic name → partition count, as kcat (a separate librdkafka build) reads it over the open port.
+pub(crate) fn kafka_topics() -> Vec<(String, usize)> {
+    let out = Command::new("kcat")
+        .args(["-b", OPEN_PORT, "-L", "-J"])
+        .output()
+        .expect("kcat runs (is it installed?)");
+    assert!(
+        out.status.success(),
+        "kcat failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("kcat JSON");
+    json["topics"]
+        .as_array()
+        .expect("topics")
+        .iter()
+        .map(|t| {
+            let name = t["topic"].as_str().expect("topic name").to_string();
+            let partitions = t["partitions"].as_array().map(Vec::len).unwrap_or(0);
+            (name, partitions)
+        })
+        .collect()
+}
+
+pub(crate) fn klens() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_klens"))
+}
+
+pub(crate) fn check_config(path: &std::path::Path) -> std::process::Output {
+    klens()
+        .args(["--check-config", "--config"])
+        .arg(path)
+        .output()
+        .expect("klens runs")
+}
+
+pub(crate) fn write_temp(name: &str, contents: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(unique("klens-it"));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join(name);
+    std::fs::write(&path, contents).expect("write temp file");
+    path
+}
+
+/// The router over `yaml`, with every cluster refreshed once.
+pub(crate) async fn router(yaml: &str) -> axum::Router {
+    let config = config(yaml);
+    let catalog = Arc::new(Catalog::new(&config));
+    for entry in catalog.clusters() {
+        entry.refresh().await;
+    }
+    let leptos = leptos::config::LeptosOptions::builder()
+        .output_name("klens")
+        .build();
+    app(AppState::new(leptos, &config, catalog).expect("state"))
+}
+
+pub(crate) async fn post(
+    router: &axum::Router,
+    path: &str,
+    body: serde_json::Value,
+) -> (StatusCode, serde_json::Value) {
+    let request = Request::post(path)
+        .header("host", "127.0.0.1:8080")
+        .header("content-type", "application/json")
+        .body(Body::from(body.to_string()))
+        .expect("request");
+    let (status, bytes) = send(router, request).await;
+    let json = serde_json::from_slice(&bytes)
+        .unwrap_or_else(|_| panic!("not JSON ({status}): {}", String::from_utf8_lossy(&bytes)));
+    (status, json)
+}
+
+/// Refreshes until `ready` holds (Kafka's metadata and offsets can lag a change by a moment);
+/// gives up after five seconds and lets the caller's assertions say what is missing.
+pub(crate) async fn refresh_until(
+    entry: &server::catalog::ClusterEntry,
+    ready: impl Fn(&server::catalog::ClusterEntry) -> bool,
+) {
+    for _ in 0..20 {
+        entry.refresh().await;
+        if ready(entry) {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+}
+
+/// Produces `count` records to each listed partition over the open port and waits for them.
+pub(crate) fn produce(topic: &str, counts: &[(i32, usize)]) {
+    use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
+    let producer: BaseProducer = ClientConfig::new()
+        .set("bootstrap.servers", OPEN_PORT)
+        .create()
+        .expect("producer");
+    for &(partition, count) in counts {
+        for i in 0..count {
+            let payload = format!("record {i}");
+            producer
+                .send(
+                    BaseRecord::<str, str>::to(topic)
+                        .partition(partition)
+                        .payload(&payload),
+                )
+                .unwrap_or_else(|(e, _)| panic!("send: {e}"));
+        }
+    }
+    producer.flush(Duration::from_secs(10)).expect("flush");
+}
+
+/// The client certificate files `dev/stack` generates for its mutual-TLS listener. The folder is
+/// found at run time: with the build cache shared between clones, a path fixed at compile time
+/// could name another clone's certificates.
+pub(crate) fn tls_file(name: &str) -> String {
+    let package = std::env::var("CARGO_MANIFEST_DIR")
+        .map(std::path::PathBuf::from)
+        .or_else(|_| std::env::current_dir())
+        .expect("the package folder");
+    let file = package.join("../target/dev-stack/tls").join(name);
+    file.to_string_lossy().into_owned()
+}
+
+/// Commits `offsets` (partition → next offset to read) for `group` on `topic`, without joining
+/// the group, as a tool resetting offsets would.
+pub(crate) fn commit_offsets(group: &str, topic: &str, offsets: &[(i32, i64)]) {
+    use rdkafka::consumer::{BaseConsumer, CommitMode, Consumer};
+    let consumer: BaseConsumer = ClientConfig::new()
+        .set("bootstrap.servers", OPEN_PORT)
+        .set("group.id", group)
+        .set("enable.auto.commit", "false")
+        .create()
+        .expect("consumer");
+    let mut list = rdkafka::TopicPartitionList::new();
+    for &(partition, offset) in offsets {
+        list.add_partition_offset(topic, partition, rdkafka::Offset::Offset(offset))
+            .expect("partition");
+    }
+    consumer
+        .commit(&list, CommitMode::Sync)
+        .expect("offsets committed");
+}
+
+/// A catalog of the dev stack as one cluster `local`, reached over SCRAM as klens.
+pub(crate) fn scram_catalog() -> Catalog {
+    Catalog::new(&config(&format!(
+        "clusters:\n{}",
+        scram_cluster("local", "klens-secret")
+    )))
+}
+
+/// A member that has joined `group` on `topic` with the rebalance `protocol` (`classic`, or
+/// `consumer` for KIP-848) and holds its assignment.
+pub(crate) fn join_group(
+    group: &str,
+    topic: &str,
+    client_id: &str,
+    protocol: &str,
+) -> rdkafka::consumer::BaseConsumer {
+    use rdkafka::consumer::{BaseConsumer, Consumer};
+    let consumer: BaseConsumer = ClientConfig::new()
+        .set("bootstrap.servers", OPEN_PORT)
+        .set("group.id", group)
+        .set("group.protocol", protocol)
+        .set("client.id", client_id)
+        .set("enable.auto.commit", "false")
+        .create()
+        .expect("consumer");
+    consumer.subscribe(&[topic]).expect("subscribe");
+    for _ in 0..60 {
+        let _ = consumer.poll(Duration::from_millis(250));
+        if consumer
+            .assignment()
+            .map(|a| a.count() > 0)
+            .unwrap_or(false)
+        {
+            return consumer;
+        }
+    }
+    panic!("the consumer of {group} was never assigned partitions");
+}
+
+/// Calls the dev stack's registry and returns the JSON answer.
+pub(crate) async fn registry(
+    method: reqwest::Method,
+    path: &str,
+    body: serde_json::Value,
+) -> serde_json::Value {
+    let url = format!("http://127.0.0.1:18081/apis/ccompat/v7/{path}");
+    let response = reqwest::Client::new()
+        .request(method, &url)
+        .header("content-type", "application/vnd.schemaregistry.v1+json")
+        .json(&body)
+        .send()
+        .await
+        .unwrap_or_else(|e| panic!("{url}: {e}"));
+    assert!(
+        response.status().is_success(),
+        "{url}: {}",
+        response.status()
+    );
+    response.json().await.expect("registry JSON")
+}
+
+/// GETs `path` from the router and returns the status and the raw body.
+pub(crate) async fn get_raw(router: &axum::Router, path: &str) -> (StatusCode, Vec<u8>) {
+    let request = Request::get(path)
+        .header("host", "127.0.0.1:8080")
+        .body(Body::empty())
+        .expect("request");
+    send(router, request).await
+}
+
+/// Sends `request` through the router and returns the status and the whole body.
+pub(crate) async fn send(router: &axum::Router, request: Request<Body>) -> (StatusCode, Vec<u8>) {
+    let response = router
+        .clone()
+        .oneshot(request)
+        .await
+        .expect("router answers");
+    let status = response.status();
+    let bytes = response
+        .into_body()
+        .collect()
+        .await
+        .expect("body")
+        .to_bytes();
+    (status, bytes.to_vec())
+}
