@@ -49,17 +49,15 @@ pub fn or_dash<T>(value: Option<T>, format: impl FnOnce(T) -> String) -> String 
 /// Percent-encodes a value for a URL path segment or query value: names of groups and subjects
 /// may hold `/`, `?`, `#`, `&` or spaces.
 pub fn query_value(value: &str) -> String {
-    let mut out = String::with_capacity(value.len());
-    for b in value.bytes() {
-        match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                out.push(b as char)
-            }
-            _ => out.push_str(&format!("%{b:02X}")),
-        }
-    }
-    out
+    percent_encoding::utf8_percent_encode(value, UNRESERVED_ONLY).to_string()
 }
+
+/// Everything but RFC 3986's unreserved characters is encoded.
+const UNRESERVED_ONLY: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'_')
+    .remove(b'.')
+    .remove(b'~');
 
 /// The page of a thing in a cluster: `/c/{cluster}/{section}/{name}`, with the name encoded.
 pub fn page_url(cluster: &str, section: &str, name: &str) -> String {

@@ -1,6 +1,8 @@
 //! `klens --config config.yaml`: load and check the config, start one refresh loop per cluster,
 //! serve the UI, `/api` and the probes.
 
+use std::ffi::{OsStr, OsString};
+use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -22,40 +24,47 @@ struct Args {
     check_only: bool,
 }
 
-fn parse_args() -> Result<Option<Args>, String> {
+/// Reads the arguments as the OS gives them: a config path need not be UTF-8.
+fn parse_args(arguments: impl IntoIterator<Item = OsString>) -> Result<Option<Args>, String> {
     let mut args = Args {
         config: PathBuf::from("config.yaml"),
         check_only: false,
     };
-    let mut iter = std::env::args().skip(1);
+    let mut iter = arguments.into_iter();
     while let Some(arg) = iter.next() {
-        match arg.as_str() {
-            "--config" | "-c" => {
+        if let Some(path) = arg.as_bytes().strip_prefix(b"--config=") {
+            args.config = PathBuf::from(OsStr::from_bytes(path));
+            continue;
+        }
+        match arg.to_str() {
+            Some("--config" | "-c") => {
                 let value = iter
                     .next()
                     .ok_or_else(|| "--config needs a file path".to_string())?;
                 args.config = PathBuf::from(value);
             }
-            s if s.starts_with("--config=") => {
-                args.config = PathBuf::from(&s["--config=".len()..]);
-            }
-            "--check-config" => args.check_only = true,
-            "--help" | "-h" => {
+            Some("--check-config") => args.check_only = true,
+            Some("--help" | "-h") => {
                 println!("{USAGE}");
                 return Ok(None);
             }
-            "--version" | "-V" => {
+            Some("--version" | "-V") => {
                 println!("klens {}", env!("CARGO_PKG_VERSION"));
                 return Ok(None);
             }
-            other => return Err(format!("unknown argument `{other}`; try --help")),
+            _ => {
+                return Err(format!(
+                    "unknown argument `{}`; try --help",
+                    arg.to_string_lossy()
+                ))
+            }
         }
     }
     Ok(Some(args))
 }
 
 fn main() -> ExitCode {
-    let args = match parse_args() {
+    let args = match parse_args(std::env::args_os().skip(1)) {
         Ok(Some(args)) => args,
         Ok(None) => return ExitCode::SUCCESS,
         Err(message) => {
@@ -145,4 +154,34 @@ async fn shutdown_signal() {
         _ = terminate => {}
     }
     tracing::info!("shutting down");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::ffi::OsStringExt;
+
+    fn parsed(args: &[&[u8]]) -> Result<Option<Args>, String> {
+        parse_args(args.iter().map(|a| OsString::from_vec(a.to_vec())))
+    }
+
+    /// Regression: arguments that are not UTF-8 used to panic in `std::env::args`.
+    #[test]
+    fn arguments_need_not_be_utf8() {
+        let path: &[u8] = b"/etc/kl\xffens.yaml";
+        for args in [
+            &[b"--config".as_slice(), path][..],
+            &[b"--config=/etc/kl\xffens.yaml"],
+        ] {
+            let got = parsed(args).expect("parsed").expect("arguments");
+            assert_eq!(got.config.as_os_str().as_bytes(), path);
+        }
+        let e = parsed(&[b"--b\xffd"]).err().expect("refused");
+        assert!(e.starts_with("unknown argument `--b"), "{e}");
+        assert!(parsed(&[b"--config"]).is_err());
+        let got = parsed(&[b"--check-config"])
+            .expect("parsed")
+            .expect("arguments");
+        assert!(got.check_only);
+    }
 }

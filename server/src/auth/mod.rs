@@ -12,6 +12,7 @@
 
 pub mod oidc;
 pub mod session;
+mod store;
 
 use std::collections::{BTreeMap, BTreeSet};
 

@@ -7,18 +7,52 @@
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use openidconnect::core::{CoreAuthenticationFlow, CoreClient, CoreProviderMetadata};
+use std::collections::HashMap;
+
+use openidconnect::core::{
+    CoreAuthDisplay, CoreAuthPrompt, CoreAuthenticationFlow, CoreErrorResponseType,
+    CoreGenderClaim, CoreJsonWebKey, CoreJweContentEncryptionAlgorithm, CoreJwsSigningAlgorithm,
+    CoreProviderMetadata, CoreRevocableToken, CoreRevocationErrorResponse,
+    CoreTokenIntrospectionResponse, CoreTokenType,
+};
 use openidconnect::{
-    AuthorizationCode, ClientId, ClientSecret, CsrfToken, EndpointMaybeSet, EndpointNotSet,
-    EndpointSet, IssuerUrl, Nonce, PkceCodeChallenge, PkceCodeVerifier, RedirectUrl, Scope,
-    TokenResponse,
+    AdditionalClaims, AuthorizationCode, Client, ClientId, ClientSecret, CsrfToken,
+    EmptyExtraTokenFields, EndpointMaybeSet, EndpointNotSet, EndpointSet, IdTokenFields, IssuerUrl,
+    Nonce, PkceCodeChallenge, PkceCodeVerifier, RedirectUrl, Scope, StandardErrorResponse,
+    StandardTokenResponse, TokenResponse,
 };
 use serde::{Deserialize, Serialize};
 use tokio::sync::Mutex;
 
 use crate::config::AuthConfig;
 
-type ConfiguredClient = CoreClient<
+/// The ID token's claims beyond the standard ones, by name: the groups claim's name is
+/// configured, so it cannot be a field of a fixed struct.
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+pub struct OtherClaims(HashMap<String, serde_json::Value>);
+
+impl AdditionalClaims for OtherClaims {}
+
+type IdFields = IdTokenFields<
+    OtherClaims,
+    EmptyExtraTokenFields,
+    CoreGenderClaim,
+    CoreJweContentEncryptionAlgorithm,
+    CoreJwsSigningAlgorithm,
+>;
+
+type ConfiguredClient = Client<
+    OtherClaims,
+    CoreAuthDisplay,
+    CoreGenderClaim,
+    CoreJweContentEncryptionAlgorithm,
+    CoreJsonWebKey,
+    CoreAuthPrompt,
+    StandardErrorResponse<CoreErrorResponseType>,
+    StandardTokenResponse<IdFields, CoreTokenType>,
+    CoreTokenIntrospectionResponse,
+    CoreRevocableToken,
+    CoreRevocationErrorResponse,
     EndpointSet,
     EndpointNotSet,
     EndpointNotSet,
@@ -120,7 +154,7 @@ impl Oidc {
         let redirect = RedirectUrl::new(oidc.redirect_uri.clone())
             .map_err(|e| format!("auth.oidc.redirect_uri is not a URL: {e}"))?;
         let end_session = self.end_session_endpoint().await;
-        let client = CoreClient::from_provider_metadata(
+        let client = ConfiguredClient::from_provider_metadata(
             metadata,
             ClientId::new(oidc.client_id.clone()),
             Some(ClientSecret::new(oidc.client_secret.expose().to_string())),
@@ -191,7 +225,7 @@ impl Oidc {
             .claims(&verifier, &Nonce::new(pending.nonce))
             .map_err(|e| format!("the ID token did not verify: {e}"))?;
         let raw = id_token.to_string();
-        let groups = groups_from_verified_token(&raw, &self.config.claim)?;
+        let groups = groups_of(claims.additional_claims(), &self.config.claim)?;
         let token_expiry = claims.expiration().timestamp_millis();
         let session_expiry = now_ms().saturating_add(
             i64::try_from(self.config.oidc.max_age.as_millis()).unwrap_or(i64::MAX),
@@ -222,17 +256,10 @@ impl Oidc {
     }
 }
 
-/// Reads the groups claim from an ID token whose signature `openidconnect` has verified. The
-/// claim name is configurable, so it is read from the payload rather than a fixed struct.
-pub fn groups_from_verified_token(jwt: &str, claim: &str) -> Result<Vec<String>, String> {
-    use base64::Engine;
-    let payload = jwt.split('.').nth(1).ok_or("the ID token is not a JWT")?;
-    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
-        .decode(payload.trim_end_matches('='))
-        .map_err(|_| "the ID token payload is not base64url")?;
-    let json: serde_json::Value =
-        serde_json::from_slice(&bytes).map_err(|_| "the ID token payload is not JSON")?;
-    match json.get(claim) {
+/// The groups in the configured claim of a verified ID token: a list of names, one name, or
+/// none when the claim is absent.
+pub fn groups_of(claims: &OtherClaims, claim: &str) -> Result<Vec<String>, String> {
+    match claims.0.get(claim) {
         None | Some(serde_json::Value::Null) => Ok(Vec::new()),
         Some(serde_json::Value::String(one)) => Ok(vec![one.clone()]),
         Some(serde_json::Value::Array(items)) => Ok(items
@@ -255,14 +282,8 @@ pub fn now_ms() -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use base64::Engine;
 
-    fn jwt(payload: &str) -> String {
-        let engine = base64::engine::general_purpose::URL_SAFE_NO_PAD;
-        format!("{}.{}.sig", engine.encode("{}"), engine.encode(payload))
-    }
-
-    /// The payload, the claim name, and the groups (`Err` for a claim that is not a list).
+    /// The claims, the claim name, and the groups (`Err` for a claim that is not a list).
     type Case<'a> = (&'a str, &'a str, Result<Vec<&'a str>, ()>);
 
     #[test]
@@ -275,12 +296,12 @@ mod tests {
             (r#"{"roles":["x"],"groups":["y"]}"#, "roles", Ok(vec!["x"])),
             (r#"{"groups":{"a":1}}"#, "groups", Err(())),
         ];
-        for (payload, claim, want) in cases {
-            let got = groups_from_verified_token(&jwt(payload), claim).map_err(|_| ());
+        for (claims, claim, want) in cases {
+            let claims: OtherClaims = serde_json::from_str(claims).expect("claims");
+            let got = groups_of(&claims, claim).map_err(|_| ());
             let want = want.map(|v| v.into_iter().map(str::to_string).collect::<Vec<_>>());
-            assert_eq!(got, want, "{payload}");
+            assert_eq!(got, want, "{claim}");
         }
-        assert!(groups_from_verified_token("not-a-jwt", "groups").is_err());
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! Sessions and the `/auth/*` routes. With auth on, every page and `/api` call needs a live
 //! session; `/health`, `/ready`, `/auth/*` and the static assets do not. Sessions live in
-//! process memory, in cookies signed with a key made at start-up.
+//! process memory (`store.rs`: bounded, evicting), in cookies signed with a key made at start-up.
 
 use std::sync::Arc;
 
@@ -13,9 +13,10 @@ use axum::routing::{get, post};
 use axum::Router;
 use serde::Deserialize;
 use tower_sessions::cookie::{Key, SameSite};
-use tower_sessions::{Expiry, MemoryStore, Session, SessionManagerLayer};
+use tower_sessions::{Expiry, Session, SessionManagerLayer};
 
 use super::oidc::{now_ms, Oidc, PendingSignIn, SignedIn};
+use super::store::BoundedStore;
 
 const USER_KEY: &str = "user";
 const PENDING_KEY: &str = "pending_sign_in";
@@ -24,8 +25,8 @@ const PENDING_KEY: &str = "pending_sign_in";
 /// signed with a key that exists only in this process.
 pub fn session_layer(
     oidc: &Oidc,
-) -> SessionManagerLayer<MemoryStore, tower_sessions::service::SignedCookie> {
-    SessionManagerLayer::new(MemoryStore::default())
+) -> SessionManagerLayer<BoundedStore, tower_sessions::service::SignedCookie> {
+    SessionManagerLayer::new(BoundedStore::new(USER_KEY))
         .with_name("klens_session")
         .with_http_only(true)
         .with_same_site(SameSite::Lax)

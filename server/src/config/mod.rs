@@ -81,7 +81,9 @@ pub struct ClusterConfig {
     /// TLS to the brokers; an empty `tls: {}` means TLS with the system trust store.
     pub tls: Option<TlsConfig>,
     pub schema_registry: Option<RegistryConfig>,
-    /// Extra librdkafka client properties, passed through. Values may be secrets.
+    /// Extra librdkafka client properties, passed through. Values may be secrets. None of them
+    /// is a connection setting (`security.protocol`, `sasl.*`, `ssl.*`): those come from
+    /// `sasl` and `tls` alone, so librdkafka and the protocol client connect alike.
     pub properties: BTreeMap<String, String>,
 }
 
@@ -152,13 +154,16 @@ impl SaslMechanism {
 }
 
 /// TLS files, resolved against the config file's directory and checked to be readable.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default)]
 pub struct TlsConfig {
     pub ca: Option<PathBuf>,
     /// Set exactly when `key` is set.
     pub cert: Option<PathBuf>,
     /// Set exactly when `cert` is set.
     pub key: Option<PathBuf>,
+    /// The password of an encrypted `key`, from `properties["ssl.key.password"]`; librdkafka
+    /// and klens's protocol client both use it.
+    pub key_password: Option<Secret>,
 }
 
 /// A Schema Registry.

@@ -14,7 +14,7 @@ use super::checks::{is_cluster_name, nearest, parse_duration, parse_http_url, Ht
 use super::reader::{Document, Value};
 use super::{
     AuthConfig, Binding, ClusterConfig, Config, ConfigError, McpConfig, OidcConfig, RegistryConfig,
-    SaslConfig, SaslMechanism, TlsConfig,
+    SaslConfig, SaslMechanism, Secret, TlsConfig,
 };
 
 const TOP_KEYS: &[&str] = &["listen", "allowed_hosts", "clusters", "auth", "mcp"];
@@ -182,9 +182,27 @@ fn cluster(
         .get("schema_registry")
         .map(|value| registry(&value))
         .transpose()?;
-    let properties = match map.get("properties") {
+    let (properties, key_password) = match map.get("properties") {
         Some(value) => properties(&value)?,
-        None => BTreeMap::new(),
+        None => (BTreeMap::new(), None),
+    };
+    let tls = match (tls, key_password) {
+        (tls, None) => tls,
+        (Some(tls), Some(password)) if tls.key.is_some() => Some(TlsConfig {
+            key_password: Some(password),
+            ..tls
+        }),
+        (_, Some(_)) => {
+            let message = format!(
+                "ssl.key.password is set but {}.tls.key is not; give the encrypted key as \
+                 tls.key (with tls.cert), or remove the password",
+                map.path()
+            );
+            return Err(match map.get("properties") {
+                Some(at) => at.error(message),
+                None => value.error(message),
+            });
+        }
     };
 
     Ok(ClusterConfig {
@@ -258,6 +276,7 @@ fn tls(value: &Value<'_>, base_dir: &Path) -> Result<TlsConfig, ConfigError> {
         ca: file(map.get("ca"))?,
         cert: file(cert)?,
         key: file(key)?,
+        key_password: None,
     })
 }
 
@@ -340,9 +359,22 @@ fn http_url(value: &Value<'_>, url: &str, what: &str) -> Result<HttpUrl, ConfigE
     parse_http_url(url).map_err(|reason| value.error(format!("invalid {what}: {reason}")))
 }
 
-fn properties(value: &Value<'_>) -> Result<BTreeMap<String, String>, ConfigError> {
+/// The one connection property klens takes from `properties`: both clients honour it.
+const KEY_PASSWORD: &str = "ssl.key.password";
+
+/// Whether a librdkafka property is a connection setting, which klens sets itself from `sasl`
+/// and `tls` so that librdkafka and its own protocol client reach the brokers alike.
+fn is_connection_property(name: &str) -> bool {
+    name == "security.protocol" || name.starts_with("sasl.") || name.starts_with("ssl.")
+}
+
+/// The extra properties, and the key password when `ssl.key.password` is among them.
+fn properties(
+    value: &Value<'_>,
+) -> Result<(BTreeMap<String, String>, Option<Secret>), ConfigError> {
     let map = value.map()?;
     let mut properties = BTreeMap::new();
+    let mut key_password = None;
     for (key, value) in map.entries() {
         if key.name.trim().is_empty() {
             return Err(value.ctx().error(
@@ -353,9 +385,20 @@ fn properties(value: &Value<'_>) -> Result<BTreeMap<String, String>, ConfigError
         }
         // Values may be secrets (ssl.key.password): the type error never echoes them.
         let text = value.text_described("a string, number or true/false")?;
-        properties.insert(key.name.to_string(), text.value);
+        if key.name == KEY_PASSWORD {
+            key_password = Some(Secret::new(text.value));
+        } else if is_connection_property(key.name) {
+            return Err(value.ctx().error(
+                key.pos,
+                value.path(),
+                "is a connection setting, which klens takes from sasl and tls only (both its \
+                 Kafka clients must connect alike); use those keys, or remove this one",
+            ));
+        } else {
+            properties.insert(key.name.to_string(), text.value);
+        }
     }
-    Ok(properties)
+    Ok((properties, key_password))
 }
 
 fn auth(value: &Value<'_>, clusters: &[&str]) -> Result<AuthConfig, ConfigError> {

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use app::Privilege;
 
-use super::{load, parse, Config, ConfigError, SaslMechanism, Secret, TlsConfig};
+use super::{load, parse, Config, ConfigError, SaslMechanism, Secret};
 
 /// Secret values the environment hands out; no error or `Debug` output may contain them.
 const SECRETS: &[&str] = &[
@@ -512,6 +512,36 @@ fn refuses_nested_or_empty_properties() {
              number or true/false, found a list",
         ),
         (
+            concat!(
+                base!(),
+                "    properties:\n      ssl.ca.location: /etc/ca.pem\n"
+            ),
+            "config.yaml:5:7: clusters[0].properties[\"ssl.ca.location\"]: is a connection \
+             setting, which klens takes from sasl and tls only (both its Kafka clients must \
+             connect alike); use those keys, or remove this one",
+        ),
+        (
+            concat!(base!(), "    properties:\n      security.protocol: SSL\n"),
+            "config.yaml:5:7: clusters[0].properties[\"security.protocol\"]: is a connection \
+             setting, which klens takes from sasl and tls only (both its Kafka clients must \
+             connect alike); use those keys, or remove this one",
+        ),
+        (
+            concat!(
+                base!(),
+                "    properties:\n      sasl.oauthbearer.config: x\n"
+            ),
+            "config.yaml:5:7: clusters[0].properties[\"sasl.oauthbearer.config\"]: is a \
+             connection setting, which klens takes from sasl and tls only (both its Kafka \
+             clients must connect alike); use those keys, or remove this one",
+        ),
+        (
+            concat!(base!(), "    properties:\n      ssl.key.password: s3cret\n"),
+            "config.yaml:5:7: clusters[0].properties: ssl.key.password is set but \
+             clusters[0].tls.key is not; give the encrypted key as tls.key (with tls.cert), or \
+             remove the password",
+        ),
+        (
             concat!(base!(), "    properties:\n      client.id:\n"),
             "config.yaml:5:7: clusters[0].properties[\"client.id\"]: has no value; give a string, \
              number or true/false",
@@ -841,13 +871,15 @@ fn reference_example_with_staging_parses_to_its_values() {
     assert_eq!(sasl.mechanism.librdkafka_name(), "SCRAM-SHA-512");
     assert_eq!(sasl.username, "klens");
     assert_eq!(sasl.password.expose(), "Prod-Pass-S3cret!");
+    let tls = prod.tls.as_ref().expect("prod has tls");
     assert_eq!(
-        prod.tls,
-        Some(TlsConfig {
-            ca: Some(dir.0.join("ca.pem")),
-            cert: Some(dir.0.join("client.pem")),
-            key: Some(dir.0.join("client.key")),
-        })
+        (&tls.ca, &tls.cert, &tls.key, tls.key_password.is_some()),
+        (
+            &Some(dir.0.join("ca.pem")),
+            &Some(dir.0.join("client.pem")),
+            &Some(dir.0.join("client.key")),
+            false
+        )
     );
     let registry = prod.schema_registry.as_ref().expect("prod has a registry");
     assert_eq!(registry.url, "https://registry.prod:8081");
@@ -975,7 +1007,7 @@ fn interpolation_substitutes_each_value() {
         "      password: \"pre-${KLENS_PROD_PASSWORD}-post\"\n",
         "    properties:\n",
         "      client.id: klens-$${KAFKA_HOST}\n",
-        "      ssl.key.password: ${KLENS_PROD_PASSWORD}\n",
+        "      client.rack: ${KLENS_PROD_PASSWORD}\n",
         "      note: costs $5\n",
     ));
     let cluster = config.clusters.first().expect("one cluster");
@@ -987,7 +1019,7 @@ fn interpolation_substitutes_each_value() {
     assert_eq!(sasl.password.expose(), "pre-Prod-Pass-S3cret!-post");
     let property = |key: &str| cluster.properties.get(key).map(String::as_str);
     assert_eq!(property("client.id"), Some("klens-${KAFKA_HOST}"));
-    assert_eq!(property("ssl.key.password"), Some("Prod-Pass-S3cret!"));
+    assert_eq!(property("client.rack"), Some("Prod-Pass-S3cret!"));
     assert_eq!(property("note"), Some("costs $5"));
 
     let debug = format!("{cluster:?}");
@@ -995,7 +1027,7 @@ fn interpolation_substitutes_each_value() {
         !debug.contains("Prod-Pass-S3cret!"),
         "Debug output leaks: {debug}"
     );
-    assert!(debug.contains("\"ssl.key.password\": \"***\""), "{debug}");
+    assert!(debug.contains("\"client.rack\": \"***\""), "{debug}");
 }
 
 #[test]
@@ -1090,7 +1122,8 @@ fn relative_tls_paths_resolve_against_the_config_directory() {
         .clusters
         .first()
         .and_then(|cluster| cluster.tls.clone());
-    assert_eq!(tls, Some(TlsConfig::default()));
+    let tls = tls.expect("tls");
+    assert!(tls.ca.is_none() && tls.cert.is_none() && tls.key.is_none());
 
     // An empty TLS file is refused with its resolved path.
     std::fs::write(dir.0.join("empty.pem"), "").expect("write an empty file");

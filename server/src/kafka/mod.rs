@@ -23,8 +23,9 @@ use crate::config::ClusterConfig;
 /// How long the batched offset lookups of one refresh may take.
 const WATERMARK_TIMEOUT: Duration = Duration::from_secs(15);
 
-/// The librdkafka client settings for one cluster: security first, then the user's extra
-/// properties, which may override anything (they are the escape hatch for unusual set-ups).
+/// The librdkafka client settings for one cluster: security from `sasl` and `tls` (the same
+/// settings the protocol client uses; the config refuses connection settings among the
+/// properties), then the user's extra properties.
 pub fn client_config(cluster: &ClusterConfig) -> ClientConfig {
     let mut config = ClientConfig::new();
     config
@@ -54,6 +55,9 @@ pub fn client_config(cluster: &ClusterConfig) -> ClientConfig {
         }
         if let Some(key) = &tls.key {
             config.set("ssl.key.location", key.to_string_lossy());
+        }
+        if let Some(password) = &tls.key_password {
+            config.set("ssl.key.password", password.expose());
         }
     }
     for (key, value) in &cluster.properties {

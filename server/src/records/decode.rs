@@ -2,7 +2,8 @@
 //! Avro, Protobuf and JSON Schema through the registry; else JSON; else UTF-8 text; else base64.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use app::api::{Encoded, Encoding};
 use base64::engine::general_purpose::STANDARD;
@@ -210,46 +211,80 @@ fn encoded(encoding: Encoding, data: Value) -> Encoded {
     }
 }
 
-/// The registry's schemas by id, fetched once each and kept (ids never change meaning).
+/// How many schemas klens keeps decoders for, per cluster.
+const CACHED_SCHEMAS: u64 = 10_000;
+/// How long klens believes the registry that it has no schema of an id (one may be registered
+/// under that id later).
+const MISSING_FOR: Duration = Duration::from_secs(60);
+/// The most schemas one batch of records fetches at once.
+const FETCH_AT_ONCE: usize = 16;
+
+/// What klens knows of one schema id: a decoder, or why there is none.
+type Known = Arc<Result<Decoder, String>>;
+
+/// Found schemas are kept (an id never changes meaning); the registry's "no such schema" only
+/// for a while.
+struct Lifetime;
+
+impl moka::Expiry<u32, Known> for Lifetime {
+    fn expire_after_create(&self, _: &u32, known: &Known, _: Instant) -> Option<Duration> {
+        known.as_ref().as_ref().err().map(|_| MISSING_FOR)
+    }
+}
+
+/// The decoders one batch of records needs, by schema id.
+#[derive(Default)]
+pub struct Loaded(HashMap<u32, Known>);
+
+/// The registry's schemas by id, in a bounded cache whose loads of one id are shared: many
+/// pages asking for the same schema at once make one registry call.
 pub struct Schemas {
     registry: Option<Arc<Registry>>,
-    cache: Mutex<HashMap<u32, Arc<Result<Decoder, String>>>>,
+    cache: moka::future::Cache<u32, Known>,
 }
 
 impl Schemas {
     pub fn new(registry: Option<Arc<Registry>>) -> Schemas {
         Schemas {
             registry,
-            cache: Mutex::new(HashMap::new()),
+            cache: moka::future::Cache::builder()
+                .max_capacity(CACHED_SCHEMAS)
+                .expire_after(Lifetime)
+                .build(),
         }
     }
 
-    fn cached(&self, id: u32) -> Option<Arc<Result<Decoder, String>>> {
-        self.cache.lock().ok()?.get(&id).cloned()
-    }
-
-    /// Fetches every schema among `ids` not fetched yet. A failure is kept too, but only for
-    /// schemas the registry answered about; an unreachable registry is asked again next time.
-    pub async fn load(&self, ids: impl IntoIterator<Item = u32>) {
+    /// The decoders of `ids`, fetching those not known yet, several at once. An unreachable
+    /// registry is not remembered: it is asked again for the next batch.
+    pub async fn load(&self, ids: impl IntoIterator<Item = u32>) -> Loaded {
+        let mut loaded = Loaded::default();
         let Some(registry) = &self.registry else {
-            return;
+            return loaded;
         };
-        for id in ids {
-            if self.cached(id).is_some() {
-                continue;
-            }
-            let decoder = match registry.schema_by_id(id).await {
-                Ok(Some(text)) => Decoder::new(&text),
-                Ok(None) => Err(format!("the registry has no schema {id}")),
-                Err(error) => {
-                    tracing::warn!(%error, id, "schema not fetched");
-                    continue;
+        let mut wanted: Vec<u32> = ids.into_iter().collect();
+        wanted.sort_unstable();
+        wanted.dedup();
+        for batch in wanted.chunks(FETCH_AT_ONCE) {
+            let loads = batch.iter().map(|&id| async move {
+                let known = self.cache.try_get_with(id, async move {
+                    match registry.schema_by_id(id).await {
+                        Ok(Some(text)) => Ok(Arc::new(Decoder::new(&text))),
+                        Ok(None) => Ok(Arc::new(Err(format!("the registry has no schema {id}")))),
+                        Err(error) => {
+                            tracing::warn!(%error, id, "schema not fetched");
+                            Err(error)
+                        }
+                    }
+                });
+                (id, known.await)
+            });
+            for (id, known) in futures::future::join_all(loads).await {
+                if let Ok(known) = known {
+                    loaded.0.insert(id, known);
                 }
-            };
-            if let Ok(mut cache) = self.cache.lock() {
-                cache.insert(id, Arc::new(decoder));
             }
         }
+        loaded
     }
 
     /// The schema ids that framed `bytes` would need.
@@ -260,14 +295,14 @@ impl Schemas {
 
     /// Decodes a key or value: through its schema when it is framed and the schema is known,
     /// otherwise as plain bytes (with the reason when a schema was expected and failed).
-    pub fn decode(&self, bytes: Option<&[u8]>) -> Encoded {
+    pub fn decode(&self, loaded: &Loaded, bytes: Option<&[u8]>) -> Encoded {
         let Some(raw) = bytes else {
             return plain(None);
         };
         let Some((id, payload)) = self.wanted(Some(raw)).and_then(|_| confluent_frame(raw)) else {
             return plain(Some(raw));
         };
-        let outcome = match self.cached(id) {
+        let outcome = match loaded.0.get(&id) {
             Some(decoder) => match decoder.as_ref() {
                 Ok(decoder) => decoder.decode(payload),
                 Err(error) => Err(error.clone()),

@@ -24,7 +24,7 @@ use app::{ApiError, ErrorCode, Privilege};
 use rdkafka::message::{Headers, Message};
 
 pub use self::cursor::{Bounds, Cursor};
-use self::decode::Schemas;
+use self::decode::{Loaded, Schemas};
 pub use self::filter::Filter;
 pub use self::page::{backward_page, forward_page, page_answer, read_page, PageRead};
 pub use self::plan::{plan, Start};
@@ -89,15 +89,15 @@ impl RawRecord {
     }
 
     /// Decodes into the shape the API answers.
-    pub fn decode(&self, topic: &str, schemas: &Schemas) -> Record {
+    pub fn decode(&self, topic: &str, schemas: &Schemas, loaded: &Loaded) -> Record {
         Record {
             topic: topic.to_string(),
             partition: self.partition,
             offset: self.offset,
             timestamp: self.timestamp,
             timestamp_type: self.timestamp_type,
-            key: schemas.decode(self.key.as_deref()),
-            value: schemas.decode(self.value.as_deref()),
+            key: schemas.decode(loaded, self.key.as_deref()),
+            value: schemas.decode(loaded, self.value.as_deref()),
             headers: self
                 .headers
                 .iter()
@@ -123,8 +123,11 @@ pub async fn decode_all(records: &[RawRecord], topic: &str, schemas: &Schemas) -
         })
         .flatten()
         .collect();
-    schemas.load(ids).await;
-    records.iter().map(|r| r.decode(topic, schemas)).collect()
+    let loaded = schemas.load(ids).await;
+    records
+        .iter()
+        .map(|r| r.decode(topic, schemas, &loaded))
+        .collect()
 }
 
 fn client_error(error: String) -> ApiError {

@@ -111,7 +111,14 @@ impl Connection {
         let mut scram = Scram::new(hash, &sasl.username, sasl.password.expose());
         let server_first = self.sasl_step(Bytes::from(scram.client_first())).await?;
         let server_first = String::from_utf8_lossy(&server_first).into_owned();
-        let client_final = scram.client_final(&server_first)?;
+        // The key derivation takes milliseconds of CPU: not on an async worker.
+        let (scram, client_final) = tokio::task::spawn_blocking(move || {
+            let answer = scram.client_final(&server_first);
+            (scram, answer)
+        })
+        .await
+        .map_err(|e| format!("SCRAM failed: {e}"))?;
+        let client_final = client_final?;
         let server_final = self.sasl_step(Bytes::from(client_final)).await?;
         scram.verify_server_final(&String::from_utf8_lossy(&server_final))
     }

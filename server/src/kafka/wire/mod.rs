@@ -11,6 +11,7 @@ mod metadata;
 mod scram;
 
 use std::collections::HashMap;
+use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -28,14 +29,14 @@ use kafka_protocol::messages::{
 use kafka_protocol::protocol::{Decodable, Message, Request, StrBytes};
 use tokio::sync::{Mutex as AsyncMutex, OwnedMutexGuard};
 use tokio_rustls::rustls::pki_types::pem::PemObject;
-use tokio_rustls::rustls::pki_types::{CertificateDer, PrivateKeyDer};
+use tokio_rustls::rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
 use tokio_rustls::rustls::{ClientConfig as TlsClientConfig, RootCertStore};
 
 use self::conn::{Connection, Security};
 use self::kinds::{ReadRequest, WriteRequest};
 use super::Broker;
 use crate::auth::Grant;
-use crate::config::{ClusterConfig, TlsConfig};
+use crate::config::{ClusterConfig, Secret, TlsConfig};
 
 type WireResult<T> = Result<T, String>;
 
@@ -522,14 +523,53 @@ fn tls_config(tls: &TlsConfig) -> WireResult<TlsClientConfig> {
             let chain = CertificateDer::pem_file_iter(cert)
                 .and_then(|certs| certs.collect::<Result<Vec<_>, _>>())
                 .map_err(|e| format!("cannot read the certificate {}: {e}", cert.display()))?;
-            let key = PrivateKeyDer::from_pem_file(key)
-                .map_err(|e| format!("cannot read the key {}: {e}", key.display()))?;
+            let key = private_key(key, tls.key_password.as_ref())?;
             builder
                 .with_client_auth_cert(chain, key)
                 .map_err(|e| format!("the client certificate and key do not fit: {e}"))
         }
         _ => Ok(builder.with_no_client_auth()),
     }
+}
+
+/// The client key of `path`: plain PEM, or PKCS#8 encrypted with `password` (what
+/// `openssl pkcs8 -topk8 -v2 aes-256-cbc` writes, and what librdkafka reads with
+/// `ssl.key.password`). Errors name the file, never its contents or the password.
+fn private_key(path: &Path, password: Option<&Secret>) -> WireResult<PrivateKeyDer<'static>> {
+    const BEGIN: &str = "-----BEGIN ENCRYPTED PRIVATE KEY-----";
+    const END: &str = "-----END ENCRYPTED PRIVATE KEY-----";
+    let shown = path.display();
+    let text =
+        std::fs::read_to_string(path).map_err(|e| format!("cannot read the key {shown}: {e}"))?;
+    let Some(start) = text.find(BEGIN) else {
+        if text.contains("Proc-Type: 4,ENCRYPTED") {
+            return Err(format!(
+                "the key {shown} is encrypted in the legacy PEM form; convert it with \
+                 `openssl pkcs8 -topk8 -v2 aes-256-cbc`"
+            ));
+        }
+        return PrivateKeyDer::from_pem_slice(text.as_bytes())
+            .map_err(|e| format!("cannot read the key {shown}: {e}"));
+    };
+    let Some(password) = password else {
+        return Err(format!(
+            "the key {shown} is encrypted; give its password as properties[\"ssl.key.password\"]"
+        ));
+    };
+    let block = text
+        .get(start..)
+        .and_then(|rest| rest.find(END).and_then(|end| rest.get(..end + END.len())))
+        .ok_or_else(|| format!("the key {shown} has no end line"))?;
+    let (_, document) = pkcs8::der::SecretDocument::from_pem(block)
+        .map_err(|e| format!("cannot read the key {shown}: {e}"))?;
+    let info = pkcs8::EncryptedPrivateKeyInfo::try_from(document.as_bytes())
+        .map_err(|e| format!("cannot read the key {shown}: {e}"))?;
+    let plain = info.decrypt(password.expose()).map_err(|_| {
+        format!("cannot decrypt the key {shown}: the password is wrong or its cipher unsupported")
+    })?;
+    Ok(PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(
+        plain.as_bytes().to_vec(),
+    )))
 }
 
 /// What `cluster_info` found.

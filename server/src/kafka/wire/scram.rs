@@ -1,15 +1,18 @@
 //! The client side of SCRAM (RFC 5802) for SCRAM-SHA-256 and SCRAM-SHA-512, as Kafka uses it:
-//! no channel binding, and the broker's final message is checked, so a broker that does not know
-//! the password cannot pass for one that does.
+//! no channel binding, and the broker's final message is checked (in constant time), so a
+//! broker that does not know the password cannot pass for one that does. PBKDF2 and HMAC come
+//! from RustCrypto's crates; the messages are klens's own (a SASL framework would be far more
+//! code than these two messages).
 
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
 use hmac::{Hmac, Mac};
 use sha2::{Digest, Sha256, Sha512};
+use subtle::ConstantTimeEq;
 
-/// The highest iteration count klens accepts from a broker, so that a hostile one cannot make
-/// the client spin.
-const MAX_ITERATIONS: u32 = 1_000_000;
+/// The iteration counts klens accepts from a broker: Kafka's own minimum (it refuses fewer), and
+/// a ceiling that keeps a hostile broker from making each connection spin.
+const ITERATIONS: std::ops::RangeInclusive<u32> = 4_096..=16_384;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Hash {
@@ -43,19 +46,16 @@ impl Hash {
         }
     }
 
-    /// PBKDF2 with this HMAC, one output block (the hash's length), as SCRAM's `Hi()`.
+    /// SCRAM's `Hi()`: PBKDF2 with this HMAC, one output block of the hash's length.
     fn salted_password(self, password: &[u8], salt: &[u8], iterations: u32) -> Vec<u8> {
-        let mut first = salt.to_vec();
-        first.extend_from_slice(&1u32.to_be_bytes());
-        let mut block = self.hmac(password, &first);
-        let mut result = block.clone();
-        for _ in 1..iterations {
-            block = self.hmac(password, &block);
-            for (r, b) in result.iter_mut().zip(&block) {
-                *r ^= b;
+        match self {
+            Hash::Sha256 => {
+                pbkdf2::pbkdf2_hmac_array::<Sha256, 32>(password, salt, iterations).to_vec()
+            }
+            Hash::Sha512 => {
+                pbkdf2::pbkdf2_hmac_array::<Sha512, 64>(password, salt, iterations).to_vec()
             }
         }
-        result
     }
 }
 
@@ -121,8 +121,14 @@ impl Scram {
         let iterations: u32 = iterations
             .parse()
             .ok()
-            .filter(|i| (1..=MAX_ITERATIONS).contains(i))
-            .ok_or("the broker's SCRAM iteration count is out of range")?;
+            .filter(|i| ITERATIONS.contains(i))
+            .ok_or_else(|| {
+                format!(
+                    "the broker's SCRAM iteration count is outside {}..={}",
+                    ITERATIONS.start(),
+                    ITERATIONS.end()
+                )
+            })?;
 
         let salted = self
             .hash
@@ -156,7 +162,8 @@ impl Scram {
             .find_map(|p| p.strip_prefix("v="))
             .and_then(|v| STANDARD.decode(v).ok())
             .ok_or("the broker's SCRAM answer has no signature")?;
-        if &given == expected {
+        // Constant time: how much of a forged signature matched must not show in the timing.
+        if bool::from(given.as_slice().ct_eq(expected.as_slice())) {
             Ok(())
         } else {
             Err("the broker's SCRAM signature is wrong".into())
@@ -206,6 +213,8 @@ mod tests {
             "r=abc,s=c2FsdA==,i=4096",           // nonce not extended at all
             "r=abcdef,s=!!!,i=4096",             // salt not base64
             "r=abcdef,s=c2FsdA==,i=0",           // iteration count out of range
+            "r=abcdef,s=c2FsdA==,i=4095",        // below Kafka's minimum
+            "r=abcdef,s=c2FsdA==,i=16385",       // above klens's ceiling
             "r=abcdef,s=c2FsdA==,i=99999999999", // iteration count out of range
             "m=ext,r=abcdef,s=c2FsdA==,i=4096",  // a mandatory extension
         ];
