@@ -22,6 +22,7 @@ use openidconnect::{
     StandardTokenResponse, TokenResponse,
 };
 use serde::{Deserialize, Serialize};
+use subtle::ConstantTimeEq;
 use tokio::sync::Mutex;
 
 use crate::config::AuthConfig;
@@ -80,14 +81,8 @@ pub struct PendingSignIn {
 impl PendingSignIn {
     /// Whether the callback's `state` is the one this sign-in sent.
     pub fn matches(&self, state: &str) -> bool {
-        // Both are random and single-use; compare without an early exit all the same.
-        self.state.len() == state.len()
-            && self
-                .state
-                .bytes()
-                .zip(state.bytes())
-                .fold(0u8, |acc, (a, b)| acc | (a ^ b))
-                == 0
+        // Both are random and single-use; compare in constant time all the same.
+        bool::from(self.state.as_bytes().ct_eq(state.as_bytes()))
     }
 }
 
