@@ -359,6 +359,47 @@ async fn every_server_function_decides_before_it_judges_its_arguments() {
     }
 }
 
+/// The calls whose only argument is the cluster: without it, BAD_REQUEST names it; with an
+/// unknown one, UNKNOWN_CLUSTER.
+#[tokio::test]
+async fn calls_of_a_cluster_name_the_missing_cluster() {
+    let router = router_for(TWO);
+    for endpoint in [
+        "cluster", "brokers", "subjects", "topics", "groups", "records",
+    ] {
+        let e = call(&router, "GET", &format!("/api/{endpoint}"), "").await;
+        assert_eq!(
+            (e.code, e.field.as_deref()),
+            (app::ErrorCode::BadRequest, Some("cluster")),
+            "{endpoint}: {}",
+            e.message
+        );
+        let e = call(
+            &router,
+            "GET",
+            &format!("/api/{endpoint}?cluster=hidden"),
+            "",
+        )
+        .await;
+        assert_eq!(e, app::ApiError::unknown_cluster("hidden"), "{endpoint}");
+    }
+    for endpoint in ["create_topic", "delete_topic"] {
+        let e = call(
+            &router,
+            "POST",
+            &format!("/api/{endpoint}"),
+            r#"{"topic":"t"}"#,
+        )
+        .await;
+        assert_eq!(
+            (e.code, e.field.as_deref()),
+            (app::ErrorCode::BadRequest, Some("cluster")),
+            "{endpoint}: {}",
+            e.message
+        );
+    }
+}
+
 /// A write with bad arguments on a read-only cluster is refused for the cluster, not for the
 /// arguments; a body that is not JSON at all names no cluster and is a BAD_REQUEST.
 #[tokio::test]
