@@ -16,6 +16,10 @@ use crate::Privilege;
 pub enum ErrorCode {
     Unauthenticated,
     HostNotAllowed,
+    CrossSite,
+    UnsupportedMediaType,
+    AuditUnavailable,
+    TooManyRequests,
     UnknownCluster,
     ReadOnlyCluster,
     InternalTopic,
@@ -34,6 +38,10 @@ impl ErrorCode {
         match self {
             ErrorCode::Unauthenticated => "UNAUTHENTICATED",
             ErrorCode::HostNotAllowed => "HOST_NOT_ALLOWED",
+            ErrorCode::CrossSite => "CROSS_SITE",
+            ErrorCode::UnsupportedMediaType => "UNSUPPORTED_MEDIA_TYPE",
+            ErrorCode::AuditUnavailable => "AUDIT_UNAVAILABLE",
+            ErrorCode::TooManyRequests => "TOO_MANY_REQUESTS",
             ErrorCode::UnknownCluster => "UNKNOWN_CLUSTER",
             ErrorCode::ReadOnlyCluster => "READ_ONLY_CLUSTER",
             ErrorCode::InternalTopic => "INTERNAL_TOPIC",
@@ -113,6 +121,7 @@ impl ApiError {
         match (self.code, self.flavor) {
             (ErrorCode::Unauthenticated, _) => 401,
             (ErrorCode::HostNotAllowed, _)
+            | (ErrorCode::CrossSite, _)
             | (ErrorCode::ReadOnlyCluster, _)
             | (ErrorCode::InternalTopic, _)
             | (ErrorCode::MissingPrivilege, _)
@@ -121,6 +130,9 @@ impl ApiError {
             | (ErrorCode::NotFound, _)
             | (ErrorCode::NotConfigured, _) => 404,
             (ErrorCode::BadRequest, _) => 400,
+            (ErrorCode::UnsupportedMediaType, _) => 415,
+            (ErrorCode::TooManyRequests, _) => 429,
+            (ErrorCode::AuditUnavailable, _) => 503,
             (ErrorCode::Admin, Flavor::ConflictOrTimeout) => 409,
             (ErrorCode::Admin, Flavor::Plain) => 422,
             (ErrorCode::Client, Flavor::ConflictOrTimeout) => 504,
@@ -203,6 +215,10 @@ mod tests {
         let cases = [
             (ErrorCode::Unauthenticated, Flavor::Plain, 401),
             (ErrorCode::HostNotAllowed, Flavor::Plain, 403),
+            (ErrorCode::CrossSite, Flavor::Plain, 403),
+            (ErrorCode::UnsupportedMediaType, Flavor::Plain, 415),
+            (ErrorCode::AuditUnavailable, Flavor::Plain, 503),
+            (ErrorCode::TooManyRequests, Flavor::Plain, 429),
             (ErrorCode::UnknownCluster, Flavor::Plain, 404),
             (ErrorCode::ReadOnlyCluster, Flavor::Plain, 403),
             (ErrorCode::InternalTopic, Flavor::Plain, 403),

@@ -129,7 +129,7 @@ impl Oidc {
 
     /// Whether the session cookie must be Secure.
     pub fn secure_cookies(&self) -> bool {
-        self.config.oidc.redirect_uri.starts_with("https://")
+        self.config.oidc.redirect_is_https
     }
 
     /// Discovers the provider once; a failure is retried at the next sign-in.
@@ -296,6 +296,30 @@ mod tests {
             let got = groups_of(&claims, claim).map_err(|_| ());
             let want = want.map(|v| v.into_iter().map(str::to_string).collect::<Vec<_>>());
             assert_eq!(got, want, "{claim}");
+        }
+    }
+
+    /// Regression (hardening issue): Secure followed a lower-case `https://` prefix, so an
+    /// `HTTPS://` redirect URI left the cookie without it.
+    #[test]
+    fn the_cookie_is_secure_exactly_when_the_redirect_uri_is_https() {
+        for (redirect, secure) in [
+            ("https://klens.example.com/auth/callback", true),
+            ("HTTPS://klens.example.com/auth/callback", true),
+            ("http://127.0.0.1:8080/auth/callback", false),
+            ("HTTP://localhost:8080/auth/callback", false),
+        ] {
+            let yaml = format!(
+                "clusters:\n  - name: c\n    bootstrap_servers: k:9092\nauth:\n  oidc:\n    \
+                 issuer: https://idp.example.com\n    client_id: klens\n    client_secret: s\n    \
+                 redirect_uri: {redirect}\n"
+            );
+            let config =
+                crate::config::parse(&yaml, "t.yaml", &|_| None, std::path::Path::new("."))
+                    .expect("valid");
+            let auth = config.auth.expect("auth");
+            let oidc = Oidc::new(&auth).expect("client");
+            assert_eq!(oidc.secure_cookies(), secure, "{redirect}");
         }
     }
 

@@ -26,8 +26,15 @@ const PENDING_KEY: &str = "pending_sign_in";
 pub fn session_layer(
     oidc: &Oidc,
 ) -> SessionManagerLayer<BoundedStore, tower_sessions::service::SignedCookie> {
+    // A `__Host-` cookie is only ever sent back to this exact origin over https, and no other
+    // site on a sibling domain can set or shadow it.
+    let name = if oidc.secure_cookies() {
+        "__Host-klens_session"
+    } else {
+        "klens_session"
+    };
     SessionManagerLayer::new(BoundedStore::new(USER_KEY))
-        .with_name("klens_session")
+        .with_name(name)
         .with_http_only(true)
         .with_same_site(SameSite::Lax)
         .with_secure(oidc.secure_cookies())
@@ -91,9 +98,48 @@ fn unauthenticated(request: &Request, message: &str) -> Response {
 }
 
 /// Only a local absolute path may be a return target (no `//host`, no scheme).
+/// What the page says when the provider ends a sign-in with an error: a fixed sentence per
+/// OAuth error code, never the provider's own text.
+fn provider_refusal(code: &str) -> &'static str {
+    match code {
+        "access_denied" => {
+            "The identity provider did not sign you in: access was denied. Sign in with an \
+             account that may use klens, or ask its administrator."
+        }
+        "login_required"
+        | "interaction_required"
+        | "consent_required"
+        | "account_selection_required" => {
+            "The identity provider did not sign you in: it needs you to sign in or consent \
+             there first."
+        }
+        "temporarily_unavailable" | "server_error" => {
+            "The identity provider did not sign you in: it is not available right now. Try \
+             again in a moment."
+        }
+        _ => {
+            "The identity provider did not sign you in: it refused the request. The server log \
+             has its error code."
+        }
+    }
+}
+
+/// The longest return path kept after sign-in.
+const MAX_NEXT: usize = 2048;
+
+/// Where to go after sign-in: a local path, or `/`. Nothing that a browser could read as
+/// another site survives: `//host`, a scheme, a backslash (browsers read `/\\host` as `//host`),
+/// control characters or an over-long value.
 fn safe_next(next: Option<String>) -> String {
     match next {
-        Some(n) if n.starts_with('/') && !n.starts_with("//") && !n.starts_with("/\\") => n,
+        Some(n)
+            if n.starts_with('/')
+                && !n.starts_with("//")
+                && n.len() <= MAX_NEXT
+                && !n.chars().any(|c| c == '\\' || c.is_control()) =>
+        {
+            n
+        }
         _ => "/".into(),
     }
 }
@@ -120,10 +166,11 @@ async fn login(
             Redirect::to(&url).into_response()
         }
         Err(reason) => {
-            tracing::warn!(%reason, "sign-in could not start");
+            tracing::warn!(reason = ?reason, "sign-in could not start");
             failure(
                 StatusCode::BAD_GATEWAY,
-                &format!("The sign-in could not start: {reason}."),
+                "The sign-in could not start: klens could not reach the identity provider. \
+                 The server log says why.",
             )
         }
     }
@@ -149,15 +196,9 @@ async fn callback(
         .ok()
         .flatten();
     if let Some(error) = q.error {
-        let detail = q.error_description.unwrap_or_default();
-        tracing::warn!(%error, %detail, "the identity provider ended the sign-in with an error");
-        return failure(
-            StatusCode::BAD_REQUEST,
-            &format!(
-                "The identity provider did not sign you in ({error}{}{detail}).",
-                if detail.is_empty() { "" } else { ": " }
-            ),
-        );
+        // Debug formatting escapes what the query carries, so it cannot forge log lines.
+        tracing::warn!(error = ?error, detail = ?q.error_description, "the identity provider ended the sign-in with an error");
+        return failure(StatusCode::BAD_REQUEST, provider_refusal(&error));
     }
     let Some(pending) = pending else {
         return failure(
@@ -182,10 +223,11 @@ async fn callback(
     let user = match oidc.finish(pending, code).await {
         Ok(user) => user,
         Err(reason) => {
-            tracing::warn!(%reason, "sign-in failed");
+            tracing::warn!(reason = ?reason, "sign-in failed");
             return failure(
                 StatusCode::BAD_REQUEST,
-                &format!("The sign-in failed: {reason}."),
+                "The sign-in failed: the identity provider's answer could not be verified. \
+                 The server log says why.",
             );
         }
     };
@@ -197,7 +239,7 @@ async fn callback(
             "klens could not start your session.",
         );
     }
-    tracing::info!(subject = %user.subject, groups = ?user.groups, "signed in");
+    tracing::info!(subject = ?user.subject, groups = ?user.groups, "signed in");
     if let Err(e) = session.insert(USER_KEY, user).await {
         tracing::error!(error = %e, "cannot store the session");
         return failure(
@@ -263,9 +305,33 @@ mod tests {
             (Some("https://evil.example/"), "/"),
             (Some(""), "/"),
             (None, "/"),
+            // Regression (hardening issue): each of these used to survive.
+            (Some("/a\\b"), "/"),
+            (Some("/\t/evil.example"), "/"),
+            (Some("/x\r\nSet-Cookie: a=b"), "/"),
+            (Some("/\u{7f}"), "/"),
         ];
         for (next, want) in cases {
             assert_eq!(safe_next(next.map(str::to_string)), want, "{next:?}");
+        }
+        let long = format!("/{}", "a".repeat(MAX_NEXT));
+        assert_eq!(safe_next(Some(long)), "/");
+        let longest = format!("/{}", "a".repeat(MAX_NEXT - 1));
+        assert_eq!(safe_next(Some(longest.clone())), longest);
+    }
+
+    /// Regression (hardening issue): the page used to show the provider's own text.
+    #[test]
+    fn a_failed_callback_never_shows_the_providers_text() {
+        for code in [
+            "access_denied",
+            "server_error",
+            "<script>alert(1)</script>",
+            "x\ny",
+        ] {
+            let shown = provider_refusal(code);
+            assert!(shown.starts_with("The identity provider did not sign you in"));
+            assert!(!shown.contains(code), "{code}");
         }
     }
 

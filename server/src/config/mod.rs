@@ -192,12 +192,15 @@ pub struct AuthConfig {
 /// The OpenID Connect provider.
 #[derive(Clone, Debug)]
 pub struct OidcConfig {
-    /// An `http://` or `https://` URL.
+    /// An `https://` URL, or `http://` to a loopback host.
     pub issuer: String,
     pub client_id: String,
     pub client_secret: Secret,
-    /// An `http://` or `https://` URL.
+    /// An `https://` URL, or `http://` to a loopback host.
     pub redirect_uri: String,
+    /// Whether `redirect_uri`'s scheme, as parsed, is `https`: the session cookie is then
+    /// Secure and `__Host-` prefixed.
+    pub redirect_is_https: bool,
     /// Always contains `openid`.
     pub scopes: Vec<String>,
     /// The longest a session lives; more than zero.

@@ -355,6 +355,19 @@ fn registry(value: &Value<'_>) -> Result<RegistryConfig, ConfigError> {
     })
 }
 
+/// Sign-in URLs carry codes and set the session cookie: plain `http://` only to loopback.
+fn https_unless_loopback(value: &Value<'_>, url: &str, what: &str) -> Result<HttpUrl, ConfigError> {
+    let parsed = http_url(value, url, what)?;
+    if !parsed.https && !parsed.is_loopback() {
+        return Err(value.error(format!(
+            "the {what} uses http:// to a host that is not loopback, which would send sign-in \
+             codes and the session cookie unencrypted; use https://, or http:// only to \
+             localhost, 127.0.0.0/8 or ::1"
+        )));
+    }
+    Ok(parsed)
+}
+
 fn http_url(value: &Value<'_>, url: &str, what: &str) -> Result<HttpUrl, ConfigError> {
     parse_http_url(url).map_err(|reason| value.error(format!("invalid {what}: {reason}")))
 }
@@ -433,7 +446,7 @@ fn oidc(value: &Value<'_>) -> Result<OidcConfig, ConfigError> {
     map.only(OIDC_KEYS)?;
     let issuer_value = map.required("issuer", "give the provider's issuer URL")?;
     let issuer = issuer_value.text()?.value;
-    http_url(&issuer_value, &issuer, "issuer URL")?;
+    https_unless_loopback(&issuer_value, &issuer, "issuer URL")?;
     let client_id = map
         .required(
             "client_id",
@@ -451,7 +464,7 @@ fn oidc(value: &Value<'_>) -> Result<OidcConfig, ConfigError> {
         "give klens's callback URL, such as https://klens.example.com/auth/callback",
     )?;
     let redirect_uri = redirect_value.text()?.value;
-    http_url(&redirect_value, &redirect_uri, "redirect URI")?;
+    let redirect = https_unless_loopback(&redirect_value, &redirect_uri, "redirect URI")?;
 
     let scopes = match map.get("scopes") {
         Some(value) => {
@@ -487,6 +500,7 @@ fn oidc(value: &Value<'_>) -> Result<OidcConfig, ConfigError> {
         client_id,
         client_secret,
         redirect_uri,
+        redirect_is_https: redirect.https,
         scopes,
         max_age,
     })

@@ -553,6 +553,27 @@ fn refuses_nested_or_empty_properties() {
 #[test]
 fn refuses_bad_oidc() {
     let cases: &[(&str, &str)] = &[
+        // Regression (hardening issue): plain http:// to a host that is not loopback.
+        (
+            concat!(
+                base!(),
+                "auth:\n  oidc:\n    issuer: http://idp.example.com\n    client_id: klens\n",
+                "    client_secret: hunter2\n    redirect_uri: https://klens.example.com/cb\n",
+            ),
+            "config.yaml:6:13: auth.oidc.issuer: the issuer URL uses http:// to a host that is \
+             not loopback, which would send sign-in codes and the session cookie unencrypted; \
+             use https://, or http:// only to localhost, 127.0.0.0/8 or ::1",
+        ),
+        (
+            concat!(
+                base!(),
+                "auth:\n  oidc:\n    issuer: https://idp.example.com\n    client_id: klens\n",
+                "    client_secret: hunter2\n    redirect_uri: HTTP://klens.example.com/cb\n",
+            ),
+            "config.yaml:9:19: auth.oidc.redirect_uri: the redirect URI uses http:// to a host \
+             that is not loopback, which would send sign-in codes and the session cookie \
+             unencrypted; use https://, or http:// only to localhost, 127.0.0.0/8 or ::1",
+        ),
         (
             concat!(
                 base!(),

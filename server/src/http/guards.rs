@@ -1,6 +1,7 @@
 //! Checks that run before any handler: the allowed-hosts guard against DNS rebinding (auth off
-//! only) and the cross-site guard on requests that change something. Both answer with the
-//! contract's error body and let nothing else run.
+//! only), the cross-site guard on requests that change something (`/auth/logout` included), and
+//! the JSON-only guard on `/api` writes. Each answers with the contract's error body and lets
+//! nothing else run.
 
 use std::sync::Arc;
 
@@ -75,11 +76,35 @@ pub async fn same_origin_writes(request: Request, next: Next) -> Response {
             "refused a cross-site write"
         );
         return error_response(&ApiError::new(
-            ErrorCode::HostNotAllowed,
+            ErrorCode::CrossSite,
             "klens accepts changes only from its own pages, not from another site.",
         ));
     }
     next.run(request).await
+}
+
+/// Refuses an `/api` write whose body is not JSON. A page on another site can send a form or
+/// `text/plain` body without asking the browser's permission first; a JSON body it cannot.
+pub async fn json_writes(request: Request, next: Next) -> Response {
+    if is_safe(request.method()) || !request.uri().path().starts_with("/api/") {
+        return next.run(request).await;
+    }
+    if !is_json(request.headers()) {
+        return error_response(&ApiError::new(
+            ErrorCode::UnsupportedMediaType,
+            "A change takes a JSON body: send Content-Type: application/json.",
+        ));
+    }
+    next.run(request).await
+}
+
+/// `application/json`, with or without parameters such as a charset.
+fn is_json(headers: &HeaderMap) -> bool {
+    headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|t| t.trim().eq_ignore_ascii_case("application/json"))
 }
 
 fn is_safe(method: &Method) -> bool {

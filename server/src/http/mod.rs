@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use app::api::backend::SharedBackend;
+use app::api::HealthStatus;
 use app::{shell, ApiError, App, ErrorCode};
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -89,8 +90,14 @@ pub fn app(state: AppState) -> Router {
         .route("/api/tail", get(streams::tail))
         // Anything else under /api is not a call klens knows.
         .route("/api/{*name}", any(unknown_api_call))
-        .fallback(leptos_axum::file_and_error_handler::<AppState, _>(shell))
-        // Outermost last: the host check runs first, then the cross-site check.
+        .fallback(leptos_axum::file_and_error_handler::<AppState, _>(shell));
+    let router = match &oidc {
+        Some(oidc) => router.merge(session::routes(Arc::clone(oidc))),
+        None => router,
+    };
+    // Layers run outermost first: session → host → cross-site → JSON body, then the handler.
+    let router = router
+        .layer(axum::middleware::from_fn(guards::json_writes))
         .layer(axum::middleware::from_fn(guards::same_origin_writes))
         .layer(axum::middleware::from_fn_with_state(
             guards,
@@ -99,7 +106,6 @@ pub fn app(state: AppState) -> Router {
     let router = match oidc {
         // With sign-in, the session is checked before anything else.
         Some(oidc) => router
-            .merge(session::routes(Arc::clone(&oidc)))
             .layer(axum::middleware::from_fn(session::require_session))
             .layer(session::session_layer(&oidc)),
         None => router,
@@ -129,7 +135,8 @@ async fn health() -> impl IntoResponse {
     Json(json!({ "status": "ok" }))
 }
 
-/// 503 until every cluster's first refresh was tried, then 200 with each cluster's health.
+/// 503 until every cluster's first refresh was tried, then 200 with how many clusters are in
+/// each state. Probes need no session, so this names no cluster and carries no error text.
 async fn ready(State(state): State<AppState>) -> Response {
     if !state.catalog.all_attempted() {
         return (
@@ -138,13 +145,24 @@ async fn ready(State(state): State<AppState>) -> Response {
         )
             .into_response();
     }
-    let clusters: Vec<_> = state
-        .catalog
-        .clusters()
-        .iter()
-        .map(|c| json!({ "name": c.name, "health": c.state().health() }))
-        .collect();
-    Json(json!({ "status": "ready", "clusters": clusters })).into_response()
+    let (mut ok, mut degraded, mut unreachable) = (0u64, 0u64, 0u64);
+    for cluster in state.catalog.clusters() {
+        match cluster.state().health().status {
+            HealthStatus::Ok => ok += 1,
+            HealthStatus::Degraded => degraded += 1,
+            HealthStatus::Unreachable => unreachable += 1,
+        }
+    }
+    Json(json!({
+        "status": "ready",
+        "clusters": {
+            "total": ok + degraded + unreachable,
+            "ok": ok,
+            "degraded": degraded,
+            "unreachable": unreachable,
+        },
+    }))
+    .into_response()
 }
 
 #[cfg(test)]

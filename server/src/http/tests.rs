@@ -184,16 +184,93 @@ async fn cross_site_posts_are_refused_before_anything_runs() {
             .expect("request");
         let (status, body) = send(request).await;
         assert_eq!(status, StatusCode::FORBIDDEN, "{name}: {value}");
-        assert!(body.contains("HOST_NOT_ALLOWED"), "{body}");
+        assert!(body.contains("\"CROSS_SITE\""), "{body}");
     }
     // The same POST from klens's own page passes the guard (and reaches the API).
     let request = Request::post("/api/no_such_call")
         .header("host", "127.0.0.1:8080")
         .header("origin", "http://127.0.0.1:8080")
         .header("sec-fetch-site", "same-origin")
+        .header("content-type", "application/json")
         .body(Body::empty())
         .expect("request");
     assert_eq!(send(request).await.0, StatusCode::NOT_FOUND);
+}
+
+/// Regression (hardening issue): a `text/plain` body, which a page on another site may send
+/// without asking, created the topic. Writes take JSON only.
+#[tokio::test]
+async fn writes_without_a_json_body_are_refused_before_anything_runs() {
+    let router = router_for(TWO);
+    let body = r#"{"cluster":"rw","topic":"t","partitions":1}"#;
+    for content_type in [
+        Some("text/plain"),
+        Some("application/x-www-form-urlencoded"),
+        Some("multipart/form-data; boundary=x"),
+        Some("application/jsonx"),
+        None,
+    ] {
+        let mut request = Request::post("/api/create_topic").header("host", "127.0.0.1:8080");
+        if let Some(t) = content_type {
+            request = request.header("content-type", t);
+        }
+        let request = request.body(Body::from(body)).expect("request");
+        let (status, text) = send_to(router.clone(), request).await;
+        assert_eq!(
+            status,
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "{content_type:?}: {text}"
+        );
+        let error: app::ApiError = serde_json::from_str(&text).expect("an ApiError body");
+        assert_eq!(error.code, app::ErrorCode::UnsupportedMediaType);
+    }
+    // JSON with a charset is JSON; the write then fails only because no broker listens.
+    let request = Request::post("/api/create_topic")
+        .header("host", "127.0.0.1:8080")
+        .header("content-type", "application/json; charset=utf-8")
+        .body(Body::from(r#"{"cluster":"ro","topic":"t","partitions":1}"#))
+        .expect("request");
+    let (status, text) = send_to(router, request).await;
+    assert_eq!(status, StatusCode::FORBIDDEN, "{text}");
+    assert!(text.contains("READ_ONLY_CLUSTER"), "{text}");
+}
+
+/// Regression (hardening issue): a cross-site POST to `/auth/logout` signed the user out.
+#[tokio::test]
+async fn a_cross_site_logout_is_refused() {
+    let yaml = format!(
+        "{QUIET}auth:\n  oidc:\n    issuer: http://127.0.0.1:9\n    client_id: klens\n    client_secret: s\n    redirect_uri: http://127.0.0.1:8080/auth/callback\n"
+    );
+    let request = Request::post("/auth/logout")
+        .header("host", "127.0.0.1:8080")
+        .header("origin", "https://evil.example")
+        .header("sec-fetch-site", "cross-site")
+        .body(Body::empty())
+        .expect("request");
+    let (status, body) = send_to(router_for(&yaml), request).await;
+    assert_eq!(status, StatusCode::FORBIDDEN, "{body}");
+    assert!(body.contains("\"CROSS_SITE\""), "{body}");
+}
+
+/// `/ready` needs no session, so it names no cluster and carries no error text: counts only.
+#[tokio::test]
+async fn ready_counts_clusters_without_naming_them() {
+    let catalog_yaml = "clusters:\n  - name: secret-name\n    bootstrap_servers: 127.0.0.1:1\n";
+    let config =
+        crate::config::parse(catalog_yaml, "test.yaml", &|_| None, Path::new(".")).expect("valid");
+    let catalog = Arc::new(Catalog::new(&config));
+    for entry in catalog.clusters() {
+        entry.refresh().await;
+    }
+    let leptos = LeptosOptions::builder().output_name("klens").build();
+    let router = app(AppState::new(leptos, &config, catalog).expect("state"));
+    let request = Request::get("/ready").body(Body::empty()).expect("request");
+    let (status, body) = send_to(router, request).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(
+        body,
+        r#"{"status":"ready","clusters":{"total":1,"ok":0,"degraded":0,"unreachable":1}}"#
+    );
 }
 
 /// With sign-in on, the session comes first and allowed_hosts is not consulted; no request here

@@ -168,9 +168,12 @@ impl KafkaClients {
         // ListOffsets reads the special timestamps -2 and -1 as earliest and latest.
         let low = lookup(Offset::Beginning)?;
         let high = lookup(Offset::End)?;
+        // A topic deleted and created again between the two round trips can answer a low
+        // watermark above the high one: such a partition is left out, as if unanswered.
         Ok(low
             .into_iter()
             .filter_map(|(key, low)| high.get(&key).map(|&high| (key, (low, high))))
+            .filter(|(_, (low, high))| low <= high)
             .collect())
     }
 }

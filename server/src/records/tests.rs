@@ -196,3 +196,19 @@ fn the_filter_looks_at_key_value_and_headers() {
     assert!(!Filter::new("zzz", false).expect("filter").matches(&r));
     assert!(Filter::new("", false).is_none());
 }
+
+/// Regression (hardening issue): bounds with the low watermark above the high one (a topic
+/// recreated between the two reads) panicked a request in `clamp`.
+#[test]
+fn bounds_out_of_order_do_not_panic_a_request() {
+    let bounds: Bounds = [(0, (10, 5))].into_iter().collect();
+    for offset in [0, 7, 20] {
+        let q = RecordQuery {
+            partition: Some(0),
+            offset: Some(offset),
+            ..query()
+        };
+        let (start, _) = plan(&q, &bounds, None).expect("a plan");
+        assert!(matches!(start, Start::Forward(_)), "{start:?}");
+    }
+}

@@ -18,7 +18,6 @@ use std::time::Duration;
 use bytes::{Buf, Bytes};
 use futures::future::join_all;
 use kafka_protocol::error::ParseResponseErrorCode;
-use kafka_protocol::messages::consumer_protocol_assignment::ConsumerProtocolAssignment;
 use kafka_protocol::messages::describe_quorum_request::{PartitionData, TopicData};
 use kafka_protocol::messages::offset_fetch_request::OffsetFetchRequestGroup;
 use kafka_protocol::messages::{
@@ -26,7 +25,7 @@ use kafka_protocol::messages::{
     DescribeLogDirsRequest, DescribeQuorumRequest, GroupId, ListGroupsRequest, OffsetFetchRequest,
     TopicName,
 };
-use kafka_protocol::protocol::{Decodable, Message, Request, StrBytes};
+use kafka_protocol::protocol::{Request, StrBytes};
 use tokio::sync::{Mutex as AsyncMutex, OwnedMutexGuard};
 use tokio_rustls::rustls::pki_types::pem::PemObject;
 use tokio_rustls::rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
@@ -465,30 +464,41 @@ async fn fetch_offsets(
 }
 
 /// The partitions a member of a classic consumer group was given, from the assignment bytes
-/// its leader wrote. Bytes klens cannot read give no partitions rather than an error.
-fn decode_assignment(mut bytes: Bytes) -> Vec<(String, i32)> {
-    if bytes.len() < 2 {
-        return Vec::new();
-    }
-    let version = (&bytes[..2]).get_i16();
-    bytes.advance(2);
-    let version = version.clamp(
-        ConsumerProtocolAssignment::VERSIONS.min,
-        ConsumerProtocolAssignment::VERSIONS.max,
-    );
-    let Ok(assignment) = ConsumerProtocolAssignment::decode(&mut bytes, version) else {
-        return Vec::new();
-    };
-    let mut out: Vec<(String, i32)> = assignment
-        .assigned_partitions
-        .into_iter()
-        .flat_map(|tp| {
-            let topic = tp.topic.0.to_string();
-            tp.partitions.into_iter().map(move |p| (topic.clone(), p))
-        })
-        .collect();
+/// its leader wrote: the consumer protocol's version, then topics, each a name and a list of
+/// partitions (then user data, which klens does not read). Any client that leads a group writes
+/// these bytes, so they are read by hand, each count checked against the bytes that remain
+/// before anything is kept: `kafka-protocol` would reserve memory for a count it has only just
+/// read. Bytes klens cannot read give no partitions rather than an error.
+fn decode_assignment(bytes: Bytes) -> Vec<(String, i32)> {
+    let mut out = read_assignment(&bytes).unwrap_or_default();
     out.sort();
     out
+}
+
+/// The smallest topic entry: a name length and a partition count.
+const MIN_TOPIC_ENTRY: usize = 2 + 4;
+
+fn read_assignment(mut buf: &[u8]) -> Option<Vec<(String, i32)>> {
+    let _version = buf.try_get_i16().ok()?;
+    let topics = usize::try_from(buf.try_get_i32().ok()?).ok()?;
+    if topics > buf.remaining() / MIN_TOPIC_ENTRY {
+        return None;
+    }
+    let mut out = Vec::new();
+    for _ in 0..topics {
+        let length = usize::try_from(buf.try_get_i16().ok()?).ok()?;
+        let name = buf.get(..length)?;
+        let name = std::str::from_utf8(name).ok()?.to_string();
+        buf.advance(length);
+        let partitions = usize::try_from(buf.try_get_i32().ok()?).ok()?;
+        if partitions > buf.remaining() / 4 {
+            return None;
+        }
+        for _ in 0..partitions {
+            out.push((name.clone(), buf.try_get_i32().ok()?));
+        }
+    }
+    Some(out)
 }
 
 /// The rustls settings for a cluster's `tls` block: its CA (or the system's trust store) and,
@@ -636,7 +646,9 @@ pub struct Member {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use kafka_protocol::messages::consumer_protocol_assignment::TopicPartition;
+    use kafka_protocol::messages::consumer_protocol_assignment::{
+        ConsumerProtocolAssignment, TopicPartition,
+    };
     use kafka_protocol::protocol::Encodable;
 
     #[test]
@@ -661,6 +673,38 @@ mod tests {
         }
         assert!(decode_assignment(Bytes::from_static(&[0])).is_empty());
         assert!(decode_assignment(Bytes::from_static(&[0, 1, 0xff, 0xff, 0xff])).is_empty());
+        // A topic name cut short, and one that is not UTF-8.
+        assert!(decode_assignment(Bytes::from_static(&[0, 0, 0, 0, 0, 1, 0, 5, b'a'])).is_empty());
+        assert!(decode_assignment(Bytes::from_static(&[
+            0, 0, 0, 0, 0, 1, 0, 1, 0xff, 0, 0, 0, 0
+        ]))
+        .is_empty());
+    }
+
+    /// Regression (hardening issue): six bytes that claim 2^31 − 1 topics, or a topic with
+    /// 2^31 − 1 partitions, made klens reserve tens of gigabytes and abort, on every groups
+    /// refresh while the group existed. Every count is now held against the bytes that remain.
+    #[test]
+    fn a_hostile_assignment_reserves_nothing() {
+        let huge: &[u8] = &[0, 0, 0x7f, 0xff, 0xff, 0xff];
+        assert!(decode_assignment(Bytes::copy_from_slice(huge)).is_empty());
+        let huge_partitions: &[u8] = &[
+            0, 0, 0, 0, 0, 1, 0, 1, b't', 0x7f, 0xff, 0xff, 0xff, 0, 0, 0, 1,
+        ];
+        assert!(decode_assignment(Bytes::copy_from_slice(huge_partitions)).is_empty());
+        // Arbitrary short inputs: no panic, and never more partitions than four bytes each.
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..20_000 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let len = (seed % 64) as usize;
+            let bytes: Vec<u8> = (0..len)
+                .map(|i| (seed >> (i % 8 * 8)) as u8 ^ i as u8)
+                .collect();
+            let got = decode_assignment(Bytes::from(bytes));
+            assert!(got.len() <= len / 4);
+        }
     }
 
     /// Sending a change takes the grant for its privilege on its resource, checked before the
