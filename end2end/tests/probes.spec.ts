@@ -30,3 +30,23 @@ test('an unknown cluster answers 404 UNKNOWN_CLUSTER', async ({ request }) => {
   expect(res.status()).toBe(404);
   expect(await res.json()).toEqual({ code: 'UNKNOWN_CLUSTER', message: 'There is no cluster named "nope".' });
 });
+
+test('a page allows only its own scripts and those with its nonce, and still hydrates', async ({ page }) => {
+  const res = await page.goto('/');
+  const policy = res?.headers()['content-security-policy'] ?? '';
+  const nonce = /'nonce-([^']+)'/.exec(policy)?.[1];
+  expect(nonce, policy).toBeTruthy();
+  expect(policy).toContain("frame-ancestors 'none'");
+  expect(policy).not.toContain("script-src 'self' 'unsafe-inline'");
+  expect(res?.headers()['x-frame-options']).toBe('DENY');
+  // Every inline script of the page carries this response's nonce.
+  const html = await res!.text();
+  const inline = [...html.matchAll(/<script(?![^>]*\bsrc=)([^>]*)>/g)].map((m) => m[1]);
+  expect(inline.length).toBeGreaterThan(0);
+  for (const attrs of inline) expect(attrs).toContain(`nonce="${nonce}"`);
+  // Hydration runs under the policy.
+  await expect(page.locator('.app[data-hydrated="true"]')).toBeVisible();
+  // A nonce is new for every page.
+  const again = (await page.request.get('/')).headers()['content-security-policy'];
+  expect(again).not.toBe(policy);
+});

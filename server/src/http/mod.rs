@@ -100,7 +100,7 @@ pub fn app(state: AppState) -> Router {
         .layer(axum::middleware::from_fn(guards::json_writes))
         .layer(axum::middleware::from_fn(guards::same_origin_writes))
         .layer(axum::middleware::from_fn_with_state(
-            guards,
+            Arc::clone(&guards),
             guards::allowed_hosts,
         ));
     let router = match oidc {
@@ -110,7 +110,13 @@ pub fn app(state: AppState) -> Router {
             .layer(session::session_layer(&oidc)),
         None => router,
     };
-    router.with_state(state)
+    // Outermost: every answer, refusals included, carries the security headers.
+    router
+        .layer(axum::middleware::from_fn_with_state(
+            guards,
+            guards::security_headers,
+        ))
+        .with_state(state)
 }
 
 async fn unknown_api_call() -> Response {

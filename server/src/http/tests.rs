@@ -502,3 +502,46 @@ async fn a_write_on_a_read_only_cluster_is_refused_before_its_arguments() {
         assert_eq!(e.code, app::ErrorCode::BadRequest, "{body}: {}", e.message);
     }
 }
+
+/// Regression (hardening issue): answers carried no security headers. Every answer, a refusal
+/// included, now forbids framing, sniffing and referrers to other sites, and carries a policy
+/// with no inline script; with sign-in on, `/api` answers are not cached.
+#[tokio::test]
+async fn every_answer_carries_the_security_headers() {
+    let auth = format!(
+        "{QUIET}auth:\n  oidc:\n    issuer: http://127.0.0.1:9\n    client_id: klens\n    client_secret: s\n    redirect_uri: http://127.0.0.1:8080/auth/callback\n"
+    );
+    for (yaml, uri, no_store) in [
+        (QUIET.to_string(), "/api/clusters", false),
+        (QUIET.to_string(), "/health", false),
+        (QUIET.to_string(), "/api/cluster?cluster=nope", false),
+        (auth.clone(), "/api/whoami", true),
+        (auth, "/health", false),
+    ] {
+        let request = Request::get(uri)
+            .header("host", "127.0.0.1:8080")
+            .body(Body::empty())
+            .expect("request");
+        let response = router_for(&yaml).oneshot(request).await.expect("answers");
+        let header = |name: &str| {
+            response
+                .headers()
+                .get(name)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_string)
+        };
+        let policy = header("content-security-policy").unwrap_or_default();
+        assert!(policy.contains("frame-ancestors 'none'"), "{uri}: {policy}");
+        assert!(policy.contains("object-src 'none'"), "{uri}: {policy}");
+        assert!(policy.contains("base-uri 'none'"), "{uri}: {policy}");
+        assert!(!policy.contains("unsafe-inline"), "{uri}: {policy}");
+        assert_eq!(header("x-frame-options").as_deref(), Some("DENY"), "{uri}");
+        assert_eq!(header("x-content-type-options").as_deref(), Some("nosniff"));
+        assert_eq!(header("referrer-policy").as_deref(), Some("same-origin"));
+        assert_eq!(
+            header("cache-control").as_deref() == Some("no-store"),
+            no_store,
+            "{uri}"
+        );
+    }
+}
