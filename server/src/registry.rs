@@ -10,6 +10,10 @@ use serde::Deserialize;
 use crate::config::{RegistryConfig, Secret};
 
 const TIMEOUT: Duration = Duration::from_secs(10);
+/// The largest answer klens reads from the registry; schemas and subject lists are far smaller.
+const MAX_BODY: usize = 16 * 1024 * 1024;
+/// The most schemas one schema may reference, all levels together.
+const MAX_REFERENCES: usize = 256;
 /// Subjects read at the same time during a refresh.
 const PARALLEL: usize = 8;
 
@@ -91,6 +95,8 @@ impl Registry {
         }
         let http = reqwest::Client::builder()
             .timeout(TIMEOUT)
+            // A redirect could carry the credentials, or klens's requests, somewhere else.
+            .redirect(reqwest::redirect::Policy::none())
             .build()
             .map_err(|e| format!("cannot create the registry client: {e}"))?;
         let credentials = match (&config.username, &config.password) {
@@ -140,11 +146,24 @@ impl Registry {
         if !response.status().is_success() {
             return Err(format!("registry: GET {what}: HTTP {}", response.status()));
         }
-        response
-            .json()
+        let mut response = response;
+        let mut body = Vec::new();
+        while let Some(chunk) = response
+            .chunk()
             .await
+            .map_err(|e| format!("registry: GET {what}: {}", e.without_url()))?
+        {
+            if body.len() + chunk.len() > MAX_BODY {
+                return Err(format!(
+                    "registry: GET {what}: the answer is over {} MiB",
+                    MAX_BODY / (1024 * 1024)
+                ));
+            }
+            body.extend_from_slice(&chunk);
+        }
+        serde_json::from_slice(&body)
             .map(Some)
-            .map_err(|e| format!("registry: GET {what}: {}", e.without_url()))
+            .map_err(|e| format!("registry: GET {what}: not the JSON expected: {e}"))
     }
 
     /// The schema registered under `id` and everything it references; `Ok(None)` when the
@@ -162,6 +181,12 @@ impl Registry {
         while let Some((reference, depth)) = pending.pop() {
             if depth > MAX_REFERENCE_DEPTH || references.iter().any(|(n, _)| *n == reference.name) {
                 continue;
+            }
+            if references.len() >= MAX_REFERENCES {
+                return Err(format!(
+                    "schema {id} references more than {MAX_REFERENCES} schemas; klens does not \
+                     decode it"
+                ));
             }
             let version = reference.version.to_string();
             let found = self

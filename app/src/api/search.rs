@@ -45,37 +45,64 @@ pub struct SearchResult {
     pub hits: Vec<SearchHit>,
 }
 
-/// How well `name` matches `query`, lower is better; `None` for no match. Case is ignored.
-/// In order: the whole name, a prefix, a substring, the query's characters in order (an
-/// abbreviation), then a substring with one typo (two for longer queries).
+/// The longest query the typo-tolerant step looks at: a longer one still matches names that
+/// contain it, but is not compared letter by letter, so a search's work stays bounded.
+pub const MAX_TYPO_QUERY: usize = 64;
+
+/// A query, prepared once for matching many names.
+pub struct Matcher {
+    query: String,
+    chars: Vec<char>,
+}
+
+impl Matcher {
+    pub fn new(query: &str) -> Matcher {
+        let query = query.trim().to_lowercase();
+        let chars = query.chars().collect();
+        Matcher { query, chars }
+    }
+
+    /// How well `name` matches, lower is better; `None` for no match. Case is ignored. In
+    /// order: the whole name, a prefix, a substring, the query's characters in order (an
+    /// abbreviation), then a substring with one typo (two for longer queries).
+    pub fn score(&self, name: &str) -> Option<u32> {
+        let q = &self.chars;
+        if q.is_empty() {
+            return None;
+        }
+        let name = name.to_lowercase();
+        let length = name.chars().count() as u32;
+        if name == self.query {
+            return Some(0);
+        }
+        if name.starts_with(&self.query) {
+            return Some(100 + length);
+        }
+        if let Some(at) = name.find(&self.query) {
+            return Some(1_000 + at as u32 + length);
+        }
+        let n: Vec<char> = name.chars().collect();
+        if q.len() >= 2 && is_subsequence(q, &n) {
+            return Some(10_000 + length);
+        }
+        let allowed = match q.len() {
+            0..=3 => return None,
+            4..=7 => 1,
+            8..=MAX_TYPO_QUERY => 2,
+            _ => return None,
+        };
+        // Fewer letters than the query less its typos cannot hold it.
+        if n.len() + (allowed as usize) < q.len() {
+            return None;
+        }
+        let typos = typos_in_best_window(q, &n, allowed)?;
+        Some(100_000 * typos + length)
+    }
+}
+
+/// [`Matcher::score`] for one name.
 pub fn match_score(query: &str, name: &str) -> Option<u32> {
-    let query = query.trim().to_lowercase();
-    if query.is_empty() {
-        return None;
-    }
-    let name = name.to_lowercase();
-    let length = name.chars().count() as u32;
-    if name == query {
-        return Some(0);
-    }
-    if name.starts_with(&query) {
-        return Some(100 + length);
-    }
-    if let Some(at) = name.find(&query) {
-        return Some(1_000 + at as u32 + length);
-    }
-    let q: Vec<char> = query.chars().collect();
-    let n: Vec<char> = name.chars().collect();
-    if q.len() >= 2 && is_subsequence(&q, &n) {
-        return Some(10_000 + length);
-    }
-    let allowed = match q.len() {
-        0..=3 => return None,
-        4..=7 => 1,
-        _ => 2,
-    };
-    let typos = typos_in_best_window(&q, &n);
-    (typos <= allowed).then(|| 100_000 * typos + length)
+    Matcher::new(query).score(name)
 }
 
 fn is_subsequence(q: &[char], n: &[char]) -> bool {
@@ -84,28 +111,39 @@ fn is_subsequence(q: &[char], n: &[char]) -> bool {
 }
 
 /// The fewest edits (insert, delete, substitute, swap two neighbours) that turn `q` into some
-/// substring of `n`.
-fn typos_in_best_window(q: &[char], n: &[char]) -> u32 {
-    // Edit distance where the match may start and end anywhere in `n` (free prefix and suffix),
-    // with transpositions (optimal string alignment).
-    let (rows, cols) = (q.len() + 1, n.len() + 1);
-    let mut d = vec![vec![0u32; cols]; rows];
-    for (i, row) in d.iter_mut().enumerate() {
+/// substring of `n`, if at most `allowed`. Edit distance where the match may start and end
+/// anywhere in `n` (free prefix and suffix), with transpositions (optimal string alignment),
+/// kept in three rows rather than a table, and given up as soon as no cell of the last two
+/// rows is within `allowed` (later rows can only cost more).
+fn typos_in_best_window(q: &[char], n: &[char], allowed: u32) -> Option<u32> {
+    let cols = n.len() + 1;
+    // Rows i-2, i-1 and i.
+    let mut before = vec![0u32; cols];
+    let mut last = vec![0u32; cols];
+    let mut row = vec![0u32; cols];
+    for i in 1..=q.len() {
         row[0] = i as u32;
-    }
-    for i in 1..rows {
         for j in 1..cols {
             let cost = u32::from(q[i - 1] != n[j - 1]);
-            let mut best = (d[i - 1][j] + 1)
-                .min(d[i][j - 1] + 1)
-                .min(d[i - 1][j - 1] + cost);
+            let mut best = (last[j] + 1).min(row[j - 1] + 1).min(last[j - 1] + cost);
             if i > 1 && j > 1 && q[i - 1] == n[j - 2] && q[i - 2] == n[j - 1] {
-                best = best.min(d[i - 2][j - 2] + 1);
+                best = best.min(before[j - 2] + 1);
             }
-            d[i][j] = best;
+            row[j] = best;
         }
+        let floor = row
+            .iter()
+            .chain(last.iter())
+            .copied()
+            .min()
+            .unwrap_or(u32::MAX);
+        if floor > allowed {
+            return None;
+        }
+        std::mem::swap(&mut before, &mut last);
+        std::mem::swap(&mut last, &mut row);
     }
-    d[rows - 1].iter().copied().min().unwrap_or(u32::MAX)
+    last.iter().copied().min().filter(|typos| *typos <= allowed)
 }
 
 /// Searches the catalog of the visible clusters, or only of `cluster`.
@@ -136,6 +174,64 @@ mod tests {
         let mut sorted = scores.clone();
         sorted.sort();
         assert_eq!(scores, sorted, "{order:?}");
+    }
+
+    /// Regression (hardening issue): the typo step built a query × name table for every name,
+    /// so a 200-character query over a large catalog did minutes of work. A long query now
+    /// matches only names that contain it, and no query is compared beyond its typos.
+    #[test]
+    fn long_queries_do_bounded_work() {
+        let long = "a".repeat(200);
+        assert_eq!(match_score(&long, &long), Some(0));
+        assert!(match_score(&long, &format!("x{long}")).is_some());
+        let near = format!("{}b", "a".repeat(199));
+        assert_eq!(match_score(&long, &near), None, "no typo step past the cap");
+        let edge = "abcdefgh".repeat(8);
+        let one_off = format!("{}x", &edge[..63]);
+        assert!(
+            match_score(&edge, &one_off).is_some(),
+            "64 letters still allow typos"
+        );
+    }
+
+    #[test]
+    fn the_cut_short_window_agrees_with_the_whole_table() {
+        // Every query/name pair of a small alphabet: the early exit never changes an answer.
+        let words = [
+            "abcd", "abdc", "bacd", "abce", "xabcdx", "acbd", "abc", "aabbccdd", "dcba",
+        ];
+        for q in words {
+            for n in words {
+                let (q, n): (Vec<char>, Vec<char>) = (q.chars().collect(), n.chars().collect());
+                let full = whole_table(&q, &n);
+                for allowed in 0..3 {
+                    let want = (full <= allowed).then_some(full);
+                    assert_eq!(super::typos_in_best_window(&q, &n, allowed), want);
+                }
+            }
+        }
+    }
+
+    /// The plain table, as the typo step was first written: the oracle for the one above.
+    fn whole_table(q: &[char], n: &[char]) -> u32 {
+        let (rows, cols) = (q.len() + 1, n.len() + 1);
+        let mut d = vec![vec![0u32; cols]; rows];
+        for (i, row) in d.iter_mut().enumerate() {
+            row[0] = i as u32;
+        }
+        for i in 1..rows {
+            for j in 1..cols {
+                let cost = u32::from(q[i - 1] != n[j - 1]);
+                let mut best = (d[i - 1][j] + 1)
+                    .min(d[i][j - 1] + 1)
+                    .min(d[i - 1][j - 1] + cost);
+                if i > 1 && j > 1 && q[i - 1] == n[j - 2] && q[i - 2] == n[j - 1] {
+                    best = best.min(d[i - 2][j - 2] + 1);
+                }
+                d[i][j] = best;
+            }
+        }
+        d[rows - 1].iter().copied().min().unwrap_or(u32::MAX)
     }
 
     #[test]

@@ -232,6 +232,22 @@ impl moka::Expiry<u32, Known> for Lifetime {
     }
 }
 
+/// The most schemas one batch of records may fetch. A producer picks the id in each frame, so a
+/// page of records with random ids must not become as many registry calls; records whose
+/// schema was not fetched show their bytes, with the reason.
+const NEW_PER_BATCH: usize = 32;
+
+/// The ids of `ids` to look up for one batch: each once, the known ones first (they cost no
+/// registry call), then at most [`NEW_PER_BATCH`] unknown ones.
+fn to_fetch(ids: impl IntoIterator<Item = u32>, known: impl Fn(&u32) -> bool) -> Vec<u32> {
+    let mut ids: Vec<u32> = ids.into_iter().collect();
+    ids.sort_unstable();
+    ids.dedup();
+    let (mut out, unknown): (Vec<u32>, Vec<u32>) = ids.into_iter().partition(|id| known(id));
+    out.extend(unknown.into_iter().take(NEW_PER_BATCH));
+    out
+}
+
 /// The decoders one batch of records needs, by schema id.
 #[derive(Default)]
 pub struct Loaded(HashMap<u32, Known>);
@@ -261,9 +277,7 @@ impl Schemas {
         let Some(registry) = &self.registry else {
             return loaded;
         };
-        let mut wanted: Vec<u32> = ids.into_iter().collect();
-        wanted.sort_unstable();
-        wanted.dedup();
+        let wanted = to_fetch(ids, |id| self.cache.contains_key(id));
         for batch in wanted.chunks(FETCH_AT_ONCE) {
             let loads = batch.iter().map(|&id| async move {
                 let known = self.cache.try_get_with(id, async move {
@@ -330,6 +344,23 @@ impl Schemas {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Regression (hardening issue): a page of records framed with a thousand random schema
+    /// ids asked the registry a thousand times.
+    #[test]
+    fn one_batch_fetches_a_bounded_number_of_new_schemas() {
+        let known = |id: &u32| *id < 5;
+        let got = to_fetch((0..1000).rev().chain(0..1000), known);
+        assert_eq!(
+            &got[..5],
+            &[0, 1, 2, 3, 4],
+            "known ids cost nothing and all come"
+        );
+        assert_eq!(got.len(), 5 + NEW_PER_BATCH);
+        let mut unique = got.clone();
+        unique.dedup();
+        assert_eq!(unique, got, "each id once");
+    }
 
     fn bytes_of(e: &Encoded) -> Option<Vec<u8>> {
         if let Some(raw) = &e.raw {

@@ -176,11 +176,18 @@ pub async fn search(
             format!("A search is at most {MAX_QUERY} characters."),
         ));
     }
-    let mut hits: Vec<(u32, SearchHit)> = entries.iter().flat_map(|e| e.search(&query)).collect();
-    hits.sort_by(|(a, x), (b, y)| {
-        (a, x.kind, &x.cluster, &x.name).cmp(&(b, y.kind, &y.cluster, &y.name))
-    });
-    hits.truncate(MAX_HITS);
+    // Scoring every name of large catalogs is CPU work: not on an async worker.
+    let hits = tokio::task::spawn_blocking(move || {
+        let mut hits: Vec<(u32, SearchHit)> =
+            entries.iter().flat_map(|e| e.search(&query)).collect();
+        hits.sort_by(|(a, x), (b, y)| {
+            (a, x.kind, &x.cluster, &x.name).cmp(&(b, y.kind, &y.cluster, &y.name))
+        });
+        hits.truncate(MAX_HITS);
+        hits
+    })
+    .await
+    .map_err(|e| ApiError::new(ErrorCode::Client, format!("the search failed: {e}")))?;
     Ok(SearchResult {
         hits: hits.into_iter().map(|(_, hit)| hit).collect(),
     })
