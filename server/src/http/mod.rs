@@ -128,12 +128,19 @@ async fn unknown_api_call() -> Response {
 /// as they are encoded: see `app::error`). The status comes from the same `ApiError::status`.
 pub fn error_response(error: &ApiError) -> Response {
     let status = StatusCode::from_u16(error.status()).unwrap_or(StatusCode::BAD_GATEWAY);
-    (
+    let mut response = (
         status,
         [(axum::http::header::CONTENT_TYPE, "application/json")],
         error.to_json(),
     )
-        .into_response()
+        .into_response();
+    if error.code == ErrorCode::TooManyRequests {
+        response.headers_mut().insert(
+            axum::http::header::RETRY_AFTER,
+            axum::http::HeaderValue::from(crate::service::limits::RETRY_AFTER_SECONDS),
+        );
+    }
+    response
 }
 
 /// 200 while the process serves.

@@ -107,6 +107,8 @@ pub async fn export(
     let (tx, rx) = mpsc::channel::<Vec<u8>>(WINDOW);
     let source = source(&stream);
     tokio::task::spawn_blocking(move || {
+        // The stream keeps its place among the open ones until the reading ends.
+        let _permit = stream.permit;
         records_stream::export(
             &source,
             &stream.spans,
@@ -176,6 +178,7 @@ pub async fn tail(
     let (tx, rx) = mpsc::channel::<TailEvent>(64);
     let source = source(&stream);
     tokio::task::spawn_blocking(move || {
+        let _permit = stream.permit;
         records_stream::tail(&source, &starts, stream.filter.as_ref(), allowed, tx);
     });
     let events = tokio_stream_of(rx).map(|event| {

@@ -545,3 +545,18 @@ async fn every_answer_carries_the_security_headers() {
         );
     }
 }
+
+/// Too many streams answer 429 with the time to try again.
+#[test]
+fn too_many_requests_says_when_to_try_again() {
+    let e = app::ApiError::new(app::ErrorCode::TooManyRequests, "busy");
+    let response = super::error_response(&e);
+    assert_eq!(response.status(), StatusCode::TOO_MANY_REQUESTS);
+    assert_eq!(
+        response
+            .headers()
+            .get("retry-after")
+            .and_then(|v| v.to_str().ok()),
+        Some("5")
+    );
+}

@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 
 use rdkafka::config::ClientConfig;
 use tokio::runtime::Handle;
+use tokio::sync::mpsc::error::TrySendError;
 use tokio::sync::mpsc::Sender;
 
 use super::decode::Schemas;
@@ -25,6 +26,33 @@ const CHUNK_BYTES: usize = 256 * 1024;
 const POLL: Duration = Duration::from_millis(200);
 /// How often the tail asks whether its caller may still read.
 const RECHECK: Duration = Duration::from_secs(1);
+
+/// How long a stream waits for a client that reads nothing before it gives up, so that a
+/// client that stops reading (without leaving) holds no thread and no reader for ever.
+const STALLED_FOR: Duration = Duration::from_secs(60);
+/// How often a full channel is tried again meanwhile.
+const RETRY_SEND: Duration = Duration::from_millis(50);
+
+/// Sends `item`, waiting while the client reads, until `patience` has passed without room.
+/// `false` when the client left or stalled: the stream ends.
+fn send_patiently<T>(out: &Sender<T>, item: T, patience: Duration) -> bool {
+    let started = Instant::now();
+    let mut item = item;
+    loop {
+        match out.try_send(item) {
+            Ok(()) => return true,
+            Err(TrySendError::Closed(_)) => return false,
+            Err(TrySendError::Full(back)) => {
+                if started.elapsed() >= patience {
+                    tracing::debug!("a stream's client stopped reading; the stream ends");
+                    return false;
+                }
+                item = back;
+                std::thread::sleep(RETRY_SEND);
+            }
+        }
+    }
+}
 
 /// What a stream reads from: the consumer settings, the topic, and how to decode.
 pub struct Source {
@@ -73,7 +101,7 @@ pub fn export(
     let consumer = match reader::open(&source.config, topic, &starts, Kind::Export) {
         Ok(c) => c,
         Err(error) => {
-            let _ = out.blocking_send(error_line(&error));
+            send_patiently(&out, error_line(&error), STALLED_FOR);
             return;
         }
     };
@@ -93,7 +121,7 @@ pub fn export(
                 chunk.extend(source.render(&batch));
                 batch.clear();
                 if chunk.len() >= CHUNK_BYTES
-                    && out.blocking_send(std::mem::take(&mut chunk)).is_err()
+                    && !send_patiently(&out, std::mem::take(&mut chunk), STALLED_FOR)
                 {
                     return Flow::Stop;
                 }
@@ -105,11 +133,11 @@ pub fn export(
         Ok(()) => {
             chunk.extend(source.render(&batch));
             if !chunk.is_empty() {
-                let _ = out.blocking_send(chunk);
+                send_patiently(&out, chunk, STALLED_FOR);
             }
         }
         Err(error) => {
-            let _ = out.blocking_send(error_line(&error));
+            send_patiently(&out, error_line(&error), STALLED_FOR);
         }
     }
     // The response ends when `out` is dropped, which must not wait for the reader to close.
@@ -146,7 +174,7 @@ pub fn tail(
     let consumer = match reader::open(&source.config, topic, starts, Kind::Tail) {
         Ok(c) => c,
         Err(error) => {
-            let _ = out.blocking_send(TailEvent::End(error));
+            send_patiently(&out, TailEvent::End(error), STALLED_FOR);
             return;
         }
     };
@@ -167,7 +195,7 @@ pub fn tail(
             match allowed() {
                 Ok(()) => Flow::Go,
                 Err(reason) => {
-                    let _ = out.blocking_send(TailEvent::End(reason));
+                    send_patiently(&out, TailEvent::End(reason), STALLED_FOR);
                     Flow::Stop
                 }
             }
@@ -186,7 +214,7 @@ pub fn tail(
                 let Ok(json) = serde_json::to_string(&record) else {
                     continue;
                 };
-                if out.blocking_send(TailEvent::Record(json)).is_err() {
+                if !send_patiently(&out, TailEvent::Record(json), STALLED_FOR) {
                     return Flow::Stop;
                 }
             }
@@ -194,7 +222,36 @@ pub fn tail(
         }
     });
     if let Err(error) = result {
-        let _ = out.blocking_send(TailEvent::End(error));
+        send_patiently(&out, TailEvent::End(error), STALLED_FOR);
     }
     close_later(consumer);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Regression (hardening issue): a client that stopped reading without leaving held the
+    /// stream's thread and reader for ever in `blocking_send`.
+    #[test]
+    fn a_client_that_stops_reading_ends_the_stream() {
+        let (out, mut rx) = tokio::sync::mpsc::channel::<u32>(1);
+        assert!(send_patiently(&out, 1, Duration::from_millis(100)));
+        let started = Instant::now();
+        assert!(
+            !send_patiently(&out, 2, Duration::from_millis(200)),
+            "no room, ever"
+        );
+        assert!(started.elapsed() >= Duration::from_millis(200));
+        assert_eq!(rx.try_recv().ok(), Some(1));
+        assert!(
+            send_patiently(&out, 3, Duration::from_millis(100)),
+            "room again"
+        );
+        drop(rx);
+        assert!(
+            !send_patiently(&out, 4, Duration::from_secs(60)),
+            "a client that left"
+        );
+    }
 }

@@ -9,6 +9,7 @@
 
 pub mod catalog;
 pub mod identity;
+pub mod limits;
 pub mod records;
 pub mod topics;
 
@@ -28,6 +29,8 @@ pub struct Service {
     pub catalog: Arc<Catalog>,
     /// Per cluster, in config order: its registry schemas by id, for decoding records.
     schemas: Vec<(String, Arc<Schemas>)>,
+    /// The record streams open now.
+    pub streams: Arc<limits::StreamLimits>,
 }
 
 /// One cluster as an operation was granted it.
@@ -53,6 +56,7 @@ impl Service {
             policy,
             catalog,
             schemas,
+            streams: limits::StreamLimits::new(limits::MAX_STREAMS, limits::MAX_STREAMS_PER_CALLER),
         }
     }
 

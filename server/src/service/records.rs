@@ -6,6 +6,7 @@ use std::sync::Arc;
 use app::api::{Arg, Record, RecordArgs, RecordAtArgs, RecordPage};
 use app::{ApiError, ErrorCode, Privilege};
 
+use super::limits::StreamPermit;
 use super::{Granted, Service};
 use crate::auth::Caller;
 use crate::kafka::admin::check_topic_name;
@@ -85,8 +86,10 @@ pub struct StreamArgs {
     pub exact: Arg<bool>,
 }
 
-/// A stream after the decision and the checks: where it reads, fixed now, and how.
+/// A stream after the decision and the checks: where it reads, fixed now, and how. It holds
+/// its place among the open streams until it is dropped.
 pub struct Stream {
+    pub permit: StreamPermit,
     pub link: Arc<Link>,
     pub schemas: Arc<Schemas>,
     pub topic: String,
@@ -111,9 +114,11 @@ pub async fn stream(
         args.exact.or("exact", false)?,
     )?;
     let topic = metadata(&granted, &args.cluster, &name)?;
+    let permit = service.streams.admit(caller)?;
     let link = granted.link();
     let spans = records::stream_spans(&granted.grant, &link, &topic, partition, &from).await?;
     Ok(Stream {
+        permit,
         link,
         schemas: service.schemas(&args.cluster),
         topic: name,

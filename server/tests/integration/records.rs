@@ -280,3 +280,44 @@ async fn records_record_and_export_give_back_every_byte() {
     .await;
     assert_eq!(status, StatusCode::NOT_FOUND);
 }
+
+/// A record stream holds its place among the open streams for as long as it runs, and gives
+/// it back when its client leaves (the limits themselves are unit-tested in
+/// `service::limits`).
+#[tokio::test]
+async fn a_stream_holds_its_place_until_its_client_leaves() {
+    let topic = unique("it-streams");
+    create_topic(&topic, 1).await;
+    let config = config(&format!(
+        "clusters:\n  - name: local\n    bootstrap_servers: {OPEN_PORT}\n"
+    ));
+    let catalog = std::sync::Arc::new(server::catalog::Catalog::new(&config));
+    for entry in catalog.clusters() {
+        entry.refresh().await;
+    }
+    let leptos = leptos::config::LeptosOptions::builder()
+        .output_name("klens")
+        .build();
+    let state = server::http::AppState::new(leptos, &config, catalog).expect("state");
+    let service = std::sync::Arc::clone(&state.service);
+    let router = server::http::app(state);
+    let tail = axum::http::Request::get(format!("/api/tail?cluster=local&topic={topic}"))
+        .header("host", "127.0.0.1:8080")
+        .body(axum::body::Body::empty())
+        .expect("request");
+    let response = tower::ServiceExt::oneshot(router, tail)
+        .await
+        .expect("answers");
+    assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(service.streams.open(), 1);
+    drop(response);
+    let mut freed = false;
+    for _ in 0..50 {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        if service.streams.open() == 0 {
+            freed = true;
+            break;
+        }
+    }
+    assert!(freed, "the place of a closed stream was not given back");
+}
