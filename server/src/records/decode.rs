@@ -25,6 +25,9 @@ pub enum Decoder {
     Json,
 }
 
+/// The largest value klens decodes through a schema; a larger one is shown as its bytes.
+const MAX_DECODED: usize = 8 * 1024 * 1024;
+
 /// The name under which a Protobuf schema's own text is compiled.
 const MAIN_PROTO: &str = "klens-schema.proto";
 
@@ -62,12 +65,27 @@ impl Decoder {
 
     /// Decodes the payload after the five-byte Confluent header.
     fn decode(&self, payload: &[u8]) -> Result<(Encoding, Value), String> {
+        if payload.len() > MAX_DECODED {
+            return Err(format!(
+                "{} bytes are more than klens decodes through a schema ({} MiB)",
+                payload.len(),
+                MAX_DECODED / (1024 * 1024)
+            ));
+        }
         match self {
             Decoder::Avro { schema, references } => {
+                // The writer schema itself is among the names, so a recursive schema's
+                // references to its own type resolve.
+                let schemata: Vec<&apache_avro::Schema> =
+                    std::iter::once(schema).chain(references.iter()).collect();
+                let resolved = apache_avro::schema::ResolvedSchema::try_from(schemata.clone())
+                    .map_err(|e| format!("the Avro schema does not resolve: {e}"))?;
+                super::avro::check(schema, resolved.get_names(), payload)
+                    .map_err(|e| format!("not Avro of this schema: {e}"))?;
                 let mut reader = payload;
                 let value = apache_avro::from_avro_datum_schemata(
                     schema,
-                    references.iter().collect(),
+                    schemata.clone(),
                     &mut reader,
                     None,
                 )
@@ -77,11 +95,7 @@ impl Decoder {
                 }
                 // The reader forgives some damage (a string cut short); writing the value back
                 // must give the very same bytes, or it was not this schema's datum.
-                let again = apache_avro::to_avro_datum_schemata(
-                    schema,
-                    references.iter().collect(),
-                    value.clone(),
-                );
+                let again = apache_avro::to_avro_datum_schemata(schema, schemata, value.clone());
                 if again.as_deref().ok() != Some(payload) {
                     return Err("the bytes are not an Avro datum of this schema".into());
                 }
@@ -409,6 +423,41 @@ mod tests {
         assert_eq!(message_indexes(&[4, 2, 4, 7]), Ok((vec![1, 2], &[7u8][..])));
         assert!(message_indexes(&[4, 2]).is_err());
         assert!(message_indexes(&[0x80]).is_err());
+    }
+
+    #[test]
+    fn recursive_avro_schemas_decode_and_hostile_data_does_not() {
+        let list = SchemaText {
+            schema: r#"{"type":"record","name":"Node","namespace":"k","fields":[{"name":"value","type":"int"},{"name":"next","type":["null","Node"]}]}"#.into(),
+            schema_type: "AVRO".into(),
+            references: Vec::new(),
+        };
+        let decoder = Decoder::new(&list).expect("a recursive schema");
+        // Regression (hardening issue): "Unresolved schema reference" for any recursive schema.
+        let (_, data) = decoder
+            .decode(&[2, 2, 4, 0])
+            .expect("a list of two decodes");
+        assert_eq!(
+            data,
+            serde_json::json!({"value": 1, "next": {"value": 2, "next": null}})
+        );
+        // A list nested far past the limit is refused, not a stack overflow.
+        let mut deep = [2u8, 2].repeat(50_000);
+        deep.extend_from_slice(&[2, 0]);
+        assert!(decoder.decode(&deep).is_err());
+        // An array of nulls claiming 2^31 items is refused, not 30 GB reserved.
+        let nulls = SchemaText {
+            schema: r#"{"type":"array","items":"null"}"#.into(),
+            schema_type: "AVRO".into(),
+            references: Vec::new(),
+        };
+        let decoder = Decoder::new(&nulls).expect("schema");
+        assert!(decoder.decode(&[0x80, 0x80, 0x80, 0x80, 0x10, 0]).is_err());
+        // A value over the size cap is not decoded at all.
+        let e = decoder
+            .decode(&vec![0; MAX_DECODED + 1])
+            .expect_err("too large");
+        assert!(e.contains("more than klens decodes"), "{e}");
     }
 
     #[test]

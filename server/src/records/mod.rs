@@ -7,6 +7,7 @@
 //! `reader.rs` (the consumers) and `decode.rs`. Each function here that reads a topic's
 //! records takes the grant for RECORDS on that topic and checks it first.
 
+mod avro;
 mod cursor;
 pub mod decode;
 mod filter;
