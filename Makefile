@@ -8,7 +8,7 @@ export KLENS_CACHE
 export CARGO_TARGET_DIR ?= $(KLENS_CACHE)/target
 export PATH := $(HOME)/.cargo/bin:$(KLENS_CACHE)/tools/node_modules/.bin:$(PATH)
 
-.PHONY: tools build demo demo-auth test lint unit integration integration-3brokers e2e stack stack-down seed
+.PHONY: tools build demo demo-auth test lint unit fuzz integration integration-3brokers e2e stack stack-down seed
 
 tools:
 	dev/install-tools
@@ -55,6 +55,11 @@ lint:
 unit:
 	cargo test -p app --features ssr --lib
 	cargo test -p server --lib --bins
+
+## The decoders' fuzz tests (group assignments, Avro, record values, the config reader) with
+## many more cases than `make unit` runs; KLENS_FUZZ_CASES sets how many.
+fuzz:
+	KLENS_FUZZ_CASES=$${KLENS_FUZZ_CASES:-2000000} cargo test -p server --release --lib fuzz_ -- --nocapture
 
 integration: seed
 	cargo test -p server --test integration -- --test-threads=2

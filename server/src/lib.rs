@@ -4,6 +4,8 @@
 pub mod auth;
 pub mod catalog;
 pub mod config;
+#[cfg(test)]
+mod fuzz;
 pub mod http;
 pub mod kafka;
 pub mod records;

@@ -1257,3 +1257,61 @@ fn load_reads_the_file_and_names_it_in_errors() {
         ))
     );
 }
+
+/// Arbitrary text made of YAML's and the config's own pieces: the reader never panics, and
+/// every refusal is one line that names the file.
+#[test]
+fn fuzz_config_text() {
+    let pieces = [
+        "clusters:",
+        "\n",
+        "  - ",
+        "    ",
+        "name: ",
+        "a",
+        "bootstrap_servers: ",
+        "k:1",
+        "${X}",
+        "$${",
+        "{",
+        "}",
+        "[",
+        "]",
+        ":",
+        "\"",
+        "'",
+        "&a ",
+        "*a",
+        "!!str ",
+        "# c",
+        "auth:",
+        "oidc:",
+        " ",
+        "\t",
+        "writable: ",
+        "true",
+        "properties:",
+        "mcp:",
+        "- ",
+        ",",
+        "---",
+        "é",
+        "\u{0}",
+        "roles:",
+        "bindings:",
+        "tls:",
+        "sasl:",
+        "mechanism: PLAIN",
+        "listen: ",
+        "0",
+    ];
+    let mut inputs = crate::fuzz::Inputs::new(0x5eed_0004, 40);
+    for _ in 0..crate::fuzz::cases(20_000) {
+        let text = inputs.text(&pieces);
+        if let Err(e) = parse(&text, "fuzz.yaml", &|_| Some("v".into()), Path::new("/")) {
+            let message = e.to_string();
+            assert!(message.starts_with("fuzz.yaml"), "{text:?}: {message}");
+            assert!(!message.contains('\n'), "{text:?}: {message}");
+        }
+    }
+}

@@ -692,16 +692,16 @@ mod tests {
             0, 0, 0, 0, 0, 1, 0, 1, b't', 0x7f, 0xff, 0xff, 0xff, 0, 0, 0, 1,
         ];
         assert!(decode_assignment(Bytes::copy_from_slice(huge_partitions)).is_empty());
-        // Arbitrary short inputs: no panic, and never more partitions than four bytes each.
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        for _ in 0..20_000 {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            let len = (seed % 64) as usize;
-            let bytes: Vec<u8> = (0..len)
-                .map(|i| (seed >> (i % 8 * 8)) as u8 ^ i as u8)
-                .collect();
+    }
+
+    /// Arbitrary bytes as an assignment: no panic, no allocation beyond the input, and never
+    /// more partitions than four bytes each.
+    #[test]
+    fn fuzz_group_assignments() {
+        let mut inputs = crate::fuzz::Inputs::new(0x5eed_0001, 96);
+        for _ in 0..crate::fuzz::cases(20_000) {
+            let bytes = inputs.bytes();
+            let len = bytes.len();
             let got = decode_assignment(Bytes::from(bytes));
             assert!(got.len() <= len / 4);
         }
