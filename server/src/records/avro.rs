@@ -97,6 +97,17 @@ impl Walk<'_, '_> {
         Ok(n)
     }
 
+    /// A string: a length, then that many bytes of UTF-8.
+    fn text(&mut self) -> Result<(), String> {
+        let n = self.length()?;
+        let start = self.at;
+        self.skip(n)?;
+        match self.bytes.get(start..self.at).map(std::str::from_utf8) {
+            Some(Ok(_)) => Ok(()),
+            _ => Err("a string that is not UTF-8".to_string()),
+        }
+    }
+
     /// The item count of the next block of an array or map: 0 ends it. A negative count is
     /// followed by the block's size in bytes.
     fn block(&mut self) -> Result<usize, String> {
@@ -142,7 +153,8 @@ impl Walk<'_, '_> {
             Schema::Float => self.skip(4),
             Schema::Double => self.skip(8),
             Schema::Duration => self.skip(12),
-            Schema::Bytes | Schema::String | Schema::Uuid | Schema::BigDecimal => {
+            Schema::String => self.text(),
+            Schema::Bytes | Schema::Uuid | Schema::BigDecimal => {
                 let n = self.length()?;
                 self.skip(n)
             }
@@ -184,8 +196,7 @@ impl Walk<'_, '_> {
                     return Ok(());
                 }
                 for _ in 0..n {
-                    let key = self.length()?;
-                    self.skip(key)?;
+                    self.text()?;
                     self.datum(&map.types, space, depth + 1)?;
                 }
             },
