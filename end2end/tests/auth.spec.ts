@@ -145,6 +145,23 @@ test('sign-out ends the klens session', async ({ page }) => {
   expect((await page.request.get(`${AUTH}/api/whoami`)).status()).toBe(401);
 });
 
+test('signing out ends a tail that is still open, within a couple of seconds', async ({ page }) => {
+  await signIn(page, AUTH, 'alice');
+  await page.evaluate(() => {
+    const w = window as unknown as { tail: { open: boolean; end: string | null } };
+    w.tail = { open: false, end: null };
+    const source = new EventSource('/api/tail?cluster=local&topic=orders');
+    source.onopen = () => { w.tail.open = true; };
+    source.addEventListener('end', (e) => { w.tail.end = (e as MessageEvent).data; source.close(); });
+  });
+  const state = () => page.evaluate(() => (window as unknown as { tail: { open: boolean; end: string | null } }).tail);
+  await expect.poll(async () => (await state()).open).toBe(true);
+  // Sign out from the same browser session, as the Sign out button would.
+  const out = await page.request.post(`${AUTH}/auth/logout`, { maxRedirects: 0 });
+  expect(out.status()).toBeLessThan(400);
+  await expect.poll(async () => (await state()).end, { timeout: 3000 }).toBe('You signed out.');
+});
+
 test('a session ends at max_age: the API answers 401 and pages ask to sign in again', async ({ page }) => {
   await signIn(page, SHORT, 'alice');
   expect((await page.request.get(`${SHORT}/api/whoami`)).status()).toBe(200);

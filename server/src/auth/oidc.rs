@@ -110,6 +110,10 @@ pub struct Oidc {
     config: AuthConfig,
     http: openidconnect::reqwest::Client,
     provider: Mutex<Option<Arc<Provider>>>,
+    /// Sessions signed out before they expired, by a digest of their ID token, with their
+    /// expiry: a stream still open for one ends. Past its expiry a session is dead anyway, so
+    /// an entry is dropped then.
+    signed_out: std::sync::Mutex<HashMap<[u8; 32], i64>>,
 }
 
 impl Oidc {
@@ -124,7 +128,25 @@ impl Oidc {
             config: config.clone(),
             http,
             provider: Mutex::new(None),
+            signed_out: std::sync::Mutex::new(HashMap::new()),
         })
+    }
+
+    /// Remembers that `user` signed out, until their session would have expired.
+    pub fn sign_out(&self, user: &SignedIn) {
+        if let Ok(mut ended) = self.signed_out.lock() {
+            let now = now_ms();
+            ended.retain(|_, expires| *expires > now);
+            ended.insert(session_digest(user), user.expires_at_ms);
+        }
+    }
+
+    /// Whether `user`'s session was signed out.
+    pub fn is_signed_out(&self, user: &SignedIn) -> bool {
+        self.signed_out
+            .lock()
+            .map(|ended| ended.contains_key(&session_digest(user)))
+            .unwrap_or(true)
     }
 
     /// Whether the session cookie must be Secure.
@@ -267,6 +289,12 @@ pub fn groups_of(claims: &OtherClaims, claim: &str) -> Result<Vec<String>, Strin
     }
 }
 
+/// One sign-in's mark: the digest of its ID token, which is new at every sign-in.
+fn session_digest(user: &SignedIn) -> [u8; 32] {
+    use sha2::Digest;
+    sha2::Sha256::digest(user.id_token.as_bytes()).into()
+}
+
 pub fn now_ms() -> i64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -321,6 +349,41 @@ mod tests {
             let oidc = Oidc::new(&auth).expect("client");
             assert_eq!(oidc.secure_cookies(), secure, "{redirect}");
         }
+    }
+
+    #[test]
+    fn a_signed_out_session_is_known_until_it_would_have_expired() {
+        let yaml = "clusters:\n  - name: c\n    bootstrap_servers: k:9092\nauth:\n  oidc:\n    \
+                    issuer: https://idp.example.com\n    client_id: klens\n    client_secret: s\n    \
+                    redirect_uri: https://klens.example.com/cb\n";
+        let config = crate::config::parse(yaml, "t.yaml", &|_| None, std::path::Path::new("."))
+            .expect("valid");
+        let oidc = Oidc::new(&config.auth.expect("auth")).expect("client");
+        let user = |token: &str, expires_at_ms: i64| SignedIn {
+            subject: "s".into(),
+            name: None,
+            email: None,
+            groups: vec![],
+            expires_at_ms,
+            id_token: token.into(),
+        };
+        let (alice, again) = (user("t1", i64::MAX), user("t2", i64::MAX));
+        assert!(!oidc.is_signed_out(&alice));
+        oidc.sign_out(&alice);
+        assert!(oidc.is_signed_out(&alice));
+        assert!(
+            !oidc.is_signed_out(&again),
+            "a new sign-in is a new session"
+        );
+        oidc.sign_out(&user("t3", 0));
+        let kept = oidc.signed_out.lock().map(|m| m.len()).unwrap_or(0);
+        oidc.sign_out(&user("t4", i64::MAX));
+        let after = oidc.signed_out.lock().map(|m| m.len()).unwrap_or(0);
+        assert_eq!(
+            (kept, after),
+            (2, 2),
+            "an expired entry is dropped at the next sign-out"
+        );
     }
 
     #[test]

@@ -253,6 +253,10 @@ async fn callback(
 async fn logout(State(oidc): State<Arc<Oidc>>, session: Session, request: Request) -> Response {
     let user = session.get::<SignedIn>(USER_KEY).await.ok().flatten();
     let _ = session.flush().await;
+    if let Some(user) = &user {
+        // A stream still open for this session ends at its next check.
+        oidc.sign_out(user);
+    }
     let host = request
         .headers()
         .get(axum::http::header::HOST)

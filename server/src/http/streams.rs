@@ -90,10 +90,11 @@ pub async fn export(
     query: Result<Query<StreamQuery>, QueryRejection>,
 ) -> Response {
     let user = user.map(|Extension(u)| u);
-    let (_, stream) = match prepare(&state, user.as_ref(), query, "earliest").await {
+    let (caller, stream) = match prepare(&state, user.as_ref(), query, "earliest").await {
         Ok(prepared) => prepared,
         Err(response) => return response,
     };
+    let allowed = recheck(&state, caller, &stream);
     let total: i64 = stream.spans.iter().map(|s| (s.end - s.start).max(0)).sum();
     let ranges = app::api::ExportSpans(
         stream
@@ -114,6 +115,7 @@ pub async fn export(
             &stream.spans,
             stream.filter.as_ref(),
             stream.to,
+            allowed,
             tx,
         );
     });
@@ -151,10 +153,6 @@ pub async fn tail(
         q.from = Arg::Given("latest".to_string());
         Query(q)
     });
-    let cluster = match &query {
-        Ok(Query(q)) => q.cluster.clone(),
-        Err(_) => String::new(),
-    };
     let (caller, stream) = match prepare(&state, user.as_ref(), query, "latest").await {
         Ok(prepared) => prepared,
         Err(response) => return response,
@@ -164,17 +162,7 @@ pub async fn tail(
         .iter()
         .map(|s| (s.partition, s.start))
         .collect();
-    // Access is asked again while the stream runs: the session may end, and then so does the
-    // stream.
-    let service = Arc::clone(&state.service);
-    let topic = stream.topic.clone();
-    let expires = user.as_ref().map(|u| u.expires_at_ms);
-    let allowed = move || {
-        if expires.is_some_and(|at| now_ms() >= at) {
-            return Err("Your session has ended. Sign in again.".to_string());
-        }
-        records::still_allowed(&service, &caller, &cluster, &topic).map_err(|e| e.message)
-    };
+    let allowed = recheck(&state, caller, &stream);
     let (tx, rx) = mpsc::channel::<TailEvent>(64);
     let source = source(&stream);
     tokio::task::spawn_blocking(move || {
@@ -190,6 +178,29 @@ pub async fn tail(
     Sse::new(events)
         .keep_alive(KeepAlive::default())
         .into_response()
+}
+
+/// What a running stream asks every second: the caller may still read this topic, and their
+/// session has neither expired nor been signed out. When it says no, the stream ends.
+fn recheck(
+    state: &AppState,
+    caller: Caller,
+    stream: &Stream,
+) -> impl Fn() -> Result<(), String> + Send + 'static {
+    let service = Arc::clone(&state.service);
+    let oidc = state.oidc.clone();
+    let (cluster, topic) = (stream.cluster.clone(), stream.topic.clone());
+    move || {
+        if let Some(user) = caller.user() {
+            if now_ms() >= user.expires_at_ms {
+                return Err("Your session has ended. Sign in again.".to_string());
+            }
+            if oidc.as_ref().is_some_and(|o| o.is_signed_out(user)) {
+                return Err("You signed out.".to_string());
+            }
+        }
+        records::still_allowed(&service, &caller, &cluster, &topic).map_err(|e| e.message)
+    }
 }
 
 fn source(stream: &Stream) -> Source {

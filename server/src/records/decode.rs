@@ -43,6 +43,11 @@ impl Decoder {
                 Ok(Decoder::Avro { schema, references })
             }
             "PROTOBUF" => {
+                for text in
+                    std::iter::once(&schema.schema).chain(schema.references.iter().map(|r| &r.1))
+                {
+                    check_proto_text(text)?;
+                }
                 let mut files: HashMap<String, String> =
                     schema.references.iter().cloned().collect();
                 files.insert(MAIN_PROTO.to_string(), schema.schema.clone());
@@ -118,6 +123,68 @@ impl Decoder {
             }
         }
     }
+}
+
+/// The largest Protobuf schema text klens compiles, and its deepest nesting of braces.
+const MAX_PROTO_TEXT: usize = 1024 * 1024;
+const MAX_PROTO_NESTING: usize = 64;
+
+/// Refuses a Protobuf schema text that is too large or nests too deep, before the compiler
+/// (which recurses into every nested message) sees it: a schema author writes this text.
+/// Braces inside strings and comments do not count.
+fn check_proto_text(text: &str) -> Result<(), String> {
+    if text.len() > MAX_PROTO_TEXT {
+        return Err(format!(
+            "the Protobuf schema is over {} KiB; klens does not compile it",
+            MAX_PROTO_TEXT / 1024
+        ));
+    }
+    let (mut depth, mut deepest) = (0usize, 0usize);
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' | '\'' => {
+                // Skip the string, with its escapes.
+                while let Some(d) = chars.next() {
+                    if d == '\\' {
+                        chars.next();
+                    } else if d == c {
+                        break;
+                    }
+                }
+            }
+            '/' if chars.peek() == Some(&'/') => {
+                for d in chars.by_ref() {
+                    if d == '\n' {
+                        break;
+                    }
+                }
+            }
+            '/' if chars.peek() == Some(&'*') => {
+                chars.next();
+                let mut star = false;
+                for d in chars.by_ref() {
+                    if star && d == '/' {
+                        break;
+                    }
+                    star = d == '*';
+                }
+            }
+            '{' | '(' | '[' | '<' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            '}' | ')' | ']' | '>' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    if deepest > MAX_PROTO_NESTING {
+        return Err(format!(
+            "the Protobuf schema nests deeper than {MAX_PROTO_NESTING} levels; klens does not \
+             compile it"
+        ));
+    }
+    Ok(())
 }
 
 /// The source texts of a schema and its references, by import name.
@@ -433,6 +500,29 @@ mod tests {
                 "{bytes:?}"
             );
         }
+    }
+
+    /// Regression (hardening issue): schema text from the registry went to the Protobuf
+    /// compiler as it was, however deep it nested.
+    #[test]
+    fn protobuf_schema_text_is_bounded_before_it_compiles() {
+        let deep = format!(
+            "syntax = \"proto3\";\n{}{}",
+            "message A { ".repeat(5_000),
+            "} ".repeat(5_000)
+        );
+        let e = check_proto_text(&deep).expect_err("too deep");
+        assert!(e.contains("deeper"), "{e}");
+        let text = SchemaText {
+            schema: deep,
+            schema_type: "PROTOBUF".into(),
+            references: Vec::new(),
+        };
+        assert!(Decoder::new(&text).is_err());
+        // Braces in strings and comments do not count; ordinary nesting compiles.
+        let fine = "syntax = \"proto3\"; // {{{{\n/* {{{{ */ message A { message B { string s = 1 [json_name = \"{{{{\"]; } }\n";
+        assert_eq!(check_proto_text(fine), Ok(()));
+        assert!(check_proto_text(&"x".repeat(MAX_PROTO_TEXT + 1)).is_err());
     }
 
     #[test]

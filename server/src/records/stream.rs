@@ -80,13 +80,15 @@ impl Source {
 }
 
 /// Streams `spans` as NDJSON chunks into `out`, each partition in offset order. Stops at the
-/// spans' ends (fixed when the export began), when the client goes away, or on a Kafka error,
-/// which ends the stream with a last line `{"error": …}`. Blocks.
+/// spans' ends (fixed when the export began), when the client goes away, when `allowed` (asked
+/// every second) says the caller may no longer read, or on a Kafka error; the last two end the
+/// stream with a last line `{"error": …}`. Blocks.
 pub fn export(
     source: &Source,
     spans: &[Span],
     filter: Option<&Filter>,
     until_timestamp: Option<i64>,
+    allowed: impl Fn() -> Result<(), String>,
     out: Sender<Vec<u8>>,
 ) {
     let topic = source.topic.as_str();
@@ -107,8 +109,20 @@ pub fn export(
     };
     let mut batch: Vec<RawRecord> = Vec::with_capacity(BATCH);
     let mut chunk: Vec<u8> = Vec::with_capacity(CHUNK_BYTES);
+    let mut checked = Instant::now();
+    let mut refused = None;
     let result = scan::run(&consumer, topic, spans, POLL, |seen| match seen {
         Seen::Tick if out.is_closed() => Flow::Stop,
+        Seen::Tick if checked.elapsed() >= RECHECK => {
+            checked = Instant::now();
+            match allowed() {
+                Ok(()) => Flow::Go,
+                Err(reason) => {
+                    refused = Some(reason);
+                    Flow::Stop
+                }
+            }
+        }
         Seen::Tick => Flow::Go,
         Seen::Record(record) => {
             if until_timestamp.is_some_and(|to| record.timestamp.is_some_and(|t| t > to)) {
@@ -129,6 +143,11 @@ pub fn export(
             Flow::Go
         }
     });
+    let result = match refused {
+        // The file ends with the reason rather than looking complete.
+        Some(reason) => Err(reason),
+        None => result,
+    };
     match result {
         Ok(()) => {
             chunk.extend(source.render(&batch));

@@ -87,6 +87,11 @@ impl Service {
         privilege: Privilege,
         topic: Option<&str>,
     ) -> Result<Granted, ApiError> {
+        // A cluster the caller cannot see is refused before klens looks anything up in it, on
+        // the same path as one that does not exist.
+        if self.policy.access(&caller.subject(), cluster).is_none() {
+            return Err(ApiError::unknown_cluster(cluster));
+        }
         let name = topic.unwrap_or_default();
         let internal = self
             .catalog

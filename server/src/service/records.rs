@@ -90,6 +90,7 @@ pub struct StreamArgs {
 /// its place among the open streams until it is dropped.
 pub struct Stream {
     pub permit: StreamPermit,
+    pub cluster: String,
     pub link: Arc<Link>,
     pub schemas: Arc<Schemas>,
     pub topic: String,
@@ -119,6 +120,7 @@ pub async fn stream(
     let spans = records::stream_spans(&granted.grant, &link, &topic, partition, &from).await?;
     Ok(Stream {
         permit,
+        cluster: args.cluster.clone(),
         link,
         schemas: service.schemas(&args.cluster),
         topic: name,
