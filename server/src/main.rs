@@ -133,10 +133,14 @@ async fn serve(config: server::config::Config) -> Result<(), String> {
         .await
         .map_err(|e| format!("cannot listen on {} (listen): {e}", config.listen))?;
     tracing::info!("klens listens on http://{}", config.listen);
-    axum::serve(listener, router)
-        .with_graceful_shutdown(shutdown_signal())
-        .await
-        .map_err(|e| format!("server stopped: {e}"))
+    server::http::serve::serve(
+        listener,
+        router,
+        server::http::serve::HEADER_READ_TIMEOUT,
+        shutdown_signal(),
+    )
+    .await;
+    Ok(())
 }
 
 /// Ends on Ctrl-C or SIGTERM, so `kill` and service managers stop klens cleanly.

@@ -26,6 +26,7 @@ use guards::GuardConfig;
 
 mod backend;
 mod guards;
+pub mod serve;
 mod streams;
 
 /// What every handler may reach.
