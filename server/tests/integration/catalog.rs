@@ -20,8 +20,18 @@ async fn the_catalog_counts_what_kafka_reports_over_scram() {
             .any(|t| t.name == topic)
     })
     .await;
+    // Other tests create and delete topics meanwhile: compare with what Kafka reported both
+    // just before and just after a refresh, once the two agree.
+    let mut truth = kafka_topics();
+    for _ in 0..20 {
+        entry.refresh().await;
+        let after = kafka_topics();
+        if after == truth {
+            break;
+        }
+        truth = after;
+    }
     let summary = entry.summary();
-    let truth = kafka_topics();
     assert_eq!(
         summary.health.status,
         HealthStatus::Ok,

@@ -69,7 +69,7 @@ pub(crate) fn kafka_topics() -> Vec<(String, usize)> {
         String::from_utf8_lossy(&out.stderr)
     );
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("kcat JSON");
-    json["topics"]
+    let mut topics: Vec<(String, usize)> = json["topics"]
         .as_array()
         .expect("topics")
         .iter()
@@ -78,7 +78,9 @@ pub(crate) fn kafka_topics() -> Vec<(String, usize)> {
             let partitions = t["partitions"].as_array().map(Vec::len).unwrap_or(0);
             (name, partitions)
         })
-        .collect()
+        .collect();
+    topics.sort();
+    topics
 }
 
 pub(crate) fn klens() -> Command {
