@@ -54,6 +54,30 @@ fn send_patiently<T>(out: &Sender<T>, item: T, patience: Duration) -> bool {
     }
 }
 
+/// Asks a stream's access question at most once every [`RECHECK`].
+struct Recheck<F> {
+    allowed: F,
+    checked: Instant,
+}
+
+impl<F: Fn() -> Result<(), String>> Recheck<F> {
+    fn new(allowed: F) -> Self {
+        Recheck {
+            allowed,
+            checked: Instant::now(),
+        }
+    }
+
+    /// Why the stream must end, if it is time to ask and the answer is no.
+    fn refusal(&mut self) -> Option<String> {
+        if self.checked.elapsed() < RECHECK {
+            return None;
+        }
+        self.checked = Instant::now();
+        (self.allowed)().err()
+    }
+}
+
 /// What a stream reads from: the consumer settings, the topic, and how to decode.
 pub struct Source {
     pub config: ClientConfig,
@@ -109,21 +133,17 @@ pub fn export(
     };
     let mut batch: Vec<RawRecord> = Vec::with_capacity(BATCH);
     let mut chunk: Vec<u8> = Vec::with_capacity(CHUNK_BYTES);
-    let mut checked = Instant::now();
+    let mut recheck = Recheck::new(allowed);
     let mut refused = None;
     let result = scan::run(&consumer, topic, spans, POLL, |seen| match seen {
         Seen::Tick if out.is_closed() => Flow::Stop,
-        Seen::Tick if checked.elapsed() >= RECHECK => {
-            checked = Instant::now();
-            match allowed() {
-                Ok(()) => Flow::Go,
-                Err(reason) => {
-                    refused = Some(reason);
-                    Flow::Stop
-                }
+        Seen::Tick => match recheck.refusal() {
+            Some(reason) => {
+                refused = Some(reason);
+                Flow::Stop
             }
-        }
-        Seen::Tick => Flow::Go,
+            None => Flow::Go,
+        },
         Seen::Record(record) => {
             if until_timestamp.is_some_and(|to| record.timestamp.is_some_and(|t| t > to)) {
                 return Flow::Close;
@@ -206,20 +226,16 @@ pub fn tail(
             end: i64::MAX,
         })
         .collect();
-    let mut checked = Instant::now();
+    let mut recheck = Recheck::new(allowed);
     let result = scan::run(&consumer, topic, &spans, POLL, |seen| match seen {
         Seen::Tick if out.is_closed() => Flow::Stop,
-        Seen::Tick if checked.elapsed() >= RECHECK => {
-            checked = Instant::now();
-            match allowed() {
-                Ok(()) => Flow::Go,
-                Err(reason) => {
-                    send_patiently(&out, TailEvent::End(reason), STALLED_FOR);
-                    Flow::Stop
-                }
+        Seen::Tick => match recheck.refusal() {
+            Some(reason) => {
+                send_patiently(&out, TailEvent::End(reason), STALLED_FOR);
+                Flow::Stop
             }
-        }
-        Seen::Tick => Flow::Go,
+            None => Flow::Go,
+        },
         Seen::Record(record) => {
             if !filter.is_none_or(|f| f.matches(&record)) {
                 return Flow::Go;
