@@ -107,7 +107,7 @@ pub async fn export(
     let file = stream.topic.clone();
     let (tx, rx) = mpsc::channel::<Vec<u8>>(WINDOW);
     let source = source(&stream);
-    tokio::task::spawn_blocking(move || {
+    crate::records::pool::spawn(move || {
         // The stream keeps its place among the open ones until the reading ends.
         let _permit = stream.permit;
         records_stream::export(
@@ -165,7 +165,7 @@ pub async fn tail(
     let allowed = recheck(&state, caller, &stream);
     let (tx, rx) = mpsc::channel::<TailEvent>(64);
     let source = source(&stream);
-    tokio::task::spawn_blocking(move || {
+    crate::records::pool::spawn(move || {
         let _permit = stream.permit;
         records_stream::tail(&source, &starts, stream.filter.as_ref(), allowed, tx);
     });

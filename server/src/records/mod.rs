@@ -13,6 +13,7 @@ pub mod decode;
 mod filter;
 mod page;
 mod plan;
+pub mod pool;
 mod reader;
 pub mod scan;
 pub mod stream;
@@ -31,7 +32,7 @@ pub use self::page::{backward_page, forward_page, page_answer, read_page, PageRe
 pub use self::plan::{plan, Start};
 pub use self::scan::{Scan, Span};
 use crate::auth::Grant;
-use crate::kafka::{self, KafkaClients, Link, Topic};
+use crate::kafka::{KafkaClients, Link, Topic};
 
 /// A record as read, before decoding.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -139,7 +140,7 @@ fn client_error(error: String) -> ApiError {
 /// so that a read is bounded by what exists at this moment.
 async fn bounds(clients: &Arc<KafkaClients>, topic: &Topic) -> Result<Bounds, ApiError> {
     let (clients, topic) = (Arc::clone(clients), topic.clone());
-    let marks = kafka::blocking("reading offsets", move || {
+    let marks = pool::run("reading offsets", move || {
         clients.fetch_watermarks(std::slice::from_ref(&topic))
     })
     .await
@@ -159,7 +160,7 @@ async fn offsets_at(
 ) -> Result<BTreeMap<i32, i64>, ApiError> {
     let (clients, topic) = (Arc::clone(clients), topic.to_string());
     let partitions: Vec<i32> = bounds.keys().copied().collect();
-    kafka::blocking("reading offsets", move || {
+    pool::run("reading offsets", move || {
         clients.offsets_at(&topic, &partitions, timestamp)
     })
     .await
@@ -231,7 +232,7 @@ async fn read(
     filter: Option<Filter>,
 ) -> Result<PageRead, ApiError> {
     let (config, topic) = (link.reader().clone(), topic.to_string());
-    kafka::blocking("reading records", move || {
+    pool::run("reading records", move || {
         read_page(&config, &topic, &start, &bounds, limit, filter.as_ref())
     })
     .await
