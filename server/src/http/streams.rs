@@ -107,7 +107,8 @@ pub async fn export(
     let file = stream.topic.clone();
     let (tx, rx) = mpsc::channel::<Vec<u8>>(WINDOW);
     let source = source(&stream);
-    crate::records::pool::spawn(move || {
+    // Streams stay on tokio's blocking pool: see `records::pool` for why.
+    tokio::task::spawn_blocking(move || {
         // The stream keeps its place among the open ones until the reading ends.
         let _permit = stream.permit;
         records_stream::export(
@@ -165,7 +166,7 @@ pub async fn tail(
     let allowed = recheck(&state, caller, &stream);
     let (tx, rx) = mpsc::channel::<TailEvent>(64);
     let source = source(&stream);
-    crate::records::pool::spawn(move || {
+    tokio::task::spawn_blocking(move || {
         let _permit = stream.permit;
         records_stream::tail(&source, &starts, stream.filter.as_ref(), allowed, tx);
     });
