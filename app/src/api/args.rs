@@ -53,6 +53,14 @@ impl<T> Arg<T> {
         }
     }
 
+    /// The value, if it was given and of the right type, without judging it.
+    pub fn given(&self) -> Option<&T> {
+        match self {
+            Arg::Given(value) => Some(value),
+            Arg::Missing | Arg::Invalid(_) => None,
+        }
+    }
+
     /// The value if given, else `default`.
     pub fn or(self, field: &str, default: T) -> Result<T, ApiError> {
         Ok(self.optional(field)?.unwrap_or(default))

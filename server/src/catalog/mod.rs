@@ -251,6 +251,15 @@ impl ClusterEntry {
         Arc::clone(&self.link)
     }
 
+    /// The brokers of the last good metadata (none before the first), which the protocol
+    /// client asks before the bootstrap servers.
+    pub fn known_brokers_now(&self) -> Vec<crate::kafka::Broker> {
+        self.state()
+            .metadata
+            .map(|m| m.brokers.clone())
+            .unwrap_or_default()
+    }
+
     /// The cluster's registry client, if one is configured and could be set up.
     pub fn registry(&self) -> Option<Arc<Registry>> {
         self.registry.clone().and_then(Result::ok)

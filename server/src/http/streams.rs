@@ -16,7 +16,6 @@ use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::Extension;
 use futures::StreamExt;
-use serde::Deserialize;
 use tokio::sync::mpsc;
 
 use super::{error_response, AppState};
@@ -28,43 +27,11 @@ use crate::service::records::{self, Stream, StreamArgs};
 /// Buffered chunks between the reading thread and the response: the backpressure window.
 const WINDOW: usize = 4;
 
-/// The query of both streams, as sent; the service judges it after the decision.
-#[derive(Debug, Deserialize)]
-pub struct StreamQuery {
-    cluster: String,
-    #[serde(default)]
-    topic: Arg<String>,
-    #[serde(default)]
-    partition: Arg<i32>,
-    #[serde(default)]
-    from: Arg<String>,
-    #[serde(default)]
-    to: Arg<i64>,
-    #[serde(default)]
-    q: Arg<String>,
-    #[serde(default)]
-    exact: Arg<bool>,
-}
-
-impl From<StreamQuery> for StreamArgs {
-    fn from(q: StreamQuery) -> Self {
-        StreamArgs {
-            cluster: q.cluster,
-            topic: q.topic,
-            partition: q.partition,
-            from: q.from,
-            to: q.to,
-            q: q.q,
-            exact: q.exact,
-        }
-    }
-}
-
 /// The caller and the prepared stream, or the error response.
 async fn prepare(
     state: &AppState,
     user: Option<&SignedIn>,
-    query: Result<Query<StreamQuery>, QueryRejection>,
+    query: Result<Query<StreamArgs>, QueryRejection>,
     default_from: &str,
 ) -> Result<(Caller, Stream), Response> {
     let query = match query {
@@ -78,7 +45,7 @@ async fn prepare(
     };
     let run = async {
         let caller = Caller::of_request(&state.policy, user)?;
-        let stream = records::stream(&state.service, &caller, query.into(), default_from).await?;
+        let stream = records::stream(&state.service, &caller, query, default_from).await?;
         Ok::<_, ApiError>((caller, stream))
     };
     run.await.map_err(|e| error_response(&e))
@@ -87,7 +54,7 @@ async fn prepare(
 pub async fn export(
     State(state): State<AppState>,
     user: Option<Extension<SignedIn>>,
-    query: Result<Query<StreamQuery>, QueryRejection>,
+    query: Result<Query<StreamArgs>, QueryRejection>,
 ) -> Response {
     let user = user.map(|Extension(u)| u);
     let (caller, stream) = match prepare(&state, user.as_ref(), query, "earliest").await {
@@ -146,7 +113,7 @@ pub async fn export(
 pub async fn tail(
     State(state): State<AppState>,
     user: Option<Extension<SignedIn>>,
-    query: Result<Query<StreamQuery>, QueryRejection>,
+    query: Result<Query<StreamArgs>, QueryRejection>,
 ) -> Response {
     let user = user.map(|Extension(u)| u);
     // The tail always starts at the end, whatever `from` says.

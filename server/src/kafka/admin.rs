@@ -7,10 +7,10 @@ use std::time::Duration;
 
 use app::error::Flavor;
 use app::{ApiError, ErrorCode, Privilege};
-use rdkafka::admin::{AdminOptions, NewTopic, TopicReplication};
+use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
 use rdkafka::error::{KafkaError, RDKafkaErrorCode};
 
-use super::{Broker, KafkaClients, Link, Topic, Watermarks};
+use super::{Broker, KafkaClients, KlensContext, Link, Topic, Watermarks};
 use crate::auth::Grant;
 
 /// How long Kafka may take over one admin operation.
@@ -113,16 +113,21 @@ pub struct ReadBack {
     pub watermarks: Watermarks,
 }
 
-/// The clients of a cluster that has an admin client. The decision refuses writes on read-only
-/// clusters first; a read-only cluster has no admin client at all, so this is a second lock.
-fn writable(link: &Link) -> Result<Arc<KafkaClients>, ApiError> {
-    let clients = link
-        .clients()
-        .map_err(|e| ApiError::new(ErrorCode::Client, e))?;
-    match clients.admin() {
-        Some(_) => Ok(clients),
-        None => Err(ApiError::read_only_cluster(&link.cluster)),
-    }
+/// The clients of a cluster.
+fn clients_of(link: &Link) -> Result<Arc<KafkaClients>, ApiError> {
+    link.clients()
+        .map_err(|e| ApiError::new(ErrorCode::Client, e))
+}
+
+/// The admin client among `clients`. The decision refuses writes on read-only clusters first;
+/// a read-only cluster has no admin client at all, so this is a second lock.
+fn admin_of<'a>(
+    clients: &'a KafkaClients,
+    link: &Link,
+) -> Result<&'a AdminClient<KlensContext>, ApiError> {
+    clients
+        .admin()
+        .ok_or_else(|| ApiError::read_only_cluster(&link.cluster))
 }
 
 /// Creates the topic `spec` describes (CREATE_TOPICS on that topic), then reads it back.
@@ -133,10 +138,8 @@ pub async fn create_topic(
     spec: &TopicSpec,
 ) -> Result<ReadBack, ApiError> {
     grant.require_topic(Privilege::CreateTopics, &spec.name)?;
-    let clients = writable(link)?;
-    let admin = clients
-        .admin()
-        .ok_or_else(|| ApiError::read_only_cluster(&link.cluster))?;
+    let clients = clients_of(link)?;
+    let admin = admin_of(&clients, link)?;
     let mut topic = NewTopic::new(
         &spec.name,
         spec.partitions,
@@ -163,10 +166,8 @@ pub async fn delete_topic(
     name: &str,
 ) -> Result<ReadBack, ApiError> {
     grant.require_topic(Privilege::DeleteTopics, name)?;
-    let clients = writable(link)?;
-    let admin = clients
-        .admin()
-        .ok_or_else(|| ApiError::read_only_cluster(&link.cluster))?;
+    let clients = clients_of(link)?;
+    let admin = admin_of(&clients, link)?;
     let results = admin
         .delete_topics(&[name], &options())
         .await

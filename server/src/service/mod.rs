@@ -20,7 +20,7 @@ use app::{ApiError, Privilege};
 
 use crate::auth::{Caller, Grant, Policy};
 use crate::catalog::{Catalog, ClusterEntry};
-use crate::kafka::Link;
+use crate::kafka::{Link, Topic};
 use crate::records::decode::Schemas;
 
 /// What every operation may reach.
@@ -37,6 +37,8 @@ pub struct Service {
 pub struct Granted {
     pub grant: Grant,
     pub entry: Arc<ClusterEntry>,
+    /// For a decision on a topic, the topic as the projection listed it, when it did.
+    pub topic: Option<Topic>,
 }
 
 impl Granted {
@@ -74,7 +76,11 @@ impl Service {
             .entry(&grant)
             .cloned()
             .ok_or_else(|| ApiError::unknown_cluster(cluster))?;
-        Ok(Granted { grant, entry })
+        Ok(Granted {
+            grant,
+            entry,
+            topic: None,
+        })
     }
 
     /// The decision for `privilege` on a topic of `cluster`. Whether the topic is internal is
@@ -93,16 +99,19 @@ impl Service {
             return Err(ApiError::unknown_cluster(cluster));
         }
         let name = topic.unwrap_or_default();
-        let internal = self
+        let listed = self
             .catalog
             .get(cluster)
-            .and_then(|entry| entry.topic_metadata(name).ok().flatten())
-            .is_some_and(|t| t.internal);
+            .and_then(|entry| entry.topic_metadata(name).ok().flatten());
         let resource = Resource::Topic {
             name: name.to_string(),
-            internal,
+            internal: listed.as_ref().is_some_and(|t| t.internal),
         };
-        self.decide(caller, cluster, Action::new(privilege, resource))
+        let granted = self.decide(caller, cluster, Action::new(privilege, resource))?;
+        Ok(Granted {
+            topic: listed,
+            ..granted
+        })
     }
 
     /// The registry schemas of a cluster, for decoding its records.

@@ -21,15 +21,19 @@ fn decide(
     cluster: &str,
     topic: &Arg<String>,
 ) -> Result<(Granted, String), ApiError> {
-    let named = topic.clone().optional("topic").ok().flatten();
-    let granted = service.decide_topic(caller, cluster, Privilege::Records, named.as_deref())?;
+    let named = topic.given().map(String::as_str);
+    let granted = service.decide_topic(caller, cluster, Privilege::Records, named)?;
     let name = topic.clone().required("topic")?;
     check_topic_name(&name, "topic")?;
     Ok((granted, name))
 }
 
-/// The topic as the projection knows it, or `NOT_FOUND`.
+/// The topic as the projection listed it for the decision, or why it did not: not read yet,
+/// or `NOT_FOUND`.
 fn metadata(granted: &Granted, cluster: &str, name: &str) -> Result<Topic, ApiError> {
+    if let Some(topic) = &granted.topic {
+        return Ok(topic.clone());
+    }
     granted.entry.topic_metadata(name)?.ok_or_else(|| {
         ApiError::new(
             ErrorCode::NotFound,
@@ -72,17 +76,23 @@ pub async fn record(
     .await
 }
 
-/// What a stream asks for, as sent.
-#[derive(Clone, Debug, Default)]
+/// What a stream asks for, as sent (the query of `/api/export` and `/api/tail`).
+#[derive(Clone, Debug, Default, serde::Deserialize)]
 pub struct StreamArgs {
     pub cluster: String,
+    #[serde(default)]
     pub topic: Arg<String>,
+    #[serde(default)]
     pub partition: Arg<i32>,
     /// `earliest`, `latest`, or a timestamp in ms since the epoch.
+    #[serde(default)]
     pub from: Arg<String>,
     /// The export stops at records newer than this timestamp (ms since the epoch).
+    #[serde(default)]
     pub to: Arg<i64>,
+    #[serde(default)]
     pub q: Arg<String>,
+    #[serde(default)]
     pub exact: Arg<bool>,
 }
 

@@ -13,13 +13,8 @@ pub async fn create_topic(
     caller: &Caller,
     args: CreateTopicArgs,
 ) -> Result<TopicChanged, ApiError> {
-    let named = args.topic.clone().optional("topic").ok().flatten();
-    let granted = service.decide_topic(
-        caller,
-        &args.cluster,
-        Privilege::CreateTopics,
-        named.as_deref(),
-    )?;
+    let named = args.topic.given().map(String::as_str);
+    let granted = service.decide_topic(caller, &args.cluster, Privilege::CreateTopics, named)?;
     let request = args.parse()?;
     let spec = TopicSpec::new(
         &request.topic,
@@ -27,8 +22,8 @@ pub async fn create_topic(
         request.replication_factor,
         &request.configs,
     )?;
-    let read_back =
-        admin::create_topic(&granted.grant, &granted.link(), &known(&granted), &spec).await?;
+    let known = granted.entry.known_brokers_now();
+    let read_back = admin::create_topic(&granted.grant, &granted.link(), &known, &spec).await?;
     apply(&granted, &spec.name, read_back);
     Ok(TopicChanged {
         cluster: request.cluster,
@@ -42,28 +37,17 @@ pub async fn delete_topic(
     cluster: &str,
     topic: Arg<String>,
 ) -> Result<TopicChanged, ApiError> {
-    let named = topic.clone().optional("topic").ok().flatten();
-    let granted =
-        service.decide_topic(caller, cluster, Privilege::DeleteTopics, named.as_deref())?;
+    let named = topic.given().map(String::as_str);
+    let granted = service.decide_topic(caller, cluster, Privilege::DeleteTopics, named)?;
     let topic = topic.required("topic")?;
     check_topic_name(&topic, "topic")?;
-    let read_back =
-        admin::delete_topic(&granted.grant, &granted.link(), &known(&granted), &topic).await?;
+    let known = granted.entry.known_brokers_now();
+    let read_back = admin::delete_topic(&granted.grant, &granted.link(), &known, &topic).await?;
     apply(&granted, &topic, read_back);
     Ok(TopicChanged {
         cluster: cluster.to_string(),
         topic,
     })
-}
-
-/// The brokers the projection knows, where the read-back asks first.
-fn known(granted: &Granted) -> Vec<crate::kafka::Broker> {
-    granted
-        .entry
-        .state()
-        .metadata
-        .map(|m| m.brokers.clone())
-        .unwrap_or_default()
 }
 
 fn apply(granted: &Granted, name: &str, read_back: ReadBack) {

@@ -14,12 +14,7 @@ impl ClusterEntry {
     /// librdkafka. Watermarks are worth having but not worth failing the refresh for.
     async fn read_metadata(&self) -> Result<(MetadataSnapshot, Option<Watermarks>), String> {
         let wire = self.link.wire()?;
-        let known = self
-            .state()
-            .metadata
-            .map(|m| m.brokers.clone())
-            .unwrap_or_default();
-        let metadata = wire.metadata(&known, None).await?;
+        let metadata = wire.metadata(&self.known_brokers_now(), None).await?;
         let watermarks = match self.link.clients() {
             Ok(clients) => {
                 let topics = metadata.topics.clone();
