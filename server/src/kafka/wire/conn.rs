@@ -201,19 +201,110 @@ impl Connection {
             .read_exact(&mut body)
             .await
             .map_err(|e| format!("the broker closed the connection: {e}"))?;
-        let mut body = Bytes::from(body);
-        let header = ResponseHeader::decode(
-            &mut body,
-            <R::Response as HeaderVersion>::header_version(version),
-        )
-        .map_err(|e| format!("cannot decode a response header: {e}"))?;
-        if header.correlation_id != id {
-            return Err(format!(
-                "the broker answered request {} to request {id}",
-                header.correlation_id
-            ));
+        decode_answer::<R>(Bytes::from(body), id, version)
+    }
+}
+
+/// Decodes one answer frame (after its length) to request `id` of kind `R` at `version`.
+///
+/// The bytes come from a broker, or from whoever sits on a plaintext link. Every array count
+/// in them is held against the bytes that remain before anything is reserved for it: the
+/// `kafka-protocol` crate klens builds with is patched for that (see `vendor/README.md`).
+pub(super) fn decode_answer<R: Request>(
+    mut body: Bytes,
+    id: i32,
+    version: i16,
+) -> WireResult<R::Response> {
+    let header = ResponseHeader::decode(
+        &mut body,
+        <R::Response as HeaderVersion>::header_version(version),
+    )
+    .map_err(|e| format!("cannot decode a response header: {e}"))?;
+    if header.correlation_id != id {
+        return Err(format!(
+            "the broker answered request {} to request {id}",
+            header.correlation_id
+        ));
+    }
+    R::Response::decode(&mut body, version)
+        .map_err(|e| format!("cannot decode API {} v{version}: {e}", R::KEY))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kafka_protocol::messages::{
+        ConsumerGroupDescribeRequest, DescribeClusterRequest, DescribeGroupsRequest,
+        DescribeLogDirsRequest, DescribeQuorumRequest, ListGroupsRequest, MetadataRequest,
+        OffsetDeleteRequest, OffsetFetchRequest,
+    };
+    use kafka_protocol::protocol::Message;
+
+    /// An answer frame to request 7: the response header for `version`, then `body`.
+    fn frame<R: Request>(version: i16, body: &[u8]) -> Bytes {
+        let mut frame = BytesMut::new();
+        ResponseHeader::default()
+            .with_correlation_id(7)
+            .encode(
+                &mut frame,
+                <R::Response as HeaderVersion>::header_version(version),
+            )
+            .expect("a header encodes");
+        frame.extend_from_slice(body);
+        frame.freeze()
+    }
+
+    /// Regression (hardening issue): a broker answer whose array count claims billions of
+    /// elements made the protocol crate reserve hundreds of gigabytes and abort klens, before
+    /// a single element was read. The count is now refused against the bytes that remain.
+    #[test]
+    fn a_hostile_count_in_a_broker_answer_reserves_nothing() {
+        // Metadata v12 (flexible): throttle time, then a compact array of brokers whose
+        // count is 2^32 − 2.
+        let body = [0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0x0f];
+        let e = decode_answer::<MetadataRequest>(frame::<MetadataRequest>(12, &body), 7, 12)
+            .expect_err("refused");
+        assert!(e.contains("exceeds"), "{e}");
+        // ListGroups v2 (not flexible): throttle time, error code, then an array of groups
+        // whose count is 2^31 − 1.
+        let body = [0, 0, 0, 0, 0, 0, 0x7f, 0xff, 0xff, 0xff];
+        let e = decode_answer::<ListGroupsRequest>(frame::<ListGroupsRequest>(2, &body), 7, 2)
+            .expect_err("refused");
+        assert!(e.contains("exceeds"), "{e}");
+        // The same answer with the one group it claims decodes.
+        let body = [0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 1, b'g', 0, 0];
+        let answer = decode_answer::<ListGroupsRequest>(frame::<ListGroupsRequest>(2, &body), 7, 2)
+            .expect("a valid answer");
+        assert_eq!(answer.groups.len(), 1);
+    }
+
+    /// Arbitrary bytes as the answer to every request klens sends, at every version the crate
+    /// knows: no panic, and no count is believed beyond the bytes of the frame (an abort would
+    /// end the test run).
+    #[test]
+    fn fuzz_broker_answers() {
+        fn kind<R: Request>(inputs: &mut crate::fuzz::Inputs, cases: usize) {
+            let versions = <R::Response as Message>::VERSIONS;
+            let span = (versions.max - versions.min + 1) as usize;
+            for case in 0..cases {
+                let version = versions.min + (case % span) as i16;
+                let body = inputs.bytes();
+                let _ = decode_answer::<R>(frame::<R>(version, &body), 7, version);
+            }
         }
-        R::Response::decode(&mut body, version)
-            .map_err(|e| format!("cannot decode API {} v{version}: {e}", R::KEY))
+        let mut inputs = crate::fuzz::Inputs::new(0x5eed_0005, 256);
+        let cases = crate::fuzz::cases(20_000) / 8;
+        kind::<ApiVersionsRequest>(&mut inputs, cases);
+        kind::<MetadataRequest>(&mut inputs, cases);
+        kind::<ListGroupsRequest>(&mut inputs, cases);
+        kind::<DescribeGroupsRequest>(&mut inputs, cases);
+        kind::<ConsumerGroupDescribeRequest>(&mut inputs, cases);
+        kind::<OffsetFetchRequest>(&mut inputs, cases);
+        kind::<DescribeLogDirsRequest>(&mut inputs, cases);
+        kind::<DescribeClusterRequest>(&mut inputs, cases);
+        kind::<DescribeQuorumRequest>(&mut inputs, cases);
+        kind::<OffsetDeleteRequest>(&mut inputs, cases);
+        kind::<SaslHandshakeRequest>(&mut inputs, cases);
+        kind::<SaslAuthenticateRequest>(&mut inputs, cases);
     }
 }
