@@ -212,7 +212,7 @@ async fn read_back(
         Some(t) => {
             let (clients, t) = (Arc::clone(clients), t.clone());
             super::blocking("reading watermarks", move || {
-                clients.fetch_watermarks(std::slice::from_ref(&t))
+                clients.fetch_watermarks(std::slice::from_ref(&t), crate::kafka::WATERMARK_TIMEOUT)
             })
             .await
             .unwrap_or_default()

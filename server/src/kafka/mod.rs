@@ -9,7 +9,7 @@ pub mod wire;
 
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use rdkafka::admin::AdminClient;
 use rdkafka::client::ClientContext;
@@ -21,7 +21,9 @@ use rdkafka::{Offset, TopicPartitionList};
 use crate::config::ClusterConfig;
 
 /// How long the batched offset lookups of one refresh may take.
-const WATERMARK_TIMEOUT: Duration = Duration::from_secs(15);
+/// How long the catalog's offset lookups may take (a page's lookups take what is left of its
+/// deadline instead).
+pub const WATERMARK_TIMEOUT: Duration = Duration::from_secs(15);
 
 /// The librdkafka client settings for one cluster: security from `sasl` and `tls` (the same
 /// settings the protocol client uses; the config refuses connection settings among the
@@ -138,8 +140,14 @@ impl KafkaClients {
 impl KafkaClients {
     /// The low and high watermark of every partition of `topics`, in two batched ListOffsets
     /// round trips (earliest, latest) rather than one request per partition. Partitions whose
-    /// offsets Kafka would not give (no DESCRIBE, no leader) are left out. Blocks.
-    pub fn fetch_watermarks(&self, topics: &[Topic]) -> Result<Watermarks, String> {
+    /// offsets Kafka would not give (no DESCRIBE, no leader) are left out. Blocks for at most
+    /// `timeout` in all.
+    pub fn fetch_watermarks(
+        &self,
+        topics: &[Topic],
+        timeout: Duration,
+    ) -> Result<Watermarks, String> {
+        let until = std::time::Instant::now() + timeout;
         let lookup = |at: Offset| -> Result<HashMap<(String, i32), i64>, String> {
             let mut list = TopicPartitionList::new();
             for topic in topics {
@@ -153,7 +161,7 @@ impl KafkaClients {
             }
             let answered = self
                 .offsets
-                .offsets_for_times(list, WATERMARK_TIMEOUT)
+                .offsets_for_times(list, until.saturating_duration_since(Instant::now()))
                 .map_err(|e| format!("offsets could not be read: {e}"))?;
             Ok(answered
                 .elements()
@@ -180,12 +188,13 @@ impl KafkaClients {
 
 impl KafkaClients {
     /// Per partition of `topic`, the first offset whose timestamp is at or after `timestamp`;
-    /// partitions with no such record are left out. Blocks.
+    /// partitions with no such record are left out. Blocks for at most `timeout`.
     pub fn offsets_at(
         &self,
         topic: &str,
         partitions: &[i32],
         timestamp: i64,
+        timeout: Duration,
     ) -> Result<std::collections::BTreeMap<i32, i64>, String> {
         let mut list = TopicPartitionList::new();
         for p in partitions {
@@ -194,7 +203,7 @@ impl KafkaClients {
         }
         let answered = self
             .offsets
-            .offsets_for_times(list, WATERMARK_TIMEOUT)
+            .offsets_for_times(list, timeout)
             .map_err(|e| format!("offsets for the timestamp could not be read: {e}"))?;
         Ok(answered
             .elements()

@@ -20,6 +20,7 @@ pub mod stream;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use app::api::{Record, RecordHeader, RecordPage, RecordQuery, TimestampType};
 use app::{ApiError, ErrorCode, Privilege};
@@ -28,7 +29,9 @@ use rdkafka::message::{Headers, Message};
 pub use self::cursor::{Bounds, Cursor};
 use self::decode::{Loaded, Schemas};
 pub use self::filter::Filter;
-pub use self::page::{backward_page, forward_page, page_answer, read_page, PageRead};
+pub use self::page::{
+    backward_page, forward_page, page_answer, read_page, PageRead, PAGE_DEADLINE,
+};
 pub use self::plan::{plan, Start};
 pub use self::scan::{Scan, Span};
 use crate::auth::Grant;
@@ -138,10 +141,14 @@ fn client_error(error: String) -> ApiError {
 
 /// The partitions of `topic` with their live watermarks, read now (not from the projection),
 /// so that a read is bounded by what exists at this moment.
-async fn bounds(clients: &Arc<KafkaClients>, topic: &Topic) -> Result<Bounds, ApiError> {
+async fn bounds(
+    clients: &Arc<KafkaClients>,
+    topic: &Topic,
+    deadline: Instant,
+) -> Result<Bounds, ApiError> {
     let (clients, topic) = (Arc::clone(clients), topic.clone());
     let marks = pool::run("reading offsets", move || {
-        clients.fetch_watermarks(std::slice::from_ref(&topic))
+        clients.fetch_watermarks(std::slice::from_ref(&topic), left(deadline))
     })
     .await
     .map_err(client_error)?;
@@ -157,17 +164,24 @@ async fn offsets_at(
     topic: &str,
     bounds: &Bounds,
     timestamp: i64,
+    deadline: Instant,
 ) -> Result<BTreeMap<i32, i64>, ApiError> {
     let (clients, topic) = (Arc::clone(clients), topic.to_string());
     let partitions: Vec<i32> = bounds.keys().copied().collect();
     pool::run("reading offsets", move || {
-        clients.offsets_at(&topic, &partitions, timestamp)
+        clients.offsets_at(&topic, &partitions, timestamp, left(deadline))
     })
     .await
     .map_err(client_error)
 }
 
-/// One page of records of `topic`.
+/// What is left until `deadline`.
+fn left(deadline: Instant) -> Duration {
+    deadline.saturating_duration_since(Instant::now())
+}
+
+/// One page of records of `topic`, answered within [`PAGE_DEADLINE`] from its start (offset
+/// lookups included), with what it found by then.
 pub async fn page(
     grant: &Grant,
     link: &Link,
@@ -177,14 +191,15 @@ pub async fn page(
 ) -> Result<RecordPage, ApiError> {
     grant.require_topic(Privilege::Records, &topic.name)?;
     let filter = Filter::parse(query.q.as_deref(), query.exact)?;
+    let deadline = Instant::now() + PAGE_DEADLINE;
     let clients = link.clients().map_err(client_error)?;
-    let bounds = bounds(&clients, topic).await?;
+    let bounds = bounds(&clients, topic, deadline).await?;
     let at_time = match query.timestamp {
-        Some(ts) => Some(offsets_at(&clients, &topic.name, &bounds, ts).await?),
+        Some(ts) => Some(offsets_at(&clients, &topic.name, &bounds, ts, deadline).await?),
         None => None,
     };
     let (start, limit) = plan(query, &bounds, at_time.as_ref())?;
-    let read = read(link, &topic.name, start, bounds, limit, filter).await?;
+    let read = read(link, &topic.name, start, bounds, limit, filter, deadline).await?;
     Ok(page_answer(&topic.name, schemas, read).await)
 }
 
@@ -207,14 +222,15 @@ pub async fn one(
             ),
         )
     };
+    let deadline = Instant::now() + PAGE_DEADLINE;
     let clients = link.clients().map_err(client_error)?;
-    let bounds = bounds(&clients, topic).await?;
+    let bounds = bounds(&clients, topic, deadline).await?;
     let (low, high) = bounds.get(&partition).copied().ok_or_else(missing)?;
     if offset < low || offset >= high {
         return Err(missing());
     }
     let start = Start::Forward([(partition, offset)].into_iter().collect());
-    let (found, ..) = read(link, name, start, bounds, 1, None).await?;
+    let (found, ..) = read(link, name, start, bounds, 1, None, deadline).await?;
     let raw = found
         .into_iter()
         .find(|r| r.offset == offset)
@@ -230,10 +246,19 @@ async fn read(
     bounds: Bounds,
     limit: usize,
     filter: Option<Filter>,
+    deadline: Instant,
 ) -> Result<PageRead, ApiError> {
     let (config, topic) = (link.reader().clone(), topic.to_string());
     pool::run("reading records", move || {
-        read_page(&config, &topic, &start, &bounds, limit, filter.as_ref())
+        read_page(
+            &config,
+            &topic,
+            &start,
+            &bounds,
+            limit,
+            filter.as_ref(),
+            deadline,
+        )
     })
     .await
     .map_err(client_error)
@@ -249,8 +274,10 @@ pub async fn stream_spans(
     from: &str,
 ) -> Result<Vec<Span>, ApiError> {
     grant.require_topic(Privilege::Records, &topic.name)?;
+    // The stream's answer (its status and headers) waits for these lookups.
+    let deadline = Instant::now() + PAGE_DEADLINE;
     let clients = link.clients().map_err(client_error)?;
-    let mut bounds = bounds(&clients, topic).await?;
+    let mut bounds = bounds(&clients, topic, deadline).await?;
     if let Some(p) = partition {
         bounds.retain(|k, _| *k == p);
         if bounds.is_empty() {
@@ -270,7 +297,7 @@ pub async fn stream_spans(
                     "Start at earliest, latest, or a timestamp in ms since the epoch.",
                 )
             })?;
-            offsets_at(&clients, &topic.name, &bounds, ts).await?
+            offsets_at(&clients, &topic.name, &bounds, ts, deadline).await?
         }
     };
     Ok(bounds

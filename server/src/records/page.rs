@@ -14,8 +14,9 @@ use super::plan::Start;
 use super::scan::{scan_page, Scan, Span};
 use super::{decode_all, RawRecord};
 
-/// How long one page may scan before it answers with what it has.
-const PAGE_DEADLINE: Duration = Duration::from_secs(5);
+/// How long one page (its offset lookups and its scan) may take before it answers with what it
+/// has; the same bound holds for one record and for a stream's preparation.
+pub const PAGE_DEADLINE: Duration = Duration::from_secs(5);
 /// The most records one page may read to fill itself (a filter may skip most of them).
 const SCAN_BUDGET: u64 = 200_000;
 /// How far back each step of a backward scan reaches per partition when a filter is set.
@@ -97,7 +98,7 @@ pub fn backward_page(
 /// scanned, and whether the scan stopped early.
 pub type PageRead = (Vec<RawRecord>, Option<Cursor>, Option<Cursor>, u64, bool);
 
-/// Reads one page. Blocks; call from a blocking task.
+/// Reads one page, scanning until `deadline` at most. Blocks; call from a blocking task.
 pub fn read_page(
     config: &ClientConfig,
     topic: &str,
@@ -105,8 +106,8 @@ pub fn read_page(
     bounds: &Bounds,
     limit: usize,
     filter: Option<&Filter>,
+    deadline: Instant,
 ) -> Result<PageRead, String> {
-    let deadline = Instant::now() + PAGE_DEADLINE;
     match start {
         Start::Forward(starts) => {
             let spans: Vec<Span> = starts

@@ -19,7 +19,7 @@ impl ClusterEntry {
             Ok(clients) => {
                 let topics = metadata.topics.clone();
                 kafka::blocking("reading watermarks", move || {
-                    clients.fetch_watermarks(&topics)
+                    clients.fetch_watermarks(&topics, crate::kafka::WATERMARK_TIMEOUT)
                 })
                 .await
             }

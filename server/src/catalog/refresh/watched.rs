@@ -52,7 +52,7 @@ impl ClusterEntry {
                 .collect();
             let clients = Arc::clone(&clients);
             let marks = kafka::blocking("reading watermarks", move || {
-                clients.fetch_watermarks(&topics)
+                clients.fetch_watermarks(&topics, crate::kafka::WATERMARK_TIMEOUT)
             })
             .await
             .unwrap_or_default();
