@@ -196,8 +196,9 @@ impl FromServerFnError for ApiError {
     }
 }
 
-/// serde's messages name the missing or bad field in backticks; use it when present.
-fn first_field(message: &str) -> String {
+/// The field a serde message names in backticks (`missing field \`cluster\``), else
+/// `arguments`.
+pub fn first_field(message: &str) -> String {
     message
         .split('`')
         .nth(1)

@@ -209,10 +209,7 @@ async fn started_without_its_broker_klens_answers_then_catches_up() {
     assert_eq!(entry.summary().health.status, HealthStatus::Ok);
     let (status, clusters, _) = timed_get(&router, "/api/clusters").await;
     assert_eq!(status, StatusCode::OK);
-    assert_eq!(
-        clusters[0]["health"]["status"], "ok",
-        "{clusters}"
-    );
+    assert_eq!(clusters[0]["health"]["status"], "ok", "{clusters}");
 }
 
 /// An export read while the broker restarts is either whole, or ends with an error line: never

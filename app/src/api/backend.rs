@@ -10,9 +10,10 @@ use std::sync::Arc;
 use leptos::prelude::use_context;
 
 use super::{
-    Arg, BrokerDetail, BrokerList, ClusterDetail, ClusterSummary, CreateTopicArgs, GroupDetail,
-    GroupList, Record, RecordArgs, RecordAtArgs, RecordPage, SearchResult, SubjectList,
-    TopicChanged, TopicDetail, TopicList, WhoAmI, WindowArgs,
+    AddPartitionsArgs, AlterTopicConfigsArgs, Arg, BrokerDetail, BrokerList, ClusterDetail,
+    ClusterSummary, ConfigsChanged, CreateTopicArgs, DeleteRecordsArgs, GroupDetail, GroupList,
+    PartitionsAdded, Record, RecordArgs, RecordAtArgs, RecordPage, RecordsDeleted, SearchResult,
+    SubjectList, TopicChanged, TopicConfigList, TopicDetail, TopicList, WhoAmI, WindowArgs,
 };
 use crate::error::{ApiError, ErrorCode};
 
@@ -35,6 +36,10 @@ pub trait Backend: Send + Sync + 'static {
     fn record(&self, args: RecordAtArgs) -> Reply<Record>;
     fn create_topic(&self, args: CreateTopicArgs) -> Reply<TopicChanged>;
     fn delete_topic(&self, cluster: String, topic: Arg<String>) -> Reply<TopicChanged>;
+    fn topic_configs(&self, cluster: String, topic: Arg<String>) -> Reply<TopicConfigList>;
+    fn alter_topic_configs(&self, args: AlterTopicConfigsArgs) -> Reply<ConfigsChanged>;
+    fn add_partitions(&self, args: AddPartitionsArgs) -> Reply<PartitionsAdded>;
+    fn delete_records(&self, args: DeleteRecordsArgs) -> Reply<RecordsDeleted>;
 }
 
 /// The answer of a backend method.

@@ -5,6 +5,7 @@
 mod args;
 mod brokers;
 mod catalog;
+mod changes;
 mod export;
 mod groups;
 mod identity;
@@ -17,6 +18,7 @@ mod window;
 pub use args::*;
 pub use brokers::*;
 pub use catalog::*;
+pub use changes::*;
 pub use export::*;
 pub use groups::*;
 pub use identity::*;

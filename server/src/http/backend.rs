@@ -7,9 +7,10 @@ use std::sync::Arc;
 
 use app::api::backend::{Backend, Reply};
 use app::api::{
-    Arg, BrokerDetail, BrokerList, ClusterDetail, ClusterSummary, CreateTopicArgs, GroupDetail,
-    GroupList, Record, RecordArgs, RecordAtArgs, RecordPage, SearchResult, SubjectList,
-    TopicChanged, TopicDetail, TopicList, WhoAmI, WindowArgs,
+    AddPartitionsArgs, AlterTopicConfigsArgs, Arg, BrokerDetail, BrokerList, ClusterDetail,
+    ClusterSummary, ConfigsChanged, CreateTopicArgs, DeleteRecordsArgs, GroupDetail, GroupList,
+    PartitionsAdded, Record, RecordArgs, RecordAtArgs, RecordPage, RecordsDeleted, SearchResult,
+    SubjectList, TopicChanged, TopicConfigList, TopicDetail, TopicList, WhoAmI, WindowArgs,
 };
 use app::ApiError;
 use axum::http::request::Parts;
@@ -99,5 +100,23 @@ impl Backend for Door {
 
     fn delete_topic(&self, cluster: String, topic: Arg<String>) -> Reply<TopicChanged> {
         self.run(|s, c| async move { service::topics::delete_topic(&s, &c, &cluster, topic).await })
+    }
+
+    fn topic_configs(&self, cluster: String, topic: Arg<String>) -> Reply<TopicConfigList> {
+        self.run(
+            |s, c| async move { service::topics::topic_configs(&s, &c, &cluster, topic).await },
+        )
+    }
+
+    fn alter_topic_configs(&self, args: AlterTopicConfigsArgs) -> Reply<ConfigsChanged> {
+        self.run(|s, c| async move { service::topics::alter_topic_configs(&s, &c, args).await })
+    }
+
+    fn add_partitions(&self, args: AddPartitionsArgs) -> Reply<PartitionsAdded> {
+        self.run(|s, c| async move { service::topics::add_partitions(&s, &c, args).await })
+    }
+
+    fn delete_records(&self, args: DeleteRecordsArgs) -> Reply<RecordsDeleted> {
+        self.run(|s, c| async move { service::topics::delete_records(&s, &c, args).await })
     }
 }

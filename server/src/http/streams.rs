@@ -37,10 +37,12 @@ async fn prepare(
     let query = match query {
         Ok(Query(q)) => q,
         Err(rejection) => {
+            // Every argument but `cluster` is taken as sent, so this names `cluster`.
+            let text = rejection.body_text();
             return Err(error_response(&ApiError::bad_request(
-                "query",
-                rejection.body_text(),
-            )))
+                &app::error::first_field(&text),
+                text,
+            )));
         }
     };
     let run = async {

@@ -408,6 +408,68 @@ async fn every_server_function_decides_before_it_judges_its_arguments() {
             "topic",
         ),
         ("POST", "delete_topic", r#"{"cluster":"{c}"}"#, "topic"),
+        ("GET", "topic_configs", "cluster={c}", "topic"),
+        ("GET", "topic_configs", "cluster={c}&topic=a%2Fb", "topic"),
+        (
+            "POST",
+            "alter_topic_configs",
+            r#"{"cluster":"{c}","topic":"t","set":[1]}"#,
+            "set",
+        ),
+        (
+            "POST",
+            "alter_topic_configs",
+            r#"{"cluster":"{c}","topic":"t","remove":"retention.ms"}"#,
+            "remove",
+        ),
+        (
+            "POST",
+            "alter_topic_configs",
+            r#"{"cluster":"{c}","topic":"t","set":{"a":"1"},"dry_run":"maybe"}"#,
+            "dry_run",
+        ),
+        (
+            "POST",
+            "alter_topic_configs",
+            r#"{"cluster":"{c}","topic":"t"}"#,
+            "set",
+        ),
+        (
+            "POST",
+            "add_partitions",
+            r#"{"cluster":"{c}","topic":"t","count":"many"}"#,
+            "count",
+        ),
+        (
+            "POST",
+            "add_partitions",
+            r#"{"cluster":"{c}","count":3}"#,
+            "topic",
+        ),
+        (
+            "POST",
+            "add_partitions",
+            r#"{"cluster":"{c}","topic":"t","count":0}"#,
+            "count",
+        ),
+        (
+            "POST",
+            "delete_records",
+            r#"{"cluster":"{c}","topic":"t","partition":0,"offset":"x"}"#,
+            "offset",
+        ),
+        (
+            "POST",
+            "delete_records",
+            r#"{"cluster":"{c}","topic":"t","partition":"p","all":true}"#,
+            "partition",
+        ),
+        (
+            "POST",
+            "delete_records",
+            r#"{"cluster":"{c}","topic":"t","offset":3}"#,
+            "partition",
+        ),
     ];
     for (method, endpoint, args, field) in cases {
         let request = |cluster: &str| -> (String, String) {
@@ -442,7 +504,15 @@ async fn every_server_function_decides_before_it_judges_its_arguments() {
 async fn calls_of_a_cluster_name_the_missing_cluster() {
     let router = router_for(TWO);
     for endpoint in [
-        "cluster", "brokers", "subjects", "topics", "groups", "records",
+        "cluster",
+        "brokers",
+        "subjects",
+        "topics",
+        "groups",
+        "records",
+        "topic_configs",
+        "export",
+        "tail",
     ] {
         let e = call(&router, "GET", &format!("/api/{endpoint}"), "").await;
         assert_eq!(
@@ -460,7 +530,13 @@ async fn calls_of_a_cluster_name_the_missing_cluster() {
         .await;
         assert_eq!(e, app::ApiError::unknown_cluster("hidden"), "{endpoint}");
     }
-    for endpoint in ["create_topic", "delete_topic"] {
+    for endpoint in [
+        "create_topic",
+        "delete_topic",
+        "alter_topic_configs",
+        "add_partitions",
+        "delete_records",
+    ] {
         let e = call(
             &router,
             "POST",
@@ -489,6 +565,15 @@ async fn a_write_on_a_read_only_cluster_is_refused_before_its_arguments() {
         ),
         ("create_topic", r#"{"cluster":"ro"}"#),
         ("delete_topic", r#"{"cluster":"ro","topic":["x"]}"#),
+        (
+            "alter_topic_configs",
+            r#"{"cluster":"ro","topic":"t","set":"x"}"#,
+        ),
+        ("add_partitions", r#"{"cluster":"ro","count":"many"}"#),
+        (
+            "delete_records",
+            r#"{"cluster":"ro","topic":"t","offset":[]}"#,
+        ),
     ] {
         let e = call(&router, "POST", &format!("/api/{endpoint}"), body).await;
         assert_eq!(
@@ -559,4 +644,27 @@ fn too_many_requests_says_when_to_try_again() {
             .and_then(|v| v.to_str().ok()),
         Some("5")
     );
+}
+
+/// docs/api.md lists every call: each server function the binary serves has its heading
+/// there, as do the two streams.
+#[test]
+fn the_api_page_lists_every_server_function() {
+    let manifest = std::env::var("CARGO_MANIFEST_DIR").expect("run by cargo");
+    let page = std::fs::read_to_string(Path::new(&manifest).join("../docs/api.md"))
+        .expect("docs/api.md is readable");
+    let served: Vec<String> = leptos::server_fn::axum::server_fn_paths()
+        .map(|(path, _)| path.trim_start_matches("/api/").to_string())
+        .collect();
+    // The registry is filled at start-up; an empty one would make this test pass vacuously.
+    for known in ["records", "create_topic", "topic_configs"] {
+        assert!(served.iter().any(|p| p == known), "{known} in {served:?}");
+    }
+    let streams = ["export".to_string(), "tail".to_string()];
+    let missing: Vec<&String> = served
+        .iter()
+        .chain(&streams)
+        .filter(|name| !page.contains(&format!("### `{name}`")))
+        .collect();
+    assert!(missing.is_empty(), "docs/api.md does not list {missing:?}");
 }

@@ -13,6 +13,9 @@ use rdkafka::error::{KafkaError, RDKafkaErrorCode};
 use super::{Broker, KafkaClients, KlensContext, Link, Topic, Watermarks};
 use crate::auth::Grant;
 
+mod changes;
+pub use changes::*;
+
 /// How long Kafka may take over one admin operation.
 const OPERATION_TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -36,7 +39,7 @@ pub struct TopicSpec {
 const MAX_TOPIC_NAME: usize = 249;
 /// A sanity bound on one request; Kafka itself has none, but a typo of extra zeros is likelier
 /// than a wish for more partitions than this.
-const MAX_PARTITIONS: i32 = 100_000;
+pub const MAX_PARTITIONS: i32 = 100_000;
 
 /// Checks a topic name against Kafka's rules, so a bad one is a BAD_REQUEST naming `field`
 /// rather than an opaque refusal from the broker.
@@ -119,6 +122,11 @@ fn clients_of(link: &Link) -> Result<Arc<KafkaClients>, ApiError> {
         .map_err(|e| ApiError::new(ErrorCode::Client, e))
 }
 
+/// The protocol client of a cluster.
+fn wire_of(link: &Link) -> Result<Arc<super::wire::WireClient>, ApiError> {
+    link.wire().map_err(|e| ApiError::new(ErrorCode::Client, e))
+}
+
 /// The admin client among `clients`. The decision refuses writes on read-only clusters first;
 /// a read-only cluster has no admin client at all, so this is a second lock.
 fn admin_of<'a>(
@@ -155,7 +163,7 @@ pub async fn create_topic(
     for result in results {
         result.map_err(|(_, code)| refusal("create topic", &spec.name, code))?;
     }
-    Ok(read_back(link, &clients, known, &spec.name, true).await)
+    Ok(read_back(link, &clients, known, &spec.name, |t| t.is_some()).await)
 }
 
 /// Deletes a topic (DELETE_TOPICS on that topic), then reads it back until Kafka shows it gone.
@@ -175,22 +183,22 @@ pub async fn delete_topic(
     for result in results {
         result.map_err(|(_, code)| refusal("delete topic", name, code))?;
     }
-    Ok(read_back(link, &clients, known, name, false).await)
+    Ok(read_back(link, &clients, known, name, |t| t.is_none()).await)
 }
 
 /// How often, and how long, a write waits for Kafka's metadata to show it.
 const READ_BACK_PAUSE: Duration = Duration::from_millis(250);
 const READ_BACK_TRIES: usize = 40;
 
-/// Reads one topic back after a write, waiting (briefly) until Kafka shows it created or gone:
-/// far cheaper than a full refresh on a large cluster. Failing to read it back is not a failed
-/// write; the next refresh shows it.
+/// Reads one topic back after a write, waiting (briefly) until Kafka shows it as `ready` says
+/// (created, gone, with its new partitions): far cheaper than a full refresh on a large
+/// cluster. Failing to read it back is not a failed write; the next refresh shows it.
 async fn read_back(
     link: &Link,
     clients: &Arc<KafkaClients>,
     known: &[Broker],
     name: &str,
-    exists: bool,
+    ready: impl Fn(Option<&Topic>) -> bool,
 ) -> ReadBack {
     let mut topic = None;
     if let Ok(wire) = link.wire() {
@@ -202,7 +210,7 @@ async fn read_back(
                 .ok()
                 .and_then(|m| m.topics.into_iter().find(|t| t.name == name))
                 .filter(|t| !t.partitions.is_empty());
-            if topic.is_some() == exists {
+            if ready(topic.as_ref()) {
                 break;
             }
             tokio::time::sleep(READ_BACK_PAUSE).await;

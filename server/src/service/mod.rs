@@ -16,7 +16,7 @@ pub mod topics;
 use std::sync::Arc;
 
 use app::access::{Action, Resource};
-use app::{ApiError, Privilege};
+use app::{ApiError, ErrorCode, Privilege};
 
 use crate::auth::{Caller, Grant, Policy};
 use crate::catalog::{Catalog, ClusterEntry};
@@ -44,6 +44,23 @@ pub struct Granted {
 impl Granted {
     pub fn link(&self) -> Arc<Link> {
         self.entry.link()
+    }
+
+    /// The topic as the projection listed it for the decision, or why it did not: not read
+    /// yet, or `NOT_FOUND`.
+    pub fn listed_topic(&self, name: &str) -> Result<Topic, ApiError> {
+        if let Some(topic) = &self.topic {
+            return Ok(topic.clone());
+        }
+        self.entry.topic_metadata(name)?.ok_or_else(|| {
+            ApiError::new(
+                ErrorCode::NotFound,
+                format!(
+                    "There is no topic named \"{name}\" in cluster \"{}\".",
+                    self.entry.name
+                ),
+            )
+        })
     }
 }
 

@@ -4,13 +4,13 @@
 use std::sync::Arc;
 
 use app::api::{Arg, Record, RecordArgs, RecordAtArgs, RecordPage};
-use app::{ApiError, ErrorCode, Privilege};
+use app::{ApiError, Privilege};
 
 use super::limits::StreamPermit;
 use super::{Granted, Service};
 use crate::auth::Caller;
 use crate::kafka::admin::check_topic_name;
-use crate::kafka::{Link, Topic};
+use crate::kafka::Link;
 use crate::records::decode::Schemas;
 use crate::records::{self, Filter, Span};
 
@@ -28,20 +28,6 @@ fn decide(
     Ok((granted, name))
 }
 
-/// The topic as the projection listed it for the decision, or why it did not: not read yet,
-/// or `NOT_FOUND`.
-fn metadata(granted: &Granted, cluster: &str, name: &str) -> Result<Topic, ApiError> {
-    if let Some(topic) = &granted.topic {
-        return Ok(topic.clone());
-    }
-    granted.entry.topic_metadata(name)?.ok_or_else(|| {
-        ApiError::new(
-            ErrorCode::NotFound,
-            format!("There is no topic named \"{name}\" in cluster \"{cluster}\"."),
-        )
-    })
-}
-
 pub async fn records(
     service: &Service,
     caller: &Caller,
@@ -50,7 +36,7 @@ pub async fn records(
     let cluster = args.cluster.clone();
     let (granted, name) = decide(service, caller, &cluster, &args.topic)?;
     let query = args.parse()?;
-    let topic = metadata(&granted, &cluster, &name)?;
+    let topic = granted.listed_topic(&name)?;
     let schemas = service.schemas(&cluster);
     records::page(&granted.grant, &granted.link(), &schemas, &topic, &query).await
 }
@@ -63,7 +49,7 @@ pub async fn record(
     let (granted, name) = decide(service, caller, &args.cluster, &args.topic)?;
     let partition = args.partition.required("partition")?;
     let offset = args.offset.required("offset")?;
-    let topic = metadata(&granted, &args.cluster, &name)?;
+    let topic = granted.listed_topic(&name)?;
     let schemas = service.schemas(&args.cluster);
     records::one(
         &granted.grant,
@@ -124,7 +110,7 @@ pub async fn stream(
         args.q.optional("q")?.as_deref(),
         args.exact.or("exact", false)?,
     )?;
-    let topic = metadata(&granted, &args.cluster, &name)?;
+    let topic = granted.listed_topic(&name)?;
     let permit = service.streams.admit(caller)?;
     let link = granted.link();
     let spans = records::stream_spans(&granted.grant, &link, &topic, partition, &from).await?;

@@ -1,12 +1,18 @@
-//! Topic changes: each decided (writable → internal → privilege), then its arguments judged,
-//! then made through the admin room, whose read-back goes into the projection.
+//! A topic's configs, and topic changes: each decided (writable → internal → privilege), then
+//! its arguments judged, then made through the admin room, whose read-back goes into the
+//! projection.
 
-use app::api::{Arg, CreateTopicArgs, TopicChanged};
+use std::collections::BTreeMap;
+
+use app::api::{
+    AddPartitionsArgs, AlterTopicConfigsArgs, Arg, ConfigsChanged, CreateTopicArgs,
+    DeleteRecordsArgs, PartitionsAdded, RecordsDeleted, TopicChanged, TopicConfigList,
+};
 use app::{ApiError, Privilege};
 
 use super::{Granted, Service};
 use crate::auth::Caller;
-use crate::kafka::admin::{self, check_topic_name, ReadBack, TopicSpec};
+use crate::kafka::admin::{self, check_topic_name, CutAt, ReadBack, TopicSpec};
 
 pub async fn create_topic(
     service: &Service,
@@ -54,4 +60,240 @@ fn apply(granted: &Granted, name: &str, read_back: ReadBack) {
     granted
         .entry
         .apply_topic(name, read_back.topic, read_back.watermarks);
+}
+
+/// The decision for `privilege` on the topic `topic` names, then the name, checked.
+fn decide_named(
+    service: &Service,
+    caller: &Caller,
+    cluster: &str,
+    privilege: Privilege,
+    topic: &Arg<String>,
+) -> Result<(Granted, String), ApiError> {
+    let named = topic.given().map(String::as_str);
+    let granted = service.decide_topic(caller, cluster, privilege, named)?;
+    let name = topic.clone().required("topic")?;
+    check_topic_name(&name, "topic")?;
+    Ok((granted, name))
+}
+
+pub async fn topic_configs(
+    service: &Service,
+    caller: &Caller,
+    cluster: &str,
+    topic: Arg<String>,
+) -> Result<TopicConfigList, ApiError> {
+    let (granted, name) = decide_named(service, caller, cluster, Privilege::TopicConfigs, &topic)?;
+    granted.listed_topic(&name)?;
+    let known = granted.entry.known_brokers_now();
+    let configs = admin::topic_configs(&granted.grant, &granted.link(), &known, &name).await?;
+    Ok(TopicConfigList {
+        cluster: cluster.to_string(),
+        topic: name,
+        configs,
+    })
+}
+
+/// The most configs one call may change, and the longest name and value it may send.
+const MAX_CHANGES: usize = 200;
+const MAX_CONFIG_NAME: usize = 255;
+const MAX_CONFIG_VALUE: usize = 100_000;
+
+/// The changes `set` and `remove` ask for, judged: at least one, each name once, no empty or
+/// over-long name or value.
+fn config_changes(
+    set: BTreeMap<String, String>,
+    remove: Vec<String>,
+) -> Result<Vec<(String, Option<String>)>, ApiError> {
+    if set.is_empty() && remove.is_empty() {
+        return Err(ApiError::bad_request(
+            "set",
+            "Name at least one config to set or remove.",
+        ));
+    }
+    if set.len() + remove.len() > MAX_CHANGES {
+        return Err(ApiError::bad_request(
+            "set",
+            format!("At most {MAX_CHANGES} configs change in one call."),
+        ));
+    }
+    let mut changes: Vec<(String, Option<String>)> = Vec::new();
+    for (name, value) in set {
+        if value.len() > MAX_CONFIG_VALUE {
+            return Err(ApiError::bad_request(
+                "set",
+                format!("The value of {name} is longer than {MAX_CONFIG_VALUE} bytes."),
+            ));
+        }
+        changes.push((name, Some(value)));
+    }
+    for name in remove {
+        if changes.iter().any(|(n, _)| *n == name) {
+            return Err(ApiError::bad_request(
+                "remove",
+                format!("{name} is both set and removed."),
+            ));
+        }
+        changes.push((name, None));
+    }
+    for (name, _) in &changes {
+        if name.trim().is_empty() || name.len() > MAX_CONFIG_NAME {
+            let field = if changes.iter().any(|(n, v)| n == name && v.is_none()) {
+                "remove"
+            } else {
+                "set"
+            };
+            return Err(ApiError::bad_request(
+                field,
+                format!("A config name is 1 to {MAX_CONFIG_NAME} characters."),
+            ));
+        }
+    }
+    Ok(changes)
+}
+
+pub async fn alter_topic_configs(
+    service: &Service,
+    caller: &Caller,
+    args: AlterTopicConfigsArgs,
+) -> Result<ConfigsChanged, ApiError> {
+    let cluster = args.cluster;
+    let (granted, name) = decide_named(
+        service,
+        caller,
+        &cluster,
+        Privilege::AlterTopicConfigs,
+        &args.topic,
+    )?;
+    let set = args.set.or("set", BTreeMap::new())?;
+    let remove = args.remove.or("remove", Vec::new())?;
+    let dry_run = args.dry_run.or("dry_run", false)?;
+    let changes = config_changes(set, remove)?;
+    granted.listed_topic(&name)?;
+    let known = granted.entry.known_brokers_now();
+    let changes = admin::alter_topic_configs(
+        &granted.grant,
+        &granted.link(),
+        &known,
+        &name,
+        &changes,
+        dry_run,
+    )
+    .await?;
+    Ok(ConfigsChanged {
+        cluster,
+        topic: name,
+        dry_run,
+        changes,
+    })
+}
+
+pub async fn add_partitions(
+    service: &Service,
+    caller: &Caller,
+    args: AddPartitionsArgs,
+) -> Result<PartitionsAdded, ApiError> {
+    let cluster = args.cluster;
+    let (granted, name) = decide_named(
+        service,
+        caller,
+        &cluster,
+        Privilege::AddPartitions,
+        &args.topic,
+    )?;
+    let count = args.count.required("count")?;
+    let dry_run = args.dry_run.or("dry_run", false)?;
+    if !(1..=admin::MAX_PARTITIONS).contains(&count) {
+        return Err(ApiError::bad_request(
+            "count",
+            format!("count must be between 1 and {}.", admin::MAX_PARTITIONS),
+        ));
+    }
+    let before = granted.listed_topic(&name)?.partitions.len() as u64;
+    let known = granted.entry.known_brokers_now();
+    let read_back = admin::add_partitions(
+        &granted.grant,
+        &granted.link(),
+        &known,
+        &name,
+        count,
+        dry_run,
+    )
+    .await?;
+    let after = match read_back {
+        Some(read_back) => {
+            let after = read_back
+                .topic
+                .as_ref()
+                .map_or(count as u64, |t| t.partitions.len() as u64);
+            apply(&granted, &name, read_back);
+            after
+        }
+        None => count as u64,
+    };
+    Ok(PartitionsAdded {
+        cluster,
+        topic: name,
+        dry_run,
+        before,
+        after,
+    })
+}
+
+pub async fn delete_records(
+    service: &Service,
+    caller: &Caller,
+    args: DeleteRecordsArgs,
+) -> Result<RecordsDeleted, ApiError> {
+    let cluster = args.cluster;
+    let (granted, name) = decide_named(
+        service,
+        caller,
+        &cluster,
+        Privilege::DeleteRecords,
+        &args.topic,
+    )?;
+    let partition = args.partition.optional("partition")?;
+    let offset = args.offset.optional("offset")?;
+    let timestamp = args.timestamp.optional("timestamp")?;
+    let all = args.all.or("all", false)?;
+    let dry_run = args.dry_run.or("dry_run", false)?;
+    let at = match (offset, timestamp, all) {
+        (Some(offset), None, false) => {
+            if partition.is_none() {
+                return Err(ApiError::bad_request(
+                    "partition",
+                    "An offset belongs to one partition: name it, or cut by timestamp or all.",
+                ));
+            }
+            CutAt::Offset(offset)
+        }
+        (None, Some(ts), false) => CutAt::Timestamp(ts),
+        (None, None, true) => CutAt::All,
+        _ => {
+            return Err(ApiError::bad_request(
+                "offset",
+                "Say where to cut with exactly one of offset, timestamp or all.",
+            ))
+        }
+    };
+    let topic = granted.listed_topic(&name)?;
+    let link = granted.link();
+    let cuts = admin::plan_cuts(&link, &topic, partition, &at).await?;
+    let partitions = if dry_run {
+        cuts.preview()
+    } else {
+        let known = granted.entry.known_brokers_now();
+        let (done, read_back) =
+            admin::delete_records(&granted.grant, &link, &known, &topic, &cuts).await?;
+        apply(&granted, &name, read_back);
+        done
+    };
+    Ok(RecordsDeleted {
+        cluster,
+        topic: name,
+        dry_run,
+        deleted: partitions.iter().map(|p| p.deleted).sum(),
+        partitions,
+    })
 }

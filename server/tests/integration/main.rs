@@ -5,6 +5,7 @@
 mod support;
 
 mod catalog;
+mod changes;
 mod config_check;
 mod groups;
 mod records;

@@ -1,15 +1,18 @@
 //! Which request kinds the protocol client may send, split by type: a [`ReadRequest`] reads,
-//! a [`WriteRequest`] changes a cluster and is sent only with the grant for its privilege on its
-//! resource. A kind with neither mark cannot be sent at all.
+//! a [`WriteRequest`] changes a cluster and is sent only with the grant for its privilege on
+//! every resource it names. A kind with neither mark cannot be sent at all.
 
 use app::access::Resource;
 use app::Privilege;
 use kafka_protocol::messages::{
-    ConsumerGroupDescribeRequest, DescribeClusterRequest, DescribeGroupsRequest,
-    DescribeLogDirsRequest, DescribeQuorumRequest, ListGroupsRequest, MetadataRequest,
+    ConsumerGroupDescribeRequest, CreatePartitionsRequest, DeleteRecordsRequest,
+    DescribeClusterRequest, DescribeConfigsRequest, DescribeGroupsRequest, DescribeLogDirsRequest,
+    DescribeQuorumRequest, IncrementalAlterConfigsRequest, ListGroupsRequest, MetadataRequest,
     OffsetDeleteRequest, OffsetFetchRequest,
 };
 use kafka_protocol::protocol::Request;
+
+use super::topics::TOPIC_RESOURCE;
 
 /// A request that only reads.
 pub trait ReadRequest: Request {}
@@ -22,17 +25,60 @@ impl ReadRequest for OffsetFetchRequest {}
 impl ReadRequest for DescribeLogDirsRequest {}
 impl ReadRequest for DescribeClusterRequest {}
 impl ReadRequest for DescribeQuorumRequest {}
+impl ReadRequest for DescribeConfigsRequest {}
 
-/// A request that changes a cluster: the privilege it needs, on which resource.
+/// A request that changes a cluster: the privilege it needs on each resource it names. A
+/// request that names none is not sent.
 pub trait WriteRequest: Request {
-    fn needs(&self) -> (Privilege, Resource);
+    fn needs(&self) -> Vec<(Privilege, Resource)>;
+}
+
+fn topic(name: &str) -> Resource {
+    Resource::Topic {
+        name: name.to_string(),
+        internal: false,
+    }
 }
 
 impl WriteRequest for OffsetDeleteRequest {
-    fn needs(&self) -> (Privilege, Resource) {
-        (
+    fn needs(&self) -> Vec<(Privilege, Resource)> {
+        vec![(
             Privilege::DeleteOffsets,
             Resource::Group(self.group_id.0.to_string()),
-        )
+        )]
+    }
+}
+
+impl WriteRequest for IncrementalAlterConfigsRequest {
+    fn needs(&self) -> Vec<(Privilege, Resource)> {
+        self.resources
+            .iter()
+            .map(|r| {
+                if r.resource_type == TOPIC_RESOURCE {
+                    (Privilege::AlterTopicConfigs, topic(&r.resource_name))
+                } else {
+                    // Brokers, the cluster-wide default and loggers.
+                    (Privilege::AlterBrokerConfigs, Resource::Cluster)
+                }
+            })
+            .collect()
+    }
+}
+
+impl WriteRequest for CreatePartitionsRequest {
+    fn needs(&self) -> Vec<(Privilege, Resource)> {
+        self.topics
+            .iter()
+            .map(|t| (Privilege::AddPartitions, topic(&t.name.0)))
+            .collect()
+    }
+}
+
+impl WriteRequest for DeleteRecordsRequest {
+    fn needs(&self) -> Vec<(Privilege, Resource)> {
+        self.topics
+            .iter()
+            .map(|t| (Privilege::DeleteRecords, topic(&t.name.0)))
+            .collect()
     }
 }

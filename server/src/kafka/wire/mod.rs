@@ -3,12 +3,14 @@
 //! and the active controller and racks. `kafka-protocol` encodes and decodes; this client keeps
 //! one connection per broker, with the cluster's own TLS and SASL settings.
 //!
-//! Every request it sends is a read (`kinds.rs` says which kinds may be sent, by type).
+//! `kinds.rs` says which request kinds may be sent, by type: reads freely, changes only under
+//! the grant for what they change (`topics.rs` holds the topic changes).
 
 mod conn;
 pub mod kinds;
 mod metadata;
 mod scram;
+pub mod topics;
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -85,10 +87,15 @@ impl Lease {
         request: &R,
         min: i16,
     ) -> WireResult<R::Response> {
-        let (privilege, resource) = request.needs();
-        grant
-            .require(privilege, &resource)
-            .map_err(|e| format!("{}: {}", self.label, e.message))?;
+        let needs = request.needs();
+        if needs.is_empty() {
+            return Err(format!("{}: a change that names nothing", self.label));
+        }
+        for (privilege, resource) in &needs {
+            grant
+                .require(*privilege, resource)
+                .map_err(|e| format!("{}: {}", self.label, e.message))?;
+        }
         self.send(request, min).await
     }
 

@@ -1,0 +1,249 @@
+//! A topic's configs (TOPIC_CONFIGS), and the topic changes after create and delete: config
+//! overrides, more partitions, deleting records. Each change is behind its own privilege on a
+//! writable cluster, never on an internal topic, and each can be previewed with `dry_run`.
+
+use std::collections::BTreeMap;
+
+use leptos::prelude::*;
+use leptos::server_fn::codec::{GetUrl, Json};
+use serde::{Deserialize, Serialize};
+
+use super::Arg;
+use crate::error::ApiError;
+
+/// Where the value of a config in force comes from, as Kafka reports it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ConfigSource {
+    /// An override set on the topic.
+    Topic,
+    /// Set for one broker at run time.
+    DynamicBroker,
+    /// Set at run time as the default of every broker.
+    DynamicDefaultBroker,
+    /// In the broker's server.properties.
+    StaticBroker,
+    /// Kafka's own default.
+    Default,
+    /// Any other source Kafka names.
+    Other,
+}
+
+impl ConfigSource {
+    /// Kafka's source code in DescribeConfigs answers.
+    pub fn from_kafka(code: i8) -> ConfigSource {
+        match code {
+            1 => ConfigSource::Topic,
+            2 => ConfigSource::DynamicBroker,
+            3 => ConfigSource::DynamicDefaultBroker,
+            4 => ConfigSource::StaticBroker,
+            5 => ConfigSource::Default,
+            _ => ConfigSource::Other,
+        }
+    }
+
+    /// How the page names it.
+    pub fn label(self) -> &'static str {
+        match self {
+            ConfigSource::Topic => "Topic override",
+            ConfigSource::DynamicBroker => "Broker (dynamic)",
+            ConfigSource::DynamicDefaultBroker => "All brokers (dynamic)",
+            ConfigSource::StaticBroker => "Broker (static)",
+            ConfigSource::Default => "Kafka default",
+            ConfigSource::Other => "Other",
+        }
+    }
+}
+
+/// Another place a config's value is set, below the one in force.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ConfigSynonym {
+    pub name: String,
+    pub value: Option<String>,
+    pub source: ConfigSource,
+}
+
+/// One config of a topic. `value` is `null` for a sensitive config, and for one Kafka leaves
+/// unset.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TopicConfig {
+    pub name: String,
+    pub value: Option<String>,
+    pub source: ConfigSource,
+    pub read_only: bool,
+    pub sensitive: bool,
+    /// Where the value is also set, highest precedence first, the one in force included.
+    pub synonyms: Vec<ConfigSynonym>,
+    /// Kafka's type of the value: `boolean`, `string`, `int`, `short`, `long`, `double`,
+    /// `list`, `class` or `password`; `null` when Kafka does not say.
+    #[serde(rename = "type")]
+    pub kind: Option<String>,
+    /// Kafka's own description of the config.
+    pub documentation: Option<String>,
+}
+
+impl TopicConfig {
+    /// Whether the topic overrides this config.
+    pub fn is_override(&self) -> bool {
+        self.source == ConfigSource::Topic
+    }
+
+    /// The value this config would have without the topic's override: the next synonym.
+    pub fn without_override(&self) -> Option<&ConfigSynonym> {
+        self.synonyms
+            .iter()
+            .find(|s| s.source != ConfigSource::Topic)
+    }
+}
+
+/// `GET /api/topic_configs`: every config of a topic, overrides first, then by name.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TopicConfigList {
+    pub cluster: String,
+    pub topic: String,
+    pub configs: Vec<TopicConfig>,
+}
+
+/// The arguments of `alter_topic_configs` as sent.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct AlterTopicConfigsArgs {
+    pub cluster: String,
+    #[serde(default)]
+    pub topic: Arg<String>,
+    /// Overrides to set: config name → value.
+    #[serde(default)]
+    pub set: Arg<BTreeMap<String, String>>,
+    /// Overrides to remove (the config falls back to the broker's or Kafka's value).
+    #[serde(default)]
+    pub remove: Arg<Vec<String>>,
+    /// `true`: Kafka validates the change and applies nothing.
+    #[serde(default)]
+    pub dry_run: Arg<bool>,
+}
+
+/// One config before and after a change.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ConfigChangeView {
+    pub name: String,
+    pub before: Option<String>,
+    pub before_source: Option<ConfigSource>,
+    pub after: Option<String>,
+    pub after_source: Option<ConfigSource>,
+}
+
+/// The answer of `alter_topic_configs`: each named config before and after (as it would be,
+/// with `dry_run`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ConfigsChanged {
+    pub cluster: String,
+    pub topic: String,
+    pub dry_run: bool,
+    pub changes: Vec<ConfigChangeView>,
+}
+
+/// The arguments of `add_partitions` as sent.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct AddPartitionsArgs {
+    pub cluster: String,
+    #[serde(default)]
+    pub topic: Arg<String>,
+    /// The new partition count, higher than today's.
+    #[serde(default)]
+    pub count: Arg<i32>,
+    #[serde(default)]
+    pub dry_run: Arg<bool>,
+}
+
+/// The answer of `add_partitions`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PartitionsAdded {
+    pub cluster: String,
+    pub topic: String,
+    pub dry_run: bool,
+    pub before: u64,
+    pub after: u64,
+}
+
+/// The arguments of `delete_records` as sent: where to cut, by exactly one of `offset` (with
+/// `partition`), `timestamp` or `all`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct DeleteRecordsArgs {
+    pub cluster: String,
+    #[serde(default)]
+    pub topic: Arg<String>,
+    /// One partition; every partition when missing.
+    #[serde(default)]
+    pub partition: Arg<i32>,
+    /// Delete the records before this offset of `partition`.
+    #[serde(default)]
+    pub offset: Arg<i64>,
+    /// Delete, in each partition, the records before the first one at or after this time (ms
+    /// since the epoch); a partition with no such record loses every record.
+    #[serde(default)]
+    pub timestamp: Arg<i64>,
+    /// `true`: delete every record (up to each high watermark).
+    #[serde(default)]
+    pub all: Arg<bool>,
+    /// `true`: answer what would be deleted, delete nothing.
+    #[serde(default)]
+    pub dry_run: Arg<bool>,
+}
+
+/// What deleting records does (or would do) to one partition.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PartitionCut {
+    pub partition: i32,
+    /// The low watermark before.
+    pub low_before: i64,
+    /// The low watermark after: the offset cut at (Kafka's answer, once applied).
+    pub low_after: i64,
+    pub deleted: u64,
+    /// Kafka's refusal for this partition, when it refused.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// The answer of `delete_records`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RecordsDeleted {
+    pub cluster: String,
+    pub topic: String,
+    pub dry_run: bool,
+    pub partitions: Vec<PartitionCut>,
+    pub deleted: u64,
+}
+
+/// Every config of a topic (TOPIC_CONFIGS).
+#[server(endpoint = "topic_configs", input = GetUrl)]
+pub async fn topic_configs(
+    cluster: String,
+    #[server(default)] topic: Arg<String>,
+) -> Result<TopicConfigList, ApiError> {
+    super::backend::current()?
+        .topic_configs(cluster, topic)
+        .await
+}
+
+/// Sets and removes config overrides of a topic (ALTER_TOPIC_CONFIGS on a writable cluster).
+#[server(endpoint = "alter_topic_configs", input = Json)]
+pub async fn alter_topic_configs(
+    #[server(flatten)] args: AlterTopicConfigsArgs,
+) -> Result<ConfigsChanged, ApiError> {
+    super::backend::current()?.alter_topic_configs(args).await
+}
+
+/// Raises the partition count of a topic (ADD_PARTITIONS on a writable cluster).
+#[server(endpoint = "add_partitions", input = Json)]
+pub async fn add_partitions(
+    #[server(flatten)] args: AddPartitionsArgs,
+) -> Result<PartitionsAdded, ApiError> {
+    super::backend::current()?.add_partitions(args).await
+}
+
+/// Deletes the records of a topic before an offset (DELETE_RECORDS on a writable cluster).
+#[server(endpoint = "delete_records", input = Json)]
+pub async fn delete_records(
+    #[server(flatten)] args: DeleteRecordsArgs,
+) -> Result<RecordsDeleted, ApiError> {
+    super::backend::current()?.delete_records(args).await
+}
