@@ -31,7 +31,8 @@ use pages::{
     groups::GroupsPage,
     not_found::NotFoundPage,
     schemas::SchemasPage,
-    topic::TopicPage,
+    topic::{TopicConsumersPage, TopicPage},
+    topic_config::TopicConfigPage,
     topics::TopicsPage,
 };
 
@@ -98,6 +99,8 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/c/:cluster/topics") view=TopicsPage ssr=SsrMode::Async />
                     <Route path=path!("/c/:cluster/topics/:topic") view=TopicPage ssr=SsrMode::Async />
                     <Route path=path!("/c/:cluster/topics/:topic/data") view=TopicDataPage ssr=SsrMode::Async />
+                    <Route path=path!("/c/:cluster/topics/:topic/configuration") view=TopicConfigPage ssr=SsrMode::Async />
+                    <Route path=path!("/c/:cluster/topics/:topic/consumers") view=TopicConsumersPage ssr=SsrMode::Async />
                     <Route path=path!("/c/:cluster/topics/:topic/records/:partition/:offset") view=RecordPage ssr=SsrMode::Async />
                     <Route path=path!("/c/:cluster/groups") view=GroupsPage ssr=SsrMode::Async />
                     <Route path=path!("/c/:cluster/groups/:group") view=GroupPage ssr=SsrMode::Async />

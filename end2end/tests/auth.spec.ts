@@ -103,6 +103,24 @@ for (const [user, want] of Object.entries(users)) {
       expect((await res.text()).replace(`"${hidden}\\"`, '"made-up\\"')).toBe(await made.text());
     }
 
+    // The configs of a topic: the tab shows them exactly when the API answers them, and
+    // otherwise names the privilege.
+    for (const name of visible) {
+      const label = `${user} topic_configs on ${name}`;
+      const holds = want.clusters[name].includes('TOPIC_CONFIGS');
+      const res = await page.request.get(`${AUTH}/api/topic_configs?cluster=${name}&topic=orders`);
+      expect(res.status(), label).toBe(holds ? 200 : 403);
+      if (!holds) expect(await res.json(), label).toMatchObject({ code: 'MISSING_PRIVILEGE', privilege: 'TOPIC_CONFIGS' });
+      await page.goto(`${AUTH}/c/${name}/topics/orders/configuration`);
+      await expect(page.locator('.app[data-hydrated="true"]')).toBeVisible();
+      if (holds) {
+        await expect(page.getByRole('table', { name: 'Configs' }), label).toContainText('cleanup.policy');
+      } else {
+        await expect(page.getByRole('note'), label).toContainText('TOPIC_CONFIGS privilege');
+        await expect(page.getByRole('table', { name: 'Configs' }), label).toHaveCount(0);
+      }
+    }
+
     // The authorization matrix, through the API and the UI with this session.
     for (const row of writes) {
       for (const cluster of CLUSTERS) {

@@ -52,4 +52,31 @@ export const writes: WriteRow[] = [
     body: (c) => ({ cluster: c, topic: unique('e2e-absent') }),
     allowedStatus: 404,
   },
+  {
+    api: 'alter_topic_configs',
+    privilege: 'ALTER_TOPIC_CONFIGS',
+    // A dry run: Kafka validates the override and nothing changes.
+    page: (c) => `/c/${c}/topics/orders/configuration`,
+    button: 'Edit configuration',
+    body: (c) => ({ cluster: c, topic: 'orders', set: { 'retention.ms': '86400000' }, dry_run: true }),
+    allowedStatus: 200,
+  },
+  {
+    api: 'add_partitions',
+    privilege: 'ADD_PARTITIONS',
+    // A dry run of one partition more than `orders` has: Kafka validates, nothing is added.
+    page: (c) => `/c/${c}/topics/orders`,
+    button: 'Add partitions',
+    body: (c) => ({ cluster: c, topic: 'orders', count: 7, dry_run: true }),
+    allowedStatus: 200,
+  },
+  {
+    api: 'delete_records',
+    privilege: 'DELETE_RECORDS',
+    // A preview: it reads the watermarks and deletes nothing.
+    page: (c) => `/c/${c}/topics/orders`,
+    button: 'Delete records',
+    body: (c) => ({ cluster: c, topic: 'orders', all: true, dry_run: true }),
+    allowedStatus: 200,
+  },
 ];

@@ -174,3 +174,28 @@ export function showsBytes(text: string, n: number): boolean {
   const scale = 1000 ** unit;
   return unit === 0 ? Number(m[1]) === n : Math.abs(Number(m[1]) * scale - n) <= scale * 0.0500001;
 }
+
+/** The start offset (low watermark) of each partition of a topic, read with kcat. */
+export function kafkaStartOffsets(topic: string): Map<number, number> {
+  return kafkaOffsets(topic, -2);
+}
+
+/** Writes one record per line of `lines` to partition `partition` of `topic`, with kcat. */
+export function kafkaProduceLines(topic: string, partition: number, lines: string[]): void {
+  execFileSync('kcat', ['-b', '127.0.0.1:19092', '-P', '-t', topic, '-p', String(partition)], {
+    input: lines.join('\n') + '\n',
+  });
+}
+
+/** The config overrides of a topic (name → value), as confluent-kafka's admin client reads them. */
+export function kafkaTopicOverrides(topic: string): Record<string, string> {
+  const script = `
+import json, sys
+from confluent_kafka.admin import AdminClient, ConfigResource, ConfigSource
+admin = AdminClient({"bootstrap.servers": "127.0.0.1:19092"})
+resource = ConfigResource("TOPIC", sys.argv[1])
+configs = admin.describe_configs([resource])[resource].result(timeout=20)
+print(json.dumps({k: v.value for k, v in configs.items() if v.source == ConfigSource.DYNAMIC_TOPIC_CONFIG.value}))
+`;
+  return JSON.parse(runDevPython(script, [topic]));
+}

@@ -29,3 +29,39 @@ pub fn identity() -> Resource<Result<WhoAmI, ApiError>> {
 pub fn allows(access: Option<&ClusterAccess>, privilege: Privilege) -> bool {
     access.is_some_and(|a| a.can(privilege))
 }
+
+/// Shows `children` when the caller holds `privilege` on `cluster`; otherwise a note that
+/// `what` needs it, naming the privilege.
+#[component]
+pub fn NeedsPrivilege(
+    cluster: String,
+    privilege: Privilege,
+    what: &'static str,
+    children: ChildrenFn,
+) -> impl IntoView {
+    let who = identity();
+    let cluster = StoredValue::new(cluster);
+    view! {
+        <Suspense fallback=|| view! { <div class="skeleton-table"></div> }>
+            {move || {
+                let children = children.clone();
+                Suspend::new(async move {
+                    let allowed = who
+                        .await
+                        .ok()
+                        .is_some_and(|w| allows(w.cluster(&cluster.get_value()), privilege));
+                    if allowed {
+                        children().into_any()
+                    } else {
+                        view! {
+                            <p class="empty" role="note">
+                                {format!("{what} needs the {} privilege on this cluster.", privilege.wire_name())}
+                            </p>
+                        }
+                        .into_any()
+                    }
+                })
+            }}
+        </Suspense>
+    }
+}

@@ -7,56 +7,22 @@ use leptos_meta::Title;
 use leptos_router::components::Form;
 use leptos_router::hooks::{use_params_map, use_query_map};
 
-use crate::api::{get_record, records, Arg, Encoded, Encoding, Record, RecordArgs, RecordAtArgs};
-use crate::components::access::{allows, identity};
+use super::topic::{TopicTab, TopicTabs};
+use super::topic_changes::DeleteRecords;
+use crate::api::{
+    get_record, records, topic, Arg, Encoded, Encoding, Record, RecordArgs, RecordAtArgs,
+};
+use crate::components::access::{allows, identity, NeedsPrivilege};
 use crate::components::clock::{local_time, shown_time, ZoneSwitch};
 use crate::components::download::ExportDownload;
 use crate::format::{bytes, parse_instant, query_value, thousands};
 use crate::Privilege;
 
-/// The tabs of a topic.
-#[component]
-pub fn TopicTabs(cluster: String, topic: String, data: bool) -> impl IntoView {
-    let base = format!(
-        "/c/{}/topics/{}",
-        query_value(&cluster),
-        query_value(&topic)
-    );
-    view! {
-        <nav class="tabs" aria-label="Topic">
-            <a href=base.clone() aria-current=(!data).then_some("page")>"Overview"</a>
-            <a href=format!("{base}/data") aria-current=data.then_some("page")>"Data"</a>
-        </nav>
-    }
-}
-
 /// Shows `children` when the caller holds RECORDS on the cluster, else says what is missing.
 #[component]
 fn NeedsRecords(cluster: String, children: ChildrenFn) -> impl IntoView {
-    let who = identity();
-    let cluster = StoredValue::new(cluster);
     view! {
-        <Suspense fallback=|| view! { <div class="skeleton-table"></div> }>
-            {move || {
-                let children = children.clone();
-                Suspend::new(async move {
-                    let allowed = who
-                        .await
-                        .ok()
-                        .is_some_and(|w| allows(w.cluster(&cluster.get_value()), Privilege::Records));
-                    if allowed {
-                        children().into_any()
-                    } else {
-                        view! {
-                            <p class="empty" role="note">
-                                "Reading records needs the RECORDS privilege on this cluster."
-                            </p>
-                        }
-                        .into_any()
-                    }
-                })
-            }}
-        </Suspense>
+        <NeedsPrivilege cluster=cluster privilege=Privilege::Records what="Reading records" children=children />
     }
 }
 
@@ -68,7 +34,7 @@ pub fn TopicDataPage() -> impl IntoView {
     view! {
         <Title text=move || format!("Data of {}", topic()) />
         <div class="page-head"><h1 class="mono">{topic}</h1></div>
-        <TopicTabs cluster=cluster() topic=topic() data=true />
+        <TopicTabs cluster=cluster() topic=topic() current=TopicTab::Data />
         <NeedsRecords cluster=cluster()>
             <DataTab cluster=cluster() topic=topic() />
         </NeedsRecords>
@@ -460,11 +426,46 @@ pub fn RecordPage() -> impl IntoView {
     let topic = move || get("topic");
     view! {
         <Title text=move || format!("{} {}/{}", topic(), get("partition"), get("offset")) />
-        <div class="page-head"><h1 class="mono">{move || format!("{} · partition {} · offset {}", topic(), get("partition"), get("offset"))}</h1></div>
-        <TopicTabs cluster=cluster() topic=topic() data=true />
+        <div class="page-head">
+            <h1 class="mono">{move || format!("{} · partition {} · offset {}", topic(), get("partition"), get("offset"))}</h1>
+            <RecordActions />
+        </div>
+        <TopicTabs cluster=cluster() topic=topic() current=TopicTab::Data />
         <NeedsRecords cluster=cluster()>
             <RecordDetail />
         </NeedsRecords>
+    }
+}
+
+/// "Delete records before this", where the caller may delete records of the topic (never an
+/// internal one): the records of the partition before this offset go, this one stays.
+#[component]
+fn RecordActions() -> impl IntoView {
+    let params = use_params_map();
+    let get = move |k: &str| params.read().get(k).unwrap_or_default();
+    let detail = Resource::new(
+        move || (get("cluster"), get("topic")),
+        |(c, t)| topic(c, t.into()),
+    );
+    let who = identity();
+    view! {
+        <Suspense fallback=|| ()>
+            {move || Suspend::new(async move {
+                let cluster = get("cluster");
+                let may = who
+                    .await
+                    .ok()
+                    .is_some_and(|w| allows(w.cluster(&cluster), Privilege::DeleteRecords));
+                let at = get("partition").parse::<i32>().ok().zip(get("offset").parse::<i64>().ok());
+                match (detail.await, at) {
+                    (Ok(t), Some(at)) if may && !t.internal => Some(view! {
+                        <DeleteRecords cluster=cluster topic=t.name.clone() partitions=t.partitions.len()
+                            on_done=Callback::new(|()| ()) at=at />
+                    }),
+                    _ => None,
+                }
+            })}
+        </Suspense>
     }
 }
 

@@ -10,4 +10,6 @@ pub mod groups;
 pub mod not_found;
 pub mod schemas;
 pub mod topic;
+pub mod topic_changes;
+pub mod topic_config;
 pub mod topics;

@@ -1,17 +1,50 @@
-//! `/c/{cluster}/topics/{topic}`: partitions of one topic, and Delete topic where the caller may
-//! (never on an internal topic), confirmed by typing the name.
+//! `/c/{cluster}/topics/{topic}`: the Overview of one topic (facts, the partition-skew picture,
+//! partitions) with its changes where the caller may make them (never on an internal topic):
+//! Add partitions, Delete records and Delete topic; `/consumers`: the groups that read it; and
+//! the tabs every page of a topic shares.
 
 use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::{use_navigate, use_params_map};
 
-use super::data::TopicTabs;
 use super::groups::state_badge;
-use crate::api::{delete_topic, topic, TopicConsumer};
+use super::topic_changes::{AddPartitions, DeleteRecords};
+use crate::api::{delete_topic, topic, PartitionDetail, TopicConsumer};
 use crate::components::access::{allows, identity};
 use crate::components::table::{Freshness, LagBar, Sparkline};
-use crate::format::{bytes, or_dash, page_url, rate};
+use crate::format::{bytes, or_dash, page_url, query_value, rate, thousands};
 use crate::Privilege;
+
+/// The tabs of a topic.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TopicTab {
+    Overview,
+    Data,
+    Configuration,
+    Consumers,
+}
+
+/// The tab bar every page of a topic shows.
+#[component]
+pub fn TopicTabs(cluster: String, topic: String, current: TopicTab) -> impl IntoView {
+    let base = format!(
+        "/c/{}/topics/{}",
+        query_value(&cluster),
+        query_value(&topic)
+    );
+    let tab = |which: TopicTab, path: &str, label: &'static str| {
+        let href = format!("{base}{path}");
+        view! { <a href=href aria-current=(current == which).then_some("page")>{label}</a> }
+    };
+    view! {
+        <nav class="tabs" aria-label="Topic">
+            {tab(TopicTab::Overview, "", "Overview")}
+            {tab(TopicTab::Data, "/data", "Data")}
+            {tab(TopicTab::Configuration, "/configuration", "Configuration")}
+            {tab(TopicTab::Consumers, "/consumers", "Consumers")}
+        </nav>
+    }
+}
 
 #[component]
 pub fn TopicPage() -> impl IntoView {
@@ -20,28 +53,43 @@ pub fn TopicPage() -> impl IntoView {
     let name = move || params.read().get("topic").unwrap_or_default();
     let detail = Resource::new(move || (cluster(), name()), |(c, t)| topic(c, t.into()));
     let who = identity();
+    // A change that moves watermarks or partitions reads the topic again.
+    let changed = Callback::new(move |()| detail.refetch());
     view! {
         <Title text=name />
         <Suspense fallback=|| view! { <div class="skeleton-table"></div> }>
             {move || Suspend::new(async move {
-                let may_delete = who
-                    .await
-                    .ok()
-                    .is_some_and(|w| allows(w.cluster(&cluster()), Privilege::DeleteTopics));
+                let access = who.await.ok();
+                let may = |privilege| {
+                    access.as_ref().is_some_and(|w| allows(w.cluster(&cluster()), privilege))
+                };
                 match detail.await {
                     Ok(t) => {
-                        let deletable = may_delete && !t.internal;
+                        let open = !t.internal;
+                        let (add, cut, delete) = (
+                            open && may(Privilege::AddPartitions),
+                            open && may(Privilege::DeleteRecords),
+                            open && may(Privilege::DeleteTopics),
+                        );
+                        let count = t.partitions.len();
                         view! {
                             <div class="page-head">
                                 <h1 class="mono">{t.name.clone()}</h1>
                                 {t.internal.then(|| view! { <span class="badge">"Internal"</span> })}
-                                {deletable.then(|| view! { <DeleteTopic cluster=cluster() topic=t.name.clone() /> })}
+                                <div class="actions">
+                                    {add.then(|| view! { <AddPartitions cluster=cluster() topic=t.name.clone() current=count on_done=changed /> })}
+                                    {cut.then(|| view! { <DeleteRecords cluster=cluster() topic=t.name.clone() partitions=count on_done=changed /> })}
+                                    {delete.then(|| view! { <DeleteTopic cluster=cluster() topic=t.name.clone() /> })}
+                                </div>
                             </div>
-                            <TopicTabs cluster=cluster() topic=t.name.clone() data=false />
+                            <TopicTabs cluster=cluster() topic=t.name.clone() current=TopicTab::Overview />
                             <dl class="facts">
-                                <div><dt>"Partitions"</dt><dd>{t.partitions.len()}</dd></div>
+                                <div><dt>"Partitions"</dt><dd>{count}</dd></div>
+                                <div><dt>"Records"</dt><dd>{or_dash(records_of(&t.partitions), thousands)}</dd></div>
                                 <div><dt>"Size"</dt><dd data-figure="size">{or_dash(t.size_bytes, bytes)}</dd></div>
-                                <div><dt>"Consumer groups"</dt><dd>{t.consumers.len()}</dd></div>
+                                <div><dt>"Consumer groups"</dt><dd>
+                                    <a href=format!("/c/{}/topics/{}/consumers", query_value(&cluster()), query_value(&t.name))>{t.consumers.len()}</a>
+                                </dd></div>
                                 <div><dt>"Produce rate"</dt><dd>
                                     <span class="rate">
                                         <Sparkline points=t.produce_trend.clone() label="Produce rate, last ten minutes" />
@@ -50,6 +98,7 @@ pub fn TopicPage() -> impl IntoView {
                                 </dd></div>
                             </dl>
                             <Freshness what="Metadata" at=t.refreshed_at served_at=t.served_at />
+                            <Skew partitions=t.partitions.clone() />
                             <h2>"Partitions"</h2>
                             <table class="data" aria-label="Partitions">
                                 <thead>
@@ -60,6 +109,7 @@ pub fn TopicPage() -> impl IntoView {
                                         <th scope="col">"In sync"</th>
                                         <th scope="col" class="num">"Low"</th>
                                         <th scope="col" class="num">"High"</th>
+                                        <th scope="col" class="num">"Records"</th>
                                         <th scope="col" class="num">"Size"</th>
                                     </tr>
                                 </thead>
@@ -72,14 +122,12 @@ pub fn TopicPage() -> impl IntoView {
                                             <td class="mono">{join(&p.isr)}</td>
                                             <td class="num mono">{or_dash(p.low, |v| v.to_string())}</td>
                                             <td class="num mono">{or_dash(p.high, |v| v.to_string())}</td>
+                                            <td class="num">{or_dash(held(&p), thousands)}</td>
                                             <td class="num">{or_dash(p.size_bytes, bytes)}</td>
                                         </tr>
                                     }).collect_view()}
                                 </tbody>
                             </table>
-                            <h2>"Consumer groups"</h2>
-                            <Freshness what="Groups" at=t.groups_refreshed_at served_at=t.served_at />
-                            <Consumers cluster=cluster() rows=t.consumers />
                         }.into_any()
                     }
                     Err(e) => view! {
@@ -90,6 +138,104 @@ pub fn TopicPage() -> impl IntoView {
             })}
         </Suspense>
     }
+}
+
+/// `/c/{cluster}/topics/{topic}/consumers`: the groups with committed offsets on the topic.
+#[component]
+pub fn TopicConsumersPage() -> impl IntoView {
+    let params = use_params_map();
+    let cluster = move || params.read().get("cluster").unwrap_or_default();
+    let name = move || params.read().get("topic").unwrap_or_default();
+    let detail = Resource::new(move || (cluster(), name()), |(c, t)| topic(c, t.into()));
+    view! {
+        <Title text=move || format!("Consumers of {}", name()) />
+        <div class="page-head"><h1 class="mono">{name}</h1></div>
+        <TopicTabs cluster=cluster() topic=name() current=TopicTab::Consumers />
+        <Suspense fallback=|| view! { <div class="skeleton-table"></div> }>
+            {move || Suspend::new(async move {
+                match detail.await {
+                    Ok(t) => view! {
+                        <Freshness what="Groups" at=t.groups_refreshed_at served_at=t.served_at />
+                        <Consumers cluster=cluster() rows=t.consumers />
+                    }.into_any(),
+                    Err(e) => view! { <p class="error" role="alert">{e.message}</p> }.into_any(),
+                }
+            })}
+        </Suspense>
+    }
+}
+
+/// Records a partition holds: high minus low watermark, when both are known.
+fn held(p: &PartitionDetail) -> Option<u64> {
+    Some(u64::try_from(p.high? - p.low?).unwrap_or(0))
+}
+
+fn records_of(partitions: &[PartitionDetail]) -> Option<u64> {
+    partitions.iter().map(held).sum()
+}
+
+/// Records and bytes per partition as bars, so that a hot or an empty partition stands out:
+/// each bar is the partition's share of the largest, with the spread said in words.
+#[component]
+fn Skew(partitions: Vec<PartitionDetail>) -> impl IntoView {
+    if partitions.len() < 2 {
+        return ().into_any();
+    }
+    let rows: Vec<(i32, Option<u64>, Option<u64>)> = partitions
+        .iter()
+        .map(|p| (p.partition, held(p), p.size_bytes))
+        .collect();
+    let strip = |label: &'static str, values: Vec<(i32, Option<u64>)>, show: fn(u64) -> String| {
+        let known: Vec<u64> = values.iter().filter_map(|(_, v)| *v).collect();
+        let max = known.iter().copied().max().unwrap_or(0);
+        let summary = skew_summary(&known, show);
+        view! {
+            <figure class="skew" aria-label=format!("{label} per partition")>
+                <figcaption>{label}" per partition: "{summary}</figcaption>
+                <div class="skew-bars">
+                    {values.into_iter().map(|(p, v)| {
+                        let height = match (v, max) {
+                            (Some(v), m) if m > 0 => (v as f64 / m as f64 * 100.0).max(1.0),
+                            _ => 0.0,
+                        };
+                        let title = format!("Partition {p}: {}", or_dash(v, show));
+                        view! {
+                            <span class="skew-bar" class:skew-empty=v == Some(0) title=title.clone()
+                                style=format!("height: {height:.1}%")>
+                                <span class="visually-hidden">{title.clone()}</span>
+                            </span>
+                        }
+                    }).collect_view()}
+                </div>
+            </figure>
+        }
+    };
+    view! {
+        <div class="skews">
+            {strip("Records", rows.iter().map(|(p, r, _)| (*p, *r)).collect(), thousands)}
+            {strip("Bytes", rows.iter().map(|(p, _, b)| (*p, *b)).collect(), bytes)}
+        </div>
+    }
+    .into_any()
+}
+
+/// "largest 3× the mean, 2 empty" for the figures of the partitions.
+fn skew_summary(values: &[u64], show: fn(u64) -> String) -> String {
+    if values.is_empty() {
+        return "not known".to_string();
+    }
+    let max = values.iter().copied().max().unwrap_or(0);
+    let min = values.iter().copied().min().unwrap_or(0);
+    let mean = values.iter().sum::<u64>() as f64 / values.len() as f64;
+    let empty = values.iter().filter(|v| **v == 0).count();
+    let mut out = format!("{} to {}", show(min), show(max));
+    if mean > 0.0 {
+        out.push_str(&format!(", largest {:.1}× the mean", max as f64 / mean));
+    }
+    if empty > 0 {
+        out.push_str(&format!(", {empty} empty"));
+    }
+    out
 }
 
 #[component]

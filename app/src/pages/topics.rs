@@ -1,5 +1,7 @@
 //! `/c/{cluster}/topics`: the topics of a cluster, and Create topic where the caller may.
 
+use std::collections::BTreeMap;
+
 use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::{use_navigate, use_params_map};
@@ -125,13 +127,25 @@ fn CreateTopic(cluster: String) -> impl IntoView {
     let name = RwSignal::new(String::new());
     let partitions = RwSignal::new("1".to_string());
     let replication = RwSignal::new(String::new());
+    let cleanup = RwSignal::new(String::new());
+    let retention_ms = RwSignal::new(String::new());
+    let retention_bytes = RwSignal::new(String::new());
+    let min_isr = RwSignal::new(String::new());
+    let compression = RwSignal::new(String::new());
+    let others = RwSignal::new(String::new());
     let error = RwSignal::new(None::<String>);
     let navigate = use_navigate();
     let cluster = StoredValue::new(cluster);
 
     let submit = Action::new_local(
-        move |(topic, partitions, replication): &(String, i32, Option<i32>)| {
+        move |(topic, partitions, replication, configs): &(
+            String,
+            i32,
+            Option<i32>,
+            BTreeMap<String, String>,
+        )| {
             let (topic, partitions, replication) = (topic.clone(), *partitions, *replication);
+            let configs = configs.clone();
             let cluster = cluster.get_value();
             async move {
                 create_topic(CreateTopicArgs {
@@ -139,7 +153,11 @@ fn CreateTopic(cluster: String) -> impl IntoView {
                     topic: topic.into(),
                     partitions: partitions.into(),
                     replication_factor: replication.into(),
-                    configs: Arg::Missing,
+                    configs: if configs.is_empty() {
+                        Arg::Missing
+                    } else {
+                        configs.into()
+                    },
                 })
                 .await
             }
@@ -178,7 +196,32 @@ fn CreateTopic(cluster: String) -> impl IntoView {
                 }
             },
         };
-        submit.dispatch((name.get_untracked().trim().to_string(), count, replication));
+        let mut configs = BTreeMap::new();
+        for (key, field) in [
+            ("cleanup.policy", cleanup),
+            ("retention.ms", retention_ms),
+            ("retention.bytes", retention_bytes),
+            ("min.insync.replicas", min_isr),
+            ("compression.type", compression),
+        ] {
+            let value = field.get_untracked().trim().to_string();
+            if !value.is_empty() {
+                configs.insert(key.to_string(), value);
+            }
+        }
+        match other_configs(&others.get_untracked()) {
+            Ok(more) => configs.extend(more),
+            Err(e) => {
+                error.set(Some(e));
+                return;
+            }
+        }
+        submit.dispatch((
+            name.get_untracked().trim().to_string(),
+            count,
+            replication,
+            configs,
+        ));
     };
 
     view! {
@@ -199,6 +242,44 @@ fn CreateTopic(cluster: String) -> impl IntoView {
                     <input type="number" min="1" placeholder="broker default" prop:value=move || replication.get()
                         on:input=move |ev| replication.set(event_target_value(&ev)) />
                 </label>
+                <fieldset class="choice">
+                    <legend>"Configs (empty: the broker's default; Kafka checks every value)"</legend>
+                    <label>"Cleanup policy"
+                        <select prop:value=move || cleanup.get() on:change=move |ev| cleanup.set(event_target_value(&ev))>
+                            <option value="">"broker default"</option>
+                            <option value="delete">"delete (by time and size)"</option>
+                            <option value="compact">"compact (latest value per key)"</option>
+                            <option value="compact,delete">"compact and delete"</option>
+                        </select>
+                    </label>
+                    <label>"Retention time (retention.ms; -1 keeps records for ever)"
+                        <input type="text" inputmode="numeric" placeholder="broker default" prop:value=move || retention_ms.get()
+                            on:input=move |ev| retention_ms.set(event_target_value(&ev)) />
+                    </label>
+                    <label>"Retention size per partition (retention.bytes; -1 for no limit)"
+                        <input type="text" inputmode="numeric" placeholder="broker default" prop:value=move || retention_bytes.get()
+                            on:input=move |ev| retention_bytes.set(event_target_value(&ev)) />
+                    </label>
+                    <label>"Minimum in-sync replicas (min.insync.replicas)"
+                        <input type="number" min="1" placeholder="broker default" prop:value=move || min_isr.get()
+                            on:input=move |ev| min_isr.set(event_target_value(&ev)) />
+                    </label>
+                    <label>"Compression"
+                        <select prop:value=move || compression.get() on:change=move |ev| compression.set(event_target_value(&ev))>
+                            <option value="">"broker default"</option>
+                            <option value="producer">"as the producer sent it"</option>
+                            <option value="zstd">"zstd"</option>
+                            <option value="lz4">"lz4"</option>
+                            <option value="snappy">"snappy"</option>
+                            <option value="gzip">"gzip"</option>
+                            <option value="uncompressed">"uncompressed"</option>
+                        </select>
+                    </label>
+                    <label>"Other configs, one name=value per line"
+                        <textarea rows="3" class="mono" placeholder="max.message.bytes=2097152" prop:value=move || others.get()
+                            on:input=move |ev| others.set(event_target_value(&ev))></textarea>
+                    </label>
+                </fieldset>
                 <div class="panel-actions">
                     <button type="submit" class="button button-primary" disabled=move || submit.pending().get()>
                         "Create"
@@ -208,5 +289,35 @@ fn CreateTopic(cluster: String) -> impl IntoView {
                 {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
             </form>
         </Show>
+    }
+}
+
+/// `name=value` lines as configs; blank lines are skipped.
+fn other_configs(text: &str) -> Result<BTreeMap<String, String>, String> {
+    let mut out = BTreeMap::new();
+    for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        let Some((name, value)) = line.split_once('=') else {
+            return Err(format!("\"{line}\" is not name=value."));
+        };
+        let (name, value) = (name.trim(), value.trim());
+        if name.is_empty() {
+            return Err(format!("\"{line}\" has no config name."));
+        }
+        out.insert(name.to_string(), value.to_string());
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::other_configs;
+
+    #[test]
+    fn other_configs_are_name_value_lines() {
+        let got = other_configs("a=1\n\n  b.c = x=y \n").expect("valid");
+        assert_eq!(got.get("a").map(String::as_str), Some("1"));
+        assert_eq!(got.get("b.c").map(String::as_str), Some("x=y"));
+        assert!(other_configs("novalue").is_err());
+        assert!(other_configs("=1").is_err());
     }
 }
