@@ -448,7 +448,10 @@ fn RecordActions() -> impl IntoView {
         |(c, t)| topic(c, t.into()),
     );
     let who = identity();
+    let notice = RwSignal::new(None::<String>);
+    let done = Callback::new(move |said: String| notice.set(Some(said)));
     view! {
+        {move || notice.get().map(|n| view! { <p class="note" role="status">{n}</p> })}
         <Suspense fallback=|| ()>
             {move || Suspend::new(async move {
                 let cluster = get("cluster");
@@ -460,7 +463,7 @@ fn RecordActions() -> impl IntoView {
                 match (detail.await, at) {
                     (Ok(t), Some(at)) if may && !t.internal => Some(view! {
                         <DeleteRecords cluster=cluster topic=t.name.clone() partitions=t.partitions.len()
-                            on_done=Callback::new(|()| ()) at=at />
+                            on_done=done at=at />
                     }),
                     _ => None,
                 }

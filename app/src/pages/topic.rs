@@ -53,11 +53,16 @@ pub fn TopicPage() -> impl IntoView {
     let name = move || params.read().get("topic").unwrap_or_default();
     let detail = Resource::new(move || (cluster(), name()), |(c, t)| topic(c, t.into()));
     let who = identity();
-    // A change that moves watermarks or partitions reads the topic again.
-    let changed = Callback::new(move |()| detail.refetch());
+    // A change says what it did here, and the topic is read again (its watermarks or
+    // partitions moved).
+    let notice = RwSignal::new(None::<String>);
+    let changed = Callback::new(move |said: String| {
+        notice.set(Some(said));
+        detail.refetch();
+    });
     view! {
         <Title text=name />
-        <Suspense fallback=|| view! { <div class="skeleton-table"></div> }>
+        <Transition fallback=|| view! { <div class="skeleton-table"></div> }>
             {move || Suspend::new(async move {
                 let access = who.await.ok();
                 let may = |privilege| {
@@ -83,6 +88,7 @@ pub fn TopicPage() -> impl IntoView {
                                 </div>
                             </div>
                             <TopicTabs cluster=cluster() topic=t.name.clone() current=TopicTab::Overview />
+                            {move || notice.get().map(|n| view! { <p class="note" role="status">{n}</p> })}
                             <dl class="facts">
                                 <div><dt>"Partitions"</dt><dd>{count}</dd></div>
                                 <div><dt>"Records"</dt><dd>{or_dash(records_of(&t.partitions), thousands)}</dd></div>
@@ -136,7 +142,7 @@ pub fn TopicPage() -> impl IntoView {
                     }.into_any(),
                 }
             })}
-        </Suspense>
+        </Transition>
     }
 }
 

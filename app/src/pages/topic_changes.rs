@@ -19,13 +19,13 @@ pub fn AddPartitions(
     topic: String,
     /// The partition count now.
     current: usize,
-    on_done: Callback<()>,
+    /// Told what was done, once it is.
+    on_done: Callback<String>,
 ) -> impl IntoView {
     let open = RwSignal::new(false);
     let count = RwSignal::new((current + 1).to_string());
     let error = RwSignal::new(None::<String>);
     let preview = RwSignal::new(None::<PartitionsAdded>);
-    let done = RwSignal::new(None::<String>);
     let target = StoredValue::new((cluster, topic));
 
     let send = Action::new_local(move |(count, dry_run): &(i32, bool)| {
@@ -54,12 +54,11 @@ pub fn AddPartitions(
             Ok(answer) => {
                 error.set(None);
                 preview.set(None);
-                done.set(Some(format!(
+                open.set(false);
+                on_done.run(format!(
                     "The topic has {} partitions now (it had {}).",
                     answer.after, answer.before
-                )));
-                open.set(false);
-                on_done.run(());
+                ));
             }
             Err(e) => {
                 preview.set(None);
@@ -88,7 +87,6 @@ pub fn AddPartitions(
             preview.set(None);
             error.set(None);
         }>"Add partitions"</button>
-        {move || done.get().map(|d| view! { <p class="note" role="status">{d}</p> })}
         <Show when=move || open.get()>
             <form class="panel" aria-label="Add partitions" on:submit=move |ev| {
                 ev.prevent_default();
@@ -147,7 +145,8 @@ pub fn DeleteRecords(
     cluster: String,
     topic: String,
     partitions: usize,
-    on_done: Callback<()>,
+    /// Told what was done, once it is.
+    on_done: Callback<String>,
     #[prop(optional)] at: Option<(i32, i64)>,
 ) -> impl IntoView {
     let open = RwSignal::new(false);
@@ -158,7 +157,6 @@ pub fn DeleteRecords(
     let typed = RwSignal::new(String::new());
     let error = RwSignal::new(None::<String>);
     let preview = RwSignal::new(None::<RecordsDeleted>);
-    let done = RwSignal::new(None::<RecordsDeleted>);
     let target = StoredValue::new((cluster, topic));
     let label = if at.is_some() {
         "Delete records before this"
@@ -220,9 +218,8 @@ pub fn DeleteRecords(
                 error.set(None);
                 preview.set(None);
                 typed.set(String::new());
-                done.set(Some(answer));
                 open.set(false);
-                on_done.run(());
+                on_done.run(format!("Deleted {} records.", thousands(answer.deleted)));
             }
             Err(ApiError { message, .. }) => {
                 preview.set(None);
@@ -240,9 +237,6 @@ pub fn DeleteRecords(
         <button type="button" class="button button-danger" on:click=move |_| { open.update(|o| *o = !*o); forget(); }>
             {label}
         </button>
-        {move || done.get().map(|d| view! {
-            <p class="note" role="status">{format!("Deleted {} records.", thousands(d.deleted))}</p>
-        })}
         <Show when=move || open.get()>
             <form class="panel" aria-label="Delete records" on:submit=move |ev| {
                 ev.prevent_default();
