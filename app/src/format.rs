@@ -200,8 +200,91 @@ pub fn parse_instant(text: &str) -> Result<i64, String> {
     Ok(days_from_civil(year, month, day) * 86_400_000 + day_ms - offset_minutes * 60_000)
 }
 
+/// A config value in words, for figures a person reads slowly: the duration of a `.ms` config,
+/// the size of a `.bytes` config, and Kafka's "no limit" values (-1, or the largest long).
+pub fn config_hint(name: &str, value: &str) -> Option<String> {
+    let n: i64 = value.trim().parse().ok()?;
+    let timed = name.ends_with(".ms");
+    let sized = name.ends_with(".bytes");
+    if n == i64::MAX || ((timed || sized) && n == -1) {
+        return Some("no limit".to_string());
+    }
+    let n = u64::try_from(n).ok()?;
+    if timed && n >= 1000 {
+        return Some(duration(n));
+    }
+    if sized && n >= 1000 {
+        return Some(bytes(n));
+    }
+    None
+}
+
+/// `n` ms in its two largest units: "7 d", "2 h 30 min", "1.5 s".
+fn duration(ms: u64) -> String {
+    const UNITS: [(u64, &str); 4] = [
+        (86_400_000, "d"),
+        (3_600_000, "h"),
+        (60_000, "min"),
+        (1000, "s"),
+    ];
+    let mut parts = Vec::new();
+    let mut left = ms;
+    for (size, unit) in UNITS {
+        if left >= size {
+            parts.push(format!("{} {unit}", left / size));
+            left %= size;
+        } else if !parts.is_empty() {
+            // Two units at most, and only neighbours: "1 d 2 h", not "1 d 5 s".
+            break;
+        }
+        if parts.len() == 2 {
+            break;
+        }
+    }
+    if parts.is_empty() {
+        return format!("{ms} ms");
+    }
+    parts.join(" ")
+}
+
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn config_values_in_words() {
+        use super::config_hint;
+        assert_eq!(
+            config_hint("retention.ms", "604800000").as_deref(),
+            Some("7 d")
+        );
+        assert_eq!(
+            config_hint("segment.ms", "9000000").as_deref(),
+            Some("2 h 30 min")
+        );
+        assert_eq!(config_hint("x.ms", "90061000").as_deref(), Some("1 d 1 h"));
+        assert_eq!(config_hint("x.ms", "1500").as_deref(), Some("1 s"));
+        assert_eq!(config_hint("x.ms", "500"), None);
+        assert_eq!(
+            config_hint("retention.ms", "-1").as_deref(),
+            Some("no limit")
+        );
+        assert_eq!(
+            config_hint("flush.messages", "9223372036854775807").as_deref(),
+            Some("no limit")
+        );
+        assert_eq!(
+            config_hint("segment.bytes", "1048576").as_deref(),
+            Some("1.0 MB")
+        );
+        assert_eq!(
+            config_hint("retention.bytes", "-1").as_deref(),
+            Some("no limit")
+        );
+        assert_eq!(config_hint("min.insync.replicas", "2"), None);
+        assert_eq!(config_hint("cleanup.policy", "delete"), None);
+        assert_eq!(config_hint("local.retention.ms", "-2"), None);
+    }
+
     use super::*;
 
     #[test]

@@ -96,16 +96,24 @@ test('consumer group lag on the groups, group and topic pages is what Kafka says
     await expect(r.locator('.lag-figure'), where).toHaveText(thousands(p.lag));
   }
 
-  // The topic page: the group's lag on this topic alone, and the topic's size on disk.
+  // The topic page: the topic's size on disk; its Consumers tab: the group's lag on this topic
+  // alone, in all and per partition.
   await offsets.locator('tr[data-partition="orders-0"]').getByRole('link', { name: 'orders' }).click();
   await expect(page).toHaveURL(/\/c\/local\/topics\/orders$/);
   await expect(page.getByRole('heading', { level: 1, name: 'orders' })).toBeVisible();
-  const consumer = page.getByRole('table', { name: 'Consumer groups' }).locator('tr[data-group="billing-service"]');
-  await expect(consumer.locator('.lag-figure')).toHaveText(thousands(onOrders.reduce((n, p) => n + p.lag, 0)));
   const onDisk = segmentBytesOnDisk('orders');
   if (onDisk !== undefined) {
     const size = (await page.locator('dd[data-figure="size"]').innerText()).trim();
     expect(showsBytes(size, onDisk), `Size "${size}" for ${onDisk} bytes of segments on disk`).toBe(true);
+  }
+  await page.getByRole('navigation', { name: 'Topic' }).getByRole('link', { name: 'Consumers' }).click();
+  await expect(page).toHaveURL(/\/c\/local\/topics\/orders\/consumers$/);
+  const consumer = page.getByRole('table', { name: 'Consumer groups' }).locator('tbody[data-group="billing-service"]');
+  await expect(consumer.locator('.lag-total')).toHaveText(thousands(onOrders.reduce((n, p) => n + p.lag, 0)));
+  for (const p of onOrders) {
+    const r = consumer.locator(`tr[data-partition="${p.partition}"]`);
+    await expect(r.locator('td').nth(3), `orders-${p.partition}`).toHaveText(String(p.committed));
+    await expect(r.locator('.lag-figure'), `orders-${p.partition}`).toHaveText(thousands(p.lag));
   }
   expect(problems).toEqual([]);
 });

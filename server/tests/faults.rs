@@ -152,7 +152,7 @@ async fn started_without_its_broker_klens_answers_then_catches_up() {
     let _restore = Restore;
     stop("kafka");
 
-    let yaml = plain_cluster();
+    let yaml = format!("{}    writable: true\n", plain_cluster());
     let catalog = Arc::new(Catalog::new(&config(&yaml)));
     let entry = catalog.get("local").expect("configured");
     let started = Instant::now();
@@ -192,6 +192,24 @@ async fn started_without_its_broker_klens_answers_then_catches_up() {
     );
     assert!(
         body["code"].is_string() && body["message"].is_string(),
+        "{body}"
+    );
+    // A change answers CLIENT: Kafka cannot be reached, nothing was changed.
+    let started = Instant::now();
+    let (status, body) = post(
+        &router,
+        "/api/add_partitions",
+        serde_json::json!({ "cluster": "local", "topic": "anything", "count": 2 }),
+    )
+    .await;
+    assert!(
+        started.elapsed() < Duration::from_secs(8),
+        "a change took {:?}",
+        started.elapsed()
+    );
+    assert_eq!(
+        (status.as_u16(), body["code"].as_str()),
+        (502, Some("CLIENT")),
         "{body}"
     );
 

@@ -78,6 +78,10 @@ pub struct TopicConsumer {
     pub state: String,
     /// The group's lag summed over this topic's partitions; `None` when no end offset is known.
     pub lag: Option<u64>,
+    /// The group's committed offset on each partition of this topic it has one for, with the
+    /// partition's end and the lag there.
+    #[serde(default)]
+    pub offsets: Vec<super::GroupOffset>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -244,29 +244,54 @@ fn skew_summary(values: &[u64], show: fn(u64) -> String) -> String {
     out
 }
 
+/// The groups with committed offsets on the topic: each with its lag on the topic, then its
+/// committed offset, the end and the lag on every partition, so a stuck partition shows.
 #[component]
 fn Consumers(cluster: String, rows: Vec<TopicConsumer>) -> impl IntoView {
     if rows.is_empty() {
         return view! { <p class="empty">"No consumer group has committed offsets on this topic."</p> }
             .into_any();
     }
-    let max = rows.iter().filter_map(|c| c.lag).max().unwrap_or(0);
+    let max = rows
+        .iter()
+        .flat_map(|c| c.offsets.iter().filter_map(|o| o.lag))
+        .max()
+        .unwrap_or(0);
     view! {
         <table class="data" aria-label="Consumer groups">
             <thead><tr>
                 <th scope="col">"Group"</th>
                 <th scope="col">"State"</th>
-                <th scope="col" class="num">"Lag on this topic"</th>
+                <th scope="col" class="num">"Partition"</th>
+                <th scope="col" class="num">"Committed"</th>
+                <th scope="col" class="num">"End"</th>
+                <th scope="col" class="num">"Lag"</th>
             </tr></thead>
-            <tbody>
-                {rows.into_iter().map(|c| view! {
-                    <tr data-group=c.group.clone()>
-                        <th scope="row"><a class="mono" href=page_url(&cluster, "groups", &c.group)>{c.group.clone()}</a></th>
-                        <td>{state_badge(&c.state)}</td>
-                        <td class="num"><LagBar lag=c.lag max=max /></td>
-                    </tr>
-                }).collect_view()}
-            </tbody>
+            {rows.into_iter().map(|c| {
+                let total = c.lag;
+                view! {
+                    <tbody data-group=c.group.clone()>
+                        <tr class="group-row">
+                            <th scope="row"><a class="mono" href=page_url(&cluster, "groups", &c.group)>{c.group.clone()}</a></th>
+                            <td>{state_badge(&c.state)}</td>
+                            <td class="num muted">{format!("{} partitions", c.offsets.len())}</td>
+                            <td></td>
+                            <td></td>
+                            <td class="num"><strong class="lag-total">{or_dash(total, thousands)}</strong></td>
+                        </tr>
+                        {c.offsets.into_iter().map(|o| view! {
+                            <tr data-partition=o.partition>
+                                <td></td>
+                                <td></td>
+                                <td class="num mono">{o.partition}</td>
+                                <td class="num mono">{o.committed}</td>
+                                <td class="num mono">{or_dash(o.end, |e| e.to_string())}</td>
+                                <td class="num"><LagBar lag=o.lag max=max /></td>
+                            </tr>
+                        }).collect_view()}
+                    </tbody>
+                }
+            }).collect_view()}
         </table>
     }
     .into_any()

@@ -16,6 +16,7 @@ use crate::api::{
     ConfigChangeView, ConfigSource, ConfigsChanged, TopicConfig,
 };
 use crate::components::access::{allows, identity, NeedsPrivilege};
+use crate::format::config_hint;
 use crate::Privilege;
 
 #[component]
@@ -220,6 +221,7 @@ fn ConfigRow(
     };
     let changed = move || pending.with(|p| p.get(&name.get_value()).cloned());
     let read_only = config.read_only;
+    let (sensitive, has_value) = (config.sensitive, config.value.is_some());
     let current_for_input = current.clone();
     view! {
         <tr data-config=config.name.clone() class:overridden=overridden class:changed=move || changed().is_some()>
@@ -265,7 +267,7 @@ fn ConfigRow(
                             })}
                         }.into_any()
                     } else {
-                        shown_value_clone(&current, config.sensitive, config.value.is_some())
+                        shown_value(&name.get_value(), &current, sensitive, has_value)
                     }
                 }}
             </td>
@@ -279,11 +281,16 @@ fn ConfigRow(
     }
 }
 
-/// The value as the table shows it outside editing.
-fn shown_value_clone(value: &str, sensitive: bool, set: bool) -> AnyView {
+/// The value as the table shows it outside editing, with what it means in words when that
+/// helps (a duration, a size, "no limit").
+fn shown_value(name: &str, value: &str, sensitive: bool, set: bool) -> AnyView {
     match (set, sensitive) {
         (_, true) => view! { <span class="muted">"(sensitive)"</span> }.into_any(),
-        (true, false) => view! { <span class="mono">{value.to_string()}</span> }.into_any(),
+        (true, false) => {
+            let hint = config_hint(name, value)
+                .map(|h| view! { " " <span class="muted">{format!("({h})")}</span> });
+            view! { <span class="mono">{value.to_string()}</span>{hint} }.into_any()
+        }
         (false, false) => view! { <span class="muted">"(not set)"</span> }.into_any(),
     }
 }

@@ -155,15 +155,20 @@ pub fn topic(state: &ClusterState, name: &str) -> Option<TopicDetail> {
         .iter()
         .flat_map(|groups| groups.iter())
         .filter(|g| g.offsets.iter().any(|(t, _, _)| *t == topic.name))
-        .map(|g| TopicConsumer {
-            group: g.id.clone(),
-            state: g.state.clone(),
-            lag: total_lag(
-                g.offsets
-                    .iter()
-                    .filter(|(t, _, _)| *t == topic.name)
-                    .map(|(t, p, committed)| lag_of(&state.watermarks, t, *p, *committed)),
-            ),
+        .map(|g| {
+            let mut offsets: Vec<GroupOffset> = g
+                .offsets
+                .iter()
+                .filter(|(t, _, _)| *t == topic.name)
+                .map(|(t, p, committed)| group_offset(&state.watermarks, t, *p, *committed))
+                .collect();
+            offsets.sort_by_key(|o| o.partition);
+            TopicConsumer {
+                group: g.id.clone(),
+                state: g.state.clone(),
+                lag: total_lag(offsets.iter().map(|o| o.lag)),
+                offsets,
+            }
         })
         .collect();
     consumers.sort_by(|a, b| a.group.cmp(&b.group));
@@ -189,6 +194,18 @@ pub fn topic(state: &ClusterState, name: &str) -> Option<TopicDetail> {
 fn lag_of(marks: &Watermarks, topic: &str, partition: i32, committed: i64) -> Option<u64> {
     let end = marks.get(&(topic.to_string(), partition)).map(|m| m.1);
     partition_lag(committed, end)
+}
+
+/// A group's committed offset on one partition, with the partition's end and the lag.
+fn group_offset(marks: &Watermarks, topic: &str, partition: i32, committed: i64) -> GroupOffset {
+    let end = marks.get(&(topic.to_string(), partition)).map(|m| m.1);
+    GroupOffset {
+        topic: topic.to_string(),
+        partition,
+        committed,
+        end,
+        lag: partition_lag(committed, end),
+    }
 }
 
 /// The sum of the known lags; `None` when none is known.
@@ -244,17 +261,7 @@ pub fn group(state: &ClusterState, id: &str) -> Option<GroupDetail> {
         .offsets
         .iter()
         .map(|(topic, partition, committed)| {
-            let end = state
-                .watermarks
-                .get(&(topic.clone(), *partition))
-                .map(|m| m.1);
-            GroupOffset {
-                topic: topic.clone(),
-                partition: *partition,
-                committed: *committed,
-                end,
-                lag: partition_lag(*committed, end),
-            }
+            group_offset(&state.watermarks, topic, *partition, *committed)
         })
         .collect();
     Some(GroupDetail {
