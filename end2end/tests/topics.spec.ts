@@ -1,6 +1,6 @@
 import { test, expect } from '@playwright/test';
 import { unique } from './authz-matrix';
-import { kafkaMetadata, kafkaRecordCount, openHydrated } from './helpers';
+import { kafkaMetadata, kafkaRecordCount, kafkaTopicOverrides, openHydrated } from './helpers';
 
 const partitionsInKafka = (topic: string) =>
   kafkaMetadata().topics.find((t: any) => t.topic === topic)?.partitions.length;
@@ -15,12 +15,21 @@ test('create a topic from the topics page, then delete it by typing its name', a
   const form = page.getByRole('form', { name: 'Create topic' });
   await form.getByLabel('Topic name').fill(topic);
   await form.getByLabel('Partitions').fill('4');
+  await form.getByLabel('Cleanup policy').selectOption('compact');
+  await form.getByLabel(/^Retention time/).fill('3600000');
+  await form.getByLabel(/^Other configs/).fill('max.message.bytes=2000000');
   await form.getByRole('button', { name: 'Create' }).click();
 
   await expect(page).toHaveURL(new RegExp(`/c/local/topics/${topic}$`));
   await expect(page.getByRole('heading', { level: 1, name: topic })).toBeVisible();
   await expect(page.getByRole('table', { name: 'Partitions' }).getByRole('row')).toHaveCount(1 + 4);
   expect(partitionsInKafka(topic)).toBe(4);
+  // The configs asked for are the topic's overrides in Kafka, and nothing else is.
+  expect(kafkaTopicOverrides(topic)).toEqual({
+    'cleanup.policy': 'compact',
+    'retention.ms': '3600000',
+    'max.message.bytes': '2000000',
+  });
 
   await page.getByRole('button', { name: 'Delete topic' }).click();
   const dialog = page.getByRole('dialog', { name: 'Delete topic' });
