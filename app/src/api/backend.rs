@@ -11,9 +11,10 @@ use leptos::prelude::use_context;
 
 use super::{
     AddPartitionsArgs, AlterTopicConfigsArgs, Arg, BrokerDetail, BrokerList, ClusterDetail,
-    ClusterSummary, ConfigsChanged, CreateTopicArgs, DeleteRecordsArgs, GroupDetail, GroupList,
-    PartitionsAdded, Record, RecordArgs, RecordAtArgs, RecordPage, RecordsDeleted, SearchResult,
-    SubjectList, TopicChanged, TopicConfigList, TopicDetail, TopicList, WhoAmI, WindowArgs,
+    ClusterSummary, ConfigsChanged, CreateTopicArgs, DeleteRecordsArgs, GroupChanged, GroupDetail,
+    GroupList, OffsetPlan, PartitionsAdded, Record, RecordArgs, RecordAtArgs, RecordPage,
+    RecordsDeleted, ResetOffsetsArgs, SearchResult, SubjectList, TopicChanged, TopicConfigList,
+    TopicDetail, TopicList, WhoAmI, WindowArgs,
 };
 use crate::error::{ApiError, ErrorCode};
 
@@ -40,6 +41,14 @@ pub trait Backend: Send + Sync + 'static {
     fn alter_topic_configs(&self, args: AlterTopicConfigsArgs) -> Reply<ConfigsChanged>;
     fn add_partitions(&self, args: AddPartitionsArgs) -> Reply<PartitionsAdded>;
     fn delete_records(&self, args: DeleteRecordsArgs) -> Reply<RecordsDeleted>;
+    fn reset_offsets(&self, args: ResetOffsetsArgs) -> Reply<OffsetPlan>;
+    fn delete_offsets(
+        &self,
+        cluster: String,
+        group: Arg<String>,
+        topic: Arg<String>,
+    ) -> Reply<GroupChanged>;
+    fn delete_group(&self, cluster: String, group: Arg<String>) -> Reply<GroupChanged>;
 }
 
 /// The answer of a backend method.

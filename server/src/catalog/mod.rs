@@ -297,6 +297,35 @@ impl ClusterEntry {
     }
 }
 
+impl ClusterEntry {
+    /// Puts a group read afresh into the projection (`None`: it is gone), so that the next page
+    /// shows a change or fresh offsets without waiting for the next refresh of every group.
+    pub fn apply_group(&self, id: &str, fresh: Option<crate::kafka::wire::Group>) {
+        self.update(|s| {
+            let Some(groups) = &s.groups.data else {
+                return;
+            };
+            let mut groups = (**groups).clone();
+            match fresh {
+                None => groups.retain(|g| g.id != id),
+                Some(fresh) => {
+                    if let Some(slot) = groups.iter_mut().find(|g| g.id == id) {
+                        // The listing's state and type stand unless the describe says more.
+                        if !fresh.state.is_empty() {
+                            slot.state = fresh.state;
+                        }
+                        slot.protocol_type = fresh.protocol_type;
+                        slot.members = fresh.members;
+                        slot.offsets = fresh.offsets;
+                        slot.error = fresh.error;
+                    }
+                }
+            }
+            s.groups.data = Some(Arc::new(groups));
+        });
+    }
+}
+
 /// Before the first good read of a part, klens cannot tell a missing thing from an unread one.
 pub fn not_read_yet(cluster: &str, what: &str) -> ApiError {
     ApiError::new(

@@ -8,9 +8,10 @@ use std::sync::Arc;
 use app::api::backend::{Backend, Reply};
 use app::api::{
     AddPartitionsArgs, AlterTopicConfigsArgs, Arg, BrokerDetail, BrokerList, ClusterDetail,
-    ClusterSummary, ConfigsChanged, CreateTopicArgs, DeleteRecordsArgs, GroupDetail, GroupList,
-    PartitionsAdded, Record, RecordArgs, RecordAtArgs, RecordPage, RecordsDeleted, SearchResult,
-    SubjectList, TopicChanged, TopicConfigList, TopicDetail, TopicList, WhoAmI, WindowArgs,
+    ClusterSummary, ConfigsChanged, CreateTopicArgs, DeleteRecordsArgs, GroupChanged, GroupDetail,
+    GroupList, OffsetPlan, PartitionsAdded, Record, RecordArgs, RecordAtArgs, RecordPage,
+    RecordsDeleted, ResetOffsetsArgs, SearchResult, SubjectList, TopicChanged, TopicConfigList,
+    TopicDetail, TopicList, WhoAmI, WindowArgs,
 };
 use app::ApiError;
 use axum::http::request::Parts;
@@ -118,5 +119,24 @@ impl Backend for Door {
 
     fn delete_records(&self, args: DeleteRecordsArgs) -> Reply<RecordsDeleted> {
         self.run(|s, c| async move { service::topics::delete_records(&s, &c, args).await })
+    }
+
+    fn reset_offsets(&self, args: ResetOffsetsArgs) -> Reply<OffsetPlan> {
+        self.run(|s, c| async move { service::groups::reset_offsets(&s, &c, args).await })
+    }
+
+    fn delete_offsets(
+        &self,
+        cluster: String,
+        group: Arg<String>,
+        topic: Arg<String>,
+    ) -> Reply<GroupChanged> {
+        self.run(|s, c| async move {
+            service::groups::delete_offsets(&s, &c, &cluster, group, topic).await
+        })
+    }
+
+    fn delete_group(&self, cluster: String, group: Arg<String>) -> Reply<GroupChanged> {
+        self.run(|s, c| async move { service::groups::delete_group(&s, &c, &cluster, group).await })
     }
 }

@@ -470,6 +470,54 @@ async fn every_server_function_decides_before_it_judges_its_arguments() {
             r#"{"cluster":"{c}","topic":"t","offset":3}"#,
             "partition",
         ),
+        (
+            "POST",
+            "reset_offsets",
+            r#"{"cluster":"{c}","to":"earliest"}"#,
+            "group",
+        ),
+        (
+            "POST",
+            "reset_offsets",
+            r#"{"cluster":"{c}","group":"g","to":"sideways"}"#,
+            "to",
+        ),
+        (
+            "POST",
+            "reset_offsets",
+            r#"{"cluster":"{c}","group":"g","to":"offset","dry_run":true}"#,
+            "value",
+        ),
+        (
+            "POST",
+            "reset_offsets",
+            r#"{"cluster":"{c}","group":"g","to":"latest"}"#,
+            "plan",
+        ),
+        (
+            "POST",
+            "reset_offsets",
+            r#"{"cluster":"{c}","group":"g","to":"latest","plan":{"a":1}}"#,
+            "plan",
+        ),
+        (
+            "POST",
+            "delete_offsets",
+            r#"{"cluster":"{c}","group":"g"}"#,
+            "topic",
+        ),
+        (
+            "POST",
+            "delete_offsets",
+            r#"{"cluster":"{c}","topic":"t"}"#,
+            "group",
+        ),
+        (
+            "POST",
+            "delete_group",
+            r#"{"cluster":"{c}","group":""}"#,
+            "group",
+        ),
     ];
     for (method, endpoint, args, field) in cases {
         let request = |cluster: &str| -> (String, String) {
@@ -536,6 +584,9 @@ async fn calls_of_a_cluster_name_the_missing_cluster() {
         "alter_topic_configs",
         "add_partitions",
         "delete_records",
+        "reset_offsets",
+        "delete_offsets",
+        "delete_group",
     ] {
         let e = call(
             &router,
@@ -574,6 +625,12 @@ async fn a_write_on_a_read_only_cluster_is_refused_before_its_arguments() {
             "delete_records",
             r#"{"cluster":"ro","topic":"t","offset":[]}"#,
         ),
+        (
+            "reset_offsets",
+            r#"{"cluster":"ro","group":"g","to":"nowhere"}"#,
+        ),
+        ("delete_offsets", r#"{"cluster":"ro","group":5}"#),
+        ("delete_group", r#"{"cluster":"ro"}"#),
     ] {
         let e = call(&router, "POST", &format!("/api/{endpoint}"), body).await;
         assert_eq!(

@@ -14,6 +14,7 @@ use super::{Broker, KafkaClients, KlensContext, Link, Topic, Watermarks};
 use crate::auth::Grant;
 
 mod changes;
+pub mod groups;
 pub use changes::*;
 
 /// How long Kafka may take over one admin operation.

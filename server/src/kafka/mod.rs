@@ -5,6 +5,7 @@
 //! data takes the [`Grant`](crate::auth::Grant) the decision gave.
 
 pub mod admin;
+pub mod partition;
 pub mod wire;
 
 use std::collections::HashMap;

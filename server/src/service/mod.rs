@@ -8,6 +8,7 @@
 //! the grant for exactly what is done.
 
 pub mod catalog;
+pub mod groups;
 pub mod identity;
 pub mod limits;
 pub mod records;

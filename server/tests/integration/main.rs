@@ -7,6 +7,7 @@ mod support;
 mod catalog;
 mod changes;
 mod config_check;
+mod group_changes;
 mod groups;
 mod records;
 mod registry;

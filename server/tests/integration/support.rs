@@ -116,6 +116,21 @@ pub(crate) async fn router(yaml: &str) -> axum::Router {
     app(AppState::new(leptos, &config, catalog).expect("state"))
 }
 
+/// The router over `yaml` and its catalog, with every cluster's metadata and groups read once.
+pub(crate) async fn router_and_catalog(yaml: &str) -> (axum::Router, Arc<Catalog>) {
+    let config = config(yaml);
+    let catalog = Arc::new(Catalog::new(&config));
+    for entry in catalog.clusters() {
+        entry.refresh().await;
+        entry.refresh_groups().await;
+    }
+    let leptos = leptos::config::LeptosOptions::builder()
+        .output_name("klens")
+        .build();
+    let router = app(AppState::new(leptos, &config, Arc::clone(&catalog)).expect("state"));
+    (router, catalog)
+}
+
 pub(crate) async fn post(
     router: &axum::Router,
     path: &str,

@@ -60,21 +60,8 @@ impl ClusterEntry {
                 let mut all = (*s.watermarks).clone();
                 all.extend(marks);
                 s.watermarks = Arc::new(all);
-                if let Some(groups) = &s.groups.data {
-                    let mut groups = (**groups).clone();
-                    if let Some(slot) = groups.iter_mut().find(|g| g.id == fresh.id) {
-                        // The listing's state and type stand unless the describe says more.
-                        if !fresh.state.is_empty() {
-                            slot.state = fresh.state;
-                        }
-                        slot.protocol_type = fresh.protocol_type;
-                        slot.members = fresh.members;
-                        slot.offsets = fresh.offsets;
-                        slot.error = fresh.error;
-                    }
-                    s.groups.data = Some(Arc::new(groups));
-                }
             });
+            self.apply_group(&id, Some(fresh));
         }
     }
 }

@@ -400,7 +400,14 @@ pub fn wire_refusal(what: &str, name: &str, refusal: Refusal) -> ApiError {
         Some(TopicAuthorizationFailed | ClusterAuthorizationFailed | GroupAuthorizationFailed) => {
             (ErrorCode::Refused, Flavor::Plain)
         }
-        Some(UnknownTopicOrPartition | UnknownTopicId) => (ErrorCode::NotFound, Flavor::Plain),
+        Some(UnknownTopicOrPartition | UnknownTopicId | GroupIdNotFound) => {
+            (ErrorCode::NotFound, Flavor::Plain)
+        }
+        // The group changed under the request: it has members, or is rebalancing.
+        Some(
+            NonEmptyGroup | RebalanceInProgress | UnknownMemberId | IllegalGeneration
+            | FencedMemberEpoch | StaleMemberEpoch,
+        ) => (ErrorCode::Admin, Flavor::ConflictOrTimeout),
         Some(RequestTimedOut) => (ErrorCode::Client, Flavor::ConflictOrTimeout),
         Some(
             NetworkException
@@ -408,7 +415,10 @@ pub fn wire_refusal(what: &str, name: &str, refusal: Refusal) -> ApiError {
             | NotLeaderOrFollower
             | LeaderNotAvailable
             | BrokerNotAvailable
-            | ThrottlingQuotaExceeded,
+            | ThrottlingQuotaExceeded
+            | CoordinatorNotAvailable
+            | NotCoordinator
+            | CoordinatorLoadInProgress,
         ) => (ErrorCode::Client, Flavor::Plain),
         None if refusal.code == 0 => (ErrorCode::Client, Flavor::Plain),
         _ => (ErrorCode::Admin, Flavor::Plain),
@@ -424,7 +434,7 @@ pub fn wire_refusal(what: &str, name: &str, refusal: Refusal) -> ApiError {
         ErrorCode::Refused => format!(
             "Kafka refused to let klens's own Kafka user {what} \"{name}\" ({said}); grant that user the ACL it needs."
         ),
-        ErrorCode::NotFound => format!("There is no topic named \"{name}\" ({said})."),
+        ErrorCode::NotFound => format!("Kafka knows no \"{name}\" ({said})."),
         _ => format!("Kafka could not {what} \"{name}\": {said}."),
     };
     ApiError {

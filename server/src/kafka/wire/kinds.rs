@@ -5,9 +5,10 @@
 use app::access::Resource;
 use app::Privilege;
 use kafka_protocol::messages::{
-    ConsumerGroupDescribeRequest, CreatePartitionsRequest, DeleteRecordsRequest,
-    DescribeClusterRequest, DescribeConfigsRequest, DescribeGroupsRequest, DescribeLogDirsRequest,
-    DescribeQuorumRequest, IncrementalAlterConfigsRequest, ListGroupsRequest, MetadataRequest,
+    ConsumerGroupDescribeRequest, CreatePartitionsRequest, DeleteGroupsRequest,
+    DeleteRecordsRequest, DescribeClusterRequest, DescribeConfigsRequest, DescribeGroupsRequest,
+    DescribeLogDirsRequest, DescribeQuorumRequest, FindCoordinatorRequest,
+    IncrementalAlterConfigsRequest, ListGroupsRequest, MetadataRequest, OffsetCommitRequest,
     OffsetDeleteRequest, OffsetFetchRequest,
 };
 use kafka_protocol::protocol::Request;
@@ -26,6 +27,7 @@ impl ReadRequest for DescribeLogDirsRequest {}
 impl ReadRequest for DescribeClusterRequest {}
 impl ReadRequest for DescribeQuorumRequest {}
 impl ReadRequest for DescribeConfigsRequest {}
+impl ReadRequest for FindCoordinatorRequest {}
 
 /// A request that changes a cluster: the privilege it needs on each resource it names. A
 /// request that names none is not sent.
@@ -46,6 +48,24 @@ impl WriteRequest for OffsetDeleteRequest {
             Privilege::DeleteOffsets,
             Resource::Group(self.group_id.0.to_string()),
         )]
+    }
+}
+
+impl WriteRequest for OffsetCommitRequest {
+    fn needs(&self) -> Vec<(Privilege, Resource)> {
+        vec![(
+            Privilege::ResetOffsets,
+            Resource::Group(self.group_id.0.to_string()),
+        )]
+    }
+}
+
+impl WriteRequest for DeleteGroupsRequest {
+    fn needs(&self) -> Vec<(Privilege, Resource)> {
+        self.groups_names
+            .iter()
+            .map(|g| (Privilege::DeleteGroups, Resource::Group(g.0.to_string())))
+            .collect()
     }
 }
 

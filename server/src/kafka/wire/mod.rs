@@ -7,6 +7,7 @@
 //! the grant for what they change (`topics.rs` holds the topic changes).
 
 mod conn;
+mod groups;
 pub mod kinds;
 mod metadata;
 mod scram;

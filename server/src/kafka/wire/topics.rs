@@ -16,6 +16,7 @@ use kafka_protocol::messages::{
 };
 use kafka_protocol::protocol::StrBytes;
 
+use super::kinds::ReadRequest;
 use super::{WireClient, WireResult};
 use crate::auth::Grant;
 use crate::kafka::Broker;
@@ -36,7 +37,8 @@ pub struct Refusal {
 }
 
 impl Refusal {
-    fn of(code: i16, message: Option<&StrBytes>) -> Result<(), Refusal> {
+    /// `Ok` for Kafka's "no error", else the refusal with its message.
+    pub(super) fn of(code: i16, message: Option<&StrBytes>) -> Result<(), Refusal> {
         if code == 0 {
             return Ok(());
         }
@@ -82,6 +84,29 @@ impl WireClient {
         }
     }
 
+    /// Sends a read to the first broker that answers: those of the last metadata, else the
+    /// bootstrap servers.
+    pub(super) async fn ask_any<R: ReadRequest>(
+        &self,
+        known: &[Broker],
+        request: &R,
+        min: i16,
+    ) -> WireResult<R::Response> {
+        let mut last_error = "no broker to ask".to_string();
+        for broker in self.targets(known) {
+            let answer = async {
+                let mut lease = self.lease(broker).await?;
+                lease.call(request, min).await
+            }
+            .await;
+            match answer {
+                Ok(response) => return Ok(response),
+                Err(error) => last_error = error,
+            }
+        }
+        Err(last_error)
+    }
+
     /// Every config of `topic`, with synonyms and Kafka's documentation, from the first broker
     /// that answers.
     pub async fn topic_configs(
@@ -96,50 +121,35 @@ impl WireClient {
                 .with_configuration_keys(None)])
             .with_include_synonyms(true)
             .with_include_documentation(true);
-        let mut last_error = "no broker to ask".to_string();
-        for broker in self.targets(known) {
-            let answer = async {
-                let mut lease = self.lease(broker).await?;
-                lease.call(&request, 1).await
-            }
-            .await;
-            let response = match answer {
-                Ok(response) => response,
-                Err(error) => {
-                    last_error = error;
-                    continue;
-                }
-            };
-            let Some(result) = response.results.into_iter().next() else {
-                return Err("DescribeConfigs: an answer without the topic".to_string());
-            };
-            if let Err(refusal) = Refusal::of(result.error_code, result.error_message.as_ref()) {
-                return Ok(Err(refusal));
-            }
-            return Ok(Ok(result
-                .configs
-                .into_iter()
-                .map(|c| ConfigEntry {
-                    name: c.name.to_string(),
-                    // Kafka sends no value for a sensitive config; never show one anyway.
-                    value: c.value.filter(|_| !c.is_sensitive).map(|v| v.to_string()),
-                    source: c.config_source,
-                    read_only: c.read_only,
-                    sensitive: c.is_sensitive,
-                    synonyms: c
-                        .synonyms
-                        .into_iter()
-                        .map(|s| {
-                            let value = s.value.filter(|_| !c.is_sensitive);
-                            (s.name.to_string(), value.map(|v| v.to_string()), s.source)
-                        })
-                        .collect(),
-                    config_type: c.config_type,
-                    documentation: c.documentation.map(|d| d.to_string()),
-                })
-                .collect()));
+        let response = self.ask_any(known, &request, 1).await?;
+        let Some(result) = response.results.into_iter().next() else {
+            return Err("DescribeConfigs: an answer without the topic".to_string());
+        };
+        if let Err(refusal) = Refusal::of(result.error_code, result.error_message.as_ref()) {
+            return Ok(Err(refusal));
         }
-        Err(last_error)
+        Ok(Ok(result
+            .configs
+            .into_iter()
+            .map(|c| ConfigEntry {
+                name: c.name.to_string(),
+                // Kafka sends no value for a sensitive config; never show one anyway.
+                value: c.value.filter(|_| !c.is_sensitive).map(|v| v.to_string()),
+                source: c.config_source,
+                read_only: c.read_only,
+                sensitive: c.is_sensitive,
+                synonyms: c
+                    .synonyms
+                    .into_iter()
+                    .map(|s| {
+                        let value = s.value.filter(|_| !c.is_sensitive);
+                        (s.name.to_string(), value.map(|v| v.to_string()), s.source)
+                    })
+                    .collect(),
+                config_type: c.config_type,
+                documentation: c.documentation.map(|d| d.to_string()),
+            })
+            .collect()))
     }
 
     /// Sets and removes overrides of `topic` in one request, with Kafka's incremental

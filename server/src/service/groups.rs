@@ -1,0 +1,276 @@
+//! Consumer-group changes, each decided (writable → privilege on the group), then its
+//! arguments judged, then made through the admin room after reading the group afresh.
+
+use app::access::{Action, Resource};
+use app::api::{Arg, GroupChanged, OffsetPlan, ResetOffsetsArgs, ResetTo};
+use app::{ApiError, ErrorCode, Privilege};
+
+use super::{Granted, Service};
+use crate::auth::oidc::now_ms;
+use crate::auth::Caller;
+use crate::kafka::admin::{self, check_topic_name};
+use crate::kafka::wire::Group;
+use crate::kafka::{Broker, Topic};
+
+/// The decision for `privilege` on the group `group` names, then the id, checked.
+fn decide_group(
+    service: &Service,
+    caller: &Caller,
+    cluster: &str,
+    privilege: Privilege,
+    group: &Arg<String>,
+) -> Result<(Granted, String), ApiError> {
+    let named = group.given().cloned().unwrap_or_default();
+    let granted = service.decide(
+        caller,
+        cluster,
+        Action::new(privilege, Resource::Group(named)),
+    )?;
+    let id = group.clone().required("group")?;
+    if id.is_empty() || id.len() > 255 {
+        return Err(ApiError::bad_request(
+            "group",
+            "A group id is 1 to 255 characters.",
+        ));
+    }
+    Ok((granted, id))
+}
+
+/// The group as the catalog lists it (for its type), then as its coordinator describes it now.
+async fn group_now(granted: &Granted, id: &str) -> Result<(Group, Broker), ApiError> {
+    let state = granted.entry.state();
+    let groups = state
+        .groups
+        .data
+        .as_ref()
+        .ok_or_else(|| crate::catalog::not_read_yet(&granted.entry.name, "consumer groups"))?;
+    let listed = groups.iter().find(|g| g.id == id).ok_or_else(|| {
+        ApiError::new(
+            ErrorCode::NotFound,
+            format!(
+                "There is no consumer group \"{id}\" in cluster \"{}\".",
+                granted.entry.name
+            ),
+        )
+    })?;
+    let known = granted.entry.known_brokers_now();
+    admin::groups::group_now(&granted.link(), &known, id, &listed.kind).await
+}
+
+/// The topics a reset covers, each with the partitions in scope: one topic (all its
+/// partitions, or those named), or every topic the group has committed offsets on.
+fn scope(
+    granted: &Granted,
+    group: &Group,
+    topic: Option<String>,
+    partitions: Option<Vec<i32>>,
+) -> Result<Vec<Topic>, ApiError> {
+    let listed = |name: &str| granted.listed_topic(name);
+    match (topic, partitions) {
+        (None, Some(_)) => Err(ApiError::bad_request(
+            "topic",
+            "Partitions belong to one topic: name it.",
+        )),
+        (Some(name), partitions) => {
+            check_topic_name(&name, "topic")?;
+            let mut topic = listed(&name)?;
+            if let Some(chosen) = partitions {
+                if chosen.is_empty() {
+                    return Err(ApiError::bad_request(
+                        "partitions",
+                        "Name at least one partition.",
+                    ));
+                }
+                if let Some(p) = chosen
+                    .iter()
+                    .find(|p| !topic.partitions.iter().any(|q| q.id == **p))
+                {
+                    return Err(ApiError::new(
+                        ErrorCode::NotFound,
+                        format!("Topic \"{name}\" has no partition {p}."),
+                    ));
+                }
+                topic.partitions.retain(|p| chosen.contains(&p.id));
+            }
+            Ok(vec![topic])
+        }
+        (None, None) => {
+            let mut names: Vec<&str> = group.offsets.iter().map(|(t, _, _)| t.as_str()).collect();
+            names.dedup();
+            if names.is_empty() {
+                return Err(ApiError::bad_request(
+                    "topic",
+                    format!(
+                        "Group \"{}\" has no committed offsets yet: name a topic.",
+                        group.id
+                    ),
+                ));
+            }
+            // A topic deleted since the group committed on it is left out.
+            Ok(names.into_iter().filter_map(|n| listed(n).ok()).collect())
+        }
+    }
+}
+
+pub async fn reset_offsets(
+    service: &Service,
+    caller: &Caller,
+    args: ResetOffsetsArgs,
+) -> Result<OffsetPlan, ApiError> {
+    let cluster = args.cluster;
+    let (granted, id) = decide_group(
+        service,
+        caller,
+        &cluster,
+        Privilege::ResetOffsets,
+        &args.group,
+    )?;
+    let topic = args.topic.optional("topic")?;
+    let partitions = args.partitions.optional("partitions")?;
+    let to = args.to.required("to")?;
+    let value = match to {
+        ResetTo::Earliest | ResetTo::Latest => args.value.optional("value")?.unwrap_or(0),
+        _ => args.value.required("value")?,
+    };
+    if to == ResetTo::Duration && value < 0 {
+        return Err(ApiError::bad_request(
+            "value",
+            "A duration back is 0 ms or more.",
+        ));
+    }
+    let dry_run = args.dry_run.or("dry_run", false)?;
+    let sent = args.plan.optional("plan")?;
+    if !dry_run && sent.is_none() {
+        return Err(ApiError::bad_request(
+            "plan",
+            "To apply a reset, send the plan its dry run answered; klens applies exactly that plan.",
+        ));
+    }
+    let (group, coordinator) = group_now(&granted, &id).await?;
+    refuse_if_busy(&group, "reset its offsets")?;
+    let topics = scope(&granted, &group, topic, partitions)?;
+    let link = granted.link();
+    let now = admin::groups::reset_plan(&link, &group, &topics, to, value, now_ms()).await?;
+    let answer = |applied: bool, stale: bool, partitions: Vec<app::api::OffsetMove>| OffsetPlan {
+        cluster: cluster.clone(),
+        group: id.clone(),
+        applied,
+        stale,
+        skipped: partitions.iter().map(|m| m.skipped).sum(),
+        reread: partitions.iter().map(|m| m.reread).sum(),
+        partitions,
+    };
+    let Some(sent) = sent.filter(|_| !dry_run) else {
+        return Ok(answer(false, false, now));
+    };
+    if !admin::groups::still_current(&sent, &now) {
+        return Ok(answer(false, true, now));
+    }
+    if let Some(bad) = sent.iter().find(|p| p.to < 0) {
+        return Err(ApiError::bad_request(
+            "plan",
+            format!(
+                "Partition {} of \"{}\" cannot go to offset {}.",
+                bad.partition, bad.topic, bad.to
+            ),
+        ));
+    }
+    admin::groups::commit_plan(&granted.grant, &link, &coordinator, &id, &sent).await?;
+    // What the plan moved, as the plan said (each from where it started).
+    let done: Vec<app::api::OffsetMove> = now
+        .iter()
+        .map(|m| {
+            let to = sent
+                .iter()
+                .find(|p| p.topic == m.topic && p.partition == m.partition)
+                .map_or(m.to, |p| p.to);
+            admin::groups::movement(&m.topic, m.partition, m.from, to, m.low, m.end)
+        })
+        .collect();
+    refresh(&granted, &id).await;
+    Ok(answer(true, false, done))
+}
+
+/// Kafka refuses changes to a group with members; klens says so first and names them.
+fn refuse_if_busy(group: &Group, what: &str) -> Result<(), ApiError> {
+    admin::groups::refuse_members(group, what)
+}
+
+/// Reads the group again into the projection after a change.
+async fn refresh(granted: &Granted, id: &str) {
+    let known = granted.entry.known_brokers_now();
+    let kind = granted
+        .entry
+        .state()
+        .groups
+        .data
+        .as_ref()
+        .and_then(|g| g.iter().find(|g| g.id == id).map(|g| g.kind.clone()))
+        .unwrap_or_default();
+    let fresh = admin::groups::group_now(&granted.link(), &known, id, &kind)
+        .await
+        .ok()
+        .map(|(g, _)| g);
+    granted.entry.apply_group(id, fresh);
+}
+
+pub async fn delete_offsets(
+    service: &Service,
+    caller: &Caller,
+    cluster: &str,
+    group: Arg<String>,
+    topic: Arg<String>,
+) -> Result<GroupChanged, ApiError> {
+    let (granted, id) = decide_group(service, caller, cluster, Privilege::DeleteOffsets, &group)?;
+    let topic = topic.required("topic")?;
+    check_topic_name(&topic, "topic")?;
+    let (group, coordinator) = group_now(&granted, &id).await?;
+    let partitions: Vec<i32> = group
+        .offsets
+        .iter()
+        .filter(|(t, _, _)| *t == topic)
+        .map(|(_, p, _)| *p)
+        .collect();
+    if partitions.is_empty() {
+        return Err(ApiError::new(
+            ErrorCode::NotFound,
+            format!("Group \"{id}\" has no committed offsets on \"{topic}\"."),
+        ));
+    }
+    refuse_if_busy(&group, "delete its offsets")?;
+    admin::groups::delete_offsets(
+        &granted.grant,
+        &granted.link(),
+        &coordinator,
+        &id,
+        &topic,
+        &partitions,
+    )
+    .await?;
+    refresh(&granted, &id).await;
+    Ok(GroupChanged {
+        cluster: cluster.to_string(),
+        group: id,
+        topic: Some(topic),
+        partitions,
+    })
+}
+
+pub async fn delete_group(
+    service: &Service,
+    caller: &Caller,
+    cluster: &str,
+    group: Arg<String>,
+) -> Result<GroupChanged, ApiError> {
+    let (granted, id) = decide_group(service, caller, cluster, Privilege::DeleteGroups, &group)?;
+    let (group, coordinator) = group_now(&granted, &id).await?;
+    refuse_if_busy(&group, "delete it")?;
+    admin::groups::delete_group(&granted.grant, &granted.link(), &coordinator, &id).await?;
+    granted.entry.apply_group(&id, None);
+    Ok(GroupChanged {
+        cluster: cluster.to_string(),
+        group: id,
+        topic: None,
+        partitions: Vec::new(),
+    })
+}
