@@ -247,8 +247,67 @@ fn duration(ms: u64) -> String {
     parts.join(" ")
 }
 
+/// A duration as typed: ms, or a number with a unit (`ms`, `s`, `m`/`min`, `h`, `d`), several
+/// in a row (`1h30m`). In ms.
+pub fn parse_duration(text: &str) -> Result<i64, String> {
+    let text = text.trim();
+    let refuse =
+        || format!("{text:?} is not a duration: give ms, or e.g. 30s, 15m, 2h, 1d or 1h30m");
+    if let Ok(ms) = text.parse::<i64>() {
+        return if ms >= 0 { Ok(ms) } else { Err(refuse()) };
+    }
+    let mut total: i64 = 0;
+    let mut rest = text;
+    if rest.is_empty() {
+        return Err(refuse());
+    }
+    while !rest.is_empty() {
+        let digits = rest
+            .find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(rest.len());
+        if digits == 0 {
+            return Err(refuse());
+        }
+        let n: i64 = rest[..digits].parse().map_err(|_| refuse())?;
+        rest = rest[digits..].trim_start();
+        let unit_len = rest
+            .find(|c: char| c.is_ascii_digit() || c == ' ')
+            .unwrap_or(rest.len());
+        let scale = match &rest[..unit_len] {
+            "ms" => 1,
+            "s" => 1000,
+            "m" | "min" => 60_000,
+            "h" => 3_600_000,
+            "d" => 86_400_000,
+            _ => return Err(refuse()),
+        };
+        total = n
+            .checked_mul(scale)
+            .and_then(|v| total.checked_add(v))
+            .ok_or_else(refuse)?;
+        rest = rest[unit_len..].trim_start();
+    }
+    Ok(total)
+}
+
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn durations_as_typed() {
+        use super::parse_duration;
+        assert_eq!(parse_duration("1500"), Ok(1500));
+        assert_eq!(parse_duration("30s"), Ok(30_000));
+        assert_eq!(parse_duration("15m"), Ok(900_000));
+        assert_eq!(parse_duration("15min"), Ok(900_000));
+        assert_eq!(parse_duration("2h"), Ok(7_200_000));
+        assert_eq!(parse_duration("1d"), Ok(86_400_000));
+        assert_eq!(parse_duration("1h30m"), Ok(5_400_000));
+        assert_eq!(parse_duration(" 1h 30m "), Ok(5_400_000));
+        for bad in ["", "-5", "h", "3 weeks", "1x", "99999999999999999999d"] {
+            assert!(parse_duration(bad).is_err(), "{bad}");
+        }
+    }
 
     #[test]
     fn config_values_in_words() {

@@ -79,4 +79,31 @@ export const writes: WriteRow[] = [
     body: (c) => ({ cluster: c, topic: 'orders', all: true, dry_run: true }),
     allowedStatus: 200,
   },
+  {
+    api: 'reset_offsets',
+    privilege: 'RESET_OFFSETS',
+    // The plan of a reset of the seeded group, which has no members: nothing is committed.
+    page: (c) => `/c/${c}/groups/customer-sync`,
+    button: 'Reset offsets',
+    body: (c) => ({ cluster: c, group: 'customer-sync', to: 'latest', dry_run: true }),
+    allowedStatus: 200,
+  },
+  {
+    api: 'delete_offsets',
+    privilege: 'DELETE_OFFSETS',
+    // The page of a seeded group shows the button; the call names a group that does not exist,
+    // so an allowed call ends in NOT_FOUND and deletes nothing.
+    page: (c) => `/c/${c}/groups/customer-sync`,
+    button: 'Delete offsets',
+    body: (c) => ({ cluster: c, group: unique('e2e-absent'), topic: 'orders' }),
+    allowedStatus: 404,
+  },
+  {
+    api: 'delete_group',
+    privilege: 'DELETE_GROUPS',
+    page: (c) => `/c/${c}/groups/customer-sync`,
+    button: 'Delete group',
+    body: (c) => ({ cluster: c, group: unique('e2e-absent') }),
+    allowedStatus: 404,
+  },
 ];

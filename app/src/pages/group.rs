@@ -1,14 +1,26 @@
 //! `/c/{cluster}/groups/{group}`: members and their assignments, and per partition the committed
-//! offset, the end offset and the lag.
+//! offset, the end offset and the lag; Reset offsets, Delete offsets and Delete group where the
+//! caller may.
 
 use leptos::prelude::*;
 use leptos_meta::Title;
-use leptos_router::hooks::use_params_map;
+use leptos_router::hooks::{use_navigate, use_params_map};
 
+use super::group_changes::{DeleteGroup, DeleteOffsets, ResetOffsets};
 use super::groups::state_badge;
 use crate::api::{group, GroupDetail};
+use crate::components::access::{allows, identity};
 use crate::components::table::{Freshness, LagBar};
-use crate::format::{or_dash, page_url, thousands};
+use crate::format::{or_dash, page_url, query_value, thousands};
+use crate::Privilege;
+
+/// Which group changes the caller may make here.
+#[derive(Clone, Copy, Default)]
+struct May {
+    reset: bool,
+    delete_offsets: bool,
+    delete_group: bool,
+}
 
 #[component]
 pub fn GroupPage() -> impl IntoView {
@@ -16,24 +28,55 @@ pub fn GroupPage() -> impl IntoView {
     let cluster = move || params.read().get("cluster").unwrap_or_default();
     let name = move || params.read().get("group").unwrap_or_default();
     let detail = Resource::new(move || (cluster(), name()), |(c, g)| group(c, g.into()));
+    let who = identity();
+    let notice = RwSignal::new(None::<String>);
+    let changed = Callback::new(move |said: String| {
+        notice.set(Some(said));
+        detail.refetch();
+    });
+    let navigate = use_navigate();
+    let gone = Callback::new(move |_: String| {
+        navigate(
+            &format!("/c/{}/groups", query_value(&cluster())),
+            Default::default(),
+        );
+    });
     view! {
         <Title text=name />
-        <Suspense fallback=|| view! { <div class="skeleton-table"></div> }>
+        <Transition fallback=|| view! { <div class="skeleton-table"></div> }>
             {move || Suspend::new(async move {
+                let access = who.await.ok();
+                let has = |p| access.as_ref().is_some_and(|w| allows(w.cluster(&cluster()), p));
+                let may = May {
+                    reset: has(Privilege::ResetOffsets),
+                    delete_offsets: has(Privilege::DeleteOffsets),
+                    delete_group: has(Privilege::DeleteGroups),
+                };
                 match detail.await {
-                    Ok(g) => view! { <GroupView cluster=cluster() group=g /> }.into_any(),
+                    Ok(g) => view! {
+                        <GroupView cluster=cluster() group=g may=may changed=changed gone=gone notice=notice />
+                    }.into_any(),
                     Err(e) => view! {
                         <h1 class="mono">{name()}</h1>
                         <p class="error" role="alert">{e.message}</p>
                     }.into_any(),
                 }
             })}
-        </Suspense>
+        </Transition>
     }
 }
 
 #[component]
-fn GroupView(cluster: String, group: GroupDetail) -> impl IntoView {
+fn GroupView(
+    cluster: String,
+    group: GroupDetail,
+    may: May,
+    changed: Callback<String>,
+    gone: Callback<String>,
+    notice: RwSignal<Option<String>>,
+) -> impl IntoView {
+    let mut topics: Vec<String> = group.offsets.iter().map(|o| o.topic.clone()).collect();
+    topics.dedup();
     let max = group
         .offsets
         .iter()
@@ -45,7 +88,19 @@ fn GroupView(cluster: String, group: GroupDetail) -> impl IntoView {
         <div class="page-head">
             <h1 class="mono">{group.group.clone()}</h1>
             {state_badge(&group.state)}
+            <div class="actions">
+                {may.reset.then(|| view! {
+                    <ResetOffsets cluster=cluster.clone() group=group.group.clone() topics=topics.clone() on_done=changed />
+                })}
+                {(may.delete_offsets && !topics.is_empty()).then(|| view! {
+                    <DeleteOffsets cluster=cluster.clone() group=group.group.clone() topics=topics.clone() on_done=changed />
+                })}
+                {may.delete_group.then(|| view! {
+                    <DeleteGroup cluster=cluster.clone() group=group.group.clone() on_done=gone />
+                })}
+            </div>
         </div>
+        {move || notice.get().map(|n| view! { <p class="note" role="status">{n}</p> })}
         <dl class="facts">
             <div><dt>"Members"</dt><dd>{thousands(members as u64)}</dd></div>
             <div><dt>"Total lag"</dt><dd data-figure="lag">{or_dash(group.lag, thousands)}</dd></div>

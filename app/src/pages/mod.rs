@@ -6,6 +6,7 @@ pub mod cluster;
 pub mod clusters;
 pub mod data;
 pub mod group;
+pub mod group_changes;
 pub mod groups;
 pub mod not_found;
 pub mod schemas;
