@@ -12,9 +12,9 @@ use leptos::prelude::use_context;
 use super::{
     AddPartitionsArgs, AlterTopicConfigsArgs, Arg, BrokerDetail, BrokerList, ClusterDetail,
     ClusterSummary, ConfigsChanged, CreateTopicArgs, DeleteRecordsArgs, GroupChanged, GroupDetail,
-    GroupList, OffsetPlan, PartitionsAdded, Record, RecordArgs, RecordAtArgs, RecordPage,
-    RecordsDeleted, ResetOffsetsArgs, SearchResult, SubjectList, TopicChanged, TopicConfigList,
-    TopicDetail, TopicList, WhoAmI, WindowArgs,
+    GroupList, OffsetPlan, PartitionsAdded, ProduceArgs, Produced, Record, RecordArgs,
+    RecordAtArgs, RecordPage, RecordsDeleted, ResetOffsetsArgs, SearchResult, SubjectList,
+    TopicChanged, TopicConfigList, TopicDetail, TopicList, WhoAmI, WindowArgs,
 };
 use crate::error::{ApiError, ErrorCode};
 
@@ -49,6 +49,7 @@ pub trait Backend: Send + Sync + 'static {
         topic: Arg<String>,
     ) -> Reply<GroupChanged>;
     fn delete_group(&self, cluster: String, group: Arg<String>) -> Reply<GroupChanged>;
+    fn produce(&self, args: ProduceArgs) -> Reply<Produced>;
 }
 
 /// The answer of a backend method.

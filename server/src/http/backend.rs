@@ -9,9 +9,9 @@ use app::api::backend::{Backend, Reply};
 use app::api::{
     AddPartitionsArgs, AlterTopicConfigsArgs, Arg, BrokerDetail, BrokerList, ClusterDetail,
     ClusterSummary, ConfigsChanged, CreateTopicArgs, DeleteRecordsArgs, GroupChanged, GroupDetail,
-    GroupList, OffsetPlan, PartitionsAdded, Record, RecordArgs, RecordAtArgs, RecordPage,
-    RecordsDeleted, ResetOffsetsArgs, SearchResult, SubjectList, TopicChanged, TopicConfigList,
-    TopicDetail, TopicList, WhoAmI, WindowArgs,
+    GroupList, OffsetPlan, PartitionsAdded, ProduceArgs, Produced, Record, RecordArgs,
+    RecordAtArgs, RecordPage, RecordsDeleted, ResetOffsetsArgs, SearchResult, SubjectList,
+    TopicChanged, TopicConfigList, TopicDetail, TopicList, WhoAmI, WindowArgs,
 };
 use app::ApiError;
 use axum::http::request::Parts;
@@ -138,5 +138,9 @@ impl Backend for Door {
 
     fn delete_group(&self, cluster: String, group: Arg<String>) -> Reply<GroupChanged> {
         self.run(|s, c| async move { service::groups::delete_group(&s, &c, &cluster, group).await })
+    }
+
+    fn produce(&self, args: ProduceArgs) -> Reply<Produced> {
+        self.run(|s, c| async move { service::produce::produce(&s, &c, args).await })
     }
 }

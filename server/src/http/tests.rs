@@ -518,6 +518,36 @@ async fn every_server_function_decides_before_it_judges_its_arguments() {
             r#"{"cluster":"{c}","group":""}"#,
             "group",
         ),
+        (
+            "POST",
+            "produce",
+            r#"{"cluster":"{c}","value":{"encoding":"text","data":"x"}}"#,
+            "topic",
+        ),
+        (
+            "POST",
+            "produce",
+            r#"{"cluster":"{c}","topic":"t","value":{"encoding":"base64","data":"@"}}"#,
+            "value",
+        ),
+        (
+            "POST",
+            "produce",
+            r#"{"cluster":"{c}","topic":"t","key":{"encoding":"pictures"}}"#,
+            "key",
+        ),
+        (
+            "POST",
+            "produce",
+            r#"{"cluster":"{c}","topic":"t","partition":"first"}"#,
+            "partition",
+        ),
+        (
+            "POST",
+            "produce",
+            r#"{"cluster":"{c}","topic":"t","headers":[{"key":"h","value":{"encoding":"text","data":1}}]}"#,
+            "headers",
+        ),
     ];
     for (method, endpoint, args, field) in cases {
         let request = |cluster: &str| -> (String, String) {
@@ -587,6 +617,7 @@ async fn calls_of_a_cluster_name_the_missing_cluster() {
         "reset_offsets",
         "delete_offsets",
         "delete_group",
+        "produce",
     ] {
         let e = call(
             &router,
@@ -631,6 +662,7 @@ async fn a_write_on_a_read_only_cluster_is_refused_before_its_arguments() {
         ),
         ("delete_offsets", r#"{"cluster":"ro","group":5}"#),
         ("delete_group", r#"{"cluster":"ro"}"#),
+        ("produce", r#"{"cluster":"ro","topic":"t","value":7}"#),
     ] {
         let e = call(&router, "POST", &format!("/api/{endpoint}"), body).await;
         assert_eq!(

@@ -15,6 +15,7 @@ use crate::auth::Grant;
 
 mod changes;
 pub mod groups;
+pub mod produce;
 pub use changes::*;
 
 /// How long Kafka may take over one admin operation.
@@ -160,7 +161,7 @@ pub async fn create_topic(
     let results = admin
         .create_topics([&topic], &options())
         .await
-        .map_err(|e| client_error("create the topic", &e))?;
+        .map_err(|e| admin_error("create the topic", &e))?;
     for result in results {
         result.map_err(|(_, code)| refusal("create topic", &spec.name, code))?;
     }
@@ -180,7 +181,7 @@ pub async fn delete_topic(
     let results = admin
         .delete_topics(&[name], &options())
         .await
-        .map_err(|e| client_error("delete the topic", &e))?;
+        .map_err(|e| admin_error("delete the topic", &e))?;
     for result in results {
         result.map_err(|(_, code)| refusal("delete topic", name, code))?;
     }
@@ -232,7 +233,7 @@ async fn read_back(
 }
 
 /// A request that never got an answer from Kafka.
-fn client_error(what: &str, error: &KafkaError) -> ApiError {
+pub(crate) fn admin_error(what: &str, error: &KafkaError) -> ApiError {
     let timed_out = matches!(
         error.rdkafka_error_code(),
         Some(RDKafkaErrorCode::OperationTimedOut) | Some(RDKafkaErrorCode::RequestTimedOut)

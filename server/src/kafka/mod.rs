@@ -17,6 +17,7 @@ use rdkafka::client::ClientContext;
 use rdkafka::config::{ClientConfig, RDKafkaLogLevel};
 use rdkafka::consumer::{BaseConsumer, Consumer, ConsumerContext};
 use rdkafka::error::KafkaError;
+use rdkafka::producer::FutureProducer;
 use rdkafka::{Offset, TopicPartitionList};
 
 use crate::config::ClusterConfig;
@@ -105,7 +106,15 @@ pub struct KafkaClients {
     admin: Option<AdminClient<KlensContext>>,
     /// Offset lookups; it joins no group and never consumes.
     offsets: BaseConsumer<KlensContext>,
+    /// Only for writable clusters: writes single records (`produce`).
+    producer: Option<FutureProducer<KlensContext>>,
+    /// The partitioner the producer places keyed records with, as librdkafka names it.
+    partitioner: String,
 }
+
+/// The partitioner klens writes keyed records with unless the cluster's properties name one:
+/// the Java clients', so that a key klens writes lands where theirs do.
+pub const DEFAULT_PARTITIONER: &str = "murmur2_random";
 
 impl KafkaClients {
     /// Creates the clients. librdkafka connects lazily, so this fails only on bad settings.
@@ -129,7 +138,38 @@ impl KafkaClients {
             .set("enable.auto.commit", "false")
             .set("enable.partition.eof", "false")
             .create_with_context(context())?;
-        Ok(KafkaClients { admin, offsets })
+        let partitioner = cluster
+            .properties
+            .get("partitioner")
+            .cloned()
+            .unwrap_or_else(|| DEFAULT_PARTITIONER.to_string());
+        let producer = if cluster.writable {
+            let mut config = quiet();
+            config
+                .set("partitioner", &partitioner)
+                .set("acks", "all")
+                .set("linger.ms", "0")
+                .set("message.timeout.ms", "15000");
+            Some(config.create_with_context(context())?)
+        } else {
+            None
+        };
+        Ok(KafkaClients {
+            admin,
+            offsets,
+            producer,
+            partitioner,
+        })
+    }
+
+    /// The producer, present exactly for writable clusters.
+    pub fn producer(&self) -> Option<&FutureProducer<KlensContext>> {
+        self.producer.as_ref()
+    }
+
+    /// The partitioner the producer uses for keyed records.
+    pub fn partitioner(&self) -> &str {
+        &self.partitioner
     }
 
     /// The admin client, present exactly for writable clusters.

@@ -11,6 +11,7 @@ pub mod catalog;
 pub mod groups;
 pub mod identity;
 pub mod limits;
+pub mod produce;
 pub mod records;
 pub mod topics;
 

@@ -9,6 +9,7 @@ mod changes;
 mod config_check;
 mod group_changes;
 mod groups;
+mod produce;
 mod records;
 mod registry;
 mod search;

@@ -1,0 +1,86 @@
+//! Producing one record (PRODUCE on the topic, on a writable cluster): key, value and headers,
+//! each as text, JSON, base64 bytes or null, to a partition or where its key hashes to.
+
+use leptos::prelude::*;
+use leptos::server_fn::codec::Json;
+use serde::{Deserialize, Serialize};
+
+use super::{Arg, Encoding};
+use crate::error::ApiError;
+
+/// Bytes to write, as the record shape shows them: `text` (a string), `json` (any JSON value,
+/// written compact), `base64` (a string of standard base64) or `null` (no bytes; as a value,
+/// a tombstone).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Payload {
+    pub encoding: Encoding,
+    #[serde(default)]
+    pub data: serde_json::Value,
+}
+
+/// A header to write; a header key may repeat.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct HeaderIn {
+    pub key: String,
+    /// `null` (or missing) writes a header without a value.
+    #[serde(default)]
+    pub value: Option<Payload>,
+}
+
+/// The arguments of `produce` as sent.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ProduceArgs {
+    pub cluster: String,
+    #[serde(default)]
+    pub topic: Arg<String>,
+    /// The partition; missing: where the key hashes to (a keyless record: any).
+    #[serde(default)]
+    pub partition: Arg<i32>,
+    #[serde(default)]
+    pub key: Arg<Payload>,
+    #[serde(default)]
+    pub value: Arg<Payload>,
+    #[serde(default)]
+    pub headers: Arg<Vec<HeaderIn>>,
+    /// `true`: answer what would be written, write nothing.
+    #[serde(default)]
+    pub dry_run: Arg<bool>,
+}
+
+/// Where each partitioner puts a key.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KeyPlacement {
+    /// The Java clients' (librdkafka's `murmur2_random`).
+    pub murmur2: i32,
+    /// librdkafka's default (`consistent_random`, CRC-32).
+    pub consistent: i32,
+}
+
+/// The answer of `produce`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Produced {
+    pub cluster: String,
+    pub topic: String,
+    pub dry_run: bool,
+    /// Where the record went (or goes); `null` for a keyless record without a partition in a
+    /// dry run (the producer picks one).
+    pub partition: Option<i32>,
+    /// The record's offset; `null` in a dry run.
+    pub offset: Option<i64>,
+    /// The record's timestamp, ms since the epoch; `null` in a dry run.
+    pub timestamp: Option<i64>,
+    /// The partitioner that placed (or would place) a keyed record, as librdkafka names it.
+    pub partitioner: String,
+    /// For a keyed record: where each partitioner puts the key.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key_partitions: Option<KeyPlacement>,
+    pub key_bytes: Option<u64>,
+    pub value_bytes: Option<u64>,
+    pub headers: u64,
+}
+
+/// Writes one record (PRODUCE on the topic, on a writable cluster; never an internal topic).
+#[server(endpoint = "produce", input = Json)]
+pub async fn produce(#[server(flatten)] args: ProduceArgs) -> Result<Produced, ApiError> {
+    super::backend::current()?.produce(args).await
+}

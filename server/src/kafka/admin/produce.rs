@@ -1,0 +1,67 @@
+//! Writing one record (PRODUCE on its topic) with the cluster's producer, and Kafka's refusals
+//! as the contract's errors.
+
+use std::time::Duration;
+
+use app::{ApiError, Privilege};
+use rdkafka::message::{Header, OwnedHeaders};
+use rdkafka::producer::FutureRecord;
+use rdkafka::util::Timeout;
+
+use super::{admin_error, clients_of, refusal};
+use crate::auth::Grant;
+use crate::kafka::Link;
+
+/// A record to write, its bytes already made.
+pub struct Outgoing {
+    pub topic: String,
+    /// `None`: the producer's partitioner places it.
+    pub partition: Option<i32>,
+    pub key: Option<Vec<u8>>,
+    pub value: Option<Vec<u8>>,
+    pub headers: Vec<(String, Option<Vec<u8>>)>,
+    pub timestamp: i64,
+}
+
+/// How long a record may wait in the producer's queue.
+const QUEUE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Writes `record` and waits for Kafka's acknowledgement (all in-sync replicas): the
+/// partition and offset it got.
+pub async fn produce(
+    grant: &Grant,
+    link: &Link,
+    record: &Outgoing,
+) -> Result<(i32, i64), ApiError> {
+    grant.require_topic(Privilege::Produce, &record.topic)?;
+    let clients = clients_of(link)?;
+    let producer = clients
+        .producer()
+        .ok_or_else(|| ApiError::read_only_cluster(&link.cluster))?;
+    let mut headers = OwnedHeaders::new_with_capacity(record.headers.len());
+    for (key, value) in &record.headers {
+        headers = headers.insert(Header {
+            key,
+            value: value.as_deref(),
+        });
+    }
+    let mut out = FutureRecord::<[u8], [u8]>::to(&record.topic)
+        .headers(headers)
+        .timestamp(record.timestamp);
+    if let Some(p) = record.partition {
+        out = out.partition(p);
+    }
+    if let Some(key) = &record.key {
+        out = out.key(key.as_slice());
+    }
+    if let Some(value) = &record.value {
+        out = out.payload(value.as_slice());
+    }
+    match producer.send(out, Timeout::After(QUEUE_TIMEOUT)).await {
+        Ok(delivery) => Ok((delivery.partition, delivery.offset)),
+        Err((error, _)) => Err(match error.rdkafka_error_code() {
+            Some(code) => refusal("write to topic", &record.topic, code),
+            None => admin_error("write to the topic", &error),
+        }),
+    }
+}
