@@ -93,6 +93,9 @@ pub struct RecordPage {
     /// True when the scan stopped at its deadline or budget before the page was full; `next`
     /// or `prev` then continues from where it stopped.
     pub partial: bool,
+    /// With `key`: the partitions read, those the key hashes to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key_partitions: Option<Vec<i32>>,
 }
 
 /// Pages of a topic's records: from `from=earliest|latest` (default latest: the newest
@@ -126,6 +129,17 @@ pub struct RecordArgs {
     pub q: Arg<String>,
     #[serde(default)]
     pub exact: Arg<bool>,
+    /// Find by key: only records with exactly this key, read only from the partitions the key
+    /// hashes to.
+    #[serde(default)]
+    pub key: Arg<String>,
+    /// `text` (the default) or `base64`: how `key` is written.
+    #[serde(default)]
+    pub key_encoding: Arg<String>,
+    /// `murmur2_random` (Java clients), `consistent_random` (librdkafka's default), or missing:
+    /// the partitions of both.
+    #[serde(default)]
+    pub partitioner: Arg<String>,
 }
 
 impl RecordArgs {
@@ -142,6 +156,9 @@ impl RecordArgs {
             cursor: self.cursor.optional("cursor")?,
             q: self.q.optional("q")?,
             exact: self.exact.or("exact", false)?,
+            key: self.key.optional("key")?,
+            key_encoding: self.key_encoding.optional("key_encoding")?,
+            partitioner: self.partitioner.optional("partitioner")?,
         })
     }
 }
@@ -159,6 +176,9 @@ pub struct RecordQuery {
     pub cursor: Option<String>,
     pub q: Option<String>,
     pub exact: bool,
+    pub key: Option<String>,
+    pub key_encoding: Option<String>,
+    pub partitioner: Option<String>,
 }
 
 /// One record by partition and offset.

@@ -52,6 +52,10 @@ struct DataQuery {
     q: String,
     exact: bool,
     cursor: Option<String>,
+    /// Find by key: the key as text; only its partitions are read.
+    key: String,
+    /// With a key: only the newest record of that key (its current value on a compacted topic).
+    latest_only: bool,
 }
 
 impl DataQuery {
@@ -100,6 +104,12 @@ impl DataQuery {
         if self.exact {
             parts.push("exact=true".into());
         }
+        if !self.key.is_empty() {
+            parts.push(format!("key={}", query_value(&self.key)));
+        }
+        if self.latest_only {
+            parts.push("latest=true".into());
+        }
         format!("?{}", parts.join("&"))
     }
 }
@@ -121,6 +131,8 @@ fn DataTab(cluster: String, topic: String) -> impl IntoView {
             q: q.get("q").unwrap_or_default(),
             exact: q.get("exact").is_some_and(|e| e == "true" || e == "on"),
             cursor: q.get("cursor").filter(|c| !c.is_empty()),
+            key: q.get("key").unwrap_or_default(),
+            latest_only: q.get("latest").is_some_and(|e| e == "true" || e == "on"),
         }
     });
     let (c, t) = (cluster.clone(), topic.clone());
@@ -140,6 +152,8 @@ fn DataTab(cluster: String, topic: String) -> impl IntoView {
                     _ => (None, None, Some("latest".to_string())),
                 };
                 let q = Some(dq.q.clone()).filter(|q| !q.is_empty());
+                let key = Some(dq.key.clone()).filter(|k| !k.is_empty());
+                let limit = (key.is_some() && dq.latest_only).then_some(1u32);
                 records(RecordArgs {
                     cluster,
                     topic: topic.into(),
@@ -147,10 +161,13 @@ fn DataTab(cluster: String, topic: String) -> impl IntoView {
                     offset: offset.into(),
                     timestamp: timestamp.into(),
                     from: from.into(),
-                    limit: Arg::Missing,
+                    limit: limit.into(),
                     cursor: dq.cursor.clone().into(),
                     q: q.into(),
                     exact: dq.exact.into(),
+                    key: key.into(),
+                    key_encoding: Arg::Missing,
+                    partitioner: Arg::Missing,
                 })
                 .await
             }
@@ -191,6 +208,15 @@ fn DataTab(cluster: String, topic: String) -> impl IntoView {
                     <input type="checkbox" name="exact" value="true" prop:checked=move || query.read().exact />
                     "Exact match"
                 </label>
+                <label>"Key"
+                    <input type="search" name="key" class="mono" placeholder="find by key…"
+                        title="Only records with exactly this key, read from the partitions it hashes to"
+                        prop:value=move || query.read().key.clone() />
+                </label>
+                <label class="check">
+                    <input type="checkbox" name="latest" value="true" prop:checked=move || query.read().latest_only />
+                    "Latest only"
+                </label>
                 <button type="submit" class="button button-primary">"Show"</button>
                 <ExportDownload href=Signal::derive(move || query.read().export_url(&c, &t)) filename=file_name />
                 <ZoneSwitch />
@@ -206,11 +232,17 @@ fn DataTab(cluster: String, topic: String) -> impl IntoView {
                             let dq = query.get_untracked();
                             let older = page.prev.as_ref().map(|c| dq.with_cursor(c));
                             let newer = page.next.as_ref().map(|c| dq.with_cursor(c));
-                            let note = if page.partial {
+                            let mut note = if page.partial {
                                 format!("Scanned {} records and stopped at the time limit; go on with the links below.", thousands(page.scanned))
                             } else {
                                 format!("Scanned {} records.", thousands(page.scanned))
                             };
+                            if let Some(ps) = &page.key_partitions {
+                                let list = ps.iter().map(i32::to_string).collect::<Vec<_>>().join(" and ");
+                                note.push_str(&format!(
+                                    " Only partition {list} read: where the key goes with the Java clients' partitioner (murmur2) and librdkafka's (CRC-32)."
+                                ));
+                            }
                             view! {
                                 <p class="fresh" data-figure="scanned">{note}</p>
                                 {if page.records.is_empty() {

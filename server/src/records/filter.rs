@@ -8,8 +8,11 @@ use super::RawRecord;
 /// The server-side filter: text in the key, the value, or a header (its key or value).
 #[derive(Clone, Debug)]
 pub struct Filter {
+    /// Empty: no text to look for (a filter by key alone).
     needle: String,
     exact: bool,
+    /// Only records with exactly this key.
+    key: Option<Vec<u8>>,
 }
 
 /// The longest filter text, in characters.
@@ -37,7 +40,21 @@ impl Filter {
         } else {
             text.to_lowercase()
         };
-        Some(Filter { needle, exact })
+        Some(Filter {
+            needle,
+            exact,
+            key: None,
+        })
+    }
+
+    /// Records whose key is exactly `key`, and that `text` (if any) keeps.
+    pub fn for_key(key: Vec<u8>, text: Option<Filter>) -> Filter {
+        let (needle, exact) = text.map_or((String::new(), false), |f| (f.needle, f.exact));
+        Filter {
+            needle,
+            exact,
+            key: Some(key),
+        }
     }
 
     fn hits(&self, bytes: &[u8]) -> bool {
@@ -50,6 +67,14 @@ impl Filter {
     }
 
     pub fn matches(&self, r: &RawRecord) -> bool {
+        if let Some(key) = &self.key {
+            if r.key.as_deref() != Some(key.as_slice()) {
+                return false;
+            }
+            if self.needle.is_empty() {
+                return true;
+            }
+        }
         r.key.as_deref().is_some_and(|k| self.hits(k))
             || r.value.as_deref().is_some_and(|v| self.hits(v))
             || r.headers

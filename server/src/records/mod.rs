@@ -191,16 +191,67 @@ pub async fn page(
 ) -> Result<RecordPage, ApiError> {
     grant.require_topic(Privilege::Records, &topic.name)?;
     let filter = Filter::parse(query.q.as_deref(), query.exact)?;
+    let by_key = key_search(query, topic)?;
     let deadline = Instant::now() + PAGE_DEADLINE;
     let clients = link.clients().map_err(client_error)?;
-    let bounds = bounds(&clients, topic, deadline).await?;
+    let mut bounds = bounds(&clients, topic, deadline).await?;
+    let (filter, searched) = match by_key {
+        Some((key, partitions)) => {
+            bounds.retain(|p, _| partitions.contains(p));
+            (Some(Filter::for_key(key, filter)), Some(partitions))
+        }
+        None => (filter, None),
+    };
     let at_time = match query.timestamp {
         Some(ts) => Some(offsets_at(&clients, &topic.name, &bounds, ts, deadline).await?),
         None => None,
     };
     let (start, limit) = plan(query, &bounds, at_time.as_ref())?;
     let read = read(link, &topic.name, start, bounds, limit, filter, deadline).await?;
-    Ok(page_answer(&topic.name, schemas, read).await)
+    let mut answer = page_answer(&topic.name, schemas, read).await;
+    answer.key_partitions = searched;
+    Ok(answer)
+}
+
+/// For a search by key: the key's bytes and the partitions to read, those the key hashes to
+/// under the partitioner asked for, or under both (Java clients' and librdkafka's), unless a
+/// partition was named.
+fn key_search(query: &RecordQuery, topic: &Topic) -> Result<Option<(Vec<u8>, Vec<i32>)>, ApiError> {
+    use crate::kafka::partition::Partitioner;
+    let Some(key) = &query.key else {
+        return Ok(None);
+    };
+    let bytes = match query.key_encoding.as_deref() {
+        None | Some("text") => key.as_bytes().to_vec(),
+        Some("base64") => {
+            use base64::Engine;
+            base64::engine::general_purpose::STANDARD
+                .decode(key)
+                .map_err(|e| ApiError::bad_request("key", format!("The key is not base64: {e}.")))?
+        }
+        Some(_) => {
+            return Err(ApiError::bad_request(
+                "key_encoding",
+                "A key is written as text or base64.",
+            ))
+        }
+    };
+    let partitioners = match query.partitioner.as_deref() {
+        None => vec![Partitioner::Murmur2Random, Partitioner::ConsistentRandom],
+        Some(name) => vec![Partitioner::from_property(Some(name))
+            .map_err(|e| ApiError::bad_request("partitioner", e))?],
+    };
+    let count = u32::try_from(topic.partitions.len()).unwrap_or(0);
+    let mut partitions: Vec<i32> = match query.partition {
+        Some(p) => vec![p],
+        None => partitioners
+            .iter()
+            .map(|p| p.partition(&bytes, count) as i32)
+            .collect(),
+    };
+    partitions.sort_unstable();
+    partitions.dedup();
+    Ok(Some((bytes, partitions)))
 }
 
 /// The record at `offset` of `partition` of `topic`.

@@ -185,5 +185,6 @@ pub async fn page_answer(topic: &str, schemas: &Schemas, read: PageRead) -> Reco
         prev: prev.map(|c| c.encode()),
         scanned,
         partial,
+        key_partitions: None,
     }
 }

@@ -197,6 +197,21 @@ fn the_filter_looks_at_key_value_and_headers() {
     assert!(Filter::new("", false).is_none());
 }
 
+#[test]
+fn a_filter_by_key_wants_exactly_that_key() {
+    let mut r = record(0, 0, 0);
+    r.key = Some(b"Order-17".to_vec());
+    r.value = Some(b"paid".to_vec());
+    assert!(Filter::for_key(b"Order-17".to_vec(), None).matches(&r));
+    assert!(!Filter::for_key(b"order-17".to_vec(), None).matches(&r));
+    assert!(!Filter::for_key(b"Order-1".to_vec(), None).matches(&r));
+    // With text as well, both must hold.
+    assert!(Filter::for_key(b"Order-17".to_vec(), Filter::new("paid", false)).matches(&r));
+    assert!(!Filter::for_key(b"Order-17".to_vec(), Filter::new("open", false)).matches(&r));
+    r.key = None;
+    assert!(!Filter::for_key(Vec::new(), None).matches(&r), "no key is not the empty key");
+}
+
 /// Regression (hardening issue): bounds with the low watermark above the high one (a topic
 /// recreated between the two reads) panicked a request in `clamp`.
 #[test]

@@ -236,3 +236,105 @@ async fn klens_own_kafka_user_without_write_is_refused() {
     .await;
     assert_eq!(code(status, &body), (403, "REFUSED".into()), "{body}");
 }
+
+#[tokio::test]
+async fn find_by_key_reads_only_the_keys_partitions() {
+    use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
+    let topic = unique("it-find-key");
+    create_topic(&topic, 6).await;
+    // Noise in every partition, then three versions of one key from a Java-partitioned
+    // producer, and one of another key from a librdkafka-partitioned one.
+    let noise: BaseProducer = ClientConfig::new()
+        .set("bootstrap.servers", OPEN_PORT)
+        .create()
+        .expect("producer");
+    for p in 0..6 {
+        for i in 0..50 {
+            noise
+                .send(
+                    BaseRecord::to(&topic)
+                        .partition(p)
+                        .key(&format!("noise-{i}"))
+                        .payload("n"),
+                )
+                .unwrap_or_else(|(e, _)| panic!("send: {e}"));
+        }
+    }
+    noise.flush(Duration::from_secs(10)).expect("flush");
+    let mut java_partition = -1;
+    for version in ["v1", "v2", "v3"] {
+        let producer: FutureProducer = ClientConfig::new()
+            .set("bootstrap.servers", OPEN_PORT)
+            .set("partitioner", "murmur2_random")
+            .create()
+            .expect("producer");
+        java_partition = producer
+            .send(
+                FutureRecord::<str, str>::to(&topic)
+                    .key("customer-7")
+                    .payload(version),
+                Duration::from_secs(10),
+            )
+            .await
+            .unwrap_or_else(|(e, _)| panic!("send: {e}"))
+            .partition;
+    }
+    let crc_partition = placed_by("consistent_random", &topic, "legacy-9").await;
+    let router = router(&clusters()).await;
+
+    let page = |query: String| {
+        let router = router.clone();
+        let path = format!("/api/records?cluster=rw&topic={topic}&{query}");
+        async move {
+            let (status, body) = get_raw(&router, &path).await;
+            assert_eq!(status, StatusCode::OK, "{}", String::from_utf8_lossy(&body));
+            serde_json::from_slice::<serde_json::Value>(&body).expect("JSON")
+        }
+    };
+    let found = page("key=customer-7".into()).await;
+    let values: Vec<&str> = found["records"]
+        .as_array()
+        .expect("records")
+        .iter()
+        .map(|r| r["value"]["data"].as_str().unwrap_or(""))
+        .collect();
+    assert_eq!(values, ["v1", "v2", "v3"], "{found}");
+    assert!(found["records"]
+        .as_array()
+        .expect("records")
+        .iter()
+        .all(|r| r["key"]["data"] == "customer-7" && r["partition"] == java_partition));
+    let searched = found["key_partitions"]
+        .as_array()
+        .expect("the partitions read");
+    assert!(searched.iter().any(|p| *p == java_partition), "{found}");
+    assert!(searched.len() <= 2);
+    // At most two partitions of 50 + a few records were read, not the topic's 300 and more.
+    assert!(
+        found["scanned"].as_u64().is_some_and(|n| n <= 2 * 54),
+        "{found}"
+    );
+
+    let latest = page("key=customer-7&limit=1".into()).await;
+    assert_eq!(latest["records"].as_array().map(Vec::len), Some(1));
+    assert_eq!(latest["records"][0]["value"]["data"], "v3");
+
+    // A key written by a librdkafka-partitioned client is found too.
+    let legacy = page("key=legacy-9".into()).await;
+    assert_eq!(legacy["records"][0]["partition"], crc_partition, "{legacy}");
+    let only_java = page("key=legacy-9&partitioner=murmur2_random".into()).await;
+    let java_for_legacy = only_java["key_partitions"][0].as_i64();
+    if java_for_legacy != Some(i64::from(crc_partition)) {
+        assert_eq!(
+            only_java["records"].as_array().map(Vec::len),
+            Some(0),
+            "{only_java}"
+        );
+    }
+    let (status, _) = get_raw(
+        &router,
+        &format!("/api/records?cluster=rw&topic={topic}&key=x&partitioner=random"),
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+}
