@@ -216,7 +216,10 @@ pub async fn page(
 /// For a search by key: the key's bytes and the partitions to read, those the key hashes to
 /// under the partitioner asked for, or under both (Java clients' and librdkafka's), unless a
 /// partition was named.
-fn key_search(query: &RecordQuery, topic: &Topic) -> Result<Option<(Vec<u8>, Vec<i32>)>, ApiError> {
+/// A search by key: the key's bytes and the partitions to read.
+type KeySearch = (Vec<u8>, Vec<i32>);
+
+fn key_search(query: &RecordQuery, topic: &Topic) -> Result<Option<KeySearch>, ApiError> {
     use crate::kafka::partition::Partitioner;
     let Some(key) = &query.key else {
         return Ok(None);

@@ -209,7 +209,10 @@ fn a_filter_by_key_wants_exactly_that_key() {
     assert!(Filter::for_key(b"Order-17".to_vec(), Filter::new("paid", false)).matches(&r));
     assert!(!Filter::for_key(b"Order-17".to_vec(), Filter::new("open", false)).matches(&r));
     r.key = None;
-    assert!(!Filter::for_key(Vec::new(), None).matches(&r), "no key is not the empty key");
+    assert!(
+        !Filter::for_key(Vec::new(), None).matches(&r),
+        "no key is not the empty key"
+    );
 }
 
 /// Regression (hardening issue): bounds with the low watermark above the high one (a topic
