@@ -106,4 +106,13 @@ export const writes: WriteRow[] = [
     body: (c) => ({ cluster: c, group: unique('e2e-absent') }),
     allowedStatus: 404,
   },
+  {
+    api: 'produce',
+    privilege: 'PRODUCE',
+    // A dry run: klens says where the record would go and writes nothing.
+    page: (c) => `/c/${c}/topics/orders`,
+    button: 'Produce record',
+    body: (c) => ({ cluster: c, topic: 'orders', key: { encoding: 'text', data: 'k' }, value: { encoding: 'text', data: 'x' }, dry_run: true }),
+    allowedStatus: 200,
+  },
 ];

@@ -7,6 +7,7 @@ use leptos_meta::Title;
 use leptos_router::components::Form;
 use leptos_router::hooks::{use_params_map, use_query_map};
 
+use super::produce::DuplicateRecord;
 use super::topic::{TopicTab, TopicTabs};
 use super::topic_changes::DeleteRecords;
 use crate::api::{
@@ -540,7 +541,15 @@ fn RecordDetail() -> impl IntoView {
         <Suspense fallback=|| view! { <div class="skeleton-table"></div> }>
             {move || Suspend::new(async move {
                 match detail.await {
-                    Ok(r) => view! { <RecordView record=r /> }.into_any(),
+                    Ok(r) => {
+                        let cluster = get("cluster");
+                        view! {
+                            <div class="toolbar">
+                                <DuplicateRecord cluster=cluster record=r.clone() />
+                            </div>
+                            <RecordView record=r />
+                        }.into_any()
+                    }
                     Err(e) => view! { <p class="error" role="alert">{e.message}</p> }.into_any(),
                 }
             })}

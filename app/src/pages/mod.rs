@@ -9,6 +9,7 @@ pub mod group;
 pub mod group_changes;
 pub mod groups;
 pub mod not_found;
+pub mod produce;
 pub mod schemas;
 pub mod topic;
 pub mod topic_changes;

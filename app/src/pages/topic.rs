@@ -8,6 +8,7 @@ use leptos_meta::Title;
 use leptos_router::hooks::{use_navigate, use_params_map};
 
 use super::groups::state_badge;
+use super::produce::ProduceRecord;
 use super::topic_changes::{AddPartitions, DeleteRecords};
 use crate::api::{delete_topic, topic, PartitionDetail, TopicConsumer};
 use crate::components::access::{allows, identity};
@@ -71,7 +72,8 @@ pub fn TopicPage() -> impl IntoView {
                 match detail.await {
                     Ok(t) => {
                         let open = !t.internal;
-                        let (add, cut, delete) = (
+                        let (write, add, cut, delete) = (
+                            open && may(Privilege::Produce),
                             open && may(Privilege::AddPartitions),
                             open && may(Privilege::DeleteRecords),
                             open && may(Privilege::DeleteTopics),
@@ -82,6 +84,7 @@ pub fn TopicPage() -> impl IntoView {
                                 <h1 class="mono">{t.name.clone()}</h1>
                                 {t.internal.then(|| view! { <span class="badge">"Internal"</span> })}
                                 <div class="actions">
+                                    {write.then(|| view! { <ProduceRecord cluster=cluster() topic=t.name.clone() partitions=Some(count) label="Produce record" /> })}
                                     {add.then(|| view! { <AddPartitions cluster=cluster() topic=t.name.clone() current=count on_done=changed /> })}
                                     {cut.then(|| view! { <DeleteRecords cluster=cluster() topic=t.name.clone() partitions=count on_done=changed /> })}
                                     {delete.then(|| view! { <DeleteTopic cluster=cluster() topic=t.name.clone() /> })}

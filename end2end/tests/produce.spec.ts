@@ -1,0 +1,116 @@
+import { test, expect, type Page } from '@playwright/test';
+import { unique } from './authz-matrix';
+import { kafkaEndOffsets, kafkaProduceLines, openHydrated, runDevPython } from './helpers';
+
+/** A record as confluent-kafka reads it: key, value and headers as base64 (null for none). */
+function readBack(topic: string, partition: number, offset: number): { key: string | null; value: string | null; headers: [string, string | null][] } {
+  const out = runDevPython(`
+import base64, json, sys
+from confluent_kafka import Consumer, TopicPartition
+c = Consumer({"bootstrap.servers": "127.0.0.1:19092", "group.id": "e2e-reader", "enable.auto.commit": False})
+c.assign([TopicPartition(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]))])
+m = None
+for _ in range(50):
+    m = c.poll(0.2)
+    if m is not None and m.error() is None:
+        break
+b = lambda x: None if x is None else base64.b64encode(x).decode()
+print(json.dumps({"key": b(m.key()), "value": b(m.value()), "headers": [[k, b(v)] for k, v in (m.headers() or [])]}))
+c.close()
+`, [topic, String(partition), String(offset)]);
+  return JSON.parse(out);
+}
+
+const b64 = (s: string) => Buffer.from(s, 'utf8').toString('base64');
+
+async function newTopic(page: Page, partitions: number): Promise<string> {
+  const topic = unique('e2e-produce');
+  const res = await page.request.post('/api/create_topic', { data: { cluster: 'local', topic, partitions } });
+  expect(res.status()).toBe(200);
+  return topic;
+}
+
+test('produce a JSON record with a key and headers, previewing where it goes', async ({ page }) => {
+  const topic = await newTopic(page, 3);
+  const problems = await openHydrated(page, `/c/local/topics/${topic}`);
+  await page.getByRole('button', { name: 'Produce record' }).click();
+  const form = page.getByRole('form', { name: 'Produce record' });
+  await form.getByLabel('Key encoding').selectOption('text');
+  await form.getByRole('textbox', { name: 'Key', exact: true }).fill('customer-7');
+  await form.getByRole('textbox', { name: 'Value', exact: true }).fill('{ "id": 7, "paid": true }');
+  await form.getByRole('button', { name: 'Add header' }).click();
+  await form.getByLabel('Header 1 name').fill('trace');
+  await form.getByRole('textbox', { name: 'Header value' }).fill('t-1');
+  await form.getByRole('button', { name: 'Preview' }).click();
+  const preview = form.getByRole('status');
+  await expect(preview).toContainText('key 10 bytes');
+  await expect(preview).toContainText('1 header');
+  const predicted = Number((await preview.innerText()).match(/in partition (\d+)/)![1]);
+  expect([...kafkaEndOffsets(topic).values()]).toEqual([0, 0, 0]);
+
+  await form.getByRole('button', { name: 'Produce', exact: true }).click();
+  await expect(form.locator('.note')).toContainText(`Written to partition ${predicted} at offset 0.`);
+  const got = readBack(topic, predicted, 0);
+  expect(got).toEqual({ key: b64('customer-7'), value: b64('{"id":7,"paid":true}'), headers: [['trace', b64('t-1')]] });
+  await form.getByRole('link', { name: 'Open the record' }).click();
+  await expect(page).toHaveURL(new RegExp(`/topics/${topic}/records/${predicted}/0$`));
+  expect(problems).toEqual([]);
+});
+
+test('duplicate a record to another topic: the same bytes, headers included', async ({ page }) => {
+  const from = await newTopic(page, 1);
+  const to = await newTopic(page, 1);
+  // A record with a binary key, a value that is not compact JSON, and a repeated header.
+  runDevPython(`
+import sys
+from confluent_kafka import Producer
+p = Producer({"bootstrap.servers": "127.0.0.1:19092"})
+p.produce(sys.argv[1], key=b"\\xff\\x00k", value=b'{ "a" : 1 }', headers=[("h", b"1"), ("h", b"2"), ("empty", None)], partition=0)
+p.flush(10)
+`, [from]);
+  await openHydrated(page, `/c/local/topics/${from}/records/0/0`);
+  await page.getByRole('button', { name: 'Duplicate this record' }).click();
+  const form = page.getByRole('form', { name: 'Produce record' });
+  await form.getByLabel('Topic').fill(to);
+  await form.getByRole('button', { name: 'Produce', exact: true }).click();
+  await expect(form.locator('.note')).toContainText('Written to partition 0 at offset 0.');
+  expect(readBack(to, 0, 0)).toEqual(readBack(from, 0, 0));
+});
+
+test('find records by key on the Data tab, reading only the key\'s partitions', async ({ page }) => {
+  const topic = await newTopic(page, 6);
+  for (let p = 0; p < 6; p++) kafkaProduceLines(topic, p, Array.from({ length: 20 }, (_, i) => `noise ${p}-${i}`));
+  for (const v of ['first', 'second']) {
+    const res = await page.request.post('/api/produce', {
+      data: { cluster: 'local', topic, key: { encoding: 'text', data: 'order-42' }, value: { encoding: 'text', data: v } },
+    });
+    expect(res.status()).toBe(200);
+  }
+  const problems = await openHydrated(page, `/c/local/topics/${topic}/data`);
+  await page.getByRole('searchbox', { name: 'Key' }).fill('order-42');
+  await page.getByRole('button', { name: 'Show', exact: true }).click();
+  await expect(page).toHaveURL(/[?&]key=order-42/);
+  const rows = page.getByRole('table', { name: 'Records' }).locator('tbody tr');
+  await expect(rows).toHaveCount(2);
+  await expect(page.locator('[data-figure="scanned"]')).toContainText('Only partition');
+  await page.getByLabel('Latest only').check();
+  await page.getByRole('button', { name: 'Show', exact: true }).click();
+  await expect(rows).toHaveCount(1);
+  await expect(rows.first()).toContainText('second');
+  expect(problems).toEqual([]);
+});
+
+test('screenshots of the produce form, light and dark', async ({ page }, testInfo) => {
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await openHydrated(page, '/c/local/topics/orders');
+    await page.getByRole('button', { name: 'Produce record' }).click();
+    const form = page.getByRole('form', { name: 'Produce record' });
+    await form.getByLabel('Key encoding').selectOption('text');
+    await form.getByRole('textbox', { name: 'Key', exact: true }).fill('order-1');
+    await form.getByRole('textbox', { name: 'Value', exact: true }).fill('{"id": 1}');
+    await form.getByRole('button', { name: 'Preview' }).click();
+    await expect(form.getByRole('status')).toBeVisible();
+    await page.screenshot({ path: testInfo.outputPath(`produce-${scheme}.png`), fullPage: true });
+  }
+});
