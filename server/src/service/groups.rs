@@ -166,7 +166,13 @@ pub async fn reset_offsets(
     if !admin::groups::still_current(&sent, &now) {
         return Ok(answer(false, true, now));
     }
-    if let Some(bad) = sent.iter().find(|p| p.to < 0) {
+    // A plan sent back may not move an offset past the end of its partition.
+    let outside = |p: &app::api::PlannedOffset| {
+        now.iter()
+            .find(|m| m.topic == p.topic && m.partition == p.partition)
+            .is_none_or(|m| p.to > m.end)
+    };
+    if let Some(bad) = sent.iter().find(|p| p.to < 0 || outside(p)) {
         return Err(ApiError::bad_request(
             "plan",
             format!(

@@ -177,6 +177,18 @@ async fn a_reset_applies_its_plan_exactly_and_refuses_a_stale_one() {
     assert_eq!(status, StatusCode::OK, "{body}");
     assert_eq!(committed(&group, &topic, 2), [Some(0), Some(3)]);
 
+    // A plan sent back that moves an offset past the end of its partition is refused.
+    let mut beyond = to_apply(&shift);
+    beyond[0]["from"] = serde_json::json!(3);
+    beyond[0]["to"] = serde_json::json!(1_000);
+    let (status, body) = reset(serde_json::json!({
+        "cluster": "rw", "group": group, "topic": topic, "partitions": [1],
+        "to": "shift", "value": 3, "plan": beyond
+    }))
+    .await;
+    assert_eq!(code(status, &body), (400, "BAD_REQUEST".into()), "{body}");
+    assert_eq!(body["field"], "plan");
+
     // The contract's refusals.
     for (body, want) in [
         (
