@@ -370,6 +370,15 @@ mod tests {
                 encoded(Encoding::Json, json!({"a": 1}), None),
                 ("json", r#"{"a":1}"#),
             ),
+            // Keys stay in the order written (the record's bytes), not sorted.
+            (
+                encoded(
+                    Encoding::Json,
+                    serde_json::from_str(r#"{"id":7,"amount":3}"#).expect("JSON"),
+                    None,
+                ),
+                ("json", r#"{"id":7,"amount":3}"#),
+            ),
             // JSON whose text was not compact, and a value decoded through a schema.
             (
                 encoded(Encoding::Json, json!({"a": 1}), Some("eyAiYSI6IDEgfQ==")),

@@ -263,7 +263,10 @@ pub fn refusal(what: &str, name: &str, code: RDKafkaErrorCode) -> ApiError {
         | SaslAuthenticationFailed => (ErrorCode::Refused, Flavor::Plain),
         UnknownTopicOrPartition | UnknownTopicId => (ErrorCode::NotFound, Flavor::Plain),
         TopicAlreadyExists => (ErrorCode::Admin, Flavor::ConflictOrTimeout),
-        RequestTimedOut | OperationTimedOut => (ErrorCode::Client, Flavor::ConflictOrTimeout),
+        RequestTimedOut | OperationTimedOut | MessageTimedOut => {
+            (ErrorCode::Client, Flavor::ConflictOrTimeout)
+        }
+        QueueFull => (ErrorCode::Client, Flavor::Plain),
         BrokerTransportFailure
         | AllBrokersDown
         | NetworkException
@@ -304,6 +307,7 @@ mod tests {
             (InvalidConfig, ErrorCode::Admin, 422),
             (PolicyViolation, ErrorCode::Admin, 422),
             (RequestTimedOut, ErrorCode::Client, 504),
+            (MessageTimedOut, ErrorCode::Client, 504),
             (BrokerTransportFailure, ErrorCode::Client, 502),
         ];
         for (kafka, code, status) in cases {

@@ -246,14 +246,21 @@ impl KafkaClients {
             .offsets
             .offsets_for_times(list, timeout)
             .map_err(|e| format!("offsets for the timestamp could not be read: {e}"))?;
-        Ok(answered
-            .elements()
-            .iter()
-            .filter_map(|e| match e.offset() {
-                Offset::Offset(n) => Some((e.partition(), n)),
-                _ => None,
-            })
-            .collect())
+        let mut out = std::collections::BTreeMap::new();
+        for e in answered.elements() {
+            // A partition Kafka could not answer for carries an error, and librdkafka leaves
+            // the timestamp asked in its offset: never read that as an offset.
+            if let Err(error) = e.error() {
+                return Err(format!(
+                    "the offset of partition {} at that time could not be read: {error}",
+                    e.partition()
+                ));
+            }
+            if let Offset::Offset(n) = e.offset() {
+                out.insert(e.partition(), n);
+            }
+        }
+        Ok(out)
     }
 }
 

@@ -47,11 +47,6 @@ impl Filter {
         })
     }
 
-    /// Whether this is a search by key.
-    pub fn by_key(&self) -> bool {
-        self.key.is_some()
-    }
-
     /// Records whose key is exactly `key`, and that `text` (if any) keeps.
     pub fn for_key(key: Vec<u8>, text: Option<Filter>) -> Filter {
         let (needle, exact) = text.map_or((String::new(), false), |f| (f.needle, f.exact));

@@ -213,12 +213,13 @@ pub async fn page(
     Ok(answer)
 }
 
-/// For a search by key: the key's bytes and the partitions to read, those the key hashes to
-/// under the partitioner asked for, or under both (Java clients' and librdkafka's), unless a
-/// partition was named.
 /// A search by key: the key's bytes and the partitions to read.
 type KeySearch = (Vec<u8>, Vec<i32>);
 
+/// For a search by key: the key's bytes and the partitions to read, those the key hashes to
+/// under the partitioner asked for, or under both (Java clients' and librdkafka's), unless a
+/// partition was named. An empty key has no partition of its own under librdkafka's
+/// partitioner (it places it at random), so every partition is read.
 fn key_search(query: &RecordQuery, topic: &Topic) -> Result<Option<KeySearch>, ApiError> {
     use crate::kafka::partition::Partitioner;
     let Some(key) = &query.key else {
@@ -247,6 +248,9 @@ fn key_search(query: &RecordQuery, topic: &Topic) -> Result<Option<KeySearch>, A
     let count = u32::try_from(topic.partitions.len()).unwrap_or(0);
     let mut partitions: Vec<i32> = match query.partition {
         Some(p) => vec![p],
+        None if bytes.is_empty() && partitioners.contains(&Partitioner::ConsistentRandom) => {
+            topic.partitions.iter().map(|p| p.id).collect()
+        }
         None => partitioners
             .iter()
             .map(|p| p.partition(&bytes, count) as i32)

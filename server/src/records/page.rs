@@ -135,14 +135,7 @@ pub fn read_page(
                 .collect();
             let mut matched: Vec<RawRecord> = Vec::new();
             let (mut scanned, mut stopped) = (0u64, false);
-            // A key lives in one partition for any one producer: once a page of it is found,
-            // the other partition searched (the other partitioner's) need not be read to its
-            // start.
-            let one_is_enough = filter.is_some_and(Filter::by_key);
             loop {
-                if one_is_enough && matched.len() >= limit {
-                    break;
-                }
                 let spans: Vec<Span> = down
                     .iter()
                     .filter(|(p, at)| {

@@ -132,10 +132,16 @@ pub async fn reset_offsets(
         ResetTo::Earliest | ResetTo::Latest => args.value.optional("value")?.unwrap_or(0),
         _ => args.value.required("value")?,
     };
-    if to == ResetTo::Duration && value < 0 {
+    if matches!(to, ResetTo::Timestamp | ResetTo::Duration) && value < 0 {
         return Err(ApiError::bad_request(
             "value",
-            "A duration back is 0 ms or more.",
+            "A time or a duration is 0 ms or more.",
+        ));
+    }
+    if to == ResetTo::Duration && value > now_ms() {
+        return Err(ApiError::bad_request(
+            "value",
+            "That duration reaches back before 1970.",
         ));
     }
     let dry_run = args.dry_run.or("dry_run", false)?;
@@ -163,7 +169,13 @@ pub async fn reset_offsets(
     let Some(sent) = sent.filter(|_| !dry_run) else {
         return Ok(answer(false, false, now));
     };
-    if !admin::groups::still_current(&sent, &now) {
+    // Records deleted since the plan can leave its offset below the partition's start: the
+    // plan no longer says what it would do, so it is stale too.
+    let below_start = sent.iter().any(|p| {
+        now.iter()
+            .any(|m| m.topic == p.topic && m.partition == p.partition && p.to < m.low)
+    });
+    if below_start || !admin::groups::still_current(&sent, &now) {
         return Ok(answer(false, true, now));
     }
     // A plan sent back may not move an offset past the end of its partition.

@@ -13,8 +13,8 @@ use crate::kafka::admin::check_topic_name;
 use crate::kafka::admin::produce::{produce as write, Outgoing};
 use crate::kafka::partition::Partitioner;
 
-/// The most bytes one key, value or header value may carry (Kafka's own default limit for a
-/// whole record is 1 MiB; the broker says so when a record is too large).
+/// The most bytes of key, value and headers one record may carry (Kafka's own default limit
+/// for a whole record is 1 MiB; the broker says so when a record is too large).
 const MAX_PART: usize = 8 * 1024 * 1024;
 /// The most headers one record may carry.
 const MAX_HEADERS: usize = 1000;
@@ -91,6 +91,18 @@ pub async fn produce(
         })
         .collect::<Result<_, ApiError>>()?;
     let dry_run = args.dry_run.or("dry_run", false)?;
+    let total = key.as_ref().map_or(0, Vec::len)
+        + value.as_ref().map_or(0, Vec::len)
+        + headers
+            .iter()
+            .map(|(k, v)| k.len() + v.as_ref().map_or(0, Vec::len))
+            .sum::<usize>();
+    if total > MAX_PART {
+        return Err(ApiError::bad_request(
+            "value",
+            format!("A record is at most {MAX_PART} bytes of key, value and headers."),
+        ));
+    }
 
     let listed = granted.listed_topic(&topic)?;
     let count = listed.partitions.len();
@@ -136,7 +148,10 @@ pub async fn produce(
         // Where the producer would put it: the partition asked for, or the key's.
         let predicted = partition.or_else(|| {
             let known = Partitioner::from_property(Some(&partitioner)).ok()?;
-            key.as_deref().map(|k| placed(known, k))
+            // librdkafka places an empty key at random under its own partitioner.
+            key.as_deref()
+                .filter(|k| !(k.is_empty() && known == Partitioner::ConsistentRandom))
+                .map(|k| placed(known, k))
         });
         return Ok(answer(predicted, None, None));
     }

@@ -128,11 +128,13 @@ fn config_changes(
         changes.push((name, Some(value)));
     }
     for name in remove {
-        if changes.iter().any(|(n, _)| *n == name) {
-            return Err(ApiError::bad_request(
-                "remove",
-                format!("{name} is both set and removed."),
-            ));
+        if let Some((_, was)) = changes.iter().find(|(n, _)| *n == name) {
+            let why = if was.is_some() {
+                format!("{name} is both set and removed.")
+            } else {
+                format!("{name} is named twice in remove.")
+            };
+            return Err(ApiError::bad_request("remove", why));
         }
         changes.push((name, None));
     }
@@ -267,6 +269,12 @@ pub async fn delete_records(
                 ));
             }
             CutAt::Offset(offset)
+        }
+        (None, Some(ts), false) if ts < 0 => {
+            return Err(ApiError::bad_request(
+                "timestamp",
+                "A time is 0 ms since 1970 or later.",
+            ))
         }
         (None, Some(ts), false) => CutAt::Timestamp(ts),
         (None, None, true) => CutAt::All,

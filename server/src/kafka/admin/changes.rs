@@ -220,6 +220,21 @@ pub async fn plan_cuts(
         .into_iter()
         .map(|((_, p), marks)| (p, marks))
         .collect();
+    // A partition Kafka gave no offsets for (no leader now) is not silently left out.
+    if let Some(p) = topic
+        .partitions
+        .iter()
+        .map(|p| p.id)
+        .find(|p| only.is_none_or(|o| o == *p) && !bounds.contains_key(p))
+    {
+        return Err(ApiError::new(
+            ErrorCode::Client,
+            format!(
+                "Kafka gave no offsets for partition {p} of \"{}\" (is its leader down?); nothing was deleted.",
+                topic.name
+            ),
+        ));
+    }
     if let Some(p) = only {
         bounds.retain(|k, _| *k == p);
         if bounds.is_empty() {
