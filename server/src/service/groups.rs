@@ -205,7 +205,7 @@ pub async fn reset_offsets(
             admin::groups::movement(&m.topic, m.partition, m.from, to, m.low, m.end)
         })
         .collect();
-    refresh(&granted, &id).await;
+    refresh(&granted, &group, &coordinator).await;
     Ok(answer(true, false, done))
 }
 
@@ -214,22 +214,12 @@ fn refuse_if_busy(group: &Group, what: &str) -> Result<(), ApiError> {
     admin::groups::refuse_members(group, what)
 }
 
-/// Reads the group again into the projection after a change.
-async fn refresh(granted: &Granted, id: &str) {
-    let known = granted.entry.known_brokers_now();
-    let kind = granted
-        .entry
-        .state()
-        .groups
-        .data
-        .as_ref()
-        .and_then(|g| g.iter().find(|g| g.id == id).map(|g| g.kind.clone()))
-        .unwrap_or_default();
-    let fresh = admin::groups::group_now(&granted.link(), &known, id, &kind)
+/// Reads the group again from the coordinator that made the change, into the projection.
+async fn refresh(granted: &Granted, group: &Group, coordinator: &Broker) {
+    let fresh = admin::groups::group_at(&granted.link(), coordinator, &group.id, &group.kind)
         .await
-        .ok()
-        .map(|(g, _)| g);
-    granted.entry.apply_group(id, fresh);
+        .ok();
+    granted.entry.apply_group(&group.id, fresh);
 }
 
 pub async fn delete_offsets(
@@ -265,7 +255,7 @@ pub async fn delete_offsets(
         &partitions,
     )
     .await?;
-    refresh(&granted, &id).await;
+    refresh(&granted, &group, &coordinator).await;
     Ok(GroupChanged {
         cluster: cluster.to_string(),
         group: id,

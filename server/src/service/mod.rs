@@ -133,6 +133,22 @@ impl Service {
         })
     }
 
+    /// The decision for `privilege` on the topic `topic` names, then the name judged: given,
+    /// and one Kafka accepts.
+    pub fn decide_named_topic(
+        &self,
+        caller: &Caller,
+        cluster: &str,
+        privilege: Privilege,
+        topic: &app::api::Arg<String>,
+    ) -> Result<(Granted, String), ApiError> {
+        let named = topic.given().map(String::as_str);
+        let granted = self.decide_topic(caller, cluster, privilege, named)?;
+        let name = topic.clone().required("topic")?;
+        crate::kafka::admin::check_topic_name(&name, "topic")?;
+        Ok((granted, name))
+    }
+
     /// The registry schemas of a cluster, for decoding its records.
     pub fn schemas(&self, cluster: &str) -> Arc<Schemas> {
         self.schemas

@@ -9,7 +9,6 @@ use base64::Engine;
 use super::Service;
 use crate::auth::oidc::now_ms;
 use crate::auth::Caller;
-use crate::kafka::admin::check_topic_name;
 use crate::kafka::admin::produce::{produce as write, Outgoing};
 use crate::kafka::partition::Partitioner;
 
@@ -60,10 +59,8 @@ pub async fn produce(
     args: ProduceArgs,
 ) -> Result<Produced, ApiError> {
     let cluster = args.cluster;
-    let named = args.topic.given().map(String::as_str);
-    let granted = service.decide_topic(caller, &cluster, Privilege::Produce, named)?;
-    let topic = args.topic.required("topic")?;
-    check_topic_name(&topic, "topic")?;
+    let (granted, topic) =
+        service.decide_named_topic(caller, &cluster, Privilege::Produce, &args.topic)?;
     let partition = args.partition.optional("partition")?;
     let key = match args.key.optional("key")? {
         Some(p) => payload_bytes(&p, "key")?,

@@ -7,26 +7,11 @@ use app::api::{Arg, Record, RecordArgs, RecordAtArgs, RecordPage};
 use app::{ApiError, Privilege};
 
 use super::limits::StreamPermit;
-use super::{Granted, Service};
+use super::Service;
 use crate::auth::Caller;
-use crate::kafka::admin::check_topic_name;
 use crate::kafka::Link;
 use crate::records::decode::Schemas;
 use crate::records::{self, Filter, Span};
-
-/// The decision for RECORDS on `topic`, then the topic's name and its metadata.
-fn decide(
-    service: &Service,
-    caller: &Caller,
-    cluster: &str,
-    topic: &Arg<String>,
-) -> Result<(Granted, String), ApiError> {
-    let named = topic.given().map(String::as_str);
-    let granted = service.decide_topic(caller, cluster, Privilege::Records, named)?;
-    let name = topic.clone().required("topic")?;
-    check_topic_name(&name, "topic")?;
-    Ok((granted, name))
-}
 
 pub async fn records(
     service: &Service,
@@ -34,7 +19,8 @@ pub async fn records(
     args: RecordArgs,
 ) -> Result<RecordPage, ApiError> {
     let cluster = args.cluster.clone();
-    let (granted, name) = decide(service, caller, &cluster, &args.topic)?;
+    let (granted, name) =
+        service.decide_named_topic(caller, &cluster, Privilege::Records, &args.topic)?;
     let query = args.parse()?;
     let topic = granted.listed_topic(&name)?;
     let schemas = service.schemas(&cluster);
@@ -46,7 +32,8 @@ pub async fn record(
     caller: &Caller,
     args: RecordAtArgs,
 ) -> Result<Record, ApiError> {
-    let (granted, name) = decide(service, caller, &args.cluster, &args.topic)?;
+    let (granted, name) =
+        service.decide_named_topic(caller, &args.cluster, Privilege::Records, &args.topic)?;
     let partition = args.partition.required("partition")?;
     let offset = args.offset.required("offset")?;
     let topic = granted.listed_topic(&name)?;
@@ -102,7 +89,8 @@ pub async fn stream(
     args: StreamArgs,
     default_from: &str,
 ) -> Result<Stream, ApiError> {
-    let (granted, name) = decide(service, caller, &args.cluster, &args.topic)?;
+    let (granted, name) =
+        service.decide_named_topic(caller, &args.cluster, Privilege::Records, &args.topic)?;
     let partition = args.partition.optional("partition")?;
     let from = args.from.or("from", default_from.to_string())?;
     let to = args.to.optional("to")?;

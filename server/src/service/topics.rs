@@ -12,7 +12,7 @@ use app::{ApiError, Privilege};
 
 use super::{Granted, Service};
 use crate::auth::Caller;
-use crate::kafka::admin::{self, check_topic_name, CutAt, ReadBack, TopicSpec};
+use crate::kafka::admin::{self, CutAt, ReadBack, TopicSpec};
 
 pub async fn create_topic(
     service: &Service,
@@ -43,10 +43,8 @@ pub async fn delete_topic(
     cluster: &str,
     topic: Arg<String>,
 ) -> Result<TopicChanged, ApiError> {
-    let named = topic.given().map(String::as_str);
-    let granted = service.decide_topic(caller, cluster, Privilege::DeleteTopics, named)?;
-    let topic = topic.required("topic")?;
-    check_topic_name(&topic, "topic")?;
+    let (granted, topic) =
+        service.decide_named_topic(caller, cluster, Privilege::DeleteTopics, &topic)?;
     let known = granted.entry.known_brokers_now();
     let read_back = admin::delete_topic(&granted.grant, &granted.link(), &known, &topic).await?;
     apply(&granted, &topic, read_back);
@@ -62,28 +60,14 @@ fn apply(granted: &Granted, name: &str, read_back: ReadBack) {
         .apply_topic(name, read_back.topic, read_back.watermarks);
 }
 
-/// The decision for `privilege` on the topic `topic` names, then the name, checked.
-fn decide_named(
-    service: &Service,
-    caller: &Caller,
-    cluster: &str,
-    privilege: Privilege,
-    topic: &Arg<String>,
-) -> Result<(Granted, String), ApiError> {
-    let named = topic.given().map(String::as_str);
-    let granted = service.decide_topic(caller, cluster, privilege, named)?;
-    let name = topic.clone().required("topic")?;
-    check_topic_name(&name, "topic")?;
-    Ok((granted, name))
-}
-
 pub async fn topic_configs(
     service: &Service,
     caller: &Caller,
     cluster: &str,
     topic: Arg<String>,
 ) -> Result<TopicConfigList, ApiError> {
-    let (granted, name) = decide_named(service, caller, cluster, Privilege::TopicConfigs, &topic)?;
+    let (granted, name) =
+        service.decide_named_topic(caller, cluster, Privilege::TopicConfigs, &topic)?;
     granted.listed_topic(&name)?;
     let known = granted.entry.known_brokers_now();
     let configs = admin::topic_configs(&granted.grant, &granted.link(), &known, &name).await?;
@@ -160,13 +144,8 @@ pub async fn alter_topic_configs(
     args: AlterTopicConfigsArgs,
 ) -> Result<ConfigsChanged, ApiError> {
     let cluster = args.cluster;
-    let (granted, name) = decide_named(
-        service,
-        caller,
-        &cluster,
-        Privilege::AlterTopicConfigs,
-        &args.topic,
-    )?;
+    let (granted, name) =
+        service.decide_named_topic(caller, &cluster, Privilege::AlterTopicConfigs, &args.topic)?;
     let set = args.set.or("set", BTreeMap::new())?;
     let remove = args.remove.or("remove", Vec::new())?;
     let dry_run = args.dry_run.or("dry_run", false)?;
@@ -196,13 +175,8 @@ pub async fn add_partitions(
     args: AddPartitionsArgs,
 ) -> Result<PartitionsAdded, ApiError> {
     let cluster = args.cluster;
-    let (granted, name) = decide_named(
-        service,
-        caller,
-        &cluster,
-        Privilege::AddPartitions,
-        &args.topic,
-    )?;
+    let (granted, name) =
+        service.decide_named_topic(caller, &cluster, Privilege::AddPartitions, &args.topic)?;
     let count = args.count.required("count")?;
     let dry_run = args.dry_run.or("dry_run", false)?;
     if !(1..=admin::MAX_PARTITIONS).contains(&count) {
@@ -248,13 +222,8 @@ pub async fn delete_records(
     args: DeleteRecordsArgs,
 ) -> Result<RecordsDeleted, ApiError> {
     let cluster = args.cluster;
-    let (granted, name) = decide_named(
-        service,
-        caller,
-        &cluster,
-        Privilege::DeleteRecords,
-        &args.topic,
-    )?;
+    let (granted, name) =
+        service.decide_named_topic(caller, &cluster, Privilege::DeleteRecords, &args.topic)?;
     let partition = args.partition.optional("partition")?;
     let offset = args.offset.optional("offset")?;
     let timestamp = args.timestamp.optional("timestamp")?;

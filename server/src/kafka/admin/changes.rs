@@ -69,12 +69,21 @@ pub async fn topic_configs(
 ) -> Result<Vec<TopicConfig>, ApiError> {
     grant.require_topic(Privilege::TopicConfigs, topic)?;
     let wire = wire_of(link)?;
+    Ok(in_page_order(describe(&wire, known, topic).await?))
+}
+
+/// Every config of `topic` as Kafka describes it now.
+async fn describe(
+    wire: &crate::kafka::wire::WireClient,
+    known: &[Broker],
+    topic: &str,
+) -> Result<Vec<TopicConfig>, ApiError> {
     let entries = wire
         .topic_configs(known, topic)
         .await
         .map_err(|e| unreachable_kafka("read the configs of", topic, &e))?
         .map_err(|r| wire_refusal("read the configs of", topic, r))?;
-    Ok(in_page_order(entries.into_iter().map(view).collect()))
+    Ok(entries.into_iter().map(view).collect())
 }
 
 /// Sets and removes overrides of `topic` (ALTER_TOPIC_CONFIGS on it). With `dry_run`, Kafka
@@ -128,14 +137,9 @@ async fn describe_map(
     known: &[Broker],
     topic: &str,
 ) -> Result<BTreeMap<String, TopicConfig>, ApiError> {
-    let entries = wire
-        .topic_configs(known, topic)
-        .await
-        .map_err(|e| unreachable_kafka("read the configs of", topic, &e))?
-        .map_err(|r| wire_refusal("read the configs of", topic, r))?;
-    Ok(entries
+    Ok(describe(wire, known, topic)
+        .await?
         .into_iter()
-        .map(view)
         .map(|c| (c.name.clone(), c))
         .collect())
 }

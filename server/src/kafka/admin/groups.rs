@@ -21,13 +21,23 @@ pub async fn group_now(
     id: &str,
     kind: &str,
 ) -> Result<(Group, Broker), ApiError> {
-    let wire = wire_of(link)?;
-    let coordinator = wire
+    let coordinator = wire_of(link)?
         .coordinator(known, id)
         .await
         .map_err(|e| unreachable_group(id, &e))?;
-    let group = wire
-        .group(&coordinator, id, kind)
+    let group = group_at(link, &coordinator, id, kind).await?;
+    Ok((group, coordinator))
+}
+
+/// The group as `coordinator` describes it now.
+pub async fn group_at(
+    link: &Link,
+    coordinator: &Broker,
+    id: &str,
+    kind: &str,
+) -> Result<Group, ApiError> {
+    let group = wire_of(link)?
+        .group(coordinator, id, kind)
         .await
         .map_err(|e| unreachable_group(id, &e))?;
     if let Some(error) = &group.error {
@@ -36,7 +46,7 @@ pub async fn group_now(
             format!("Kafka could not describe group \"{id}\": {error}."),
         ));
     }
-    Ok((group, coordinator))
+    Ok(group)
 }
 
 fn unreachable_group(id: &str, error: &str) -> ApiError {
