@@ -2,6 +2,7 @@
 //! small display helpers.
 
 pub mod access;
+pub mod change;
 pub mod clock;
 pub mod download;
 pub mod health;

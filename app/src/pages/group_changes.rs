@@ -7,6 +7,7 @@ use leptos::prelude::*;
 use crate::api::{
     delete_group, delete_offsets, reset_offsets, OffsetPlan, ResetOffsetsArgs, ResetTo,
 };
+use crate::components::change::TypedConfirm;
 use crate::format::{parse_duration, parse_instant, thousands};
 
 /// Reset offsets: the scope and the target, the plan, then Apply this plan.
@@ -234,35 +235,6 @@ fn PlanTable(plan: OffsetPlan) -> impl IntoView {
     }
 }
 
-/// A confirmation that wants the group's name typed before `act` runs.
-#[component]
-fn TypedConfirm(
-    label: &'static str,
-    group: String,
-    warning: String,
-    #[prop(into)] ready: Signal<bool>,
-    pending: Signal<bool>,
-    act: Callback<()>,
-    cancel: Callback<()>,
-) -> impl IntoView {
-    let typed = RwSignal::new(String::new());
-    let group = StoredValue::new(group);
-    let confirmed = move || group.with_value(|g| typed.get() == *g);
-    view! {
-        <p>{warning}" Type "<strong class="mono">{group.get_value()}</strong>" to confirm."</p>
-        <label>"Group name"
-            <input type="text" autocomplete="off" prop:value=move || typed.get()
-                on:input=move |ev| typed.set(event_target_value(&ev)) />
-        </label>
-        <div class="panel-actions">
-            <button type="button" class="button button-danger"
-                disabled=move || !confirmed() || !ready.get() || pending.get()
-                on:click=move |_| act.run(())>{label}</button>
-            <button type="button" class="button" on:click=move |_| cancel.run(())>"Cancel"</button>
-        </div>
-    }
-}
-
 /// Delete offsets: the group's committed offsets on one topic.
 #[component]
 pub fn DeleteOffsets(
@@ -303,7 +275,7 @@ pub fn DeleteOffsets(
                         {topics.iter().map(|t| view! { <option value=t.clone()>{t.clone()}</option> }).collect_view()}
                     </select>
                 </label>
-                <TypedConfirm label="Delete offsets" group=group.clone()
+                <TypedConfirm label="Delete offsets".to_string() field="Group name" name=group.clone()
                     warning="The group forgets where it was on this topic; its consumers start again from their reset policy.".to_string()
                     ready=Signal::derive(move || !topic.get().is_empty())
                     pending=send.pending().into()
@@ -339,7 +311,7 @@ pub fn DeleteGroup(cluster: String, group: String, on_done: Callback<String>) ->
         </button>
         <Show when=move || open.get()>
             <div class="panel" role="dialog" aria-label="Delete group">
-                <TypedConfirm label="Delete group" group=group.clone()
+                <TypedConfirm label="Delete group".to_string() field="Group name" name=group.clone()
                     warning="This deletes the group and every offset it committed.".to_string()
                     ready=Signal::derive(|| true)
                     pending=send.pending().into()

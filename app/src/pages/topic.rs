@@ -12,6 +12,7 @@ use super::produce::ProduceRecord;
 use super::topic_changes::{AddPartitions, DeleteRecords};
 use crate::api::{delete_topic, topic, PartitionDetail, TopicConsumer};
 use crate::components::access::{allows, identity};
+use crate::components::change::TypedConfirm;
 use crate::components::table::{Freshness, LagBar, Sparkline};
 use crate::format::{bytes, or_dash, page_url, query_value, rate, thousands};
 use crate::Privilege;
@@ -311,11 +312,9 @@ fn join(ids: &[i32]) -> String {
 #[component]
 fn DeleteTopic(cluster: String, topic: String) -> impl IntoView {
     let open = RwSignal::new(false);
-    let typed = RwSignal::new(String::new());
     let error = RwSignal::new(None::<String>);
     let navigate = use_navigate();
     let target = StoredValue::new((cluster, topic));
-    let confirmed = move || target.with_value(|(_, t)| typed.get() == *t);
 
     let delete = Action::new_local(move |_: &()| {
         let (cluster, topic) = target.get_value();
@@ -336,23 +335,13 @@ fn DeleteTopic(cluster: String, topic: String) -> impl IntoView {
         </button>
         <Show when=move || open.get()>
             <div class="panel" role="dialog" aria-label="Delete topic">
-                <p>
-                    "This deletes the topic and all its records. Type "
-                    <strong class="mono">{target.with_value(|(_, t)| t.clone())}</strong>
-                    " to confirm."
-                </p>
-                <label>"Topic name"
-                    <input type="text" autocomplete="off" prop:value=move || typed.get()
-                        on:input=move |ev| typed.set(event_target_value(&ev)) />
-                </label>
-                <div class="panel-actions">
-                    <button type="button" class="button button-danger"
-                        disabled=move || !confirmed() || delete.pending().get()
-                        on:click=move |_| { delete.dispatch(()); }>
-                        "Delete"
-                    </button>
-                    <button type="button" class="button" on:click=move |_| open.set(false)>"Cancel"</button>
-                </div>
+                <TypedConfirm label="Delete".to_string() field="Topic name"
+                    name=target.with_value(|(_, t)| t.clone())
+                    warning="This deletes the topic and all its records.".to_string()
+                    ready=Signal::derive(|| true)
+                    pending=delete.pending().into()
+                    act=Callback::new(move |()| { delete.dispatch(()); })
+                    cancel=Callback::new(move |()| open.set(false)) />
                 {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
             </div>
         </Show>

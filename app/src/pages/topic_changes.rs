@@ -8,7 +8,7 @@ use crate::api::{
     add_partitions, delete_records, AddPartitionsArgs, DeleteRecordsArgs, PartitionCut,
     PartitionsAdded, RecordsDeleted,
 };
-use crate::error::ApiError;
+use crate::components::change::{follow_change, TypedConfirm};
 use crate::format::{parse_instant, thousands};
 
 /// Add partitions: a button, then a form for the new count with the warning that keys move,
@@ -42,29 +42,12 @@ pub fn AddPartitions(
             (dry_run, answer)
         }
     });
-    Effect::new(move |_| {
-        let Some((dry_run, answer)) = send.value().get() else {
-            return;
-        };
-        match answer {
-            Ok(answer) if dry_run => {
-                error.set(None);
-                preview.set(Some(answer));
-            }
-            Ok(answer) => {
-                error.set(None);
-                preview.set(None);
-                open.set(false);
-                on_done.run(format!(
-                    "The topic has {} partitions now (it had {}).",
-                    answer.after, answer.before
-                ));
-            }
-            Err(e) => {
-                preview.set(None);
-                error.set(Some(e.message));
-            }
-        }
+    follow_change(send, preview, error, move |answer: PartitionsAdded| {
+        open.set(false);
+        on_done.run(format!(
+            "The topic has {} partitions now (it had {}).",
+            answer.after, answer.before
+        ));
     });
     // The count as typed, when it is a whole number above today's.
     let wanted = move || -> Result<i32, String> {
@@ -154,7 +137,6 @@ pub fn DeleteRecords(
     let cut = RwSignal::new(if at.is_some() { Cut::Offset } else { Cut::All });
     let offset = RwSignal::new(at.map_or(String::new(), |(_, o)| o.to_string()));
     let time = RwSignal::new(String::new());
-    let typed = RwSignal::new(String::new());
     let error = RwSignal::new(None::<String>);
     let preview = RwSignal::new(None::<RecordsDeleted>);
     let target = StoredValue::new((cluster, topic));
@@ -205,33 +187,14 @@ pub fn DeleteRecords(
             (dry_run, delete_records(args).await)
         }
     });
-    Effect::new(move |_| {
-        let Some((dry_run, answer)) = send.value().get() else {
-            return;
-        };
-        match answer {
-            Ok(answer) if dry_run => {
-                error.set(None);
-                preview.set(Some(answer));
-            }
-            Ok(answer) => {
-                error.set(None);
-                preview.set(None);
-                typed.set(String::new());
-                open.set(false);
-                on_done.run(format!("Deleted {} records.", thousands(answer.deleted)));
-            }
-            Err(ApiError { message, .. }) => {
-                preview.set(None);
-                error.set(Some(message));
-            }
-        }
+    follow_change(send, preview, error, move |answer: RecordsDeleted| {
+        open.set(false);
+        on_done.run(format!("Deleted {} records.", thousands(answer.deleted)));
     });
     let forget = move || {
         preview.set(None);
         error.set(None);
     };
-    let confirmed = move || target.with_value(|(_, t)| typed.get() == *t);
 
     view! {
         <button type="button" class="button button-danger" on:click=move |_| { open.update(|o| *o = !*o); forget(); }>
@@ -279,23 +242,15 @@ pub fn DeleteRecords(
                 </div>
                 {move || preview.get().map(|p| view! {
                     <Preview cuts=p.partitions.clone() total=p.deleted />
-                    <p>
-                        "Type "<strong class="mono">{target.with_value(|(_, t)| t.clone())}</strong>" to confirm."
-                    </p>
-                    <label>"Topic name"
-                        <input type="text" autocomplete="off" prop:value=move || typed.get()
-                            on:input=move |ev| typed.set(event_target_value(&ev)) />
-                    </label>
-                    <div class="panel-actions">
-                        <button type="button" class="button button-danger"
-                            disabled=move || !confirmed() || send.pending().get() || p.deleted == 0
-                            on:click=move |_| match args(false) {
-                                Ok(a) => { send.dispatch(a); }
-                                Err(e) => error.set(Some(e)),
-                            }>
-                            {format!("Delete {} records", thousands(p.deleted))}
-                        </button>
-                    </div>
+                    <TypedConfirm label=format!("Delete {} records", thousands(p.deleted))
+                        field="Topic name" name=target.with_value(|(_, t)| t.clone())
+                        warning="This cannot be undone.".to_string()
+                        ready=Signal::derive(move || p.deleted > 0)
+                        pending=send.pending().into()
+                        act=Callback::new(move |()| match args(false) {
+                            Ok(a) => { send.dispatch(a); }
+                            Err(e) => error.set(Some(e)),
+                        }) />
                 })}
                 {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
             </form>

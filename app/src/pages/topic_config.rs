@@ -16,6 +16,7 @@ use crate::api::{
     ConfigChangeView, ConfigSource, ConfigsChanged, TopicConfig,
 };
 use crate::components::access::{allows, identity, NeedsPrivilege};
+use crate::components::change::follow_change;
 use crate::format::config_hint;
 use crate::Privilege;
 
@@ -89,28 +90,11 @@ fn ConfigTab(cluster: String, topic: String) -> impl IntoView {
             (dry_run, answer)
         }
     });
-    Effect::new(move |_| {
-        let Some((dry_run, answer)) = send.value().get() else {
-            return;
-        };
-        match answer {
-            Ok(answer) if dry_run => {
-                error.set(None);
-                preview.set(Some(answer));
-            }
-            Ok(answer) => {
-                error.set(None);
-                preview.set(None);
-                pending.set(Pending::new());
-                editing.set(false);
-                applied.set(Some(answer));
-                configs.refetch();
-            }
-            Err(e) => {
-                preview.set(None);
-                error.set(Some(e.message));
-            }
-        }
+    follow_change(send, preview, error, move |answer: ConfigsChanged| {
+        pending.set(Pending::new());
+        editing.set(false);
+        applied.set(Some(answer));
+        configs.refetch();
     });
 
     view! {
