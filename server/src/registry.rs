@@ -1,5 +1,6 @@
-//! The catalog's view of a cluster's Schema Registry: subjects, their versions, ids, types and
-//! compatibility, read through the Confluent-compatible REST API. Schema texts are not read.
+//! A cluster's Schema Registry through its Confluent-compatible REST API: the catalog's view of
+//! subjects (versions, ids, types, compatibility), and schemas with their references, for
+//! decoding records and for encoding the records klens produces.
 
 use std::time::Duration;
 
@@ -51,8 +52,43 @@ pub struct SchemaText {
     pub references: Vec<(String, String)>,
 }
 
+/// Why the registry did not answer: it refused klens's credentials (`refused`), or it could not
+/// be reached or answered something klens does not read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RegistryError {
+    pub refused: bool,
+    pub message: String,
+}
+
+impl RegistryError {
+    fn new(message: String) -> RegistryError {
+        RegistryError {
+            refused: false,
+            message,
+        }
+    }
+}
+
+impl From<RegistryError> for String {
+    fn from(e: RegistryError) -> String {
+        e.message
+    }
+}
+
+/// One version of a subject: its number, its global id, and its schema.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SubjectVersion {
+    pub version: i32,
+    pub id: u32,
+    pub schema: SchemaText,
+}
+
 #[derive(Deserialize)]
 struct Registered {
+    #[serde(default)]
+    version: Option<i32>,
+    #[serde(default)]
+    id: Option<u32>,
     schema: String,
     #[serde(rename = "schemaType")]
     schema_type: Option<String>,
@@ -129,41 +165,51 @@ impl Registry {
     async fn get<T: for<'de> Deserialize<'de>>(
         &self,
         segments: &[&str],
-    ) -> Result<Option<T>, String> {
-        let url = self.url(segments)?;
+    ) -> Result<Option<T>, RegistryError> {
+        let url = self.url(segments).map_err(RegistryError::new)?;
         let mut request = self.http.get(url.clone());
         if let Some((user, password)) = &self.credentials {
             request = request.basic_auth(user, Some(password.expose()));
         }
         let what = segments.join("/");
-        let response = request
-            .send()
-            .await
-            .map_err(|e| format!("registry: GET {what}: {}", e.without_url()))?;
-        if response.status() == StatusCode::NOT_FOUND {
+        let response = request.send().await.map_err(|e| {
+            RegistryError::new(format!("registry: GET {what}: {}", e.without_url()))
+        })?;
+        let status = response.status();
+        if status == StatusCode::NOT_FOUND {
             return Ok(None);
         }
-        if !response.status().is_success() {
-            return Err(format!("registry: GET {what}: HTTP {}", response.status()));
+        if matches!(status, StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN) {
+            return Err(RegistryError {
+                refused: true,
+                message: format!(
+                    "the registry refused klens's credentials: GET {what}: HTTP {status}"
+                ),
+            });
+        }
+        if !status.is_success() {
+            return Err(RegistryError::new(format!(
+                "registry: GET {what}: HTTP {status}"
+            )));
         }
         let mut response = response;
         let mut body = Vec::new();
         while let Some(chunk) = response
             .chunk()
             .await
-            .map_err(|e| format!("registry: GET {what}: {}", e.without_url()))?
+            .map_err(|e| RegistryError::new(format!("registry: GET {what}: {}", e.without_url())))?
         {
             if body.len() + chunk.len() > MAX_BODY {
-                return Err(format!(
+                return Err(RegistryError::new(format!(
                     "registry: GET {what}: the answer is over {} MiB",
                     MAX_BODY / (1024 * 1024)
-                ));
+                )));
             }
             body.extend_from_slice(&chunk);
         }
-        serde_json::from_slice(&body)
-            .map(Some)
-            .map_err(|e| format!("registry: GET {what}: not the JSON expected: {e}"))
+        serde_json::from_slice(&body).map(Some).map_err(|e| {
+            RegistryError::new(format!("registry: GET {what}: not the JSON expected: {e}"))
+        })
     }
 
     /// The schema registered under `id` and everything it references; `Ok(None)` when the
@@ -175,6 +221,46 @@ impl Registry {
         else {
             return Ok(None);
         };
+        Ok(Some(
+            self.with_references(top, &format!("schema {id}")).await?,
+        ))
+    }
+
+    /// One version of `subject` (`None`: the newest) with everything it references; `Ok(None)`
+    /// when the registry has no such subject or version.
+    pub async fn subject_version(
+        &self,
+        subject: &str,
+        version: Option<i32>,
+    ) -> Result<Option<SubjectVersion>, RegistryError> {
+        let number = version.map_or_else(|| "latest".to_string(), |v| v.to_string());
+        let Some(top) = self
+            .get::<Registered>(&["subjects", subject, "versions", &number])
+            .await?
+        else {
+            return Ok(None);
+        };
+        let what = format!("{subject} version {number}");
+        let (Some(version), Some(id)) = (top.version, top.id) else {
+            return Err(RegistryError::new(format!(
+                "registry: {what} came without its version or id"
+            )));
+        };
+        let schema = self.with_references(top, &what).await?;
+        Ok(Some(SubjectVersion {
+            version,
+            id,
+            schema,
+        }))
+    }
+
+    /// A registered schema with the texts of the schemas it references, references of
+    /// references included; `what` names it in errors.
+    async fn with_references(
+        &self,
+        top: Registered,
+        what: &str,
+    ) -> Result<SchemaText, RegistryError> {
         let mut references = Vec::new();
         let mut pending: Vec<(Reference, usize)> =
             top.references.into_iter().map(|r| (r, 1)).collect();
@@ -183,29 +269,29 @@ impl Registry {
                 continue;
             }
             if references.len() >= MAX_REFERENCES {
-                return Err(format!(
-                    "schema {id} references more than {MAX_REFERENCES} schemas; klens does not \
-                     decode it"
-                ));
+                return Err(RegistryError::new(format!(
+                    "{what} references more than {MAX_REFERENCES} schemas; klens does not \
+                     read it"
+                )));
             }
             let version = reference.version.to_string();
             let found = self
                 .get::<Registered>(&["subjects", &reference.subject, "versions", &version])
                 .await?
                 .ok_or_else(|| {
-                    format!(
-                        "schema {id} references {} version {version}, which the registry lacks",
+                    RegistryError::new(format!(
+                        "{what} references {} version {version}, which the registry lacks",
                         reference.subject
-                    )
+                    ))
                 })?;
             pending.extend(found.references.into_iter().map(|r| (r, depth + 1)));
             references.push((reference.name, found.schema));
         }
-        Ok(Some(SchemaText {
+        Ok(SchemaText {
             schema: top.schema,
             schema_type: top.schema_type.unwrap_or_else(|| "AVRO".to_string()),
             references,
-        }))
+        })
     }
 
     /// Every subject with its versions, its newest version's id and type, and its own
@@ -232,7 +318,7 @@ impl Registry {
                 .get::<Compatibility>(&["config", &name])
                 .await?
                 .and_then(|c| c.level);
-            Ok::<_, String>(Subject {
+            Ok::<_, RegistryError>(Subject {
                 name,
                 versions,
                 latest,

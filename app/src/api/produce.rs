@@ -1,5 +1,6 @@
 //! Producing one record (PRODUCE on the topic, on a writable cluster): key, value and headers,
-//! each as text, JSON, base64 bytes or null, to a partition or where its key hashes to.
+//! each as text, JSON, base64 bytes or null, the key and value also as JSON encoded through a
+//! registered Avro, Protobuf or JSON schema; to a partition or where its key hashes to.
 
 use leptos::prelude::*;
 use leptos::server_fn::codec::Json;
@@ -10,12 +11,37 @@ use crate::error::ApiError;
 
 /// Bytes to write, as the record shape shows them: `text` (a string), `json` (any JSON value,
 /// written compact), `base64` (a string of standard base64) or `null` (no bytes; as a value,
-/// a tombstone).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// a tombstone). For a key or value, `avro`, `protobuf` or `json_schema`: `data` as JSON,
+/// encoded with a registered schema and framed as Confluent's serializers frame it.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Payload {
     pub encoding: Encoding,
     #[serde(default)]
     pub data: serde_json::Value,
+    /// The schema by its id; else by `subject` and `version`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schema_id: Option<u32>,
+    /// The subject whose schema encodes `data`; default `<topic>-value` (or `-key`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subject: Option<String>,
+    /// The subject's version; default its newest.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<i32>,
+    /// For Protobuf: the message's full name (`package.Message`); default the schema's first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+}
+
+/// The registered schema a key or value was (or would be) encoded with.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SchemaUsed {
+    /// The subject and version, when it was chosen by them.
+    pub subject: Option<String>,
+    pub version: Option<i32>,
+    pub id: u32,
+    /// AVRO, PROTOBUF or JSON.
+    #[serde(rename = "type")]
+    pub schema_type: String,
 }
 
 /// A header to write; a header key may repeat.
@@ -77,6 +103,11 @@ pub struct Produced {
     pub key_bytes: Option<u64>,
     pub value_bytes: Option<u64>,
     pub headers: u64,
+    /// The schema the key was encoded with, for a schema encoding.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key_schema: Option<SchemaUsed>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value_schema: Option<SchemaUsed>,
 }
 
 /// Writes one record (PRODUCE on the topic, on a writable cluster; never an internal topic).

@@ -13,7 +13,7 @@ pub const DEFAULT_LIMIT: u32 = 50;
 pub const MAX_LIMIT: u32 = 500;
 
 /// How a key, value or header value is shown.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Encoding {
     /// JSON text; `data` is the parsed value.
@@ -29,6 +29,7 @@ pub enum Encoding {
     /// Bytes that are not UTF-8; `data` is their standard base64.
     Base64,
     /// No bytes at all (a null key, a tombstone); `data` is null.
+    #[default]
     Null,
 }
 

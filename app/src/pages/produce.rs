@@ -3,24 +3,43 @@
 
 use leptos::prelude::*;
 
-use crate::api::{produce, Encoded, Encoding, HeaderIn, Payload, ProduceArgs, Produced, Record};
+use crate::api::{
+    produce, Encoded, Encoding, HeaderIn, Payload, ProduceArgs, Produced, Record, SchemaUsed,
+};
 use crate::components::access::{allows, identity};
 use crate::format::page_url;
 use crate::Privilege;
 
-/// One part of a record as the form holds it: how it is written, and the text typed.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// One part of a record as the form holds it: how it is written, the text typed, and for a
+/// schema encoding the schema chosen (empty: the default).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct PartDraft {
-    /// `text`, `json`, `base64` or `null`.
+    /// `text`, `json`, `base64`, `null`, or (key and value) `avro`, `protobuf`, `json_schema`.
     pub encoding: String,
     pub text: String,
+    pub subject: String,
+    pub version: String,
+    pub message: String,
+}
+
+/// Whether an encoding goes through the registry.
+fn through_registry(encoding: &str) -> bool {
+    matches!(encoding, "avro" | "protobuf" | "json_schema")
 }
 
 impl PartDraft {
     fn empty(encoding: &str) -> PartDraft {
         PartDraft {
             encoding: encoding.to_string(),
-            text: String::new(),
+            ..PartDraft::default()
+        }
+    }
+
+    fn with_text(encoding: &str, text: String) -> PartDraft {
+        PartDraft {
+            encoding: encoding.to_string(),
+            text,
+            ..PartDraft::default()
         }
     }
 
@@ -31,41 +50,49 @@ impl PartDraft {
         let text = |v: &serde_json::Value| v.as_str().unwrap_or_default().to_string();
         match (&encoded.encoding, &encoded.raw) {
             (Encoding::Null, _) => PartDraft::empty("null"),
-            (_, Some(raw)) => PartDraft {
-                encoding: "base64".into(),
-                text: raw.clone(),
-            },
-            (Encoding::Text, None) => PartDraft {
-                encoding: "text".into(),
-                text: text(&encoded.data),
-            },
-            (Encoding::Json, None) => PartDraft {
-                encoding: "json".into(),
-                text: encoded.data.to_string(),
-            },
-            (_, None) => PartDraft {
-                encoding: "base64".into(),
-                text: text(&encoded.data),
-            },
+            (_, Some(raw)) => PartDraft::with_text("base64", raw.clone()),
+            (Encoding::Text, None) => PartDraft::with_text("text", text(&encoded.data)),
+            (Encoding::Json, None) => PartDraft::with_text("json", encoded.data.to_string()),
+            (_, None) => PartDraft::with_text("base64", text(&encoded.data)),
         }
     }
 
     /// The payload to send, or why the text does not fit the encoding.
     fn payload(&self, what: &str) -> Result<Payload, String> {
+        let json = || {
+            serde_json::from_str(&self.text).map_err(|e| format!("The {what} is not JSON: {e}."))
+        };
         let (encoding, data) = match self.encoding.as_str() {
             "null" => (Encoding::Null, serde_json::Value::Null),
-            "json" => (
-                Encoding::Json,
-                serde_json::from_str(&self.text)
-                    .map_err(|e| format!("The {what} is not JSON: {e}."))?,
-            ),
+            "json" => (Encoding::Json, json()?),
+            "avro" => (Encoding::Avro, json()?),
+            "protobuf" => (Encoding::Protobuf, json()?),
+            "json_schema" => (Encoding::JsonSchema, json()?),
             "base64" => (
                 Encoding::Base64,
                 serde_json::Value::String(self.text.trim().to_string()),
             ),
             _ => (Encoding::Text, serde_json::Value::String(self.text.clone())),
         };
-        Ok(Payload { encoding, data })
+        let mut payload = Payload {
+            encoding,
+            data,
+            ..Payload::default()
+        };
+        if through_registry(&self.encoding) {
+            let given = |s: &str| Some(s.trim().to_string()).filter(|s| !s.is_empty());
+            payload.subject = given(&self.subject);
+            payload.version = match given(&self.version) {
+                None => None,
+                Some(v) => Some(v.parse::<i32>().map_err(|_| {
+                    format!("The {what}'s schema version is a number (empty: the newest).")
+                })?),
+            };
+            if self.encoding == "protobuf" {
+                payload.message = given(&self.message);
+            }
+        }
+        Ok(payload)
     }
 }
 
@@ -103,9 +130,16 @@ impl RecordDraft {
     }
 }
 
-/// The encoding choice and text of one part.
+/// The encoding choice and text of one part; a key or value (`subject` names its default
+/// subject) may also be JSON encoded through the registry.
 #[component]
-fn PartField(label: &'static str, part: RwSignal<PartDraft>) -> impl IntoView {
+fn PartField(
+    label: &'static str,
+    part: RwSignal<PartDraft>,
+    #[prop(optional)] subject: Option<Signal<String>>,
+) -> impl IntoView {
+    let schemas = subject.is_some();
+    let registry = move || through_registry(&part.read().encoding);
     view! {
         <fieldset class="choice">
             <legend>{label}</legend>
@@ -113,9 +147,36 @@ fn PartField(label: &'static str, part: RwSignal<PartDraft>) -> impl IntoView {
                 on:change=move |ev| part.update(|p| p.encoding = event_target_value(&ev))>
                 <option value="text">"text"</option>
                 <option value="json">"JSON"</option>
+                {schemas.then(|| view! {
+                    <option value="avro">"Avro (JSON, through the registry)"</option>
+                    <option value="protobuf">"Protobuf (JSON, through the registry)"</option>
+                    <option value="json_schema">"JSON Schema (through the registry)"</option>
+                })}
                 <option value="base64">"base64 bytes"</option>
                 <option value="null">"null"</option>
             </select>
+            <Show when=move || schemas && registry()>
+                <div class="schema-choice">
+                    <label>"Subject"
+                        <input type="text" class="mono" autocomplete="off" aria-label=format!("{label} subject")
+                            placeholder=move || subject.map(|s| s.get()).unwrap_or_default()
+                            prop:value=move || part.read().subject.clone()
+                            on:input=move |ev| part.update(|p| p.subject = event_target_value(&ev)) />
+                    </label>
+                    <label>"Version"
+                        <input type="text" inputmode="numeric" autocomplete="off" aria-label=format!("{label} schema version")
+                            placeholder="newest" prop:value=move || part.read().version.clone()
+                            on:input=move |ev| part.update(|p| p.version = event_target_value(&ev)) />
+                    </label>
+                    <Show when=move || part.read().encoding == "protobuf">
+                        <label>"Message"
+                            <input type="text" class="mono" autocomplete="off" aria-label=format!("{label} message")
+                                placeholder="the schema's first" prop:value=move || part.read().message.clone()
+                                on:input=move |ev| part.update(|p| p.message = event_target_value(&ev)) />
+                        </label>
+                    </Show>
+                </div>
+            </Show>
             <Show when=move || part.read().encoding != "null">
                 <textarea rows="3" class="mono" aria-label=label prop:value=move || part.read().text.clone()
                     on:input=move |ev| part.update(|p| p.text = event_target_value(&ev))></textarea>
@@ -255,8 +316,8 @@ pub fn ProduceRecord(
                         </label>
                     }.into_any(),
                 }}
-                <PartField label="Key" part=key />
-                <PartField label="Value" part=value />
+                <PartField label="Key" part=key subject=Signal::derive(move || format!("{}-key", topic.get().trim())) />
+                <PartField label="Value" part=value subject=Signal::derive(move || format!("{}-value", topic.get().trim())) />
                 <fieldset class="choice">
                     <legend>"Headers"</legend>
                     {move || headers.get().into_iter().enumerate().map(|(i, (k, v))| view! {
@@ -311,12 +372,24 @@ fn describe(p: &Produced) -> String {
         (Some(part), _) => format!("partition {part}"),
         (None, _) => "a partition the producer picks (no key)".to_string(),
     };
+    let schema = |what: &str, s: &Option<SchemaUsed>| {
+        s.as_ref()
+            .map_or(String::new(), |s| match (&s.subject, s.version) {
+                (Some(subject), Some(version)) => format!(
+                    " The {what} is {} with schema {} ({subject} version {version}).",
+                    s.schema_type, s.id
+                ),
+                _ => format!(" The {what} is {} with schema {}.", s.schema_type, s.id),
+            })
+    };
     format!(
-        "Kafka would get key {}, value {}, {} header{}, in {place}",
+        "Kafka would get key {}, value {}, {} header{}, in {place}.{}{}",
         size(p.key_bytes),
         size(p.value_bytes),
         p.headers,
-        if p.headers == 1 { "" } else { "s" }
+        if p.headers == 1 { "" } else { "s" },
+        schema("key", &p.key_schema),
+        schema("value", &p.value_schema),
     )
 }
 
@@ -408,11 +481,34 @@ mod tests {
             };
             assert_eq!(back, text);
         }
-        assert!(PartDraft {
-            encoding: "json".into(),
-            text: "{".into()
-        }
-        .payload("value")
-        .is_err());
+        assert!(PartDraft::with_text("json", "{".into())
+            .payload("value")
+            .is_err());
+    }
+
+    /// A schema encoding sends the JSON typed and the schema chosen; empty choices are the
+    /// server's defaults, and a version that is not a number is caught in the form.
+    #[test]
+    fn a_schema_part_names_its_schema() {
+        let mut draft = PartDraft::with_text("avro", r#"{"id": 1}"#.into());
+        let payload = draft.payload("value").expect("payload");
+        assert_eq!(
+            (payload.encoding, payload.subject, payload.version),
+            (Encoding::Avro, None, None)
+        );
+        draft.subject = " orders-value ".into();
+        draft.version = "3".into();
+        draft.message = "shop.Order".into();
+        let payload = draft.payload("value").expect("payload");
+        assert_eq!(
+            (payload.subject.as_deref(), payload.version, payload.message),
+            (Some("orders-value"), Some(3), None)
+        );
+        draft.version = "newest".into();
+        assert!(draft.payload("value").is_err());
+        draft.encoding = "protobuf".into();
+        draft.version = String::new();
+        let payload = draft.payload("value").expect("payload");
+        assert_eq!(payload.message.as_deref(), Some("shop.Order"));
     }
 }

@@ -29,7 +29,7 @@ pub enum Decoder {
 const MAX_DECODED: usize = 8 * 1024 * 1024;
 
 /// The name under which a Protobuf schema's own text is compiled.
-const MAIN_PROTO: &str = "klens-schema.proto";
+pub const MAIN_PROTO: &str = "klens-schema.proto";
 
 impl Decoder {
     /// Prepares a decoder from a schema and the schemas it references.

@@ -10,6 +10,7 @@
 mod avro;
 mod cursor;
 pub mod decode;
+pub mod encode;
 mod filter;
 mod page;
 mod plan;

@@ -1,7 +1,8 @@
 //! Producing one record: decided (writable → not internal → PRODUCE on the topic), then each
-//! part of the record judged and made into bytes, then written, or (dry run) described.
+//! part of the record judged and made into bytes (a key or value in a schema encoding through
+//! the cluster's registry), then written, or (dry run) described.
 
-use app::api::{Encoding, KeyPlacement, Payload, ProduceArgs, Produced};
+use app::api::{Encoding, KeyPlacement, Payload, ProduceArgs, Produced, SchemaUsed};
 use app::{ApiError, ErrorCode, Privilege};
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
@@ -11,6 +12,8 @@ use crate::auth::oidc::now_ms;
 use crate::auth::Caller;
 use crate::kafka::admin::produce::{produce as write, Outgoing};
 use crate::kafka::partition::Partitioner;
+use crate::records::encode::{encode, Unfit};
+use crate::registry::{Registry, RegistryError, SchemaText};
 
 /// The most bytes of key, value and headers one record may carry (Kafka's own default limit
 /// for a whole record is 1 MiB; the broker says so when a record is too large).
@@ -35,15 +38,22 @@ pub fn payload_bytes(payload: &Payload, field: &str) -> Result<Option<Vec<u8>>, 
             ApiError::bad_request(field, format!("`{field}.data` is not JSON: {e}."))
         })?,
         Encoding::Base64 => STANDARD.decode(text()?).map_err(|e| {
-            ApiError::bad_request(field, format!("`{field}.data` is not standard base64: {e}."))
+            ApiError::bad_request(
+                field,
+                format!("`{field}.data` is not standard base64: {e}."),
+            )
         })?,
         Encoding::Avro | Encoding::Protobuf | Encoding::JsonSchema => {
             return Err(ApiError::bad_request(
                 field,
-                "Write schema-framed bytes as base64 (the record page's Duplicate does); encoding JSON through the registry is not offered yet.",
+                format!("`{field}` cannot use a schema encoding; only a key or a value can."),
             ))
         }
     };
+    within_part(field, bytes)
+}
+
+fn within_part(field: &str, bytes: Vec<u8>) -> Result<Option<Vec<u8>>, ApiError> {
     if bytes.len() > MAX_PART {
         return Err(ApiError::bad_request(
             field,
@@ -51,6 +61,129 @@ pub fn payload_bytes(payload: &Payload, field: &str) -> Result<Option<Vec<u8>>, 
         ));
     }
     Ok(Some(bytes))
+}
+
+/// The registry's type name of the schemas a schema encoding takes.
+fn schema_type(encoding: Encoding) -> Option<&'static str> {
+    match encoding {
+        Encoding::Avro => Some("AVRO"),
+        Encoding::Protobuf => Some("PROTOBUF"),
+        Encoding::JsonSchema => Some("JSON"),
+        _ => None,
+    }
+}
+
+fn registry_error(e: RegistryError) -> ApiError {
+    let code = if e.refused {
+        ErrorCode::Refused
+    } else {
+        ErrorCode::Client
+    };
+    ApiError::new(code, e.message)
+}
+
+/// The schema `payload` names: by id, or by subject (default `<topic>-<field>`) and version
+/// (default the newest).
+async fn chosen_schema(
+    registry: &Registry,
+    topic: &str,
+    payload: &Payload,
+    field: &str,
+) -> Result<(SchemaText, SchemaUsed), ApiError> {
+    if let Some(id) = payload.schema_id {
+        if payload.subject.is_some() || payload.version.is_some() {
+            return Err(ApiError::bad_request(
+                field,
+                format!("Give `{field}.schema_id` or `{field}.subject`, not both."),
+            ));
+        }
+        let text = registry
+            .schema_by_id(id)
+            .await
+            .map_err(|e| ApiError::new(ErrorCode::Client, e))?
+            .ok_or_else(|| {
+                ApiError::new(
+                    ErrorCode::NotFound,
+                    format!("The registry has no schema {id}."),
+                )
+            })?;
+        let used = SchemaUsed {
+            subject: None,
+            version: None,
+            id,
+            schema_type: text.schema_type.clone(),
+        };
+        return Ok((text, used));
+    }
+    let subject = payload
+        .subject
+        .clone()
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| format!("{topic}-{field}"));
+    let found = registry
+        .subject_version(&subject, payload.version)
+        .await
+        .map_err(registry_error)?
+        .ok_or_else(|| {
+            let what = match payload.version {
+                Some(v) => format!("version {v} of subject \"{subject}\""),
+                None => format!("a subject \"{subject}\""),
+            };
+            ApiError::new(ErrorCode::NotFound, format!("The registry has no {what}."))
+        })?;
+    let used = SchemaUsed {
+        subject: Some(subject),
+        version: Some(found.version),
+        id: found.id,
+        schema_type: found.schema.schema_type.clone(),
+    };
+    Ok((found.schema, used))
+}
+
+/// A key or value: plain bytes, or JSON encoded with the registered schema it names (and which
+/// one that was).
+async fn part_bytes(
+    registry: Option<&Registry>,
+    topic: &str,
+    payload: &Payload,
+    field: &str,
+) -> Result<(Option<Vec<u8>>, Option<SchemaUsed>), ApiError> {
+    let Some(wanted) = schema_type(payload.encoding) else {
+        return Ok((payload_bytes(payload, field)?, None));
+    };
+    let registry = registry.ok_or_else(|| {
+        ApiError::new(
+            ErrorCode::NotConfigured,
+            "This cluster has no schema registry to encode with.",
+        )
+    })?;
+    let (text, used) = chosen_schema(registry, topic, payload, field).await?;
+    if text.schema_type != wanted {
+        return Err(ApiError::bad_request(
+            field,
+            format!(
+                "Schema {} is a {} schema, not {wanted}; choose the encoding that matches it.",
+                used.id, text.schema_type
+            ),
+        ));
+    }
+    let bytes =
+        encode(&text, used.id, payload.message.as_deref(), &payload.data).map_err(|unfit| {
+            match unfit {
+                Unfit::Value { path, reason } => ApiError::bad_request(
+                    &format!("{field}.data{path}"),
+                    format!(
+                        "`{field}.data{path}` does not fit schema {}: {reason}.",
+                        used.id
+                    ),
+                ),
+                Unfit::Schema(reason) => ApiError::bad_request(
+                    field,
+                    format!("Schema {} cannot encode values: {reason}.", used.id),
+                ),
+            }
+        })?;
+    Ok((within_part(field, bytes)?, Some(used)))
 }
 
 pub async fn produce(
@@ -62,14 +195,8 @@ pub async fn produce(
     let (granted, topic) =
         service.decide_named_topic(caller, &cluster, Privilege::Produce, &args.topic)?;
     let partition = args.partition.optional("partition")?;
-    let key = match args.key.optional("key")? {
-        Some(p) => payload_bytes(&p, "key")?,
-        None => None,
-    };
-    let value = match args.value.optional("value")? {
-        Some(p) => payload_bytes(&p, "value")?,
-        None => None,
-    };
+    let key = args.key.optional("key")?;
+    let value = args.value.optional("value")?;
     let headers = args.headers.or("headers", Vec::new())?;
     if headers.len() > MAX_HEADERS {
         return Err(ApiError::bad_request(
@@ -88,6 +215,26 @@ pub async fn produce(
         })
         .collect::<Result<_, ApiError>>()?;
     let dry_run = args.dry_run.or("dry_run", false)?;
+    let listed = granted.listed_topic(&topic)?;
+    let count = listed.partitions.len();
+    if let Some(p) = partition {
+        if !listed.partitions.iter().any(|q| q.id == p) {
+            return Err(ApiError::new(
+                ErrorCode::NotFound,
+                format!("Topic \"{topic}\" has no partition {p}."),
+            ));
+        }
+    }
+    // The registry is asked only once the arguments it does not judge have been.
+    let registry = granted.entry.registry();
+    let (key, key_schema) = match key {
+        Some(p) => part_bytes(registry.as_deref(), &topic, &p, "key").await?,
+        None => (None, None),
+    };
+    let (value, value_schema) = match value {
+        Some(p) => part_bytes(registry.as_deref(), &topic, &p, "value").await?,
+        None => (None, None),
+    };
     let total = key.as_ref().map_or(0, Vec::len)
         + value.as_ref().map_or(0, Vec::len)
         + headers
@@ -101,16 +248,6 @@ pub async fn produce(
         ));
     }
 
-    let listed = granted.listed_topic(&topic)?;
-    let count = listed.partitions.len();
-    if let Some(p) = partition {
-        if !listed.partitions.iter().any(|q| q.id == p) {
-            return Err(ApiError::new(
-                ErrorCode::NotFound,
-                format!("Topic \"{topic}\" has no partition {p}."),
-            ));
-        }
-    }
     let link = granted.link();
     let clients = link
         .clients()
@@ -140,6 +277,8 @@ pub async fn produce(
         key_bytes: sizes.0,
         value_bytes: sizes.1,
         headers: sizes.2,
+        key_schema: key_schema.clone(),
+        value_schema: value_schema.clone(),
     };
     if dry_run {
         // Where the producer would put it: the partition asked for, or the key's.
@@ -173,7 +312,11 @@ mod tests {
     use super::*;
 
     fn payload(encoding: Encoding, data: serde_json::Value) -> Payload {
-        Payload { encoding, data }
+        Payload {
+            encoding,
+            data,
+            ..Payload::default()
+        }
     }
 
     #[test]

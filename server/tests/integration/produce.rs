@@ -338,3 +338,226 @@ async fn find_by_key_reads_only_the_keys_partitions() {
     .await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
 }
+
+/// Decodes a Confluent-framed record with decoders of the test's own: fastavro for Avro (with
+/// the schema the frame's id names, fetched from the registry's REST API), a raw wire reader
+/// for Protobuf (field number → values), `json` for JSON Schema. Prints `[id, indexes, value]`.
+const ORACLE: &str = r#"
+import base64, io, json, struct, sys, urllib.request
+import fastavro
+kind, data = sys.argv[1], base64.b64decode(sys.argv[2])
+assert data[0] == 0, "magic byte"
+sid = struct.unpack(">i", data[1:5])[0]
+rest = data[5:]
+def varint(b, i):
+    shift = value = 0
+    while True:
+        byte = b[i]; i += 1
+        value |= (byte & 0x7f) << shift; shift += 7
+        if byte < 0x80:
+            return value, i
+def raw(b):
+    out, i = {}, 0
+    while i < len(b):
+        tag, i = varint(b, i)
+        if tag & 7 == 0:
+            v, i = varint(b, i)
+        elif tag & 7 == 2:
+            n, i = varint(b, i); v = b[i:i + n]; i += n
+            try:
+                v = raw(v) if v and v[0] in (0x0a, 0x12, 0x1a) and not v.decode().isprintable() else v.decode()
+            except Exception:
+                v = raw(v)
+        else:
+            raise ValueError("wire type %d" % (tag & 7))
+        out.setdefault(str(tag >> 3), []).append(v)
+    return out
+indexes = None
+if kind == "avro":
+    url = "http://127.0.0.1:18081/apis/ccompat/v7/schemas/ids/%d" % sid
+    schema = fastavro.parse_schema(json.loads(json.load(urllib.request.urlopen(url))["schema"]))
+    value = fastavro.schemaless_reader(io.BytesIO(rest), schema)
+elif kind == "protobuf":
+    count, i = varint(rest, 0)
+    indexes = []
+    for _ in range(count // 2):
+        n, i = varint(rest, i); indexes.append(n // 2)
+    value = raw(rest[i:])
+else:
+    value = json.loads(rest)
+print(json.dumps([sid, indexes, value]))
+"#;
+
+fn oracle(kind: &str, bytes: &[u8]) -> serde_json::Value {
+    use base64::Engine;
+    let encoded = base64::engine::general_purpose::STANDARD.encode(bytes);
+    serde_json::from_str(&dev_python(ORACLE, &[kind, &encoded])).expect("oracle JSON")
+}
+
+#[tokio::test]
+async fn json_encoded_through_each_schema_type_is_read_back_by_other_decoders() {
+    let topic = unique("it-produce-schema");
+    create_topic(&topic, 1).await;
+    let avro = serde_json::json!({"type": "record", "name": "Pay", "namespace": "it", "fields": [
+        {"name": "id", "type": "string"},
+        {"name": "cents", "type": "long"},
+        {"name": "note", "type": ["null", "string"], "default": null}]});
+    let avro_id = registry(
+        reqwest::Method::POST,
+        &format!("subjects/{topic}-value/versions"),
+        serde_json::json!({"schema": avro.to_string()}),
+    )
+    .await["id"]
+        .as_u64()
+        .expect("id");
+    let proto = "syntax = \"proto3\";\npackage it;\nmessage A { string x = 1; }\nmessage User { string id = 1; int32 age = 4; repeated string roles = 5; }\n";
+    let proto_subject = unique("it-proto");
+    let proto_id = registry(
+        reqwest::Method::POST,
+        &format!("subjects/{proto_subject}/versions"),
+        serde_json::json!({"schema": proto, "schemaType": "PROTOBUF"}),
+    )
+    .await["id"]
+        .as_u64()
+        .expect("id");
+    let json_subject = unique("it-json");
+    let json_id = registry(
+        reqwest::Method::POST,
+        &format!("subjects/{json_subject}/versions"),
+        serde_json::json!({"schemaType": "JSON", "schema": serde_json::json!({
+            "type": "object", "properties": {"id": {"type": "string"}, "n": {"type": "integer", "minimum": 0}},
+            "required": ["id"], "additionalProperties": false}).to_string()}),
+    )
+    .await["id"]
+        .as_u64()
+        .expect("id");
+    let yaml = format!(
+        "clusters:\n{}    writable: true\n    schema_registry:\n      url: http://127.0.0.1:18081/apis/ccompat/v7\n{}    writable: true\n",
+        scram_cluster("rw", "klens-secret"),
+        scram_cluster("bare", "klens-secret"),
+    );
+    let router = router(&yaml).await;
+    let produce = |value: serde_json::Value, dry_run: bool| {
+        let body = serde_json::json!({"cluster": "rw", "topic": topic, "partition": 0,
+            "value": value, "dry_run": dry_run});
+        let router = router.clone();
+        async move { post(&router, "/api/produce", body).await }
+    };
+
+    // Avro, by the default subject: the dry run names the schema, then fastavro reads it back.
+    let value = serde_json::json!({"encoding": "avro", "data": {"id": "p-1", "cents": 250}});
+    let (status, dry) = produce(value.clone(), true).await;
+    assert_eq!(status, StatusCode::OK, "{dry}");
+    assert_eq!(dry["value_schema"]["id"].as_u64(), Some(avro_id));
+    assert_eq!(
+        dry["value_schema"]["subject"].as_str(),
+        Some(&*format!("{topic}-value"))
+    );
+    assert_eq!(dry["value_schema"]["type"], "AVRO");
+    assert_eq!(kafka_end_offset(&topic), 0, "a dry run writes nothing");
+    let (status, body) = produce(value, false).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let (_, bytes, _) = read_at(&topic, 0, body["offset"].as_i64().expect("offset"));
+    let bytes = bytes.expect("a value");
+    assert_eq!(dry["value_bytes"].as_u64(), Some(bytes.len() as u64));
+    assert_eq!(
+        oracle("avro", &bytes),
+        serde_json::json!([avro_id, null, {"id": "p-1", "cents": 250, "note": null}])
+    );
+
+    // Protobuf, by subject and message: the frame's indexes say the second message.
+    let (status, body) = produce(
+        serde_json::json!({"encoding": "protobuf", "subject": proto_subject, "version": 1,
+            "message": "it.User", "data": {"id": "u-1", "age": 41, "roles": ["a", "b"]}}),
+        false,
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let (_, bytes, _) = read_at(&topic, 0, body["offset"].as_i64().expect("offset"));
+    assert_eq!(
+        oracle("protobuf", &bytes.expect("a value")),
+        serde_json::json!([proto_id, [1], {"1": ["u-1"], "4": [41], "5": ["a", "b"]}])
+    );
+
+    // JSON Schema, by id.
+    let (status, body) = produce(
+        serde_json::json!({"encoding": "json_schema", "schema_id": json_id, "data": {"id": "s-1", "n": 3}}),
+        false,
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let (_, bytes, _) = read_at(&topic, 0, body["offset"].as_i64().expect("offset"));
+    assert_eq!(
+        oracle("json_schema", &bytes.expect("a value")),
+        serde_json::json!([json_id, null, {"id": "s-1", "n": 3}])
+    );
+
+    // Refusals, each before anything is sent: the first bad field by its path, the schema type
+    // that does not match, a subject or version the registry lacks, a cluster with no registry.
+    let before = kafka_end_offset(&topic);
+    for (value, want, field) in [
+        (
+            serde_json::json!({"encoding": "avro", "data": {"id": "p", "cents": "many"}}),
+            (400, "BAD_REQUEST"),
+            Some("value.data/cents"),
+        ),
+        (
+            serde_json::json!({"encoding": "protobuf", "subject": proto_subject, "message": "it.User", "data": {"roles": ["ok", 1]}}),
+            (400, "BAD_REQUEST"),
+            Some("value.data/roles/1"),
+        ),
+        (
+            serde_json::json!({"encoding": "json_schema", "schema_id": json_id, "data": {"id": "s", "n": -1}}),
+            (400, "BAD_REQUEST"),
+            Some("value.data/n"),
+        ),
+        (
+            serde_json::json!({"encoding": "protobuf", "data": {}}),
+            (400, "BAD_REQUEST"),
+            Some("value"),
+        ),
+        (
+            serde_json::json!({"encoding": "avro", "subject": unique("it-none"), "data": {}}),
+            (404, "NOT_FOUND"),
+            None,
+        ),
+        (
+            serde_json::json!({"encoding": "avro", "version": 9, "data": {}}),
+            (404, "NOT_FOUND"),
+            None,
+        ),
+    ] {
+        let (status, answer) = produce(value.clone(), false).await;
+        assert_eq!(
+            code(status, &answer),
+            (want.0, want.1.to_string()),
+            "{value}: {answer}"
+        );
+        assert_eq!(answer["field"].as_str(), field, "{value}: {answer}");
+    }
+    let bare = serde_json::json!({"cluster": "bare", "topic": topic,
+        "value": {"encoding": "avro", "data": {}}});
+    let (status, answer) = post(&router, "/api/produce", bare).await;
+    assert_eq!(
+        code(status, &answer),
+        (404, "NOT_CONFIGURED".to_string()),
+        "{answer}"
+    );
+    assert_eq!(
+        kafka_end_offset(&topic),
+        before,
+        "no refused record was written"
+    );
+}
+
+/// The high watermark of partition 0 of `topic`, read by a client of the test's own.
+fn kafka_end_offset(topic: &str) -> i64 {
+    let consumer: BaseConsumer = ClientConfig::new()
+        .set("bootstrap.servers", OPEN_PORT)
+        .create()
+        .expect("consumer");
+    consumer
+        .fetch_watermarks(topic, 0, Duration::from_secs(10))
+        .expect("watermarks")
+        .1
+}

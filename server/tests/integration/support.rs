@@ -302,3 +302,32 @@ pub(crate) async fn send(router: &axum::Router, request: Request<Body>) -> (Stat
         .to_bytes();
     (status, bytes.to_vec())
 }
+
+/// Runs a Python script in the dev tools' environment (confluent-kafka, fastavro; made by
+/// dev/lib/venv.sh on first use) with `args`, and gives back what it prints.
+pub(crate) fn dev_python(script: &str, args: &[&str]) -> String {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let venv = Command::new("bash")
+        .args(["-c", "source dev/lib/venv.sh && klens_dev_venv"])
+        .current_dir(&root)
+        .output()
+        .expect("bash");
+    assert!(
+        venv.status.success(),
+        "{}",
+        String::from_utf8_lossy(&venv.stderr)
+    );
+    let python = Path::new(String::from_utf8_lossy(&venv.stdout).trim()).join("bin/python");
+    let out = Command::new(python)
+        .arg("-c")
+        .arg(script)
+        .args(args)
+        .output()
+        .expect("python");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("UTF-8")
+}
