@@ -11,6 +11,7 @@ pub mod error;
 pub mod format;
 pub mod pages;
 mod privilege;
+pub mod schema_view;
 
 pub use error::{ApiError, ErrorCode};
 pub use privilege::{Privilege, UnknownPrivilege, MCP_WRITE_PRIVILEGES};
@@ -31,6 +32,7 @@ use pages::{
     groups::GroupsPage,
     not_found::NotFoundPage,
     schemas::SchemasPage,
+    subject::SubjectPage,
     topic::{TopicConsumersPage, TopicPage},
     topic_config::TopicConfigPage,
     topics::TopicsPage,
@@ -107,6 +109,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/c/:cluster/brokers") view=BrokersPage ssr=SsrMode::Async />
                     <Route path=path!("/c/:cluster/brokers/:id") view=BrokerPage ssr=SsrMode::Async />
                     <Route path=path!("/c/:cluster/schemas") view=SchemasPage ssr=SsrMode::Async />
+                    <Route path=path!("/c/:cluster/schemas/:subject") view=SubjectPage ssr=SsrMode::Async />
                 </Routes>
             </Layout>
         </Router>

@@ -121,6 +121,25 @@ for (const [user, want] of Object.entries(users)) {
       }
     }
 
+    // A schema's text: the Subject page shows it exactly when the API answers it; the versions
+    // are catalog and shown to everyone who sees the cluster.
+    for (const name of visible) {
+      const label = `${user} schema on ${name}`;
+      const holds = want.clusters[name].includes('SCHEMA_TEXT');
+      const res = await page.request.get(`${AUTH}/api/schema?cluster=${name}&subject=payments-avro-value&version=1`);
+      expect(res.status(), label).toBe(holds ? 200 : 403);
+      if (!holds) expect(await res.json(), label).toMatchObject({ code: 'MISSING_PRIVILEGE', privilege: 'SCHEMA_TEXT' });
+      await page.goto(`${AUTH}/c/${name}/schemas/payments-avro-value`);
+      await expect(page.locator('.app[data-hydrated="true"]')).toBeVisible();
+      await expect(page.getByRole('table', { name: 'Versions' }), label).toContainText('AVRO');
+      if (holds) {
+        await expect(page.getByLabel('Schema text'), label).toContainText('amount_cents');
+      } else {
+        await expect(page.getByRole('note'), label).toContainText('SCHEMA_TEXT privilege');
+        await expect(page.getByLabel('Schema text'), label).toHaveCount(0);
+      }
+    }
+
     // The authorization matrix, through the API and the UI with this session.
     for (const row of writes) {
       for (const cluster of CLUSTERS) {

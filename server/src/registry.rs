@@ -96,12 +96,35 @@ struct Registered {
     references: Vec<Reference>,
 }
 
-#[derive(Deserialize)]
-struct Reference {
-    name: String,
-    subject: String,
-    version: i64,
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+pub struct Reference {
+    pub name: String,
+    pub subject: String,
+    pub version: i64,
 }
+
+/// One version of a subject without its text: its number, id, type and references.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VersionInfo {
+    pub version: i32,
+    pub id: u32,
+    pub schema_type: String,
+    pub references: Vec<Reference>,
+}
+
+/// A subject: its versions (oldest first; at most [`MAX_VERSIONS`], the newest), its own
+/// compatibility level and the registry's global one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SubjectInfo {
+    pub versions: Vec<VersionInfo>,
+    /// Versions the registry has beyond those read.
+    pub versions_left_out: usize,
+    pub compatibility: Option<String>,
+    pub global_compatibility: Option<String>,
+}
+
+/// The most versions of one subject klens reads for its page, the newest.
+pub const MAX_VERSIONS: usize = 200;
 
 /// How deep references may nest before klens stops following them.
 const MAX_REFERENCE_DEPTH: usize = 8;
@@ -251,6 +274,74 @@ impl Registry {
             version,
             id,
             schema,
+        }))
+    }
+
+    /// A subject's versions (each one's id, type and references), its own level and the global
+    /// one; `Ok(None)` when the registry has no such subject.
+    pub async fn subject_info(&self, subject: &str) -> Result<Option<SubjectInfo>, RegistryError> {
+        let Some(mut numbers) = self
+            .get::<Vec<i32>>(&["subjects", subject, "versions"])
+            .await?
+        else {
+            return Ok(None);
+        };
+        numbers.sort_unstable();
+        let left_out = numbers.len().saturating_sub(MAX_VERSIONS);
+        let reads = stream::iter(numbers.into_iter().skip(left_out).map(|number| async move {
+            let found = self
+                .get::<Registered>(&["subjects", subject, "versions", &number.to_string()])
+                .await?;
+            Ok::<_, RegistryError>(found.map(|r| VersionInfo {
+                version: r.version.unwrap_or(number),
+                id: r.id.unwrap_or_default(),
+                schema_type: r.schema_type.unwrap_or_else(|| "AVRO".to_string()),
+                references: r.references,
+            }))
+        }))
+        .buffered(PARALLEL)
+        .collect::<Vec<_>>()
+        .await;
+        let mut versions = Vec::new();
+        for read in reads {
+            // A version deleted between the two reads is left out.
+            versions.extend(read?);
+        }
+        let compatibility = self
+            .get::<Compatibility>(&["config", subject])
+            .await?
+            .and_then(|c| c.level);
+        let global_compatibility = self
+            .get::<Compatibility>(&["config"])
+            .await?
+            .and_then(|c| c.level);
+        Ok(Some(SubjectInfo {
+            versions,
+            versions_left_out: left_out,
+            compatibility,
+            global_compatibility,
+        }))
+    }
+
+    /// One version of `subject` as registered, references named but not followed; `Ok(None)`
+    /// when the registry has no such subject or version.
+    pub async fn version_text(
+        &self,
+        subject: &str,
+        version: Option<i32>,
+    ) -> Result<Option<(VersionInfo, String)>, RegistryError> {
+        let number = version.map_or_else(|| "latest".to_string(), |v| v.to_string());
+        let found = self
+            .get::<Registered>(&["subjects", subject, "versions", &number])
+            .await?;
+        Ok(found.map(|r| {
+            let info = VersionInfo {
+                version: r.version.or(version).unwrap_or_default(),
+                id: r.id.unwrap_or_default(),
+                schema_type: r.schema_type.unwrap_or_else(|| "AVRO".to_string()),
+                references: r.references,
+            };
+            (info, r.schema)
         }))
     }
 

@@ -13,8 +13,9 @@ use super::{
     AddPartitionsArgs, AlterTopicConfigsArgs, Arg, BrokerDetail, BrokerList, ClusterDetail,
     ClusterSummary, ConfigsChanged, CreateTopicArgs, DeleteRecordsArgs, GroupChanged, GroupDetail,
     GroupList, OffsetPlan, PartitionsAdded, ProduceArgs, Produced, Record, RecordArgs,
-    RecordAtArgs, RecordPage, RecordsDeleted, ResetOffsetsArgs, SearchResult, SubjectList,
-    TopicChanged, TopicConfigList, TopicDetail, TopicList, WhoAmI, WindowArgs,
+    RecordAtArgs, RecordPage, RecordsDeleted, ResetOffsetsArgs, SchemaDetail, SearchResult,
+    SubjectDetail, SubjectList, TopicChanged, TopicConfigList, TopicDetail, TopicList, WhoAmI,
+    WindowArgs,
 };
 use crate::error::{ApiError, ErrorCode};
 
@@ -31,6 +32,13 @@ pub trait Backend: Send + Sync + 'static {
     fn brokers(&self, cluster: String) -> Reply<BrokerList>;
     fn broker(&self, cluster: String, id: Arg<i32>) -> Reply<BrokerDetail>;
     fn subjects(&self, cluster: String) -> Reply<SubjectList>;
+    fn subject(&self, cluster: String, subject: Arg<String>) -> Reply<SubjectDetail>;
+    fn schema(
+        &self,
+        cluster: String,
+        subject: Arg<String>,
+        version: Arg<i32>,
+    ) -> Reply<SchemaDetail>;
     /// Searches every visible cluster, or only `cluster` (which must then be visible).
     fn search(&self, q: Arg<String>, cluster: Arg<String>) -> Reply<SearchResult>;
     fn records(&self, args: RecordArgs) -> Reply<RecordPage>;

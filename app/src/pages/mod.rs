@@ -11,6 +11,7 @@ pub mod groups;
 pub mod not_found;
 pub mod produce;
 pub mod schemas;
+pub mod subject;
 pub mod topic;
 pub mod topic_changes;
 pub mod topic_config;

@@ -7,6 +7,7 @@ use leptos_router::hooks::use_params_map;
 
 use crate::api::subjects;
 use crate::components::table::Freshness;
+use crate::format::page_url;
 
 #[component]
 pub fn SchemasPage() -> impl IntoView {
@@ -48,7 +49,7 @@ pub fn SchemasPage() -> impl IntoView {
                                         let latest = s.latest.clone();
                                         view! {
                                             <tr data-subject=s.subject.clone()>
-                                                <th scope="row" class="mono">{s.subject.clone()}</th>
+                                                <th scope="row" class="mono"><a href=page_url(&cluster(), "schemas", &s.subject)>{s.subject.clone()}</a></th>
                                                 <td class="num">{s.versions.len()}</td>
                                                 <td class="num">{latest.as_ref().map(|l| l.version.to_string()).unwrap_or_else(|| "—".into())}</td>
                                                 <td class="num">{latest.as_ref().map(|l| l.id.to_string()).unwrap_or_else(|| "—".into())}</td>

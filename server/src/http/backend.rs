@@ -10,8 +10,9 @@ use app::api::{
     AddPartitionsArgs, AlterTopicConfigsArgs, Arg, BrokerDetail, BrokerList, ClusterDetail,
     ClusterSummary, ConfigsChanged, CreateTopicArgs, DeleteRecordsArgs, GroupChanged, GroupDetail,
     GroupList, OffsetPlan, PartitionsAdded, ProduceArgs, Produced, Record, RecordArgs,
-    RecordAtArgs, RecordPage, RecordsDeleted, ResetOffsetsArgs, SearchResult, SubjectList,
-    TopicChanged, TopicConfigList, TopicDetail, TopicList, WhoAmI, WindowArgs,
+    RecordAtArgs, RecordPage, RecordsDeleted, ResetOffsetsArgs, SchemaDetail, SearchResult,
+    SubjectDetail, SubjectList, TopicChanged, TopicConfigList, TopicDetail, TopicList, WhoAmI,
+    WindowArgs,
 };
 use app::ApiError;
 use axum::http::request::Parts;
@@ -81,6 +82,21 @@ impl Backend for Door {
 
     fn subjects(&self, cluster: String) -> Reply<SubjectList> {
         self.run(|s, c| async move { service::catalog::subjects(&s, &c, &cluster).await })
+    }
+
+    fn subject(&self, cluster: String, subject: Arg<String>) -> Reply<SubjectDetail> {
+        self.run(|s, c| async move { service::schemas::subject(&s, &c, &cluster, subject).await })
+    }
+
+    fn schema(
+        &self,
+        cluster: String,
+        subject: Arg<String>,
+        version: Arg<i32>,
+    ) -> Reply<SchemaDetail> {
+        self.run(|s, c| async move {
+            service::schemas::schema(&s, &c, &cluster, subject, version).await
+        })
     }
 
     fn search(&self, q: Arg<String>, cluster: Arg<String>) -> Reply<SearchResult> {

@@ -13,6 +13,7 @@ pub mod identity;
 pub mod limits;
 pub mod produce;
 pub mod records;
+pub mod schemas;
 pub mod topics;
 
 use std::sync::Arc;

@@ -7,13 +7,14 @@ use app::{ApiError, ErrorCode, Privilege};
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
 
+use super::schemas::registry_error;
 use super::Service;
 use crate::auth::oidc::now_ms;
 use crate::auth::Caller;
 use crate::kafka::admin::produce::{produce as write, Outgoing};
 use crate::kafka::partition::Partitioner;
 use crate::records::encode::{encode, Unfit};
-use crate::registry::{Registry, RegistryError, SchemaText};
+use crate::registry::{Registry, SchemaText};
 
 /// The most bytes of key, value and headers one record may carry (Kafka's own default limit
 /// for a whole record is 1 MiB; the broker says so when a record is too large).
@@ -71,15 +72,6 @@ fn schema_type(encoding: Encoding) -> Option<&'static str> {
         Encoding::JsonSchema => Some("JSON"),
         _ => None,
     }
-}
-
-fn registry_error(e: RegistryError) -> ApiError {
-    let code = if e.refused {
-        ErrorCode::Refused
-    } else {
-        ErrorCode::Client
-    };
-    ApiError::new(code, e.message)
 }
 
 /// The schema `payload` names: by id, or by subject (default `<topic>-<field>`) and version
@@ -215,6 +207,13 @@ pub async fn produce(
         })
         .collect::<Result<_, ApiError>>()?;
     let dry_run = args.dry_run.or("dry_run", false)?;
+    // Plain parts are judged with the other arguments; parts encoded through the registry once
+    // the topic is known.
+    for (part, field) in [(&key, "key"), (&value, "value")] {
+        if let Some(p) = part.as_ref().filter(|p| schema_type(p.encoding).is_none()) {
+            payload_bytes(p, field)?;
+        }
+    }
     let listed = granted.listed_topic(&topic)?;
     let count = listed.partitions.len();
     if let Some(p) = partition {

@@ -1,0 +1,303 @@
+//! `/c/{cluster}/schemas/{subject}`: a subject's versions, compatibility and topics (catalog),
+//! then, with SCHEMA_TEXT, the text of one version highlighted and the changes between any two
+//! versions. `?version=` picks the version shown, `?compare=` the one it is compared with.
+
+use leptos::prelude::*;
+use leptos_meta::Title;
+use leptos_router::hooks::{use_navigate, use_params_map, use_query_map};
+use leptos_router::NavigateOptions;
+
+use crate::api::{schema, subject, SchemaDetail, SubjectDetail};
+use crate::components::access::NeedsPrivilege;
+use crate::format::page_url;
+use crate::schema_view::{changes, highlight, line_diff, pretty, Line};
+use crate::Privilege;
+
+#[component]
+pub fn SubjectPage() -> impl IntoView {
+    let params = use_params_map();
+    let query = use_query_map();
+    let cluster = move || params.read().get("cluster").unwrap_or_default();
+    let name = move || params.read().get("subject").unwrap_or_default();
+    let chosen = move |key: &str| query.read().get(key).and_then(|v| v.parse::<i32>().ok());
+    let detail = Resource::new(move || (cluster(), name()), |(c, s)| subject(c, s.into()));
+    view! {
+        <Title text=name />
+        <Transition fallback=|| view! { <div class="skeleton-table"></div> }>
+            {move || Suspend::new(async move {
+                match detail.await {
+                    Ok(d) => {
+                        let newest = d.versions.last().map(|v| v.version);
+                        let shown = chosen("version").or(newest);
+                        let compare = chosen("compare")
+                            .or_else(|| {
+                                // By default, the version before the one shown.
+                                let at = d.versions.iter().position(|v| Some(v.version) == shown)?;
+                                at.checked_sub(1).map(|i| d.versions[i].version)
+                            });
+                        view! {
+                            <Overview detail=d.clone() cluster=cluster() />
+                            <NeedsPrivilege cluster=cluster() privilege=Privilege::SchemaText
+                                what="The schema text" children=ChildrenFn::to_children(move || {
+                                    let d = d.clone();
+                                    view! { <Texts detail=d shown=shown compare=compare /> }
+                                }) />
+                        }.into_any()
+                    }
+                    Err(e) => view! {
+                        <h1 class="mono">{name()}</h1>
+                        <p class="error" role="alert">{e.message}</p>
+                    }.into_any(),
+                }
+            })}
+        </Transition>
+    }
+}
+
+/// The catalog part: levels, topics, versions.
+#[component]
+fn Overview(detail: SubjectDetail, cluster: String) -> impl IntoView {
+    let level = detail.compatibility.clone().unwrap_or_else(|| "—".into());
+    let whose = if detail.compatibility_overridden {
+        "the subject's own level"
+    } else {
+        "the registry's global level"
+    };
+    let kind = detail
+        .versions
+        .last()
+        .map(|v| v.schema_type.clone())
+        .unwrap_or_else(|| "—".into());
+    let topics = detail.topics.clone();
+    let left_out = detail.versions_left_out;
+    view! {
+        <div class="page-head"><h1 class="mono">{detail.subject.clone()}</h1></div>
+        <dl class="facts">
+            <div><dt>"Type"</dt><dd data-figure="type">{kind}</dd></div>
+            <div><dt>"Versions"</dt><dd data-figure="versions">{detail.versions.len() as u64 + left_out}</dd></div>
+            <div><dt>"Compatibility"</dt><dd data-figure="compatibility">{level}
+                " " <span class="badge">{whose}</span></dd></div>
+        </dl>
+        <p data-figure="topics">
+            {if topics.is_empty() {
+                view! { "No topic of this cluster is named by this subject." }.into_any()
+            } else {
+                view! {
+                    "Describes "
+                    {topics.into_iter().enumerate().map(|(i, (topic, part))| {
+                        let href = page_url(&cluster, "topics", &topic);
+                        view! {
+                            {(i > 0).then_some(", ")}
+                            "the " {part} " of " <a class="mono" href=href>{topic}</a>
+                        }
+                    }).collect_view()}
+                    "."
+                }.into_any()
+            }}
+        </p>
+        <table class="data" aria-label="Versions">
+            <thead><tr>
+                <th scope="col" class="num">"Version"</th>
+                <th scope="col" class="num">"Schema id"</th>
+                <th scope="col">"Type"</th>
+                <th scope="col">"References"</th>
+            </tr></thead>
+            <tbody>
+                {detail.versions.iter().rev().map(|v| {
+                    let refs = if v.references.is_empty() {
+                        "—".to_string()
+                    } else {
+                        v.references.iter()
+                            .map(|r| format!("{} ({} v{})", r.name, r.subject, r.version))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    };
+                    view! {
+                        <tr data-version=v.version>
+                            <th scope="row" class="num">{v.version}</th>
+                            <td class="num">{v.id}</td>
+                            <td>{v.schema_type.clone()}</td>
+                            <td class="mono">{refs}</td>
+                        </tr>
+                    }
+                }).collect_view()}
+            </tbody>
+        </table>
+        {(left_out > 0).then(|| view! {
+            <p class="note">{format!("{left_out} older versions are not listed.")}</p>
+        })}
+    }
+}
+
+/// A highlighted schema text.
+#[component]
+fn SchemaText(kind: String, text: String) -> impl IntoView {
+    let shown = pretty(&kind, &text);
+    view! {
+        <pre class="schema-text" aria-label="Schema text"><code>
+            {highlight(&kind, &shown).into_iter().map(|(token, piece)| {
+                match token.class() {
+                    "" => view! { {piece} }.into_any(),
+                    class => view! { <span class=class>{piece}</span> }.into_any(),
+                }
+            }).collect_view()}
+        </code></pre>
+    }
+}
+
+/// The version shown, and the changes from the compared one.
+#[component]
+fn Texts(detail: SubjectDetail, shown: Option<i32>, compare: Option<i32>) -> impl IntoView {
+    let params = use_params_map();
+    let cluster = move || params.read().get("cluster").unwrap_or_default();
+    let name = detail.subject.clone();
+    let versions: Vec<i32> = detail.versions.iter().map(|v| v.version).collect();
+    let navigate = use_navigate();
+    let path = page_url(&cluster(), "schemas", &name);
+    let go = StoredValue::new(move |version: Option<i32>, compare: Option<i32>| {
+        let mut q = Vec::new();
+        if let Some(v) = version {
+            q.push(format!("version={v}"));
+        }
+        if let Some(c) = compare {
+            q.push(format!("compare={c}"));
+        }
+        navigate(
+            &format!("{path}?{}", q.join("&")),
+            NavigateOptions {
+                replace: true,
+                scroll: false,
+                ..Default::default()
+            },
+        );
+    });
+    let fetch = {
+        let name = name.clone();
+        move |version: Option<i32>| {
+            let (cluster, name) = (cluster(), name.clone());
+            Resource::new(
+                move || (cluster.clone(), name.clone(), version),
+                |(c, s, v)| async move {
+                    match v {
+                        Some(v) => schema(c, s.into(), v.into()).await.map(Some),
+                        None => Ok(None),
+                    }
+                },
+            )
+        }
+    };
+    let this = fetch(shown);
+    let other = fetch(compare);
+    let options = move |selected: Option<i32>, none: Option<&'static str>| {
+        view! {
+            {none.map(|label| view! { <option value="" selected=selected.is_none()>{label}</option> })}
+            {versions.iter().rev().map(|v| view! {
+                <option value=v.to_string() selected=selected == Some(*v)>{format!("Version {v}")}</option>
+            }).collect_view()}
+        }
+    };
+    let (options_a, options_b) = (options.clone(), options);
+    view! {
+        <section aria-label="Schema">
+            <h2>"Schema"</h2>
+            <label class="inline">"Show "
+                <select aria-label="Version shown" on:change=move |ev| {
+                    let v = event_target_value(&ev).parse().ok();
+                    go.with_value(|go| go(v, compare));
+                }>{options_a(shown, None)}</select>
+            </label>
+            <Transition fallback=|| view! { <div class="skeleton-table"></div> }>
+                {move || Suspend::new(async move {
+                    match this.await {
+                        Ok(Some(s)) => view! { <Shown schema=s /> }.into_any(),
+                        Ok(None) => view! { <p class="empty">"The subject has no versions."</p> }.into_any(),
+                        Err(e) => view! { <p class="error" role="alert">{e.message}</p> }.into_any(),
+                    }
+                })}
+            </Transition>
+        </section>
+        <section aria-label="Changes">
+            <h2>"Changes"</h2>
+            <label class="inline">"Compare with "
+                <select aria-label="Compared version" on:change=move |ev| {
+                    let c = event_target_value(&ev).parse().ok();
+                    go.with_value(|go| go(shown, c));
+                }>{options_b(compare, Some("no other version"))}</select>
+            </label>
+            <Transition fallback=|| view! { <div class="skeleton-table"></div> }>
+                {move || Suspend::new(async move {
+                    match (this.await, other.await) {
+                        (Ok(Some(new)), Ok(Some(old))) => view! { <Compared old=old new=new /> }.into_any(),
+                        (Ok(_), Ok(None)) => view! { <p class="empty">"Pick a version to compare with."</p> }.into_any(),
+                        (Err(e), _) | (_, Err(e)) => view! { <p class="error" role="alert">{e.message}</p> }.into_any(),
+                        (Ok(None), _) => ().into_any(),
+                    }
+                })}
+            </Transition>
+        </section>
+    }
+}
+
+#[component]
+fn Shown(schema: SchemaDetail) -> impl IntoView {
+    let refs = schema.references.clone();
+    view! {
+        <p class="note">{format!("Version {}, schema id {}, {}.", schema.version, schema.id, schema.schema_type)}</p>
+        {(!refs.is_empty()).then(|| view! {
+            <p>"References: " {refs.into_iter().map(|r| view! {
+                <span class="mono">{format!("{} → {} version {} ", r.name, r.subject, r.version)}</span>
+            }).collect_view()}</p>
+        })}
+        <SchemaText kind=schema.schema_type.clone() text=schema.schema.clone() />
+    }
+}
+
+/// What changed from `old` to `new`: the fields, then the lines.
+#[component]
+fn Compared(old: SchemaDetail, new: SchemaDetail) -> impl IntoView {
+    let title = format!("From version {} to version {}", old.version, new.version);
+    if old.schema_type != new.schema_type {
+        return view! {
+            <p class="note">{format!("{title}: the type changed from {} to {}.", old.schema_type, new.schema_type)}</p>
+        }
+        .into_any();
+    }
+    let kind = new.schema_type.clone();
+    let fields = changes(&kind, &old.schema, &new.schema);
+    let (a, b) = (pretty(&kind, &old.schema), pretty(&kind, &new.schema));
+    let lines = line_diff(&a, &b);
+    let what = if kind == "PROTOBUF" {
+        "Fields by message and number"
+    } else {
+        "Fields"
+    };
+    view! {
+        <h3>{title}</h3>
+        <h4>{what}</h4>
+        {match fields {
+            Ok(list) if list.is_empty() => view! { <p class="empty">"No field changed."</p> }.into_any(),
+            Ok(list) => view! {
+                <ul class="changes" aria-label="Field changes">
+                    {list.into_iter().map(|c| view! {
+                        <li><span class="mono">{c.at}</span>": "{c.what}</li>
+                    }).collect_view()}
+                </ul>
+            }.into_any(),
+            Err(e) => view! { <p class="error">{e}</p> }.into_any(),
+        }}
+        <h4>"Text"</h4>
+        {match lines {
+            Some(lines) => view! {
+                <pre class="schema-text diff" aria-label="Text changes"><code>
+                    {lines.into_iter().map(|l| match l {
+                        Line::Same(t) => view! { <span class="diff-same">{format!("  {t}\n")}</span> },
+                        Line::Removed(t) => view! { <span class="diff-removed">{format!("- {t}\n")}</span> },
+                        Line::Added(t) => view! { <span class="diff-added">{format!("+ {t}\n")}</span> },
+                    }).collect_view()}
+                </code></pre>
+            }.into_any(),
+            None => view! { <p class="note">"The texts are too long to compare line by line."</p> }.into_any(),
+        }}
+    }
+    .into_any()
+}
