@@ -212,8 +212,8 @@ pub fn changes(schema_type: &str, old: &str, new: &str) -> Result<Vec<Change>, S
         _ => {
             let (old, new) = (parse(old)?, parse(new)?);
             let (mut a, mut b) = (Vec::new(), Vec::new());
-            avro_fields(&old, "", &mut a, 0);
-            avro_fields(&new, "", &mut b, 0);
+            avro_fields(&old, &mut a, 0);
+            avro_fields(&new, &mut b, 0);
             Ok(avro_changes(&a, &b))
         }
     }
@@ -276,14 +276,12 @@ fn avro_kind(schema: &Value) -> String {
 }
 
 /// Every field of every record defined in `schema`, records inside records included.
-fn avro_fields(schema: &Value, _space: &str, out: &mut Vec<AvroField>, depth: usize) {
+fn avro_fields(schema: &Value, out: &mut Vec<AvroField>, depth: usize) {
     if depth > MAX_NESTING {
         return;
     }
     match schema {
-        Value::Array(branches) => branches
-            .iter()
-            .for_each(|b| avro_fields(b, _space, out, depth + 1)),
+        Value::Array(branches) => branches.iter().for_each(|b| avro_fields(b, out, depth + 1)),
         Value::Object(o) => {
             let t = o.get("type");
             match t.and_then(Value::as_str) {
@@ -317,24 +315,24 @@ fn avro_fields(schema: &Value, _space: &str, out: &mut Vec<AvroField>, depth: us
                                 .collect(),
                         });
                         if let Some(inner) = field.get("type") {
-                            avro_fields(inner, _space, out, depth + 1);
+                            avro_fields(inner, out, depth + 1);
                         }
                     }
                 }
                 Some("array") => {
                     if let Some(items) = o.get("items") {
-                        avro_fields(items, _space, out, depth + 1);
+                        avro_fields(items, out, depth + 1);
                     }
                 }
                 Some("map") => {
                     if let Some(values) = o.get("values") {
-                        avro_fields(values, _space, out, depth + 1);
+                        avro_fields(values, out, depth + 1);
                     }
                 }
                 _ => {
                     // `{"type": {"type": "record", …}}`
                     if let Some(inner @ (Value::Object(_) | Value::Array(_))) = t {
-                        avro_fields(inner, _space, out, depth + 1);
+                        avro_fields(inner, out, depth + 1);
                     }
                 }
             }

@@ -96,6 +96,24 @@ struct Registered {
     references: Vec<Reference>,
 }
 
+impl Registered {
+    /// The version without its text, `number` standing in for a version the answer lacks.
+    fn info(self, number: Option<i32>) -> (VersionInfo, String) {
+        let info = VersionInfo {
+            version: self.version.or(number).unwrap_or_default(),
+            id: self.id.unwrap_or_default(),
+            schema_type: kind(self.schema_type),
+            references: self.references,
+        };
+        (info, self.schema)
+    }
+}
+
+/// A schema's type as the registry gives it; the registry leaves it out for Avro.
+fn kind(schema_type: Option<String>) -> String {
+    schema_type.unwrap_or_else(|| "AVRO".to_string())
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
 pub struct Reference {
     pub name: String,
@@ -237,7 +255,7 @@ impl Registry {
 
     /// The schema registered under `id` and everything it references; `Ok(None)` when the
     /// registry has no such id.
-    pub async fn schema_by_id(&self, id: u32) -> Result<Option<SchemaText>, String> {
+    pub async fn schema_by_id(&self, id: u32) -> Result<Option<SchemaText>, RegistryError> {
         let Some(top) = self
             .get::<Registered>(&["schemas", "ids", &id.to_string()])
             .await?
@@ -256,14 +274,13 @@ impl Registry {
         subject: &str,
         version: Option<i32>,
     ) -> Result<Option<SubjectVersion>, RegistryError> {
-        let number = version.map_or_else(|| "latest".to_string(), |v| v.to_string());
-        let Some(top) = self
-            .get::<Registered>(&["subjects", subject, "versions", &number])
-            .await?
-        else {
+        let Some(top) = self.version(subject, version).await? else {
             return Ok(None);
         };
-        let what = format!("{subject} version {number}");
+        let what = format!(
+            "{subject} version {}",
+            version.map_or_else(|| "latest".to_string(), |v| v.to_string())
+        );
         let (Some(version), Some(id)) = (top.version, top.id) else {
             return Err(RegistryError::new(format!(
                 "registry: {what} came without its version or id"
@@ -289,15 +306,8 @@ impl Registry {
         numbers.sort_unstable();
         let left_out = numbers.len().saturating_sub(MAX_VERSIONS);
         let reads = stream::iter(numbers.into_iter().skip(left_out).map(|number| async move {
-            let found = self
-                .get::<Registered>(&["subjects", subject, "versions", &number.to_string()])
-                .await?;
-            Ok::<_, RegistryError>(found.map(|r| VersionInfo {
-                version: r.version.unwrap_or(number),
-                id: r.id.unwrap_or_default(),
-                schema_type: r.schema_type.unwrap_or_else(|| "AVRO".to_string()),
-                references: r.references,
-            }))
+            let found = self.version(subject, Some(number)).await?;
+            Ok::<_, RegistryError>(found.map(|r| r.info(Some(number)).0))
         }))
         .buffered(PARALLEL)
         .collect::<Vec<_>>()
@@ -330,19 +340,20 @@ impl Registry {
         subject: &str,
         version: Option<i32>,
     ) -> Result<Option<(VersionInfo, String)>, RegistryError> {
+        Ok(self
+            .version(subject, version)
+            .await?
+            .map(|r| r.info(version)))
+    }
+
+    /// One version of `subject` as the registry answers it (`None`: the newest).
+    async fn version(
+        &self,
+        subject: &str,
+        version: Option<i32>,
+    ) -> Result<Option<Registered>, RegistryError> {
         let number = version.map_or_else(|| "latest".to_string(), |v| v.to_string());
-        let found = self
-            .get::<Registered>(&["subjects", subject, "versions", &number])
-            .await?;
-        Ok(found.map(|r| {
-            let info = VersionInfo {
-                version: r.version.or(version).unwrap_or_default(),
-                id: r.id.unwrap_or_default(),
-                schema_type: r.schema_type.unwrap_or_else(|| "AVRO".to_string()),
-                references: r.references,
-            };
-            (info, r.schema)
-        }))
+        self.get(&["subjects", subject, "versions", &number]).await
     }
 
     /// A registered schema with the texts of the schemas it references, references of
@@ -380,7 +391,7 @@ impl Registry {
         }
         Ok(SchemaText {
             schema: top.schema,
-            schema_type: top.schema_type.unwrap_or_else(|| "AVRO".to_string()),
+            schema_type: kind(top.schema_type),
             references,
         })
     }
@@ -401,10 +412,7 @@ impl Registry {
             let latest = self
                 .get::<Version>(&["subjects", &name, "versions", "latest"])
                 .await?
-                .map(|v| {
-                    let kind = v.schema_type.unwrap_or_else(|| "AVRO".to_string());
-                    (v.version, v.id, kind)
-                });
+                .map(|v| (v.version, v.id, kind(v.schema_type)));
             let compatibility = self
                 .get::<Compatibility>(&["config", &name])
                 .await?

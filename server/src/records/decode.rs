@@ -366,6 +366,7 @@ impl Schemas {
                         Ok(Some(text)) => Ok(Arc::new(Decoder::new(&text))),
                         Ok(None) => Ok(Arc::new(Err(format!("the registry has no schema {id}")))),
                         Err(error) => {
+                            let error = String::from(error);
                             tracing::warn!(%error, id, "schema not fetched");
                             Err(error)
                         }

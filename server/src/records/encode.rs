@@ -92,15 +92,11 @@ pub fn encode(
                 out.extend_from_slice(&message_indexes(&descriptor));
                 out.extend_from_slice(&protobuf(&descriptor, value)?.encode_to_vec());
             }
-            Decoder::Json => unreachable_json()?,
+            // JSON schemas are handled above; `Decoder::new` gives this only for them.
+            Decoder::Json => return Err(Unfit::Schema("a JSON schema took the wrong path".into())),
         },
     }
     Ok(out)
-}
-
-/// [`Decoder::new`] gives a JSON decoder only for JSON schemas, which are handled before it.
-fn unreachable_json() -> Result<(), Unfit> {
-    Err(Unfit::Schema("a JSON schema took the wrong path".into()))
 }
 
 /// Confluent's message-index list for a message: the index of each message from the file's
@@ -147,9 +143,7 @@ fn pointer(path: &serde_path_to_error::Path) -> String {
         out.push('/');
         match segment {
             Segment::Seq { index } => out.push_str(&index.to_string()),
-            Segment::Map { key } | Segment::Enum { variant: key } => {
-                out.push_str(&key.replace('~', "~0").replace('/', "~1"))
-            }
+            Segment::Map { key } | Segment::Enum { variant: key } => out.push_str(&escape(key)),
             Segment::Unknown => out.push('?'),
         }
     }

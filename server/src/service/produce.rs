@@ -7,8 +7,8 @@ use app::{ApiError, ErrorCode, Privilege};
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
 
-use super::schemas::registry_error;
-use super::Service;
+use super::schemas::{registry_error, registry_of};
+use super::{Granted, Service};
 use crate::auth::oidc::now_ms;
 use crate::auth::Caller;
 use crate::kafka::admin::produce::{produce as write, Outgoing};
@@ -92,7 +92,7 @@ async fn chosen_schema(
         let text = registry
             .schema_by_id(id)
             .await
-            .map_err(|e| ApiError::new(ErrorCode::Client, e))?
+            .map_err(registry_error)?
             .ok_or_else(|| {
                 ApiError::new(
                     ErrorCode::NotFound,
@@ -132,24 +132,38 @@ async fn chosen_schema(
     Ok((found.schema, used))
 }
 
-/// A key or value: plain bytes, or JSON encoded with the registered schema it names (and which
-/// one that was).
+/// A key or value as judged with the other arguments: its bytes, or, for a schema encoding,
+/// the payload to encode (with the registry type it wants) once the topic is known.
+enum Part {
+    Bytes(Option<Vec<u8>>),
+    Schema(Payload, &'static str),
+}
+
+fn judge_part(payload: Option<Payload>, field: &str) -> Result<Part, ApiError> {
+    let Some(payload) = payload else {
+        return Ok(Part::Bytes(None));
+    };
+    Ok(match schema_type(payload.encoding) {
+        Some(wanted) => Part::Schema(payload, wanted),
+        None => Part::Bytes(payload_bytes(&payload, field)?),
+    })
+}
+
+/// The bytes of a key or value, a schema encoding's JSON encoded with the registered schema it
+/// names (and which one that was).
 async fn part_bytes(
-    registry: Option<&Registry>,
+    granted: &Granted,
     topic: &str,
-    payload: &Payload,
+    part: Part,
     field: &str,
 ) -> Result<(Option<Vec<u8>>, Option<SchemaUsed>), ApiError> {
-    let Some(wanted) = schema_type(payload.encoding) else {
-        return Ok((payload_bytes(payload, field)?, None));
+    let (payload, wanted) = match part {
+        Part::Bytes(bytes) => return Ok((bytes, None)),
+        Part::Schema(payload, wanted) => (payload, wanted),
     };
-    let registry = registry.ok_or_else(|| {
-        ApiError::new(
-            ErrorCode::NotConfigured,
-            "This cluster has no schema registry to encode with.",
-        )
-    })?;
-    let (text, used) = chosen_schema(registry, topic, payload, field).await?;
+    let registry = registry_of(granted)?;
+    let payload = &payload;
+    let (text, used) = chosen_schema(&registry, topic, payload, field).await?;
     if text.schema_type != wanted {
         return Err(ApiError::bad_request(
             field,
@@ -209,11 +223,8 @@ pub async fn produce(
     let dry_run = args.dry_run.or("dry_run", false)?;
     // Plain parts are judged with the other arguments; parts encoded through the registry once
     // the topic is known.
-    for (part, field) in [(&key, "key"), (&value, "value")] {
-        if let Some(p) = part.as_ref().filter(|p| schema_type(p.encoding).is_none()) {
-            payload_bytes(p, field)?;
-        }
-    }
+    let key = judge_part(key, "key")?;
+    let value = judge_part(value, "value")?;
     let listed = granted.listed_topic(&topic)?;
     let count = listed.partitions.len();
     if let Some(p) = partition {
@@ -225,15 +236,8 @@ pub async fn produce(
         }
     }
     // The registry is asked only once the arguments it does not judge have been.
-    let registry = granted.entry.registry();
-    let (key, key_schema) = match key {
-        Some(p) => part_bytes(registry.as_deref(), &topic, &p, "key").await?,
-        None => (None, None),
-    };
-    let (value, value_schema) = match value {
-        Some(p) => part_bytes(registry.as_deref(), &topic, &p, "value").await?,
-        None => (None, None),
-    };
+    let (key, key_schema) = part_bytes(&granted, &topic, key, "key").await?;
+    let (value, value_schema) = part_bytes(&granted, &topic, value, "value").await?;
     let total = key.as_ref().map_or(0, Vec::len)
         + value.as_ref().map_or(0, Vec::len)
         + headers

@@ -9,7 +9,6 @@ use axum::http::StatusCode;
 use rdkafka::admin::{AdminClient, AdminOptions, ResourceSpecifier};
 use rdkafka::client::DefaultClientContext;
 use rdkafka::config::ClientConfig;
-use rdkafka::consumer::{BaseConsumer, Consumer};
 
 use crate::support::*;
 
@@ -48,18 +47,9 @@ async fn overrides(topic: &str) -> BTreeMap<String, String> {
 
 /// The low watermark of each partition of `topic`, as a consumer of the test's own reads it.
 fn low_watermarks(topic: &str, partitions: i32) -> Vec<i64> {
-    let consumer: BaseConsumer = ClientConfig::new()
-        .set("bootstrap.servers", OPEN_PORT)
-        .set("group.id", "it-watermarks")
-        .create()
-        .expect("consumer");
-    (0..partitions)
-        .map(|p| {
-            consumer
-                .fetch_watermarks(topic, p, Duration::from_secs(10))
-                .expect("watermarks")
-                .0
-        })
+    watermarks(topic, partitions)
+        .into_iter()
+        .map(|w| w.0)
         .collect()
 }
 

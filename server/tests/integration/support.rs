@@ -331,3 +331,21 @@ pub(crate) fn dev_python(script: &str, args: &[&str]) -> String {
     );
     String::from_utf8(out.stdout).expect("UTF-8")
 }
+
+/// The (low, high) watermarks of partitions `0..partitions` of `topic`, as a consumer of the
+/// test's own reads them.
+pub(crate) fn watermarks(topic: &str, partitions: i32) -> Vec<(i64, i64)> {
+    use rdkafka::consumer::{BaseConsumer, Consumer};
+    let consumer: BaseConsumer = ClientConfig::new()
+        .set("bootstrap.servers", OPEN_PORT)
+        .set("group.id", "it-watermarks")
+        .create()
+        .expect("consumer");
+    (0..partitions)
+        .map(|p| {
+            consumer
+                .fetch_watermarks(topic, p, Duration::from_secs(10))
+                .expect("watermarks")
+        })
+        .collect()
+}
