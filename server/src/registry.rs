@@ -4,10 +4,13 @@
 
 use std::time::Duration;
 
+use app::access::Resource;
+use app::Privilege;
 use futures::stream::{self, StreamExt};
-use reqwest::{StatusCode, Url};
-use serde::Deserialize;
+use reqwest::{Method, StatusCode, Url};
+use serde::{Deserialize, Serialize};
 
+use crate::auth::Grant;
 use crate::config::{RegistryConfig, Secret};
 
 const TIMEOUT: Duration = Duration::from_secs(10);
@@ -52,11 +55,14 @@ pub struct SchemaText {
     pub references: Vec<(String, String)>,
 }
 
-/// Why the registry did not answer: it refused klens's credentials (`refused`), or it could not
-/// be reached or answered something klens does not read.
+/// Why the registry did not answer: it refused klens's credentials (`refused`), it answered
+/// with an error of its own (`status`, its message in `message`), or it could not be reached or
+/// answered something klens does not read.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RegistryError {
     pub refused: bool,
+    /// The HTTP status of the registry's own error answer (404, 409, 422, ...).
+    pub status: Option<u16>,
     pub message: String,
 }
 
@@ -64,9 +70,36 @@ impl RegistryError {
     fn new(message: String) -> RegistryError {
         RegistryError {
             refused: false,
+            status: None,
             message,
         }
     }
+}
+
+/// The longest part of a registry's error message klens passes on.
+const MAX_MESSAGE: usize = 2000;
+
+/// The message of a registry's error answer (`{"error_code": .., "message": ..}`), else the
+/// start of its body.
+fn error_message(body: &[u8]) -> String {
+    #[derive(Deserialize)]
+    struct Answer {
+        message: Option<String>,
+    }
+    let text = match serde_json::from_slice::<Answer>(body) {
+        Ok(Answer { message: Some(m) }) => m,
+        _ => String::from_utf8_lossy(body).into_owned(),
+    };
+    let mut text: String = text.chars().filter(|c| !c.is_control()).collect();
+    if text.len() > MAX_MESSAGE {
+        let mut end = MAX_MESSAGE;
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        text.truncate(end);
+        text.push('…');
+    }
+    text
 }
 
 impl From<RegistryError> for String {
@@ -114,7 +147,7 @@ fn kind(schema_type: Option<String>) -> String {
     schema_type.unwrap_or_else(|| "AVRO".to_string())
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Reference {
     pub name: String,
     pub subject: String,
@@ -207,49 +240,90 @@ impl Registry {
         &self,
         segments: &[&str],
     ) -> Result<Option<T>, RegistryError> {
-        let url = self.url(segments).map_err(RegistryError::new)?;
-        let mut request = self.http.get(url.clone());
+        self.get_with(segments, &[]).await
+    }
+
+    /// GETs a JSON document with query arguments; `Ok(None)` for 404.
+    async fn get_with<T: for<'de> Deserialize<'de>>(
+        &self,
+        segments: &[&str],
+        query: &[(&str, &str)],
+    ) -> Result<Option<T>, RegistryError> {
+        match self.send(Method::GET, segments, query, None).await {
+            Ok(found) => Ok(Some(found)),
+            Err(e) if e.status == Some(404) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Sends one request and reads its JSON answer; an error answer of the registry comes back
+    /// with its status and message.
+    async fn send<T: for<'de> Deserialize<'de>>(
+        &self,
+        method: Method,
+        segments: &[&str],
+        query: &[(&str, &str)],
+        body: Option<Vec<u8>>,
+    ) -> Result<T, RegistryError> {
+        let mut url = self.url(segments).map_err(RegistryError::new)?;
+        if !query.is_empty() {
+            url.query_pairs_mut().extend_pairs(query);
+        }
+        let mut request = self.http.request(method.clone(), url);
         if let Some((user, password)) = &self.credentials {
             request = request.basic_auth(user, Some(password.expose()));
         }
-        let what = segments.join("/");
-        let response = request.send().await.map_err(|e| {
-            RegistryError::new(format!("registry: GET {what}: {}", e.without_url()))
-        })?;
-        let status = response.status();
-        if status == StatusCode::NOT_FOUND {
-            return Ok(None);
+        if let Some(body) = body {
+            request = request
+                .header(
+                    reqwest::header::CONTENT_TYPE,
+                    "application/vnd.schemaregistry.v1+json",
+                )
+                .body(body);
         }
+        let what = format!("{method} {}", segments.join("/"));
+        let response = request
+            .send()
+            .await
+            .map_err(|e| RegistryError::new(format!("registry: {what}: {}", e.without_url())))?;
+        let status = response.status();
         if matches!(status, StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN) {
             return Err(RegistryError {
                 refused: true,
-                message: format!(
-                    "the registry refused klens's credentials: GET {what}: HTTP {status}"
-                ),
+                status: Some(status.as_u16()),
+                message: format!("the registry refused klens's credentials: {what}: HTTP {status}"),
             });
-        }
-        if !status.is_success() {
-            return Err(RegistryError::new(format!(
-                "registry: GET {what}: HTTP {status}"
-            )));
         }
         let mut response = response;
         let mut body = Vec::new();
         while let Some(chunk) = response
             .chunk()
             .await
-            .map_err(|e| RegistryError::new(format!("registry: GET {what}: {}", e.without_url())))?
+            .map_err(|e| RegistryError::new(format!("registry: {what}: {}", e.without_url())))?
         {
             if body.len() + chunk.len() > MAX_BODY {
                 return Err(RegistryError::new(format!(
-                    "registry: GET {what}: the answer is over {} MiB",
+                    "registry: {what}: the answer is over {} MiB",
                     MAX_BODY / (1024 * 1024)
                 )));
             }
             body.extend_from_slice(&chunk);
         }
-        serde_json::from_slice(&body).map(Some).map_err(|e| {
-            RegistryError::new(format!("registry: GET {what}: not the JSON expected: {e}"))
+        if status.is_client_error() {
+            return Err(RegistryError {
+                refused: false,
+                status: Some(status.as_u16()),
+                message: error_message(&body),
+            });
+        }
+        if !status.is_success() {
+            return Err(RegistryError::new(format!(
+                "registry: {what}: HTTP {status}: {}",
+                error_message(&body)
+            )));
+        }
+        serde_json::from_slice(&body).map_err(|e| {
+            RegistryError::new(format!("registry: {what}: not the JSON expected: {e}"))
         })
     }
 
@@ -317,14 +391,7 @@ impl Registry {
             // A version deleted between the two reads is left out.
             versions.extend(read?);
         }
-        let compatibility = self
-            .get::<Compatibility>(&["config", subject])
-            .await?
-            .and_then(|c| c.level);
-        let global_compatibility = self
-            .get::<Compatibility>(&["config"])
-            .await?
-            .and_then(|c| c.level);
+        let (compatibility, global_compatibility) = self.levels(subject).await?;
         Ok(Some(SubjectInfo {
             versions,
             versions_left_out: left_out,
@@ -380,11 +447,13 @@ impl Registry {
             let found = self
                 .get::<Registered>(&["subjects", &reference.subject, "versions", &version])
                 .await?
-                .ok_or_else(|| {
-                    RegistryError::new(format!(
+                .ok_or_else(|| RegistryError {
+                    refused: false,
+                    status: Some(404),
+                    message: format!(
                         "{what} references {} version {version}, which the registry lacks",
                         reference.subject
-                    ))
+                    ),
                 })?;
             pending.extend(found.references.into_iter().map(|r| (r, depth + 1)));
             references.push((reference.name, found.schema));
@@ -405,24 +474,13 @@ impl Registry {
             .await?
             .and_then(|c| c.level);
         let reads = stream::iter(names.into_iter().map(|name| async move {
-            let versions: Vec<i32> = self
-                .get(&["subjects", &name, "versions"])
-                .await?
-                .unwrap_or_default();
-            let latest = self
-                .get::<Version>(&["subjects", &name, "versions", "latest"])
-                .await?
-                .map(|v| (v.version, v.id, kind(v.schema_type)));
-            let compatibility = self
-                .get::<Compatibility>(&["config", &name])
-                .await?
-                .and_then(|c| c.level);
-            Ok::<_, RegistryError>(Subject {
+            let summary = self.subject_summary(&name).await?;
+            Ok::<_, RegistryError>(summary.unwrap_or(Subject {
                 name,
-                versions,
-                latest,
-                compatibility,
-            })
+                versions: Vec::new(),
+                latest: None,
+                compatibility: None,
+            }))
         }))
         .buffer_unordered(PARALLEL)
         .collect::<Vec<_>>()
@@ -434,4 +492,334 @@ impl Registry {
             subjects,
         })
     }
+
+    /// One subject as the catalog lists it; `Ok(None)` when the registry has no such subject.
+    pub async fn subject_summary(&self, name: &str) -> Result<Option<Subject>, RegistryError> {
+        let Some(versions) = self
+            .get::<Vec<i32>>(&["subjects", name, "versions"])
+            .await?
+        else {
+            return Ok(None);
+        };
+        let latest = self
+            .get::<Version>(&["subjects", name, "versions", "latest"])
+            .await?
+            .map(|v| (v.version, v.id, kind(v.schema_type)));
+        let compatibility = self.own_level(name).await?;
+        Ok(Some(Subject {
+            name: name.to_string(),
+            versions,
+            latest,
+            compatibility,
+        }))
+    }
+
+    /// The subject's own compatibility level (`None`: it sets none) and the registry's global
+    /// one.
+    pub async fn levels(
+        &self,
+        subject: &str,
+    ) -> Result<(Option<String>, Option<String>), RegistryError> {
+        let own = self.own_level(subject).await?;
+        let global = self
+            .get::<Compatibility>(&["config"])
+            .await?
+            .and_then(|c| c.level);
+        Ok((own, global))
+    }
+
+    /// The subject's own compatibility level; `None` when the global one applies. Confluent's
+    /// registry answers 404 for a subject without a level of its own. Apicurio answers NONE,
+    /// and the level that applies only when asked to fall back to the global one: a NONE that
+    /// differs from that fallback is no level of the subject's own.
+    async fn own_level(&self, subject: &str) -> Result<Option<String>, RegistryError> {
+        let plain = self
+            .get::<Compatibility>(&["config", subject])
+            .await?
+            .and_then(|c| c.level);
+        if plain.as_deref() != Some("NONE") {
+            return Ok(plain);
+        }
+        let fallback = self
+            .get_with::<Compatibility>(&["config", subject], &[("defaultToGlobal", "true")])
+            .await?
+            .and_then(|c| c.level);
+        Ok(if fallback == plain { plain } else { None })
+    }
+
+    /// The numbers of the soft-deleted versions of `subject`, oldest first (at most
+    /// [`MAX_VERSIONS`], the newest).
+    pub async fn deleted_versions(&self, subject: &str) -> Result<Vec<i32>, RegistryError> {
+        let all: Vec<i32> = self
+            .get_with(&["subjects", subject, "versions"], &[("deleted", "true")])
+            .await?
+            .unwrap_or_default();
+        let live: Vec<i32> = self
+            .get(&["subjects", subject, "versions"])
+            .await?
+            .unwrap_or_default();
+        let mut deleted: Vec<i32> = all.into_iter().filter(|v| !live.contains(v)).collect();
+        deleted.sort_unstable();
+        let skip = deleted.len().saturating_sub(MAX_VERSIONS);
+        Ok(deleted.split_off(skip))
+    }
+
+    /// The subjects and versions whose schemas reference `version` of `subject` (at most
+    /// [`MAX_REFERENCES`] of them).
+    pub async fn referenced_by(
+        &self,
+        subject: &str,
+        version: i32,
+    ) -> Result<Vec<(String, i32)>, RegistryError> {
+        let number = version.to_string();
+        let ids: Vec<u32> = self
+            .get_with(
+                &["subjects", subject, "versions", &number, "referencedby"],
+                &[("deleted", "true")],
+            )
+            .await?
+            .unwrap_or_default();
+        #[derive(Deserialize)]
+        struct Use {
+            subject: String,
+            version: i32,
+        }
+        let mut users = Vec::new();
+        for id in ids.into_iter().take(MAX_REFERENCES) {
+            let found: Vec<Use> = self
+                .get(&["schemas", "ids", &id.to_string(), "versions"])
+                .await?
+                .unwrap_or_default();
+            users.extend(found.into_iter().map(|u| (u.subject, u.version)));
+        }
+        users.sort();
+        users.dedup();
+        Ok(users)
+    }
+
+    /// The texts of the schemas a proposed schema references, references of references
+    /// included, for parsing it before it is registered.
+    pub async fn proposal_text(&self, proposal: &Proposal) -> Result<SchemaText, RegistryError> {
+        let top = Registered {
+            version: None,
+            id: None,
+            schema: proposal.schema.clone(),
+            schema_type: Some(proposal.schema_type.clone()),
+            references: proposal.references.clone(),
+        };
+        self.with_references(top, "the proposed schema").await
+    }
+
+    /// The registry's verdict on `proposal` against the subject's newest version under the
+    /// level that applies, with the registry's messages; `Ok(None)` when the subject has no
+    /// version to compare with.
+    pub async fn compatibility(
+        &self,
+        grant: &Grant,
+        subject: &str,
+        proposal: &Proposal,
+    ) -> Result<Option<Verdict>, RegistryError> {
+        require(grant, Privilege::RegisterSchemas, subject)?;
+        #[derive(Deserialize)]
+        struct Answer {
+            is_compatible: bool,
+            #[serde(default)]
+            messages: Vec<String>,
+        }
+        let answer = self
+            .send::<Answer>(
+                Method::POST,
+                &["compatibility", "subjects", subject, "versions", "latest"],
+                &[("verbose", "true")],
+                Some(proposal.body()),
+            )
+            .await;
+        match answer {
+            Ok(a) => Ok(Some(Verdict {
+                compatible: a.is_compatible,
+                messages: a
+                    .messages
+                    .iter()
+                    .map(|m| error_message(m.as_bytes()))
+                    .collect(),
+            })),
+            Err(e) if e.status == Some(404) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The version and id under which `subject` already holds exactly `proposal`, if it does.
+    pub async fn lookup(
+        &self,
+        grant: &Grant,
+        subject: &str,
+        proposal: &Proposal,
+    ) -> Result<Option<(i32, u32)>, RegistryError> {
+        require(grant, Privilege::RegisterSchemas, subject)?;
+        let found = self
+            .send::<Registered>(
+                Method::POST,
+                &["subjects", subject],
+                &[],
+                Some(proposal.body()),
+            )
+            .await;
+        match found {
+            Ok(Registered {
+                version: Some(v),
+                id: Some(id),
+                ..
+            }) => Ok(Some((v, id))),
+            Ok(_) => Err(RegistryError::new(format!(
+                "registry: the lookup of {subject} came without a version or id"
+            ))),
+            Err(e) if e.status == Some(404) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Registers `proposal` under `subject`, answering its version and id.
+    pub async fn register(
+        &self,
+        grant: &Grant,
+        subject: &str,
+        proposal: &Proposal,
+    ) -> Result<(i32, u32), RegistryError> {
+        require(grant, Privilege::RegisterSchemas, subject)?;
+        #[derive(Deserialize)]
+        struct Answer {
+            id: u32,
+            version: Option<i32>,
+        }
+        let answer = self
+            .send::<Answer>(
+                Method::POST,
+                &["subjects", subject, "versions"],
+                &[],
+                Some(proposal.body()),
+            )
+            .await?;
+        if let Some(version) = answer.version {
+            return Ok((version, answer.id));
+        }
+        // Confluent's registry answers the id only; the lookup gives the version.
+        match self.lookup(grant, subject, proposal).await? {
+            Some(found) => Ok(found),
+            None => Err(RegistryError::new(format!(
+                "registry: schema {} was registered under {subject}, and then not found there",
+                answer.id
+            ))),
+        }
+    }
+
+    /// Sets the subject's own compatibility level, or with `None` removes it so the global one
+    /// applies.
+    pub async fn set_level(
+        &self,
+        grant: &Grant,
+        subject: &str,
+        level: Option<&str>,
+    ) -> Result<(), RegistryError> {
+        require(grant, Privilege::SetCompatibility, subject)?;
+        let done = match level {
+            Some(level) => {
+                let body = serde_json::json!({ "compatibility": level }).to_string();
+                self.send::<serde_json::Value>(
+                    Method::PUT,
+                    &["config", subject],
+                    &[],
+                    Some(body.into_bytes()),
+                )
+                .await
+            }
+            None => {
+                self.send::<serde_json::Value>(Method::DELETE, &["config", subject], &[], None)
+                    .await
+            }
+        };
+        match done {
+            Ok(_) => Ok(()),
+            // Confluent's registry answers 404 for removing a level the subject does not set.
+            Err(e) if level.is_none() && e.status == Some(404) => Ok(()),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Deletes one version of `subject`, or with `None` the whole subject: soft, or with
+    /// `permanent` for good (the registry wants a soft delete first). Answers the versions the
+    /// registry says it deleted.
+    pub async fn delete(
+        &self,
+        grant: &Grant,
+        subject: &str,
+        version: Option<i32>,
+        permanent: bool,
+    ) -> Result<Vec<i32>, RegistryError> {
+        require(grant, Privilege::DeleteSchemas, subject)?;
+        let query: &[(&str, &str)] = if permanent {
+            &[("permanent", "true")]
+        } else {
+            &[]
+        };
+        match version {
+            Some(v) => {
+                let number = v.to_string();
+                let deleted: i32 = self
+                    .send(
+                        Method::DELETE,
+                        &["subjects", subject, "versions", &number],
+                        query,
+                        None,
+                    )
+                    .await?;
+                Ok(vec![deleted])
+            }
+            None => {
+                self.send(Method::DELETE, &["subjects", subject], query, None)
+                    .await
+            }
+        }
+    }
+}
+
+/// A schema as proposed for registration.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Proposal {
+    pub schema: String,
+    /// AVRO, PROTOBUF or JSON.
+    pub schema_type: String,
+    pub references: Vec<Reference>,
+}
+
+impl Proposal {
+    fn body(&self) -> Vec<u8> {
+        #[derive(Serialize)]
+        struct Body<'a> {
+            schema: &'a str,
+            #[serde(rename = "schemaType")]
+            schema_type: &'a str,
+            references: &'a [Reference],
+        }
+        // A struct of strings and numbers always serializes.
+        serde_json::to_vec(&Body {
+            schema: &self.schema,
+            schema_type: &self.schema_type,
+            references: &self.references,
+        })
+        .unwrap_or_default()
+    }
+}
+
+/// The registry's word on a proposed schema.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Verdict {
+    pub compatible: bool,
+    pub messages: Vec<String>,
+}
+
+/// `Ok` when `grant` was given for `privilege` on `subject`.
+fn require(grant: &Grant, privilege: Privilege, subject: &str) -> Result<(), RegistryError> {
+    grant
+        .require(privilege, &Resource::Subject(subject.to_string()))
+        .map_err(|e| RegistryError::new(e.message))
 }

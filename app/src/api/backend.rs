@@ -11,11 +11,12 @@ use leptos::prelude::use_context;
 
 use super::{
     AddPartitionsArgs, AlterTopicConfigsArgs, Arg, BrokerDetail, BrokerList, ClusterDetail,
-    ClusterSummary, ConfigsChanged, CreateTopicArgs, DeleteRecordsArgs, GroupChanged, GroupDetail,
-    GroupList, OffsetPlan, PartitionsAdded, ProduceArgs, Produced, Record, RecordArgs,
-    RecordAtArgs, RecordPage, RecordsDeleted, ResetOffsetsArgs, SchemaDetail, SearchResult,
-    SubjectDetail, SubjectList, TopicChanged, TopicConfigList, TopicDetail, TopicList, WhoAmI,
-    WindowArgs,
+    ClusterSummary, CompatibilitySet, ConfigsChanged, CreateTopicArgs, DeleteRecordsArgs,
+    DeleteSchemaArgs, GroupChanged, GroupDetail, GroupList, OffsetPlan, PartitionsAdded,
+    ProduceArgs, Produced, Record, RecordArgs, RecordAtArgs, RecordPage, RecordsDeleted,
+    RegisterSchemaArgs, ResetOffsetsArgs, SchemaDeleted, SchemaDetail, SchemaRegistered,
+    SearchResult, SetCompatibilityArgs, SubjectDetail, SubjectList, TopicChanged, TopicConfigList,
+    TopicDetail, TopicList, WhoAmI, WindowArgs,
 };
 use crate::error::{ApiError, ErrorCode};
 
@@ -58,6 +59,9 @@ pub trait Backend: Send + Sync + 'static {
     ) -> Reply<GroupChanged>;
     fn delete_group(&self, cluster: String, group: Arg<String>) -> Reply<GroupChanged>;
     fn produce(&self, args: ProduceArgs) -> Reply<Produced>;
+    fn register_schema(&self, args: RegisterSchemaArgs) -> Reply<SchemaRegistered>;
+    fn set_compatibility(&self, args: SetCompatibilityArgs) -> Reply<CompatibilitySet>;
+    fn delete_schema(&self, args: DeleteSchemaArgs) -> Reply<SchemaDeleted>;
 }
 
 /// The answer of a backend method.

@@ -3,7 +3,7 @@
 //! `schema` needs SCHEMA_TEXT.
 
 use leptos::prelude::*;
-use leptos::server_fn::codec::GetUrl;
+use leptos::server_fn::codec::{GetUrl, Json};
 use serde::{Deserialize, Serialize};
 
 use super::Arg;
@@ -80,6 +80,8 @@ pub struct SubjectDetail {
     pub versions: Vec<SubjectVersion>,
     /// How many older versions are not listed.
     pub versions_left_out: u64,
+    /// Soft-deleted versions, which only a permanent deletion removes for good (oldest first).
+    pub deleted_versions: Vec<i32>,
     /// The level that applies: the subject's own, or else the registry's global one.
     pub compatibility: Option<String>,
     /// Whether the subject sets its own level (else the global one applies).
@@ -123,4 +125,168 @@ pub async fn schema(
     super::backend::current()?
         .schema(cluster, subject, version)
         .await
+}
+
+/// The arguments of `register_schema` as sent.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct RegisterSchemaArgs {
+    pub cluster: String,
+    #[serde(default)]
+    pub subject: Arg<String>,
+    /// The schema's text.
+    #[serde(default)]
+    pub schema: Arg<String>,
+    /// AVRO (the default), PROTOBUF or JSON.
+    #[serde(default, rename = "type")]
+    pub schema_type: Arg<String>,
+    /// Registered schemas this one uses.
+    #[serde(default)]
+    pub references: Arg<Vec<SchemaReference>>,
+    /// `true`: judge the schema and register nothing.
+    #[serde(default)]
+    pub dry_run: Arg<bool>,
+}
+
+/// One record of the subject's topic, by where it is.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RecordAt {
+    pub partition: i32,
+    pub offset: i64,
+    pub reason: String,
+}
+
+/// How the newest records of the subject's topic read with a proposed schema.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RecordsCheck {
+    pub topic: String,
+    /// `key` or `value`.
+    pub part: String,
+    /// Records read: the newest, up to 500, from every partition.
+    pub read: u64,
+    /// Records whose part reads with the proposed schema.
+    pub fit: u64,
+    /// Records whose part does not.
+    pub failed: u64,
+    /// Records that could not be tried: a null part, bytes not framed with a schema id, or a
+    /// writer schema klens could not fetch.
+    pub unchecked: u64,
+    pub first_failure: Option<RecordAt>,
+    pub first_unchecked: Option<RecordAt>,
+    /// Why the records could not be read, when they could not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// The answer of `register_schema`: with `dry_run`, the registry's verdict and the records
+/// check; else the version and id registered.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SchemaRegistered {
+    pub cluster: String,
+    pub subject: String,
+    pub dry_run: bool,
+    #[serde(rename = "type")]
+    pub schema_type: String,
+    /// The level the registry judges against (the subject's own, or else the global one).
+    pub compatibility: Option<String>,
+    /// The registry's verdict against the subject's versions under that level; `null` when
+    /// the subject has no version yet.
+    pub compatible: Option<bool>,
+    /// The registry's reasons, when it gives them.
+    pub messages: Vec<String>,
+    /// The version and id under which the subject already holds this very schema (registering
+    /// it again adds no version).
+    pub existing: Option<SchemaVersionRef>,
+    /// For a subject named `<topic>-key` or `<topic>-value` of a topic of the cluster.
+    pub records: Option<RecordsCheck>,
+    /// Once registered: its version and id.
+    pub version: Option<i32>,
+    pub id: Option<i64>,
+}
+
+/// Register a schema, or a new version of a subject (REGISTER_SCHEMAS).
+#[server(endpoint = "register_schema", input = Json)]
+pub async fn register_schema(
+    #[server(flatten)] args: RegisterSchemaArgs,
+) -> Result<SchemaRegistered, ApiError> {
+    super::backend::current()?.register_schema(args).await
+}
+
+/// The levels a subject may set; `GLOBAL` in `set_compatibility` removes the subject's own
+/// level.
+pub const COMPATIBILITY_LEVELS: [&str; 7] = [
+    "BACKWARD",
+    "BACKWARD_TRANSITIVE",
+    "FORWARD",
+    "FORWARD_TRANSITIVE",
+    "FULL",
+    "FULL_TRANSITIVE",
+    "NONE",
+];
+
+/// The arguments of `set_compatibility` as sent.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SetCompatibilityArgs {
+    pub cluster: String,
+    #[serde(default)]
+    pub subject: Arg<String>,
+    /// One of [`COMPATIBILITY_LEVELS`], or `GLOBAL` for the registry's global level.
+    #[serde(default)]
+    pub compatibility: Arg<String>,
+    #[serde(default)]
+    pub dry_run: Arg<bool>,
+}
+
+/// A subject's level before and after a change (as it would be, with `dry_run`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CompatibilitySet {
+    pub cluster: String,
+    pub subject: String,
+    pub dry_run: bool,
+    /// The level that applied, and whether it was the subject's own.
+    pub before: Option<String>,
+    pub before_own: bool,
+    pub after: Option<String>,
+    pub after_own: bool,
+}
+
+/// Change a subject's compatibility level, or go back to the global one (SET_COMPATIBILITY).
+#[server(endpoint = "set_compatibility", input = Json)]
+pub async fn set_compatibility(
+    #[server(flatten)] args: SetCompatibilityArgs,
+) -> Result<CompatibilitySet, ApiError> {
+    super::backend::current()?.set_compatibility(args).await
+}
+
+/// The arguments of `delete_schema` as sent.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct DeleteSchemaArgs {
+    pub cluster: String,
+    #[serde(default)]
+    pub subject: Arg<String>,
+    /// One version; the whole subject when missing.
+    #[serde(default)]
+    pub version: Arg<i32>,
+    /// `true`: delete for good what was soft-deleted before.
+    #[serde(default)]
+    pub permanent: Arg<bool>,
+    #[serde(default)]
+    pub dry_run: Arg<bool>,
+}
+
+/// The versions a deletion took (or would take, with `dry_run`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SchemaDeleted {
+    pub cluster: String,
+    pub subject: String,
+    pub dry_run: bool,
+    pub permanent: bool,
+    pub versions: Vec<i32>,
+}
+
+/// Delete a version or a whole subject, soft first, then for good (DELETE_SCHEMAS).
+#[server(endpoint = "delete_schema", input = Json)]
+pub async fn delete_schema(
+    #[server(flatten)] args: DeleteSchemaArgs,
+) -> Result<SchemaDeleted, ApiError> {
+    super::backend::current()?.delete_schema(args).await
 }

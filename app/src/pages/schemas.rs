@@ -5,18 +5,41 @@ use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::use_params_map;
 
+use super::schema_changes::RegisterSchema;
 use crate::api::subjects;
+use crate::components::access::{allows, identity};
 use crate::components::table::Freshness;
 use crate::format::page_url;
+use crate::Privilege;
 
 #[component]
 pub fn SchemasPage() -> impl IntoView {
     let params = use_params_map();
     let cluster = move || params.read().get("cluster").unwrap_or_default();
     let list = Resource::new(cluster, subjects);
+    let who = identity();
+    let notice = RwSignal::new(None::<String>);
+    let changed = Callback::new(move |said: String| {
+        notice.set(Some(said));
+        list.refetch();
+    });
     view! {
         <Title text=move || format!("Schemas of {}", cluster()) />
-        <h1>"Schemas"</h1>
+        <div class="page-head">
+            <h1>"Schemas"</h1>
+            <div class="actions">
+                <Suspense fallback=|| ()>
+                    {move || Suspend::new(async move {
+                        let registry = list.await.is_ok_and(|l| l.registry);
+                        let may = who.await.ok().is_some_and(|w| allows(w.cluster(&cluster()), Privilege::RegisterSchemas));
+                        (registry && may).then(|| view! {
+                            <RegisterSchema cluster=cluster() subject=None kind=None can_read=false on_done=changed />
+                        })
+                    })}
+                </Suspense>
+            </div>
+        </div>
+        {move || notice.get().map(|n| view! { <p class="note" role="status">{n}</p> })}
         <Suspense fallback=|| view! { <div class="skeleton-table"></div> }>
             {move || Suspend::new(async move {
                 match list.await {

@@ -7,8 +7,9 @@ use leptos_meta::Title;
 use leptos_router::hooks::{use_navigate, use_params_map, use_query_map};
 use leptos_router::NavigateOptions;
 
+use super::schema_changes::{ChangeCompatibility, DeleteSchema, RegisterSchema};
 use crate::api::{schema, subject, SchemaDetail, SubjectDetail};
-use crate::components::access::NeedsPrivilege;
+use crate::components::access::{allows, identity, NeedsPrivilege};
 use crate::format::page_url;
 use crate::schema_view::{changes, highlight, line_diff, pretty, Line};
 use crate::Privilege;
@@ -21,10 +22,27 @@ pub fn SubjectPage() -> impl IntoView {
     let name = move || params.read().get("subject").unwrap_or_default();
     let chosen = move |key: &str| query.read().get(key).and_then(|v| v.parse::<i32>().ok());
     let detail = Resource::new(move || (cluster(), name()), |(c, s)| subject(c, s.into()));
+    let who = identity();
+    // A change says what it did here, and the subject is read again.
+    let notice = RwSignal::new(None::<String>);
+    let changed = Callback::new(move |said: String| {
+        notice.set(Some(said));
+        detail.refetch();
+    });
     view! {
         <Title text=name />
         <Transition fallback=|| view! { <div class="skeleton-table"></div> }>
             {move || Suspend::new(async move {
+                let access = who.await.ok();
+                let may = move |privilege| {
+                    access.as_ref().is_some_and(|w| allows(w.cluster(&cluster()), privilege))
+                };
+                let can = Can {
+                    register: may(Privilege::RegisterSchemas),
+                    level: may(Privilege::SetCompatibility),
+                    delete: may(Privilege::DeleteSchemas),
+                    text: may(Privilege::SchemaText),
+                };
                 match detail.await {
                     Ok(d) => {
                         let newest = d.versions.last().map(|v| v.version);
@@ -36,7 +54,8 @@ pub fn SubjectPage() -> impl IntoView {
                                 at.checked_sub(1).map(|i| d.versions[i].version)
                             });
                         view! {
-                            <Overview detail=d.clone() cluster=cluster() />
+                            <Overview detail=d.clone() cluster=cluster() can=can changed=changed />
+                            {move || notice.get().map(|n| view! { <p class="note" role="status">{n}</p> })}
                             <NeedsPrivilege cluster=cluster() privilege=Privilege::SchemaText
                                 what="The schema text" children=ChildrenFn::to_children(move || {
                                     let d = d.clone();
@@ -54,9 +73,23 @@ pub fn SubjectPage() -> impl IntoView {
     }
 }
 
-/// The catalog part: levels, topics, versions.
+/// The changes the caller may make on the subject.
+#[derive(Clone, Copy, Debug, Default)]
+struct Can {
+    register: bool,
+    level: bool,
+    delete: bool,
+    text: bool,
+}
+
+/// The catalog part: levels, topics, versions, and the changes the caller may make.
 #[component]
-fn Overview(detail: SubjectDetail, cluster: String) -> impl IntoView {
+fn Overview(
+    detail: SubjectDetail,
+    cluster: String,
+    can: Can,
+    changed: Callback<String>,
+) -> impl IntoView {
     let level = detail.compatibility.clone().unwrap_or_else(|| "—".into());
     let whose = if detail.compatibility_overridden {
         "the subject's own level"
@@ -70,8 +103,39 @@ fn Overview(detail: SubjectDetail, cluster: String) -> impl IntoView {
         .unwrap_or_else(|| "—".into());
     let topics = detail.topics.clone();
     let left_out = detail.versions_left_out;
+    let live = !detail.versions.is_empty();
+    let newest_kind = detail.versions.last().map(|v| v.schema_type.clone());
+    let name = detail.subject.clone();
+    let own = detail
+        .compatibility_overridden
+        .then(|| detail.compatibility.clone())
+        .flatten();
+    let deleted = detail.deleted_versions.clone();
+    let (c, n) = (cluster.clone(), name.clone());
+    let delete_version = move |version: i32| {
+        can.delete.then(|| view! {
+            <td><DeleteSchema cluster=c.clone() subject=n.clone() version=Some(version) permanent=false on_done=changed /></td>
+        })
+    };
     view! {
-        <div class="page-head"><h1 class="mono">{detail.subject.clone()}</h1></div>
+        <div class="page-head">
+            <h1 class="mono">{detail.subject.clone()}</h1>
+            <div class="actions">
+                {can.register.then(|| view! {
+                    <RegisterSchema cluster=cluster.clone() subject=Some(name.clone()) kind=newest_kind.clone() can_read=can.text on_done=changed />
+                })}
+                {(can.level && live).then(|| view! {
+                    <ChangeCompatibility cluster=cluster.clone() subject=name.clone() own=own.clone()
+                        global=detail.global_compatibility.clone() on_done=changed />
+                })}
+                {(can.delete && live).then(|| view! {
+                    <DeleteSchema cluster=cluster.clone() subject=name.clone() version=None permanent=false on_done=changed />
+                })}
+                {(can.delete && !live).then(|| view! {
+                    <DeleteSchema cluster=cluster.clone() subject=name.clone() version=None permanent=true on_done=changed />
+                })}
+            </div>
+        </div>
         <dl class="facts">
             <div><dt>"Type"</dt><dd data-figure="type">{kind}</dd></div>
             <div><dt>"Versions"</dt><dd data-figure="versions">{detail.versions.len() as u64 + left_out}</dd></div>
@@ -101,6 +165,7 @@ fn Overview(detail: SubjectDetail, cluster: String) -> impl IntoView {
                 <th scope="col" class="num">"Schema id"</th>
                 <th scope="col">"Type"</th>
                 <th scope="col">"References"</th>
+                {can.delete.then(|| view! { <th scope="col"><span class="visually-hidden">"Actions"</span></th> })}
             </tr></thead>
             <tbody>
                 {detail.versions.iter().rev().map(|v| {
@@ -118,6 +183,7 @@ fn Overview(detail: SubjectDetail, cluster: String) -> impl IntoView {
                             <td class="num">{v.id}</td>
                             <td>{v.schema_type.clone()}</td>
                             <td class="mono">{refs}</td>
+                            {delete_version(v.version)}
                         </tr>
                     }
                 }).collect_view()}
@@ -125,6 +191,21 @@ fn Overview(detail: SubjectDetail, cluster: String) -> impl IntoView {
         </table>
         {(left_out > 0).then(|| view! {
             <p class="note">{format!("{left_out} older versions are not listed.")}</p>
+        })}
+        {(!deleted.is_empty()).then(|| view! {
+            <section aria-label="Soft-deleted versions">
+                <h2>"Soft-deleted versions"</h2>
+                <p class="note">"The registry no longer lists these versions, and still decodes records written with them until they are deleted permanently."</p>
+                <ul class="soft-deleted">
+                    {deleted.iter().map(|v| view! {
+                        <li data-deleted-version=*v>{format!("Version {v} ")}
+                            {can.delete.then(|| view! {
+                                <DeleteSchema cluster=cluster.clone() subject=name.clone() version=Some(*v) permanent=true on_done=changed />
+                            })}
+                        </li>
+                    }).collect_view()}
+                </ul>
+            </section>
         })}
     }
 }

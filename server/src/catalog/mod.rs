@@ -298,6 +298,23 @@ impl ClusterEntry {
 }
 
 impl ClusterEntry {
+    /// Puts a subject read afresh after a registry write into the projection (`None`: it is
+    /// gone), so the Schemas page shows the change before the next refresh.
+    pub fn apply_subject(&self, name: &str, fresh: Option<crate::registry::Subject>) {
+        self.update(|s| {
+            let Some(data) = &s.subjects.data else {
+                return;
+            };
+            let mut data = (**data).clone();
+            data.subjects.retain(|x| x.name != name);
+            if let Some(fresh) = fresh {
+                let at = data.subjects.partition_point(|x| x.name < fresh.name);
+                data.subjects.insert(at, fresh);
+            }
+            s.subjects.data = Some(Arc::new(data));
+        });
+    }
+
     /// Puts a group read afresh into the projection (`None`: it is gone), so that the next page
     /// shows a change or fresh offsets without waiting for the next refresh of every group.
     pub fn apply_group(&self, id: &str, fresh: Option<crate::kafka::wire::Group>) {

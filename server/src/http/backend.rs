@@ -8,11 +8,12 @@ use std::sync::Arc;
 use app::api::backend::{Backend, Reply};
 use app::api::{
     AddPartitionsArgs, AlterTopicConfigsArgs, Arg, BrokerDetail, BrokerList, ClusterDetail,
-    ClusterSummary, ConfigsChanged, CreateTopicArgs, DeleteRecordsArgs, GroupChanged, GroupDetail,
-    GroupList, OffsetPlan, PartitionsAdded, ProduceArgs, Produced, Record, RecordArgs,
-    RecordAtArgs, RecordPage, RecordsDeleted, ResetOffsetsArgs, SchemaDetail, SearchResult,
-    SubjectDetail, SubjectList, TopicChanged, TopicConfigList, TopicDetail, TopicList, WhoAmI,
-    WindowArgs,
+    ClusterSummary, CompatibilitySet, ConfigsChanged, CreateTopicArgs, DeleteRecordsArgs,
+    DeleteSchemaArgs, GroupChanged, GroupDetail, GroupList, OffsetPlan, PartitionsAdded,
+    ProduceArgs, Produced, Record, RecordArgs, RecordAtArgs, RecordPage, RecordsDeleted,
+    RegisterSchemaArgs, ResetOffsetsArgs, SchemaDeleted, SchemaDetail, SchemaRegistered,
+    SearchResult, SetCompatibilityArgs, SubjectDetail, SubjectList, TopicChanged, TopicConfigList,
+    TopicDetail, TopicList, WhoAmI, WindowArgs,
 };
 use app::ApiError;
 use axum::http::request::Parts;
@@ -158,5 +159,17 @@ impl Backend for Door {
 
     fn produce(&self, args: ProduceArgs) -> Reply<Produced> {
         self.run(|s, c| async move { service::produce::produce(&s, &c, args).await })
+    }
+
+    fn register_schema(&self, args: RegisterSchemaArgs) -> Reply<SchemaRegistered> {
+        self.run(|s, c| async move { service::schemas::register_schema(&s, &c, args).await })
+    }
+
+    fn set_compatibility(&self, args: SetCompatibilityArgs) -> Reply<CompatibilitySet> {
+        self.run(|s, c| async move { service::schemas::set_compatibility(&s, &c, args).await })
+    }
+
+    fn delete_schema(&self, args: DeleteSchemaArgs) -> Reply<SchemaDeleted> {
+        self.run(|s, c| async move { service::schemas::delete_schema(&s, &c, args).await })
     }
 }

@@ -534,6 +534,72 @@ async fn every_server_function_decides_before_it_judges_its_arguments() {
         ),
         (
             "POST",
+            "register_schema",
+            r#"{"cluster":"{c}","schema":"{}"}"#,
+            "subject",
+        ),
+        (
+            "POST",
+            "register_schema",
+            r#"{"cluster":"{c}","subject":"s"}"#,
+            "schema",
+        ),
+        (
+            "POST",
+            "register_schema",
+            r#"{"cluster":"{c}","subject":"s","schema":"{}","type":"XML"}"#,
+            "type",
+        ),
+        (
+            "POST",
+            "register_schema",
+            r#"{"cluster":"{c}","subject":"s","schema":"{}","references":[{"name":"r","subject":"t","version":0}]}"#,
+            "references/0",
+        ),
+        (
+            "POST",
+            "register_schema",
+            r#"{"cluster":"{c}","subject":"s","schema":"{}","references":"r"}"#,
+            "references",
+        ),
+        (
+            "POST",
+            "set_compatibility",
+            r#"{"cluster":"{c}","subject":"s"}"#,
+            "compatibility",
+        ),
+        (
+            "POST",
+            "set_compatibility",
+            r#"{"cluster":"{c}","subject":"s","compatibility":"SIDEWAYS"}"#,
+            "compatibility",
+        ),
+        (
+            "POST",
+            "set_compatibility",
+            r#"{"cluster":"{c}","compatibility":"FULL"}"#,
+            "subject",
+        ),
+        (
+            "POST",
+            "delete_schema",
+            r#"{"cluster":"{c}","subject":"s","version":0}"#,
+            "version",
+        ),
+        (
+            "POST",
+            "delete_schema",
+            r#"{"cluster":"{c}","subject":"s","permanent":"yes"}"#,
+            "permanent",
+        ),
+        (
+            "POST",
+            "delete_schema",
+            r#"{"cluster":"{c}","subject":""}"#,
+            "subject",
+        ),
+        (
+            "POST",
             "produce",
             r#"{"cluster":"{c}","value":{"encoding":"text","data":"x"}}"#,
             "topic",
@@ -634,6 +700,9 @@ async fn calls_of_a_cluster_name_the_missing_cluster() {
         "delete_offsets",
         "delete_group",
         "produce",
+        "register_schema",
+        "set_compatibility",
+        "delete_schema",
     ] {
         let e = call(
             &router,
@@ -679,6 +748,12 @@ async fn a_write_on_a_read_only_cluster_is_refused_before_its_arguments() {
         ("delete_offsets", r#"{"cluster":"ro","group":5}"#),
         ("delete_group", r#"{"cluster":"ro"}"#),
         ("produce", r#"{"cluster":"ro","topic":"t","value":7}"#),
+        ("register_schema", r#"{"cluster":"ro","schema":5}"#),
+        (
+            "set_compatibility",
+            r#"{"cluster":"ro","subject":"s","compatibility":"SIDEWAYS"}"#,
+        ),
+        ("delete_schema", r#"{"cluster":"ro","version":"one"}"#),
     ] {
         let e = call(&router, "POST", &format!("/api/{endpoint}"), body).await;
         assert_eq!(

@@ -39,7 +39,7 @@ impl Decoder {
                 let refs: Vec<&str> = schema.references.iter().map(|r| r.1.as_str()).collect();
                 let (schema, references) =
                     apache_avro::Schema::parse_str_with_list(&schema.schema, refs)
-                        .map_err(|e| format!("the Avro schema does not parse: {e}"))?;
+                        .map_err(|e| format!("the Avro schema does not parse: {}", causes(&e)))?;
                 Ok(Decoder::Avro { schema, references })
             }
             "PROTOBUF" => {
@@ -68,6 +68,15 @@ impl Decoder {
         }
     }
 
+    /// The registry's name of the schema type.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Decoder::Avro { .. } => "AVRO",
+            Decoder::Protobuf { .. } => "PROTOBUF",
+            Decoder::Json => "JSON",
+        }
+    }
+
     /// Decodes the payload after the five-byte Confluent header.
     fn decode(&self, payload: &[u8]) -> Result<(Encoding, Value), String> {
         if payload.len() > MAX_DECODED {
@@ -79,31 +88,7 @@ impl Decoder {
         }
         match self {
             Decoder::Avro { schema, references } => {
-                // The writer schema itself is among the names, so a recursive schema's
-                // references to its own type resolve.
-                let schemata: Vec<&apache_avro::Schema> =
-                    std::iter::once(schema).chain(references.iter()).collect();
-                let resolved = apache_avro::schema::ResolvedSchema::try_from(schemata.clone())
-                    .map_err(|e| format!("the Avro schema does not resolve: {e}"))?;
-                super::avro::check(schema, resolved.get_names(), payload)
-                    .map_err(|e| format!("not Avro of this schema: {e}"))?;
-                let mut reader = payload;
-                let value = apache_avro::from_avro_datum_schemata(
-                    schema,
-                    schemata.clone(),
-                    &mut reader,
-                    None,
-                )
-                .map_err(|e| format!("not Avro of this schema: {e}"))?;
-                if !reader.is_empty() {
-                    return Err(format!("{} bytes left after the Avro datum", reader.len()));
-                }
-                // The reader forgives some damage (a string cut short); writing the value back
-                // must give the very same bytes, or it was not this schema's datum.
-                let again = apache_avro::to_avro_datum_schemata(schema, schemata, value.clone());
-                if again.as_deref().ok() != Some(payload) {
-                    return Err("the bytes are not an Avro datum of this schema".into());
-                }
+                let value = avro_value(schema, references, payload)?;
                 let json = Value::try_from(value).map_err(|e| format!("Avro to JSON: {e}"))?;
                 Ok((Encoding::Avro, json))
             }
@@ -123,6 +108,88 @@ impl Decoder {
             }
         }
     }
+}
+
+/// An error with the errors it stems from, outermost first.
+fn causes(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    // A chain is short; the bound keeps a cyclic one from running on.
+    for _ in 0..8 {
+        let Some(next) = source else { break };
+        text.push_str(": ");
+        text.push_str(&next.to_string());
+        source = next.source();
+    }
+    text
+}
+
+/// The Avro datum `payload` of `schema`, after the checks that keep a hostile datum from
+/// costing more than its size.
+fn avro_value(
+    schema: &apache_avro::Schema,
+    references: &[apache_avro::Schema],
+    payload: &[u8],
+) -> Result<apache_avro::types::Value, String> {
+    // The writer schema itself is among the names, so a recursive schema's references to its
+    // own type resolve.
+    let schemata: Vec<&apache_avro::Schema> =
+        std::iter::once(schema).chain(references.iter()).collect();
+    let resolved = apache_avro::schema::ResolvedSchema::try_from(schemata.clone())
+        .map_err(|e| format!("the Avro schema does not resolve: {e}"))?;
+    super::avro::check(schema, resolved.get_names(), payload)
+        .map_err(|e| format!("not Avro of this schema: {e}"))?;
+    let mut reader = payload;
+    let value = apache_avro::from_avro_datum_schemata(schema, schemata.clone(), &mut reader, None)
+        .map_err(|e| format!("not Avro of this schema: {e}"))?;
+    if !reader.is_empty() {
+        return Err(format!("{} bytes left after the Avro datum", reader.len()));
+    }
+    // The reader forgives some damage (a string cut short); writing the value back must give
+    // the very same bytes, or it was not this schema's datum.
+    let again = apache_avro::to_avro_datum_schemata(schema, schemata, value.clone());
+    if again.as_deref().ok() != Some(payload) {
+        return Err("the bytes are not an Avro datum of this schema".into());
+    }
+    Ok(value)
+}
+
+/// A schema proposed for a subject, ready to read records with.
+pub struct Proposed {
+    decoder: Decoder,
+    json: Option<super::encode::JsonValidator>,
+}
+
+impl Proposed {
+    /// Prepares a proposed schema; the error says why it does not parse.
+    pub fn new(text: &SchemaText) -> Result<Proposed, String> {
+        // Avro and JSON Schema texts are JSON: a syntax error is named with its line and column.
+        if text.schema_type != "PROTOBUF" {
+            serde_json::from_str::<serde::de::IgnoredAny>(&text.schema)
+                .map_err(|e| format!("the schema is not JSON: {e}"))?;
+        }
+        let decoder = Decoder::new(text)?;
+        let json = match decoder {
+            Decoder::Json => Some(super::encode::json_validator(text).map_err(|e| match e {
+                super::encode::Unfit::Schema(why) => why,
+                super::encode::Unfit::Value { reason, .. } => reason,
+            })?),
+            _ => None,
+        };
+        Ok(Proposed { decoder, json })
+    }
+}
+
+/// How one record's key or value reads with a proposed schema.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Reading {
+    /// It reads.
+    Fits,
+    /// It does not, and why.
+    Fails(String),
+    /// It could not be tried (null, not framed by a registry serializer, its writer schema
+    /// unknown), and why.
+    Unchecked(String),
 }
 
 /// The largest Protobuf schema text klens compiles, and its deepest nesting of braces.
@@ -383,6 +450,80 @@ impl Schemas {
         loaded
     }
 
+    /// How framed `bytes` read with `proposed`: Avro through schema resolution from the
+    /// record's writer schema to the proposed one; Protobuf as the message its frame names,
+    /// decoded with the proposed schema; JSON Schema as the document checked against it.
+    pub fn read_with(&self, loaded: &Loaded, bytes: Option<&[u8]>, proposed: &Proposed) -> Reading {
+        let Some(raw) = bytes else {
+            return Reading::Unchecked("null".into());
+        };
+        let Some((id, payload)) = confluent_frame(raw) else {
+            return Reading::Unchecked("not framed with a schema id".into());
+        };
+        let writer = match loaded.0.get(&id).map(|d| d.as_ref()) {
+            Some(Ok(writer)) => writer,
+            Some(Err(error)) => return Reading::Unchecked(format!("schema {id}: {error}")),
+            None => return Reading::Unchecked(format!("schema {id} could not be fetched")),
+        };
+        if payload.len() > MAX_DECODED {
+            return Reading::Unchecked(format!(
+                "{} bytes are more than klens decodes",
+                payload.len()
+            ));
+        }
+        let outcome = match (writer, &proposed.decoder) {
+            (
+                Decoder::Avro { schema, references },
+                Decoder::Avro {
+                    schema: reader,
+                    references: reader_references,
+                },
+            ) => {
+                let value = match avro_value(schema, references, payload) {
+                    Ok(value) => value,
+                    Err(e) => return Reading::Unchecked(format!("schema {id}: {e}")),
+                };
+                let schemata: Vec<&apache_avro::Schema> = std::iter::once(reader)
+                    .chain(reader_references.iter())
+                    .collect();
+                value
+                    .resolve_schemata(reader, schemata)
+                    .map(|_| ())
+                    .map_err(|e| format!("written with schema {id}, it does not resolve to the proposed schema: {e}"))
+            }
+            (Decoder::Protobuf { .. }, Decoder::Protobuf { pool }) => message_indexes(payload)
+                .and_then(|(indexes, rest)| {
+                    let descriptor = message_at(pool, &indexes)?;
+                    DynamicMessage::decode(descriptor, rest)
+                        .map(|_| ())
+                        .map_err(|e| format!("not Protobuf of the proposed schema: {e}"))
+                }),
+            (Decoder::Json, Decoder::Json) => {
+                match (&proposed.json, serde_json::from_slice::<Value>(payload)) {
+                    (_, Err(e)) => return Reading::Unchecked(format!("not a JSON document: {e}")),
+                    (Some(validator), Ok(doc)) => {
+                        validator.first_error(&doc).map_err(|e| match e {
+                            super::encode::Unfit::Value { path, reason } => {
+                                format!("at \"{path}\": {reason}")
+                            }
+                            super::encode::Unfit::Schema(why) => why,
+                        })
+                    }
+                    (None, Ok(_)) => Ok(()),
+                }
+            }
+            (writer, proposed) => Err(format!(
+                "written as {} with schema {id}; the proposed schema is {}",
+                writer.kind(),
+                proposed.kind()
+            )),
+        };
+        match outcome {
+            Ok(()) => Reading::Fits,
+            Err(why) => Reading::Fails(why),
+        }
+    }
+
     /// The schema ids that framed `bytes` would need.
     pub fn wanted(&self, bytes: Option<&[u8]>) -> Option<u32> {
         self.registry.as_ref()?;
@@ -442,6 +583,133 @@ mod tests {
         let mut unique = got.clone();
         unique.dedup();
         assert_eq!(unique, got, "each id once");
+    }
+
+    fn text(schema: &str, kind: &str) -> SchemaText {
+        SchemaText {
+            schema: schema.to_string(),
+            schema_type: kind.to_string(),
+            references: Vec::new(),
+        }
+    }
+
+    fn framed(id: u32, payload: &[u8]) -> Vec<u8> {
+        let mut out = vec![0];
+        out.extend_from_slice(&id.to_be_bytes());
+        out.extend_from_slice(payload);
+        out
+    }
+
+    /// A proposed schema reads each record as its writer's schema and the proposal allow:
+    /// through Avro resolution, as the Protobuf message of the frame, or checked as JSON.
+    #[test]
+    fn records_are_read_with_a_proposed_schema() {
+        let schemas = Schemas::new(None);
+        let writers = [
+            (
+                1,
+                r#"{"type":"record","name":"P","fields":[{"name":"a","type":"int"}]}"#,
+                "AVRO",
+            ),
+            (
+                2,
+                "syntax = \"proto3\";\nmessage M { int32 a = 1; }\n",
+                "PROTOBUF",
+            ),
+            (3, "{}", "JSON"),
+        ];
+        let mut loaded = Loaded::default();
+        for (id, schema, kind) in writers {
+            loaded
+                .0
+                .insert(id, Arc::new(Decoder::new(&text(schema, kind))));
+        }
+        let proposed =
+            |schema: &str, kind: &str| Proposed::new(&text(schema, kind)).expect("parses");
+        let with_default = proposed(
+            r#"{"type":"record","name":"P","fields":[{"name":"a","type":"int"},{"name":"b","type":"string","default":"x"}]}"#,
+            "AVRO",
+        );
+        let without_default = proposed(
+            r#"{"type":"record","name":"P","fields":[{"name":"a","type":"int"},{"name":"b","type":"string"}]}"#,
+            "AVRO",
+        );
+        let avro = framed(1, &[0x0a]);
+        assert_eq!(
+            schemas.read_with(&loaded, Some(&avro), &with_default),
+            Reading::Fits
+        );
+        assert!(matches!(
+            schemas.read_with(&loaded, Some(&avro), &without_default),
+            Reading::Fails(why) if why.contains("schema 1")
+        ));
+        // A datum its own writer schema does not read is not the proposal's fault.
+        let broken = framed(1, &[0x80]);
+        assert!(matches!(
+            schemas.read_with(&loaded, Some(&broken), &with_default),
+            Reading::Unchecked(_)
+        ));
+
+        // Protobuf: field 1 as a varint reads as int32, not as a string (wire type 2).
+        let proto = framed(2, &[0, 0x08, 0x05]);
+        let as_int = proposed(
+            "syntax = \"proto3\";\nmessage M { int64 a = 1; }\n",
+            "PROTOBUF",
+        );
+        let as_text = proposed(
+            "syntax = \"proto3\";\nmessage M { string a = 1; }\n",
+            "PROTOBUF",
+        );
+        assert_eq!(
+            schemas.read_with(&loaded, Some(&proto), &as_int),
+            Reading::Fits
+        );
+        assert!(matches!(
+            schemas.read_with(&loaded, Some(&proto), &as_text),
+            Reading::Fails(_)
+        ));
+
+        // JSON Schema: the document is checked against the proposal.
+        let json = framed(3, br#"{"a": 5}"#);
+        let needs_a = proposed(r#"{"type":"object","required":["a"]}"#, "JSON");
+        let needs_b = proposed(r#"{"type":"object","required":["b"]}"#, "JSON");
+        assert_eq!(
+            schemas.read_with(&loaded, Some(&json), &needs_a),
+            Reading::Fits
+        );
+        assert!(matches!(
+            schemas.read_with(&loaded, Some(&json), &needs_b),
+            Reading::Fails(_)
+        ));
+
+        // Another type, no frame, a tombstone, an unknown id.
+        assert!(matches!(
+            schemas.read_with(&loaded, Some(&json), &with_default),
+            Reading::Fails(why) if why.contains("JSON") && why.contains("AVRO")
+        ));
+        for bytes in [Some(&b"plain"[..]), None, Some(&framed(9, &[0])[..])] {
+            assert!(matches!(
+                schemas.read_with(&loaded, bytes, &with_default),
+                Reading::Unchecked(_)
+            ));
+        }
+    }
+
+    /// A proposed schema that is not JSON says where.
+    #[test]
+    fn a_proposed_schema_that_does_not_parse_says_where() {
+        let Err(why) = Proposed::new(&text("{\"type\": \"record\",\n \"name\" \"P\"}", "AVRO"))
+        else {
+            panic!("not JSON");
+        };
+        assert!(why.contains("line 2"), "{why}");
+        let Err(why) = Proposed::new(&text(
+            r#"{"type":"record","name":"P","fields":[{"name":"a","type":"nope"}]}"#,
+            "AVRO",
+        )) else {
+            panic!("an unknown type");
+        };
+        assert!(why.contains("nope"), "{why}");
     }
 
     fn bytes_of(e: &Encoded) -> Option<Vec<u8>> {

@@ -180,6 +180,25 @@ impl jsonschema::Retrieve for References {
 
 /// Checks `value` against a JSON schema and its references.
 fn json_schema(schema: &SchemaText, value: &Value) -> Result<(), Unfit> {
+    json_validator(schema)?.first_error(value)
+}
+
+/// A JSON schema compiled with its references, ready to check values against.
+pub struct JsonValidator(jsonschema::Validator);
+
+impl JsonValidator {
+    /// The first place `value` breaks the schema, as a JSON pointer and a reason.
+    pub fn first_error(&self, value: &Value) -> Result<(), Unfit> {
+        let first = self.0.iter_errors(value).next().map(|error| Unfit::Value {
+            path: error.instance_path().as_str().to_string(),
+            reason: error.masked().to_string(),
+        });
+        first.map_or(Ok(()), Err)
+    }
+}
+
+/// Compiles a JSON schema with the schemas it references.
+pub fn json_validator(schema: &SchemaText) -> Result<JsonValidator, Unfit> {
     let parse = |text: &str| {
         serde_json::from_str::<Value>(text)
             .map_err(|e| Unfit::Schema(format!("the JSON schema is not JSON: {e}")))
@@ -195,14 +214,7 @@ fn json_schema(schema: &SchemaText, value: &Value) -> Result<(), Unfit> {
         .with_retriever(References(references))
         .build(&parse(&schema.schema)?)
         .map_err(|e| Unfit::Schema(format!("the JSON schema does not compile: {e}")))?;
-    let first = validator
-        .iter_errors(value)
-        .next()
-        .map(|error| Unfit::Value {
-            path: error.instance_path().as_str().to_string(),
-            reason: error.masked().to_string(),
-        });
-    first.map_or(Ok(()), Err)
+    Ok(JsonValidator(validator))
 }
 
 struct AvroWalk<'a, 's> {

@@ -5,7 +5,9 @@
 //! The room is split by job: `plan.rs` (where a page starts), `cursor.rs`, `filter.rs`,
 //! `scan.rs` (the one scan loop pages, export and tail share), `page.rs`, `stream.rs`,
 //! `reader.rs` (the consumers) and `decode.rs`. Each function here that reads a topic's
-//! records takes the grant for RECORDS on that topic and checks it first.
+//! records takes the grant for RECORDS on that topic and checks it first, except the read of a
+//! subject's records for the check of a proposed schema, which takes REGISTER_SCHEMAS on the
+//! subject and answers no record's content.
 
 mod avro;
 mod cursor;
@@ -296,6 +298,36 @@ pub async fn one(
         .ok_or_else(missing)?;
     let mut decoded = decode_all(&[raw], name, schemas).await;
     decoded.pop().ok_or_else(missing)
+}
+
+/// The most records the check of a proposed schema reads.
+pub const RECHECK_LIMIT: usize = 500;
+
+/// The newest records of `topic` (up to [`RECHECK_LIMIT`], from every partition), read to
+/// check a schema proposed for `subject` against them. Nothing read is shown: the check answers
+/// counts, places and reasons.
+pub async fn newest_for_check(
+    grant: &Grant,
+    link: &Link,
+    topic: &Topic,
+    subject: &str,
+) -> Result<Vec<RawRecord>, ApiError> {
+    grant.require(
+        Privilege::RegisterSchemas,
+        &app::access::Resource::Subject(subject.to_string()),
+    )?;
+    let deadline = Instant::now() + PAGE_DEADLINE;
+    let clients = link.clients().map_err(client_error)?;
+    let bounds = bounds(&clients, topic, deadline).await?;
+    let query = RecordQuery {
+        topic: topic.name.clone(),
+        from: Some("latest".into()),
+        limit: Some(RECHECK_LIMIT as u32),
+        ..RecordQuery::default()
+    };
+    let (start, limit) = plan(&query, &bounds, None)?;
+    let (found, ..) = read(link, &topic.name, start, bounds, limit, None, deadline).await?;
+    Ok(found)
 }
 
 async fn read(

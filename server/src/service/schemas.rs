@@ -1,23 +1,39 @@
 //! Schema subjects read live from the cluster's registry: a subject's versions, levels and
-//! topics (catalog, no privilege), and one version's text (SCHEMA_TEXT on the subject).
+//! topics (catalog, no privilege), and one version's text (SCHEMA_TEXT on the subject); and the
+//! registry writes, each decided on the subject (writable → privilege), then judged, then sent
+//! with its grant: registering a schema (with a dry run that asks the registry's verdict and
+//! reads the subject's newest records with the proposed schema), setting a subject's level,
+//! deleting a version or a subject.
 
 use app::access::{Action, Resource};
-use app::api::{Arg, SchemaDetail, SchemaReference, SubjectDetail, SubjectVersion};
+use app::api::{
+    Arg, CompatibilitySet, DeleteSchemaArgs, RecordAt, RecordsCheck, RegisterSchemaArgs,
+    SchemaDeleted, SchemaDetail, SchemaReference, SchemaRegistered, SchemaVersionRef,
+    SetCompatibilityArgs, SubjectDetail, SubjectVersion, COMPATIBILITY_LEVELS,
+};
+use app::error::Flavor;
 use app::{ApiError, ErrorCode, Privilege};
 
 use super::{Granted, Service};
 use crate::auth::Caller;
-use crate::registry::{Reference, Registry, RegistryError, VersionInfo};
+use crate::records::decode::{Proposed, Reading};
+use crate::registry::{Proposal, Reference, Registry, RegistryError, VersionInfo};
 
-/// The error of a registry that did not answer: `REFUSED` when it refused klens's credentials,
-/// `CLIENT` otherwise.
+/// The error of a registry that did not do what was asked: `REFUSED` when it refused klens's
+/// credentials; for its own answers `NOT_FOUND` (404), `ADMIN` 409 (a conflict: an
+/// incompatible schema, a version not soft-deleted first) or `ADMIN` 422 (anything else it
+/// rejects); `CLIENT` when it could not be reached or answered what klens does not read.
 pub fn registry_error(e: RegistryError) -> ApiError {
-    let code = if e.refused {
-        ErrorCode::Refused
-    } else {
-        ErrorCode::Client
+    let (code, flavor) = match (e.refused, e.status) {
+        (true, _) => (ErrorCode::Refused, Flavor::Plain),
+        (false, Some(404)) => (ErrorCode::NotFound, Flavor::Plain),
+        (false, Some(409)) => (ErrorCode::Admin, Flavor::ConflictOrTimeout),
+        (false, Some(_)) => (ErrorCode::Admin, Flavor::Plain),
+        (false, None) => (ErrorCode::Client, Flavor::Plain),
     };
-    ApiError::new(code, e.message)
+    let mut error = ApiError::new(code, e.message);
+    error.flavor = flavor;
+    error
 }
 
 /// The cluster's registry, or `NOT_CONFIGURED`.
@@ -79,11 +95,25 @@ pub async fn subject(
     let granted = service.decide(caller, cluster, Action::catalog())?;
     let name = subject_name(subject)?;
     let registry = registry_of(&granted)?;
-    let info = registry
-        .subject_info(&name)
+    let deleted_versions = registry
+        .deleted_versions(&name)
         .await
-        .map_err(registry_error)?
-        .ok_or_else(|| no_subject(&name))?;
+        .map_err(registry_error)?;
+    let info = match registry.subject_info(&name).await.map_err(registry_error)? {
+        Some(info) => info,
+        // A subject whose every version is soft-deleted is still there, to be deleted for good.
+        None if !deleted_versions.is_empty() => {
+            let (compatibility, global_compatibility) =
+                registry.levels(&name).await.map_err(registry_error)?;
+            crate::registry::SubjectInfo {
+                versions: Vec::new(),
+                versions_left_out: 0,
+                compatibility,
+                global_compatibility,
+            }
+        }
+        None => return Err(no_subject(&name)),
+    };
     // The topics this subject names by the default naming of Confluent's serializers.
     let topics = [("-key", "key"), ("-value", "value")]
         .into_iter()
@@ -97,6 +127,7 @@ pub async fn subject(
         subject: name,
         versions: info.versions.iter().map(version).collect(),
         versions_left_out: info.versions_left_out as u64,
+        deleted_versions,
         compatibility_overridden: info.compatibility.is_some(),
         compatibility: info
             .compatibility
@@ -147,4 +178,405 @@ pub async fn schema(
         schema: text,
         references: references(&info.references),
     })
+}
+
+/// The largest schema text klens registers.
+const MAX_SCHEMA: usize = 1024 * 1024;
+/// The most references one proposed schema may name.
+const MAX_PROPOSED_REFERENCES: usize = 100;
+
+/// The decision for a registry write on the subject `subject` names, then the name judged.
+fn decide_subject(
+    service: &Service,
+    caller: &Caller,
+    cluster: &str,
+    privilege: Privilege,
+    subject: Arg<String>,
+) -> Result<(Granted, String), ApiError> {
+    let named = subject.given().cloned().unwrap_or_default();
+    let granted = service.decide(
+        caller,
+        cluster,
+        Action::new(privilege, Resource::Subject(named)),
+    )?;
+    let name = subject_name(subject)?;
+    Ok((granted, name))
+}
+
+/// A proposed schema as sent, judged: a text within bounds, a known type, references that
+/// name a subject and a version.
+fn proposal(args: &RegisterSchemaArgs) -> Result<Proposal, ApiError> {
+    let schema = args.schema.clone().required("schema")?;
+    if schema.trim().is_empty() || schema.len() > MAX_SCHEMA {
+        return Err(ApiError::bad_request(
+            "schema",
+            format!("A schema is a text of 1 to {MAX_SCHEMA} bytes."),
+        ));
+    }
+    let schema_type = args
+        .schema_type
+        .clone()
+        .optional("type")?
+        .unwrap_or_else(|| "AVRO".to_string())
+        .to_ascii_uppercase();
+    if !["AVRO", "PROTOBUF", "JSON"].contains(&schema_type.as_str()) {
+        return Err(ApiError::bad_request(
+            "type",
+            "A schema's type is AVRO, PROTOBUF or JSON.",
+        ));
+    }
+    let given = args
+        .references
+        .clone()
+        .optional("references")?
+        .unwrap_or_default();
+    if given.len() > MAX_PROPOSED_REFERENCES {
+        return Err(ApiError::bad_request(
+            "references",
+            format!("A schema names at most {MAX_PROPOSED_REFERENCES} references."),
+        ));
+    }
+    let mut references = Vec::new();
+    for (i, r) in given.into_iter().enumerate() {
+        if r.name.is_empty()
+            || r.subject.is_empty()
+            || r.subject.len() > MAX_SUBJECT
+            || r.version < 1
+        {
+            return Err(ApiError::bad_request(
+                &format!("references/{i}"),
+                "A reference has a name, a subject and a version from 1.",
+            ));
+        }
+        references.push(Reference {
+            name: r.name,
+            subject: r.subject,
+            version: i64::from(r.version),
+        });
+    }
+    Ok(Proposal {
+        schema,
+        schema_type,
+        references,
+    })
+}
+
+pub async fn register_schema(
+    service: &Service,
+    caller: &Caller,
+    args: RegisterSchemaArgs,
+) -> Result<SchemaRegistered, ApiError> {
+    let (granted, name) = decide_subject(
+        service,
+        caller,
+        &args.cluster,
+        Privilege::RegisterSchemas,
+        args.subject.clone(),
+    )?;
+    let proposal = proposal(&args)?;
+    let dry_run = args.dry_run.clone().optional("dry_run")?.unwrap_or(false);
+    let registry = registry_of(&granted)?;
+    // The schema must parse, with the schemas it references, before the registry sees it.
+    let text = registry
+        .proposal_text(&proposal)
+        .await
+        .map_err(registry_error)?;
+    let proposed = Proposed::new(&text).map_err(|e| ApiError::bad_request("schema", e))?;
+    let mut answer = SchemaRegistered {
+        cluster: args.cluster.clone(),
+        subject: name.clone(),
+        dry_run,
+        schema_type: proposal.schema_type.clone(),
+        compatibility: None,
+        compatible: None,
+        messages: Vec::new(),
+        existing: None,
+        records: None,
+        version: None,
+        id: None,
+    };
+    if !dry_run {
+        let (version, id) = registry
+            .register(&granted.grant, &name, &proposal)
+            .await
+            .map_err(registry_error)?;
+        answer.version = Some(version);
+        answer.id = Some(i64::from(id));
+        refresh_subject(&granted, &registry, &name).await;
+        return Ok(answer);
+    }
+    let (own, global) = registry.levels(&name).await.map_err(registry_error)?;
+    answer.compatibility = own.or(global);
+    if let Some(verdict) = registry
+        .compatibility(&granted.grant, &name, &proposal)
+        .await
+        .map_err(registry_error)?
+    {
+        answer.compatible = Some(verdict.compatible);
+        answer.messages = verdict.messages;
+    }
+    answer.existing = registry
+        .lookup(&granted.grant, &name, &proposal)
+        .await
+        .map_err(registry_error)?
+        .map(|(version, id)| SchemaVersionRef {
+            version,
+            id: i64::from(id),
+            schema_type: proposal.schema_type.clone(),
+        });
+    answer.records = records_check(service, &granted, &name, &proposed).await;
+    Ok(answer)
+}
+
+/// How the newest records of the topic `subject` names read with `proposed`; `None` when the
+/// subject names no topic of the cluster.
+async fn records_check(
+    service: &Service,
+    granted: &Granted,
+    subject: &str,
+    proposed: &Proposed,
+) -> Option<RecordsCheck> {
+    let (topic, part) = [("-key", "key"), ("-value", "value")]
+        .into_iter()
+        .find_map(|(suffix, part)| {
+            let topic = subject.strip_suffix(suffix)?;
+            let listed = granted.entry.topic_metadata(topic).ok().flatten()?;
+            Some((listed, part))
+        })?;
+    let mut check = RecordsCheck {
+        topic: topic.name.clone(),
+        part: part.to_string(),
+        ..RecordsCheck::default()
+    };
+    let records =
+        match crate::records::newest_for_check(&granted.grant, &granted.link(), &topic, subject)
+            .await
+        {
+            Ok(records) => records,
+            Err(e) => {
+                check.error = Some(e.message);
+                return Some(check);
+            }
+        };
+    let bytes = |r: &crate::records::RawRecord| {
+        if part == "key" {
+            r.key.clone()
+        } else {
+            r.value.clone()
+        }
+    };
+    let schemas = service.schemas(&granted.entry.name);
+    let loaded = schemas
+        .load(
+            records
+                .iter()
+                .filter_map(|r| schemas.wanted(bytes(r).as_deref())),
+        )
+        .await;
+    for record in &records {
+        check.read += 1;
+        let at = |reason: String| RecordAt {
+            partition: record.partition,
+            offset: record.offset,
+            reason,
+        };
+        match schemas.read_with(&loaded, bytes(record).as_deref(), proposed) {
+            Reading::Fits => check.fit += 1,
+            Reading::Fails(why) => {
+                check.failed += 1;
+                check.first_failure.get_or_insert_with(|| at(why));
+            }
+            Reading::Unchecked(why) => {
+                check.unchecked += 1;
+                check.first_unchecked.get_or_insert_with(|| at(why));
+            }
+        }
+    }
+    Some(check)
+}
+
+/// Reads one subject afresh into the catalog after a write; a failed read leaves the catalog to
+/// its next refresh.
+async fn refresh_subject(granted: &Granted, registry: &Registry, name: &str) {
+    match registry.subject_summary(name).await {
+        Ok(fresh) => granted.entry.apply_subject(name, fresh),
+        Err(e) => tracing::warn!(error = %e.message, "the subject was not read back"),
+    }
+}
+
+pub async fn set_compatibility(
+    service: &Service,
+    caller: &Caller,
+    args: SetCompatibilityArgs,
+) -> Result<CompatibilitySet, ApiError> {
+    let (granted, name) = decide_subject(
+        service,
+        caller,
+        &args.cluster,
+        Privilege::SetCompatibility,
+        args.subject,
+    )?;
+    let wanted = args
+        .compatibility
+        .required("compatibility")?
+        .to_ascii_uppercase();
+    let level = match wanted.as_str() {
+        "GLOBAL" => None,
+        other if COMPATIBILITY_LEVELS.contains(&other) => Some(other.to_string()),
+        _ => {
+            return Err(ApiError::bad_request(
+                "compatibility",
+                format!(
+                "A compatibility level is one of {}, or GLOBAL for the registry's global level.",
+                COMPATIBILITY_LEVELS.join(", ")
+            ),
+            ))
+        }
+    };
+    let dry_run = args.dry_run.optional("dry_run")?.unwrap_or(false);
+    let registry = registry_of(&granted)?;
+    if registry
+        .subject_summary(&name)
+        .await
+        .map_err(registry_error)?
+        .is_none()
+    {
+        return Err(no_subject(&name));
+    }
+    let (own, global) = registry.levels(&name).await.map_err(registry_error)?;
+    let mut answer = CompatibilitySet {
+        cluster: args.cluster,
+        subject: name.clone(),
+        dry_run,
+        before_own: own.is_some(),
+        before: own.or_else(|| global.clone()),
+        after_own: level.is_some(),
+        after: level.clone().or(global),
+    };
+    if dry_run {
+        return Ok(answer);
+    }
+    registry
+        .set_level(&granted.grant, &name, level.as_deref())
+        .await
+        .map_err(registry_error)?;
+    let (own, global) = registry.levels(&name).await.map_err(registry_error)?;
+    answer.after_own = own.is_some();
+    answer.after = own.or(global);
+    refresh_subject(&granted, &registry, &name).await;
+    Ok(answer)
+}
+
+/// The most versions one deletion checks for references.
+const MAX_DELETED_AT_ONCE: usize = 200;
+
+pub async fn delete_schema(
+    service: &Service,
+    caller: &Caller,
+    args: DeleteSchemaArgs,
+) -> Result<SchemaDeleted, ApiError> {
+    let (granted, name) = decide_subject(
+        service,
+        caller,
+        &args.cluster,
+        Privilege::DeleteSchemas,
+        args.subject,
+    )?;
+    let version = args.version.optional("version")?;
+    if version.is_some_and(|v| v < 1) {
+        return Err(ApiError::bad_request(
+            "version",
+            "A version is a number from 1 (missing: the whole subject).",
+        ));
+    }
+    let permanent = args.permanent.optional("permanent")?.unwrap_or(false);
+    let dry_run = args.dry_run.optional("dry_run")?.unwrap_or(false);
+    let registry = registry_of(&granted)?;
+    let live: Vec<i32> = registry
+        .subject_summary(&name)
+        .await
+        .map_err(registry_error)?
+        .map(|s| s.versions)
+        .unwrap_or_default();
+    let soft = registry
+        .deleted_versions(&name)
+        .await
+        .map_err(registry_error)?;
+    if live.is_empty() && soft.is_empty() {
+        return Err(no_subject(&name));
+    }
+    let conflict = |message: String| {
+        let mut e = ApiError::new(ErrorCode::Admin, message);
+        e.flavor = Flavor::ConflictOrTimeout;
+        e
+    };
+    let targets: Vec<i32> = match (version, permanent) {
+        (Some(v), false) if live.contains(&v) => vec![v],
+        (Some(v), false) if soft.contains(&v) => {
+            return Err(conflict(format!(
+                "Version {v} of \"{name}\" is soft-deleted already; delete it permanently to remove it for good."
+            )))
+        }
+        (Some(v), true) if soft.contains(&v) => vec![v],
+        (Some(v), true) if live.contains(&v) => {
+            return Err(conflict(format!(
+                "Version {v} of \"{name}\" must be soft-deleted before it is deleted permanently."
+            )))
+        }
+        (Some(v), _) => {
+            return Err(ApiError::new(
+                ErrorCode::NotFound,
+                format!("Subject \"{name}\" has no version {v}."),
+            ))
+        }
+        (None, false) if !live.is_empty() => live.clone(),
+        (None, false) => {
+            return Err(conflict(format!(
+                "Every version of \"{name}\" is soft-deleted already; delete the subject permanently to remove it for good."
+            )))
+        }
+        (None, true) if live.is_empty() => soft.clone(),
+        (None, true) => {
+            return Err(conflict(format!(
+                "\"{name}\" must be soft-deleted before it is deleted permanently."
+            )))
+        }
+    };
+    // A version another schema uses stays: the registry would refuse it, without the names.
+    let mut users = Vec::new();
+    for v in targets.iter().take(MAX_DELETED_AT_ONCE) {
+        for (subject, used_in) in registry
+            .referenced_by(&name, *v)
+            .await
+            .map_err(registry_error)?
+        {
+            if subject != name || !targets.contains(&used_in) {
+                users.push(format!("{subject} version {used_in} (uses version {v})"));
+            }
+        }
+    }
+    if !users.is_empty() {
+        return Err(conflict(format!(
+            "\"{name}\" is referenced by {}; delete or change those first.",
+            users.join(", ")
+        )));
+    }
+    let mut answer = SchemaDeleted {
+        cluster: args.cluster,
+        subject: name.clone(),
+        dry_run,
+        permanent,
+        versions: targets,
+    };
+    if dry_run {
+        return Ok(answer);
+    }
+    let mut deleted = registry
+        .delete(&granted.grant, &name, version, permanent)
+        .await
+        .map_err(registry_error)?;
+    deleted.sort_unstable();
+    answer.versions = deleted;
+    refresh_subject(&granted, &registry, &name).await;
+    Ok(answer)
 }

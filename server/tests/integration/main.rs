@@ -12,6 +12,7 @@ mod groups;
 mod produce;
 mod records;
 mod registry;
+mod schema_changes;
 mod search;
 mod security;
 mod sizes;

@@ -184,6 +184,47 @@ pub(crate) fn produce(topic: &str, counts: &[(i32, usize)]) {
     producer.flush(Duration::from_secs(10)).expect("flush");
 }
 
+/// Produces one record per `(partition, value)` (a `None` value is a tombstone) over the open
+/// port and waits for them.
+pub(crate) fn produce_values(topic: &str, values: &[(i32, Option<Vec<u8>>)]) {
+    use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
+    let producer: BaseProducer = ClientConfig::new()
+        .set("bootstrap.servers", OPEN_PORT)
+        .create()
+        .expect("producer");
+    for (partition, value) in values {
+        let mut record = BaseRecord::<str, [u8]>::to(topic)
+            .partition(*partition)
+            .key("k");
+        if let Some(value) = value {
+            record = record.payload(value.as_slice());
+        }
+        producer
+            .send(record)
+            .unwrap_or_else(|(e, _)| panic!("send: {e}"));
+    }
+    producer.flush(Duration::from_secs(10)).expect("flush");
+}
+
+/// The status and JSON answer (`null` when there is none) of one call to the dev stack's
+/// registry, whatever the status.
+pub(crate) async fn registry_status(
+    method: reqwest::Method,
+    path: &str,
+) -> (u16, serde_json::Value) {
+    let url = format!("http://127.0.0.1:18081/apis/ccompat/v7/{path}");
+    let response = reqwest::Client::new()
+        .request(method, &url)
+        .send()
+        .await
+        .unwrap_or_else(|e| panic!("{url}: {e}"));
+    let status = response.status().as_u16();
+    (
+        status,
+        response.json().await.unwrap_or(serde_json::Value::Null),
+    )
+}
+
 /// The client certificate files `dev/stack` generates for its mutual-TLS listener. The folder is
 /// found at run time: with the build cache shared between clones, a path fixed at compile time
 /// could name another clone's certificates.

@@ -1,0 +1,428 @@
+//! The registry writes against the dev stack's registry, each effect checked through the
+//! registry's own REST API rather than by klens reading itself back.
+
+use reqwest::Method;
+use serde_json::{json, Value};
+
+use crate::support::*;
+
+const V1: &str = r#"{"type":"record","name":"P","fields":[{"name":"a","type":"int"}]}"#;
+/// Adds a field without a default: records written with V1 cannot be read with it.
+const V2: &str = r#"{"type":"record","name":"P","fields":[{"name":"a","type":"int"},{"name":"b","type":"string"}]}"#;
+/// Adds the field with a default: records written with V1 read with it.
+const V3: &str = r#"{"type":"record","name":"P","fields":[{"name":"a","type":"int"},{"name":"b","type":"string","default":"x"}]}"#;
+
+/// A V1 datum framed as Confluent's serializer frames it: magic byte, schema id, then `a` as a
+/// zig-zag varint.
+fn framed_v1(id: u32, a: i32) -> Vec<u8> {
+    let mut out = vec![0];
+    out.extend_from_slice(&id.to_be_bytes());
+    let mut n = ((a << 1) ^ (a >> 31)) as u32;
+    loop {
+        let byte = (n & 0x7f) as u8;
+        n >>= 7;
+        if n == 0 {
+            out.push(byte);
+            break;
+        }
+        out.push(byte | 0x80);
+    }
+    out
+}
+
+fn registry_yaml() -> String {
+    format!(
+        "clusters:\n{}    writable: true\n    schema_registry:\n      url: http://127.0.0.1:18081/apis/ccompat/v7\n{}    writable: true\n",
+        scram_cluster("local", "klens-secret"),
+        scram_cluster("bare", "klens-secret"),
+    )
+}
+
+#[tokio::test]
+async fn a_proposed_version_is_judged_by_the_registry_and_by_the_topics_records() {
+    let topic = unique("it-recheck");
+    create_topic(&topic, 2).await;
+    let subject = format!("{topic}-value");
+    let first = registry(
+        Method::POST,
+        &format!("subjects/{subject}/versions"),
+        json!({ "schema": V1 }),
+    )
+    .await;
+    let id = first["id"].as_u64().expect("id") as u32;
+    // Six records written with V1 over both partitions, a plain text value and a tombstone.
+    let mut values: Vec<(i32, Option<Vec<u8>>)> =
+        (0..6).map(|i| (i % 2, Some(framed_v1(id, i)))).collect();
+    values.push((0, Some(b"not framed".to_vec())));
+    values.push((1, None));
+    produce_values(&topic, &values);
+
+    let (router, catalog) = router_and_catalog(&registry_yaml()).await;
+    let entry = catalog.get("local").expect("configured");
+    refresh_until(entry, |e| e.topic_metadata(&topic).ok().flatten().is_some()).await;
+    let propose = |schema: &str, dry_run: bool| json!({"cluster": "local", "subject": subject, "schema": schema, "dry_run": dry_run});
+
+    // V2: the registry finds it incompatible under the global BACKWARD level, and no V1 record
+    // reads with it.
+    let (status, v2) = post(&router, "/api/register_schema", propose(V2, true)).await;
+    assert_eq!(status.as_u16(), 200, "{v2}");
+    assert_eq!(v2["compatible"], false, "{v2}");
+    let records = &v2["records"];
+    assert_eq!(
+        (
+            &records["topic"],
+            &records["part"],
+            &records["read"],
+            &records["fit"],
+            &records["failed"],
+            &records["unchecked"]
+        ),
+        (
+            &json!(topic),
+            &json!("value"),
+            &json!(8),
+            &json!(0),
+            &json!(6),
+            &json!(2)
+        ),
+        "{v2}"
+    );
+    let failure = records["first_failure"]["reason"].as_str().expect("reason");
+    assert!(failure.contains(&format!("schema {id}")), "{failure}");
+
+    // V3: compatible, and every V1 record reads with it.
+    let (status, v3) = post(&router, "/api/register_schema", propose(V3, true)).await;
+    assert_eq!(status.as_u16(), 200, "{v3}");
+    assert_eq!(v3["compatible"], true, "{v3}");
+    assert_eq!(
+        (&v3["records"]["fit"], &v3["records"]["failed"]),
+        (&json!(6), &json!(0)),
+        "{v3}"
+    );
+    assert_eq!(v3["version"], Value::Null, "a dry run registers nothing");
+    let (_, versions) = registry_status(Method::GET, &format!("subjects/{subject}/versions")).await;
+    assert_eq!(versions, json!([1]), "the dry runs registered nothing");
+
+    // The version already held is named.
+    let (_, again) = post(&router, "/api/register_schema", propose(V1, true)).await;
+    assert_eq!(again["existing"]["version"], 1, "{again}");
+
+    // Registering V3 gives version 2, which the registry holds under that id.
+    let (status, done) = post(&router, "/api/register_schema", propose(V3, false)).await;
+    assert_eq!(status.as_u16(), 200, "{done}");
+    assert_eq!(done["version"], 2, "{done}");
+    let held = registry(
+        Method::GET,
+        &format!("subjects/{subject}/versions/2"),
+        Value::Null,
+    )
+    .await;
+    assert_eq!(held["id"], done["id"]);
+    assert_eq!(
+        held["schema"].as_str().map(|s| s.contains("\"default\"")),
+        Some(true)
+    );
+
+    // A type change against the subject's level: ADMIN 409 with the registry's message.
+    let retyped = r#"{"type":"record","name":"P","fields":[{"name":"a","type":"string"}]}"#;
+    let (status, refused) = post(&router, "/api/register_schema", propose(retyped, false)).await;
+    assert_eq!(
+        (status.as_u16(), refused["code"].as_str()),
+        (409, Some("ADMIN")),
+        "{refused}"
+    );
+    assert!(!refused["message"].as_str().unwrap_or_default().is_empty());
+
+    // A schema that does not parse is refused before the registry sees it, with the place.
+    let broken = r#"{"type":"record","name":"P","fields":[{"name":"a","type":"int"}"#;
+    let (status, bad) = post(&router, "/api/register_schema", propose(broken, false)).await;
+    assert_eq!(
+        (status.as_u16(), bad["code"].as_str(), bad["field"].as_str()),
+        (400, Some("BAD_REQUEST"), Some("schema")),
+        "{bad}"
+    );
+    assert!(
+        bad["message"].as_str().unwrap_or_default().contains("line"),
+        "{bad}"
+    );
+    let (status, bad) = post(
+        &router,
+        "/api/register_schema",
+        json!({"cluster": "local", "subject": subject, "type": "PROTOBUF",
+               "schema": "syntax = \"proto3\"; message M { int32 a = 1 "}),
+    )
+    .await;
+    assert_eq!(
+        (status.as_u16(), bad["field"].as_str()),
+        (400, Some("schema")),
+        "{bad}"
+    );
+    let (_, versions) = registry_status(Method::GET, &format!("subjects/{subject}/versions")).await;
+    assert_eq!(versions, json!([1, 2]), "nothing refused was registered");
+
+    let (status, none) = post(
+        &router,
+        "/api/register_schema",
+        json!({"cluster": "bare", "subject": subject, "schema": V1}),
+    )
+    .await;
+    assert_eq!(
+        (status.as_u16(), none["code"].as_str()),
+        (404, Some("NOT_CONFIGURED"))
+    );
+}
+
+#[tokio::test]
+async fn a_subjects_level_is_set_and_given_back_to_the_global_one() {
+    let subject = unique("it-level");
+    registry(
+        Method::POST,
+        &format!("subjects/{subject}/versions"),
+        json!({ "schema": V1 }),
+    )
+    .await;
+    let router = router(&registry_yaml()).await;
+    let global = registry(Method::GET, "config", Value::Null).await["compatibilityLevel"].clone();
+    let set = |level: &str, dry_run: bool| json!({"cluster": "local", "subject": subject, "compatibility": level, "dry_run": dry_run});
+
+    let (status, preview) = post(
+        &router,
+        "/api/set_compatibility",
+        set("FULL_TRANSITIVE", true),
+    )
+    .await;
+    assert_eq!(status.as_u16(), 200, "{preview}");
+    assert_eq!(
+        (
+            &preview["before"],
+            &preview["before_own"],
+            &preview["after"],
+            &preview["after_own"]
+        ),
+        (
+            &global,
+            &json!(false),
+            &json!("FULL_TRANSITIVE"),
+            &json!(true)
+        ),
+        "{preview}"
+    );
+    let (_, level) = registry_status(
+        Method::GET,
+        &format!("config/{subject}?defaultToGlobal=true"),
+    )
+    .await;
+    assert_eq!(
+        level["compatibilityLevel"], global,
+        "the dry run changed nothing"
+    );
+
+    let (status, done) = post(
+        &router,
+        "/api/set_compatibility",
+        set("FULL_TRANSITIVE", false),
+    )
+    .await;
+    assert_eq!(status.as_u16(), 200, "{done}");
+    let (_, level) = registry_status(Method::GET, &format!("config/{subject}")).await;
+    assert_eq!(level["compatibilityLevel"], "FULL_TRANSITIVE");
+
+    // Back to the global level: Confluent's registry then answers 404 for the subject's own
+    // level; Apicurio answers NONE, with the global level when asked to fall back to it.
+    let (status, back) = post(&router, "/api/set_compatibility", set("GLOBAL", false)).await;
+    assert_eq!(status.as_u16(), 200, "{back}");
+    assert_eq!(
+        (&back["after"], &back["after_own"]),
+        (&global, &json!(false)),
+        "{back}"
+    );
+    let (status, own) = registry_status(Method::GET, &format!("config/{subject}")).await;
+    assert!(
+        status == 404 || own["compatibilityLevel"] == "NONE",
+        "{status} {own}"
+    );
+    let (_, fallback) = registry_status(
+        Method::GET,
+        &format!("config/{subject}?defaultToGlobal=true"),
+    )
+    .await;
+    assert_eq!(fallback["compatibilityLevel"], global);
+    // And the subject's page says whose level it is.
+    let shown = || async {
+        let path = format!("/api/subject?cluster=local&subject={subject}");
+        let (_, detail) = get_json(&router, &path).await;
+        (
+            detail["compatibility"].clone(),
+            detail["compatibility_overridden"].clone(),
+        )
+    };
+    assert_eq!(shown().await, (global.clone(), json!(false)));
+    // A level of its own that happens to be NONE is the subject's own.
+    post(&router, "/api/set_compatibility", set("NONE", false)).await;
+    assert_eq!(shown().await, (json!("NONE"), json!(true)));
+
+    for (body, status, code) in [
+        (set("SIDEWAYS", false), 400, "BAD_REQUEST"),
+        (
+            json!({"cluster": "local", "subject": unique("it-none"), "compatibility": "FULL"}),
+            404,
+            "NOT_FOUND",
+        ),
+        (
+            json!({"cluster": "bare", "subject": subject, "compatibility": "FULL"}),
+            404,
+            "NOT_CONFIGURED",
+        ),
+    ] {
+        let (got, answer) = post(&router, "/api/set_compatibility", body.clone()).await;
+        assert_eq!(
+            (got.as_u16(), answer["code"].as_str()),
+            (status, Some(code)),
+            "{body}: {answer}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn versions_are_soft_deleted_then_deleted_for_good_and_references_keep_theirs() {
+    let subject = unique("it-delete");
+    let path = format!("subjects/{subject}/versions");
+    registry(Method::POST, &path, json!({ "schema": V1 })).await;
+    registry(Method::POST, &path, json!({ "schema": V3 })).await;
+    let user = unique("it-delete-user");
+    registry(
+        Method::POST,
+        &format!("subjects/{user}/versions"),
+        json!({
+            "schema": r#"{"type":"record","name":"U","fields":[{"name":"p","type":"P"}]}"#,
+            "references": [{"name": "P", "subject": subject, "version": 2}]
+        }),
+    )
+    .await;
+    let router = router(&registry_yaml()).await;
+    let delete = |version: Option<i32>, permanent: bool| {
+        let mut body = json!({"cluster": "local", "subject": subject, "permanent": permanent});
+        if let Some(v) = version {
+            body["version"] = json!(v);
+        }
+        body
+    };
+    let listed = |deleted: bool| {
+        let path = if deleted {
+            format!("{path}?deleted=true")
+        } else {
+            path.clone()
+        };
+        async move { registry_status(Method::GET, &path).await }
+    };
+
+    // A version another subject references stays, and the refusal names the user.
+    let (status, refused) = post(&router, "/api/delete_schema", delete(Some(2), false)).await;
+    assert_eq!(
+        (status.as_u16(), refused["code"].as_str()),
+        (409, Some("ADMIN")),
+        "{refused}"
+    );
+    assert!(
+        refused["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains(&user),
+        "{refused}"
+    );
+    // Permanent before soft: refused, as the registry's API defines it.
+    let (status, early) = post(&router, "/api/delete_schema", delete(Some(1), true)).await;
+    assert_eq!(
+        (status.as_u16(), early["code"].as_str()),
+        (409, Some("ADMIN")),
+        "{early}"
+    );
+
+    let (status, preview) = post(
+        &router,
+        "/api/delete_schema",
+        json!({"cluster": "local", "subject": subject, "version": 1, "dry_run": true}),
+    )
+    .await;
+    assert_eq!(
+        (status.as_u16(), &preview["versions"]),
+        (200, &json!([1])),
+        "{preview}"
+    );
+    assert_eq!(
+        listed(false).await.1,
+        json!([1, 2]),
+        "the dry run deleted nothing"
+    );
+
+    let (status, soft) = post(&router, "/api/delete_schema", delete(Some(1), false)).await;
+    assert_eq!(
+        (status.as_u16(), &soft["versions"]),
+        (200, &json!([1])),
+        "{soft}"
+    );
+    assert_eq!(listed(false).await.1, json!([2]));
+    assert_eq!(
+        listed(true).await.1,
+        json!([1, 2]),
+        "soft-deleted, still held"
+    );
+    let (_, detail) = get_json(
+        &router,
+        &format!("/api/subject?cluster=local&subject={subject}"),
+    )
+    .await;
+    assert_eq!(detail["deleted_versions"], json!([1]), "{detail}");
+
+    let (status, hard) = post(&router, "/api/delete_schema", delete(Some(1), true)).await;
+    assert_eq!(
+        (status.as_u16(), &hard["versions"]),
+        (200, &json!([1])),
+        "{hard}"
+    );
+    assert_eq!(listed(true).await.1, json!([2]), "gone for good");
+
+    // The whole subject, once its user is gone: soft, then for good.
+    registry_status(Method::DELETE, &format!("subjects/{user}")).await;
+    registry_status(Method::DELETE, &format!("subjects/{user}?permanent=true")).await;
+    let (status, soft) = post(&router, "/api/delete_schema", delete(None, false)).await;
+    assert_eq!(
+        (status.as_u16(), &soft["versions"]),
+        (200, &json!([2])),
+        "{soft}"
+    );
+    assert_eq!(listed(false).await.0, 404);
+    let (status, detail) = get_json(
+        &router,
+        &format!("/api/subject?cluster=local&subject={subject}"),
+    )
+    .await;
+    assert_eq!(
+        (status, &detail["deleted_versions"]),
+        (200, &json!([2])),
+        "{detail}"
+    );
+    let (status, hard) = post(&router, "/api/delete_schema", delete(None, true)).await;
+    assert_eq!(
+        (status.as_u16(), &hard["versions"]),
+        (200, &json!([2])),
+        "{hard}"
+    );
+    assert_eq!(listed(true).await.0, 404, "the subject is gone for good");
+
+    let (status, gone) = post(&router, "/api/delete_schema", delete(Some(1), false)).await;
+    assert_eq!(
+        (status.as_u16(), gone["code"].as_str()),
+        (404, Some("NOT_FOUND")),
+        "{gone}"
+    );
+}
+
+/// GETs `path` from the router: the status and the JSON answer.
+async fn get_json(router: &axum::Router, path: &str) -> (u16, Value) {
+    let (status, body) = get_raw(router, path).await;
+    (
+        status.as_u16(),
+        serde_json::from_slice(&body).expect("JSON"),
+    )
+}
