@@ -115,4 +115,32 @@ export const writes: WriteRow[] = [
     body: (c) => ({ cluster: c, topic: 'orders', key: { encoding: 'text', data: 'k' }, value: { encoding: 'text', data: 'x' }, dry_run: true }),
     allowedStatus: 200,
   },
+  {
+    api: 'register_schema',
+    privilege: 'REGISTER_SCHEMAS',
+    // A dry run on a new subject: the registry judges, nothing is registered.
+    page: (c) => `/c/${c}/schemas/payments-avro-value`,
+    button: 'Register a new version',
+    body: (c) => ({ cluster: c, subject: unique('e2e-matrix-subject'), schema: '{"type":"string"}', dry_run: true }),
+    allowedStatus: 200,
+  },
+  {
+    api: 'set_compatibility',
+    privilege: 'SET_COMPATIBILITY',
+    // A dry run: the answer says what the level would become, and nothing changes.
+    page: (c) => `/c/${c}/schemas/payments-avro-value`,
+    button: 'Change compatibility',
+    body: (c) => ({ cluster: c, subject: 'payments-avro-value', compatibility: 'FULL', dry_run: true }),
+    allowedStatus: 200,
+  },
+  {
+    api: 'delete_schema',
+    privilege: 'DELETE_SCHEMAS',
+    // The seeded subject's page shows the button; the call names a subject the registry lacks,
+    // so an allowed call ends in NOT_FOUND and deletes nothing.
+    page: (c) => `/c/${c}/schemas/payments-avro-value`,
+    button: 'Delete subject',
+    body: (c) => ({ cluster: c, subject: unique('e2e-absent') }),
+    allowedStatus: 404,
+  },
 ];

@@ -12,7 +12,7 @@ use crate::api::{
 };
 use crate::components::change::{follow_change, TypedConfirm};
 use crate::format::page_url;
-use crate::schema_view::changes;
+use crate::schema_view::{changes, pretty};
 
 /// The schema types the registry takes, with how the form names them.
 const TYPES: [(&str, &str); 3] = [
@@ -85,7 +85,7 @@ pub fn RegisterSchema(
     Effect::new(move |_| {
         if let Some(Some(newest)) = load.value().get() {
             schema_type.set(newest.schema_type.clone());
-            text.set(newest.schema.clone());
+            text.set(pretty(&newest.schema_type, &newest.schema));
             refs.set(
                 newest
                     .references
@@ -139,7 +139,7 @@ pub fn RegisterSchema(
             }
         }>{label}</button>
         <Show when=move || open.get()>
-            <form class="panel schema-form" aria-label=label on:submit=move |ev| {
+            <form class="panel wide schema-form" aria-label=label on:submit=move |ev| {
                 ev.prevent_default();
                 send.dispatch(true);
             }>
@@ -148,7 +148,7 @@ pub fn RegisterSchema(
                         <input type="text" required placeholder="orders-value" prop:value=move || name.get()
                             on:input=move |ev| { name.set(event_target_value(&ev)); stale(); } />
                     </label>
-                    <p class="hint">"A subject named <topic>-value or <topic>-key is the one Confluent's serializers use for that topic."</p>
+                    <p class="muted">"A subject named <topic>-value or <topic>-key is the one Confluent's serializers use for that topic."</p>
                 })}
                 <label>"Type"
                     <select on:change=move |ev| { schema_type.set(event_target_value(&ev)); stale(); }>
@@ -332,7 +332,7 @@ pub fn ChangeCompatibility(
             error.set(None);
         }>"Change compatibility"</button>
         <Show when=move || open.get()>
-            <form class="panel" aria-label="Change compatibility" on:submit=move |ev| {
+            <form class="panel wide schema-form" aria-label="Change compatibility" on:submit=move |ev| {
                 ev.prevent_default();
                 send.dispatch(true);
             }>
@@ -411,12 +411,20 @@ pub fn DeleteSchema(
             format!("Soft-deleted version {list} of {}: the registry keeps it until it is deleted permanently.", done.subject)
         });
     });
-    let aria = match version {
-        Some(v) => format!("{label} ({v})"),
-        None => label.clone(),
+    // Each row's button says which version it deletes.
+    let aria = match (version, permanent) {
+        (Some(v), false) => format!("{label} ({v})"),
+        _ => label.clone(),
     };
     let button = label.clone();
     let (label, aria_shown) = (StoredValue::new(label), StoredValue::new(aria.clone()));
+    // In a row of the versions table the panel keeps to its column; for the subject it takes
+    // the width of the page head.
+    let panel_class = if version.is_some() {
+        "panel"
+    } else {
+        "panel wide schema-form"
+    };
     view! {
         <button type="button" class="button button-danger" aria-label=aria on:click=move |_| {
             open.update(|o| *o = !*o);
@@ -427,7 +435,7 @@ pub fn DeleteSchema(
             }
         }>{button}</button>
         <Show when=move || open.get()>
-            <div class="panel" role="group" aria-label=aria_shown.get_value()>
+            <div class=panel_class role="group" aria-label=aria_shown.get_value()>
                 {move || preview.get().map(|p| {
                     let list = p.versions.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(", ");
                     let label = label.get_value();

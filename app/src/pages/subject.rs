@@ -10,6 +10,7 @@ use leptos_router::NavigateOptions;
 use super::schema_changes::{ChangeCompatibility, DeleteSchema, RegisterSchema};
 use crate::api::{schema, subject, SchemaDetail, SubjectDetail};
 use crate::components::access::{allows, identity, NeedsPrivilege};
+use crate::error::{ApiError, ErrorCode};
 use crate::format::page_url;
 use crate::schema_view::{changes, highlight, line_diff, pretty, Line};
 use crate::Privilege;
@@ -22,6 +23,17 @@ pub fn SubjectPage() -> impl IntoView {
     let name = move || params.read().get("subject").unwrap_or_default();
     let chosen = move |key: &str| query.read().get(key).and_then(|v| v.parse::<i32>().ok());
     let detail = Resource::new(move || (cluster(), name()), |(c, s)| subject(c, s.into()));
+    // The texts shown and compared, made here, once, and not inside the suspense below: a
+    // resource made while a suspense resolves may be made a different number of times on the
+    // server and in the browser, and then hydrates with another resource's data.
+    let this: Text = Resource::new(
+        move || (cluster(), name(), chosen("version")),
+        |(c, s, v)| shown_text(c, s, v),
+    );
+    let other: Text = Resource::new(
+        move || (cluster(), name(), chosen("version"), chosen("compare")),
+        |(c, s, v, k)| compared_text(c, s, v, k),
+    );
     let who = identity();
     // A change says what it did here, and the subject is read again.
     let notice = RwSignal::new(None::<String>);
@@ -45,21 +57,16 @@ pub fn SubjectPage() -> impl IntoView {
                 };
                 match detail.await {
                     Ok(d) => {
-                        let newest = d.versions.last().map(|v| v.version);
-                        let shown = chosen("version").or(newest);
-                        let compare = chosen("compare")
-                            .or_else(|| {
-                                // By default, the version before the one shown.
-                                let at = d.versions.iter().position(|v| Some(v.version) == shown)?;
-                                at.checked_sub(1).map(|i| d.versions[i].version)
-                            });
+                        let numbers: Vec<i32> = d.versions.iter().map(|v| v.version).collect();
+                        let shown = chosen("version").or(numbers.last().copied());
+                        let compare = chosen("compare").or_else(|| version_before(&numbers, shown));
                         view! {
                             <Overview detail=d.clone() cluster=cluster() can=can changed=changed />
                             {move || notice.get().map(|n| view! { <p class="note" role="status">{n}</p> })}
                             <NeedsPrivilege cluster=cluster() privilege=Privilege::SchemaText
                                 what="The schema text" children=ChildrenFn::to_children(move || {
                                     let d = d.clone();
-                                    view! { <Texts detail=d shown=shown compare=compare /> }
+                                    view! { <Texts detail=d shown=shown compare=compare this=this other=other /> }
                                 }) />
                         }.into_any()
                     }
@@ -70,6 +77,51 @@ pub fn SubjectPage() -> impl IntoView {
                 }
             })}
         </Transition>
+    }
+}
+
+/// A version's text as the page shows it: `None` when the subject has no version to show.
+type Text = Resource<Result<Option<SchemaDetail>, ApiError>>;
+
+/// The version before `shown` among `versions` (oldest first): what a version is compared with
+/// by default.
+fn version_before(versions: &[i32], shown: Option<i32>) -> Option<i32> {
+    let at = versions.iter().position(|v| Some(*v) == shown)?;
+    at.checked_sub(1).map(|i| versions[i])
+}
+
+/// The text of `version` (`None`: the newest, or nothing when every version is deleted).
+async fn shown_text(
+    cluster: String,
+    subject: String,
+    version: Option<i32>,
+) -> Result<Option<SchemaDetail>, ApiError> {
+    match schema(cluster, subject.into(), version.into()).await {
+        Ok(d) => Ok(Some(d)),
+        Err(e) if version.is_none() && e.code == ErrorCode::NotFound => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// The text compared with the one shown: `compare`, or by default the version before the one
+/// shown.
+async fn compared_text(
+    cluster: String,
+    subject: String,
+    version: Option<i32>,
+    compare: Option<i32>,
+) -> Result<Option<SchemaDetail>, ApiError> {
+    let compare = match compare {
+        Some(c) => Some(c),
+        None => {
+            let detail = crate::api::subject(cluster.clone(), subject.clone().into()).await?;
+            let numbers: Vec<i32> = detail.versions.iter().map(|v| v.version).collect();
+            version_before(&numbers, version.or(numbers.last().copied()))
+        }
+    };
+    match compare {
+        Some(c) => schema(cluster, subject.into(), c.into()).await.map(Some),
+        None => Ok(None),
     }
 }
 
@@ -228,7 +280,13 @@ fn SchemaText(kind: String, text: String) -> impl IntoView {
 
 /// The version shown, and the changes from the compared one.
 #[component]
-fn Texts(detail: SubjectDetail, shown: Option<i32>, compare: Option<i32>) -> impl IntoView {
+fn Texts(
+    detail: SubjectDetail,
+    shown: Option<i32>,
+    compare: Option<i32>,
+    this: Text,
+    other: Text,
+) -> impl IntoView {
     let params = use_params_map();
     let cluster = move || params.read().get("cluster").unwrap_or_default();
     let name = detail.subject.clone();
@@ -252,23 +310,6 @@ fn Texts(detail: SubjectDetail, shown: Option<i32>, compare: Option<i32>) -> imp
             },
         );
     });
-    let fetch = {
-        let name = name.clone();
-        move |version: Option<i32>| {
-            let (cluster, name) = (cluster(), name.clone());
-            Resource::new(
-                move || (cluster.clone(), name.clone(), version),
-                |(c, s, v)| async move {
-                    match v {
-                        Some(v) => schema(c, s.into(), v.into()).await.map(Some),
-                        None => Ok(None),
-                    }
-                },
-            )
-        }
-    };
-    let this = fetch(shown);
-    let other = fetch(compare);
     let options = move |selected: Option<i32>, none: Option<&'static str>| {
         view! {
             {none.map(|label| view! { <option value="" selected=selected.is_none()>{label}</option> })}

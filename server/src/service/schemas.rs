@@ -307,11 +307,22 @@ pub async fn register_schema(
     }
     let (own, global) = registry.levels(&name).await.map_err(registry_error)?;
     answer.compatibility = own.or(global);
-    if let Some(verdict) = registry
-        .compatibility(&granted.grant, &name, &proposal)
+    // A subject without versions has nothing to be compatible with. Confluent's registry
+    // answers 404 then, Apicurio "compatible": klens does not ask.
+    let versions = registry
+        .subject_summary(&name)
         .await
         .map_err(registry_error)?
-    {
+        .map_or(0, |s| s.versions.len());
+    let verdict = if versions == 0 {
+        None
+    } else {
+        registry
+            .compatibility(&granted.grant, &name, &proposal)
+            .await
+            .map_err(registry_error)?
+    };
+    if let Some(verdict) = verdict {
         answer.compatible = Some(verdict.compatible);
         answer.messages = verdict.messages;
     }

@@ -160,6 +160,19 @@ async fn a_proposed_version_is_judged_by_the_registry_and_by_the_topics_records(
     let (_, versions) = registry_status(Method::GET, &format!("subjects/{subject}/versions")).await;
     assert_eq!(versions, json!([1, 2]), "nothing refused was registered");
 
+    // A new subject has nothing to be compatible with (Apicurio would say "compatible").
+    let (status, new) = post(
+        &router,
+        "/api/register_schema",
+        json!({"cluster": "local", "subject": unique("it-new-subject"), "schema": V1, "dry_run": true}),
+    )
+    .await;
+    assert_eq!(
+        (status.as_u16(), &new["compatible"], &new["records"]),
+        (200, &Value::Null, &Value::Null),
+        "{new}"
+    );
+
     let (status, none) = post(
         &router,
         "/api/register_schema",
