@@ -481,4 +481,32 @@ async fn the_registry_gone_framed_values_fall_back_to_bytes() {
         other => panic!("a framed value without its schema shown as {other:?}"),
     };
     assert_eq!(decoded, framed, "every byte is kept: {value}");
+
+    // A registry write answers CLIENT (502): the registry cannot be reached.
+    let yaml = format!(
+        "{}    writable: true\n    schema_registry:\n      url: {REGISTRY}\n",
+        plain_cluster()
+    );
+    let router = app(state_of(&yaml, Arc::new(Catalog::new(&config(&yaml)))));
+    for (call, body) in [
+        (
+            "register_schema",
+            serde_json::json!({"cluster": "local", "subject": subject, "schema": "\"string\""}),
+        ),
+        (
+            "set_compatibility",
+            serde_json::json!({"cluster": "local", "subject": subject, "compatibility": "FULL"}),
+        ),
+        (
+            "delete_schema",
+            serde_json::json!({"cluster": "local", "subject": subject}),
+        ),
+    ] {
+        let (status, answer) = post(&router, &format!("/api/{call}"), body).await;
+        assert_eq!(
+            (status.as_u16(), answer["code"].as_str()),
+            (502, Some("CLIENT")),
+            "{call}: {answer}"
+        );
+    }
 }
