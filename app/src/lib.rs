@@ -24,6 +24,7 @@ use leptos_router::{path, SsrMode};
 use components::layout::Layout;
 use pages::{
     account::AccountPage,
+    acls::AclsPage,
     brokers::{BrokerPage, BrokersPage},
     cluster::ClusterPage,
     clusters::ClustersPage,
@@ -110,6 +111,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/c/:cluster/brokers/:id") view=BrokerPage ssr=SsrMode::Async />
                     <Route path=path!("/c/:cluster/schemas") view=SchemasPage ssr=SsrMode::Async />
                     <Route path=path!("/c/:cluster/schemas/:subject") view=SubjectPage ssr=SsrMode::Async />
+                    <Route path=path!("/c/:cluster/acls") view=AclsPage ssr=SsrMode::Async />
                 </Routes>
             </Layout>
         </Router>

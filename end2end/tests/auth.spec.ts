@@ -140,6 +140,26 @@ for (const [user, want] of Object.entries(users)) {
       }
     }
 
+    // The ACL list: the ACLs page and its link show it exactly when the API answers it.
+    for (const name of visible) {
+      const label = `${user} acls on ${name}`;
+      const holds = want.clusters[name].includes('ACLS');
+      const res = await page.request.get(`${AUTH}/api/acls?cluster=${name}`);
+      expect(res.status(), label).toBe(holds ? 200 : 403);
+      if (!holds) expect(await res.json(), label).toMatchObject({ code: 'MISSING_PRIVILEGE', privilege: 'ACLS' });
+      await page.goto(`${AUTH}/c/${name}/acls`);
+      await expect(page.locator('.app[data-hydrated="true"]')).toBeVisible();
+      const link = page.getByRole('navigation', { name: 'Clusters' }).getByRole('link', { name: 'ACLs' });
+      if (holds) {
+        await expect(page.getByRole('table', { name: 'ACLs' }), label).toContainText('User:alice');
+        await expect(link.first(), label).toBeVisible();
+      } else {
+        await expect(page.getByRole('note'), label).toContainText('ACLS privilege');
+        await expect(page.getByRole('table', { name: 'ACLs' }), label).toHaveCount(0);
+        await expect(page.locator(`a[href="/c/${name}/acls"]`), label).toHaveCount(0);
+      }
+    }
+
     // The authorization matrix, through the API and the UI with this session.
     for (const row of writes) {
       for (const cluster of CLUSTERS) {

@@ -143,4 +143,23 @@ export const writes: WriteRow[] = [
     body: (c) => ({ cluster: c, subject: unique('e2e-absent') }),
     allowedStatus: 404,
   },
+  {
+    api: 'create_acl',
+    privilege: 'CREATE_ACLS',
+    // A dry run: klens judges the binding and says what it does; nothing is created.
+    page: (c) => `/c/${c}/acls`,
+    button: 'Create ACL',
+    body: (c) => ({ cluster: c, principal: 'User:e2e-matrix', resource_type: 'topic', resource_name: 'orders', operation: 'read', dry_run: true }),
+    allowedStatus: 200,
+  },
+  {
+    api: 'delete_acl',
+    privilege: 'DELETE_ACLS',
+    // The seeded binding's row shows the button; the call names a binding Kafka does not hold,
+    // so an allowed call ends in NOT_FOUND and deletes nothing.
+    page: (c) => `/c/${c}/acls`,
+    button: 'Delete ACL: User:alice may READ the topic orders from any host',
+    body: (c) => ({ cluster: c, principal: `User:${unique('e2e-absent')}`, resource_type: 'topic', resource_name: 'orders', operation: 'read' }),
+    allowedStatus: 404,
+  },
 ];

@@ -93,7 +93,7 @@ test('register a new version after its preview, change compatibility, delete a v
   await expect(go).toBeDisabled();
   await hard.getByLabel('Subject name').fill(subject);
   await go.click();
-  await expect(page.getByRole('status').filter({ hasText: 'Deleted version 1 of' })).toBeVisible();
+  await expect(page.getByRole('status').filter({ hasText: /^Deleted version 1 of .* permanently\.$/ })).toBeVisible();
   expect((await registry(page.request, `subjects/${subject}/versions?deleted=true`)).body).toEqual([2]);
   await expect(page.getByRole('region', { name: 'Soft-deleted versions' })).toHaveCount(0);
   expect(problems).toEqual([]);

@@ -10,13 +10,13 @@ use std::sync::Arc;
 use leptos::prelude::use_context;
 
 use super::{
-    AddPartitionsArgs, AlterTopicConfigsArgs, Arg, BrokerDetail, BrokerList, ClusterDetail,
-    ClusterSummary, CompatibilitySet, ConfigsChanged, CreateTopicArgs, DeleteRecordsArgs,
-    DeleteSchemaArgs, GroupChanged, GroupDetail, GroupList, OffsetPlan, PartitionsAdded,
-    ProduceArgs, Produced, Record, RecordArgs, RecordAtArgs, RecordPage, RecordsDeleted,
-    RegisterSchemaArgs, ResetOffsetsArgs, SchemaDeleted, SchemaDetail, SchemaRegistered,
-    SearchResult, SetCompatibilityArgs, SubjectDetail, SubjectList, TopicChanged, TopicConfigList,
-    TopicDetail, TopicList, WhoAmI, WindowArgs,
+    AclArgs, AclChanged, AclList, AddPartitionsArgs, AlterTopicConfigsArgs, Arg, BrokerDetail,
+    BrokerList, ClusterDetail, ClusterSummary, CompatibilitySet, ConfigsChanged, CreateTopicArgs,
+    DeleteRecordsArgs, DeleteSchemaArgs, GroupChanged, GroupDetail, GroupList, OffsetPlan,
+    PartitionsAdded, ProduceArgs, Produced, Record, RecordArgs, RecordAtArgs, RecordPage,
+    RecordsDeleted, RegisterSchemaArgs, ResetOffsetsArgs, SchemaDeleted, SchemaDetail,
+    SchemaRegistered, SearchResult, SetCompatibilityArgs, SubjectDetail, SubjectList, TopicChanged,
+    TopicConfigList, TopicDetail, TopicList, WhoAmI, WindowArgs,
 };
 use crate::error::{ApiError, ErrorCode};
 
@@ -62,6 +62,9 @@ pub trait Backend: Send + Sync + 'static {
     fn register_schema(&self, args: RegisterSchemaArgs) -> Reply<SchemaRegistered>;
     fn set_compatibility(&self, args: SetCompatibilityArgs) -> Reply<CompatibilitySet>;
     fn delete_schema(&self, args: DeleteSchemaArgs) -> Reply<SchemaDeleted>;
+    fn acls(&self, cluster: String) -> Reply<AclList>;
+    fn create_acl(&self, args: AclArgs) -> Reply<AclChanged>;
+    fn delete_acl(&self, args: AclArgs) -> Reply<AclChanged>;
 }
 
 /// The answer of a backend method.

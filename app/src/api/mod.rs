@@ -2,6 +2,7 @@
 //! body runs only on the server and reaches Kafka through [`backend::Backend`], which the
 //! `server` crate provides, so this crate never links a Kafka client.
 
+mod acls;
 mod args;
 mod brokers;
 mod catalog;
@@ -17,6 +18,7 @@ mod search;
 mod topics;
 mod window;
 
+pub use acls::*;
 pub use args::*;
 pub use brokers::*;
 pub use catalog::*;

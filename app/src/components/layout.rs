@@ -81,6 +81,7 @@ fn ClusterNav() -> impl IntoView {
                                             let overview = format!("/c/{}", c.name);
                                             let base = overview.clone();
                                             let section = move |s: &str| format!("{base}/{s}");
+                                            let acls = c.can(crate::Privilege::Acls);
                                             view! {
                                                 <li>
                                                     <A href=overview exact=true>{c.name.clone()}</A>
@@ -89,6 +90,7 @@ fn ClusterNav() -> impl IntoView {
                                                         <li><A href=section("groups")>"Consumer groups"</A></li>
                                                         <li><A href=section("brokers")>"Brokers"</A></li>
                                                         <li><A href=section("schemas")>"Schemas"</A></li>
+                                                        {acls.then(|| view! { <li><A href=section("acls")>"ACLs"</A></li> })}
                                                     </ul>
                                                 </li>
                                             }

@@ -1,6 +1,7 @@
 //! One file per routed page.
 
 pub mod account;
+pub mod acls;
 pub mod brokers;
 pub mod cluster;
 pub mod clusters;

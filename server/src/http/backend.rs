@@ -7,13 +7,13 @@ use std::sync::Arc;
 
 use app::api::backend::{Backend, Reply};
 use app::api::{
-    AddPartitionsArgs, AlterTopicConfigsArgs, Arg, BrokerDetail, BrokerList, ClusterDetail,
-    ClusterSummary, CompatibilitySet, ConfigsChanged, CreateTopicArgs, DeleteRecordsArgs,
-    DeleteSchemaArgs, GroupChanged, GroupDetail, GroupList, OffsetPlan, PartitionsAdded,
-    ProduceArgs, Produced, Record, RecordArgs, RecordAtArgs, RecordPage, RecordsDeleted,
-    RegisterSchemaArgs, ResetOffsetsArgs, SchemaDeleted, SchemaDetail, SchemaRegistered,
-    SearchResult, SetCompatibilityArgs, SubjectDetail, SubjectList, TopicChanged, TopicConfigList,
-    TopicDetail, TopicList, WhoAmI, WindowArgs,
+    AclArgs, AclChanged, AclList, AddPartitionsArgs, AlterTopicConfigsArgs, Arg, BrokerDetail,
+    BrokerList, ClusterDetail, ClusterSummary, CompatibilitySet, ConfigsChanged, CreateTopicArgs,
+    DeleteRecordsArgs, DeleteSchemaArgs, GroupChanged, GroupDetail, GroupList, OffsetPlan,
+    PartitionsAdded, ProduceArgs, Produced, Record, RecordArgs, RecordAtArgs, RecordPage,
+    RecordsDeleted, RegisterSchemaArgs, ResetOffsetsArgs, SchemaDeleted, SchemaDetail,
+    SchemaRegistered, SearchResult, SetCompatibilityArgs, SubjectDetail, SubjectList, TopicChanged,
+    TopicConfigList, TopicDetail, TopicList, WhoAmI, WindowArgs,
 };
 use app::ApiError;
 use axum::http::request::Parts;
@@ -171,5 +171,17 @@ impl Backend for Door {
 
     fn delete_schema(&self, args: DeleteSchemaArgs) -> Reply<SchemaDeleted> {
         self.run(|s, c| async move { service::schemas::delete_schema(&s, &c, args).await })
+    }
+
+    fn acls(&self, cluster: String) -> Reply<AclList> {
+        self.run(|s, c| async move { service::acls::acls(&s, &c, &cluster).await })
+    }
+
+    fn create_acl(&self, args: AclArgs) -> Reply<AclChanged> {
+        self.run(|s, c| async move { service::acls::create_acl(&s, &c, args).await })
+    }
+
+    fn delete_acl(&self, args: AclArgs) -> Reply<AclChanged> {
+        self.run(|s, c| async move { service::acls::delete_acl(&s, &c, args).await })
     }
 }

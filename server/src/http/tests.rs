@@ -534,6 +534,48 @@ async fn every_server_function_decides_before_it_judges_its_arguments() {
         ),
         (
             "POST",
+            "create_acl",
+            r#"{"cluster":"{c}","principal":"bob","resource_type":"topic","resource_name":"t","operation":"read"}"#,
+            "principal",
+        ),
+        (
+            "POST",
+            "create_acl",
+            r#"{"cluster":"{c}","principal":"User:bob","host":"everywhere","resource_type":"topic","resource_name":"t","operation":"read"}"#,
+            "host",
+        ),
+        (
+            "POST",
+            "create_acl",
+            r#"{"cluster":"{c}","principal":"User:bob","resource_type":"table","resource_name":"t","operation":"read"}"#,
+            "resource_type",
+        ),
+        (
+            "POST",
+            "create_acl",
+            r#"{"cluster":"{c}","principal":"User:bob","resource_type":"topic","operation":"read"}"#,
+            "resource_name",
+        ),
+        (
+            "POST",
+            "create_acl",
+            r#"{"cluster":"{c}","principal":"User:bob","resource_type":"topic","resource_name":"t","operation":"any"}"#,
+            "operation",
+        ),
+        (
+            "POST",
+            "delete_acl",
+            r#"{"cluster":"{c}","principal":"User:bob","resource_type":"topic","resource_name":"t","operation":"read","pattern_type":"match"}"#,
+            "pattern_type",
+        ),
+        (
+            "POST",
+            "delete_acl",
+            r#"{"cluster":"{c}","principal":"User:bob","resource_type":"topic","resource_name":"t","operation":"read","permission":"any"}"#,
+            "permission",
+        ),
+        (
+            "POST",
             "register_schema",
             r#"{"cluster":"{c}","schema":"{}"}"#,
             "subject",
@@ -664,6 +706,7 @@ async fn calls_of_a_cluster_name_the_missing_cluster() {
     for endpoint in [
         "cluster",
         "brokers",
+        "acls",
         "subjects",
         "subject",
         "schema",
@@ -703,6 +746,8 @@ async fn calls_of_a_cluster_name_the_missing_cluster() {
         "register_schema",
         "set_compatibility",
         "delete_schema",
+        "create_acl",
+        "delete_acl",
     ] {
         let e = call(
             &router,
@@ -754,6 +799,8 @@ async fn a_write_on_a_read_only_cluster_is_refused_before_its_arguments() {
             r#"{"cluster":"ro","subject":"s","compatibility":"SIDEWAYS"}"#,
         ),
         ("delete_schema", r#"{"cluster":"ro","version":"one"}"#),
+        ("create_acl", r#"{"cluster":"ro","principal":5}"#),
+        ("delete_acl", r#"{"cluster":"ro","operation":"sideways"}"#),
     ] {
         let e = call(&router, "POST", &format!("/api/{endpoint}"), body).await;
         assert_eq!(

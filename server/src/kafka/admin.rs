@@ -13,6 +13,7 @@ use rdkafka::error::{KafkaError, RDKafkaErrorCode};
 use super::{Broker, KafkaClients, KlensContext, Link, Topic, Watermarks};
 use crate::auth::Grant;
 
+pub mod acls;
 mod changes;
 pub mod groups;
 pub mod produce;

@@ -7,6 +7,7 @@
 //! What must never happen here: reading the caller from a request, or reaching Kafka without
 //! the grant for exactly what is done.
 
+pub mod acls;
 pub mod catalog;
 pub mod groups;
 pub mod identity;

@@ -4,6 +4,7 @@
 
 mod support;
 
+mod acls;
 mod catalog;
 mod changes;
 mod config_check;

@@ -5,11 +5,11 @@
 use app::access::Resource;
 use app::Privilege;
 use kafka_protocol::messages::{
-    ConsumerGroupDescribeRequest, CreatePartitionsRequest, DeleteGroupsRequest,
-    DeleteRecordsRequest, DescribeClusterRequest, DescribeConfigsRequest, DescribeGroupsRequest,
-    DescribeLogDirsRequest, DescribeQuorumRequest, FindCoordinatorRequest,
-    IncrementalAlterConfigsRequest, ListGroupsRequest, MetadataRequest, OffsetCommitRequest,
-    OffsetDeleteRequest, OffsetFetchRequest,
+    ConsumerGroupDescribeRequest, CreateAclsRequest, CreatePartitionsRequest, DeleteAclsRequest,
+    DeleteGroupsRequest, DeleteRecordsRequest, DescribeAclsRequest, DescribeClusterRequest,
+    DescribeConfigsRequest, DescribeGroupsRequest, DescribeLogDirsRequest, DescribeQuorumRequest,
+    FindCoordinatorRequest, IncrementalAlterConfigsRequest, ListGroupsRequest, MetadataRequest,
+    OffsetCommitRequest, OffsetDeleteRequest, OffsetFetchRequest,
 };
 use kafka_protocol::protocol::Request;
 
@@ -28,6 +28,7 @@ impl ReadRequest for DescribeClusterRequest {}
 impl ReadRequest for DescribeQuorumRequest {}
 impl ReadRequest for DescribeConfigsRequest {}
 impl ReadRequest for FindCoordinatorRequest {}
+impl ReadRequest for DescribeAclsRequest {}
 
 /// A request that changes a cluster: the privilege it needs on each resource it names. A
 /// request that names none is not sent.
@@ -99,6 +100,24 @@ impl WriteRequest for DeleteRecordsRequest {
         self.topics
             .iter()
             .map(|t| (Privilege::DeleteRecords, topic(&t.name.0)))
+            .collect()
+    }
+}
+
+impl WriteRequest for CreateAclsRequest {
+    fn needs(&self) -> Vec<(Privilege, Resource)> {
+        self.creations
+            .iter()
+            .map(|_| (Privilege::CreateAcls, Resource::Cluster))
+            .collect()
+    }
+}
+
+impl WriteRequest for DeleteAclsRequest {
+    fn needs(&self) -> Vec<(Privilege, Resource)> {
+        self.filters
+            .iter()
+            .map(|_| (Privilege::DeleteAcls, Resource::Cluster))
             .collect()
     }
 }

@@ -6,6 +6,7 @@
 //! `kinds.rs` says which request kinds may be sent, by type: reads freely, changes only under
 //! the grant for what they change (`topics.rs` holds the topic changes).
 
+pub mod acls;
 mod conn;
 mod groups;
 pub mod kinds;

@@ -273,7 +273,7 @@ impl WireClient {
         out
     }
 
-    fn first<'a>(&'a self, known: &'a [Broker]) -> WireResult<&'a Broker> {
+    pub(super) fn first<'a>(&'a self, known: &'a [Broker]) -> WireResult<&'a Broker> {
         self.targets(known)
             .first()
             .ok_or_else(|| "no broker to ask".to_string())

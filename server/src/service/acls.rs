@@ -1,0 +1,171 @@
+//! ACL bindings: the list (ACLS on the cluster), creating one (CREATE_ACLS) and deleting exactly
+//! one (DELETE_ACLS). Each is decided first (writable → privilege), then its binding judged,
+//! then sent with the grant.
+
+use app::access::{Action, Resource};
+use app::api::{
+    AclArgs, AclBinding, AclChanged, AclList, Arg, ACL_OPERATIONS, ACL_PATTERN_TYPES,
+    ACL_PERMISSIONS, ACL_RESOURCE_TYPES,
+};
+use app::{ApiError, Privilege};
+
+use super::Service;
+use crate::auth::Caller;
+use crate::kafka::admin::acls;
+
+/// The longest principal, host or resource name klens sends.
+const MAX_NAME: usize = 1000;
+
+pub async fn acls(service: &Service, caller: &Caller, cluster: &str) -> Result<AclList, ApiError> {
+    let granted = service.decide(
+        caller,
+        cluster,
+        Action::new(Privilege::Acls, Resource::Cluster),
+    )?;
+    let known = granted.entry.known_brokers_now();
+    let list = acls::acls(&granted.grant, &granted.link(), &known).await?;
+    Ok(AclList {
+        cluster: cluster.to_string(),
+        acls: list,
+    })
+}
+
+/// One field of a binding: given (or its default), not blank, not too long, and when `known`
+/// is given, one of the names it knows.
+fn field(
+    value: Arg<String>,
+    name: &str,
+    default: Option<&str>,
+    known: Option<&[&str]>,
+) -> Result<String, ApiError> {
+    let value = match (value.optional(name)?, default) {
+        (Some(v), _) => v.trim().to_string(),
+        (None, Some(d)) => d.to_string(),
+        (None, None) => {
+            return Err(ApiError::bad_request(
+                name,
+                format!("`{name}` is required."),
+            ))
+        }
+    };
+    if value.is_empty() || value.len() > MAX_NAME {
+        return Err(ApiError::bad_request(
+            name,
+            format!("`{name}` is 1 to {MAX_NAME} bytes."),
+        ));
+    }
+    if let Some(names) = known {
+        let lower = value.to_ascii_lowercase();
+        if !names.contains(&lower.as_str()) {
+            return Err(ApiError::bad_request(
+                name,
+                format!("`{name}` is one of {}.", names.join(", ")),
+            ));
+        }
+        return Ok(lower);
+    }
+    Ok(value)
+}
+
+/// The binding `args` name, judged.
+fn binding(args: AclArgs) -> Result<(AclBinding, bool), ApiError> {
+    let principal = field(args.principal, "principal", None, None)?;
+    if !principal
+        .split_once(':')
+        .is_some_and(|(kind, who)| !kind.is_empty() && !who.is_empty())
+    {
+        return Err(ApiError::bad_request(
+            "principal",
+            "A principal is written as its type and name, such as User:alice.",
+        ));
+    }
+    let host = field(args.host, "host", Some("*"), None)?;
+    if host != "*" && host.parse::<std::net::IpAddr>().is_err() {
+        return Err(ApiError::bad_request(
+            "host",
+            "A host is * (any host) or one IP address.",
+        ));
+    }
+    let resource_type = field(
+        args.resource_type,
+        "resource_type",
+        None,
+        Some(&ACL_RESOURCE_TYPES),
+    )?;
+    let default_name = (resource_type == "cluster").then_some("kafka-cluster");
+    let resource_name = field(args.resource_name, "resource_name", default_name, None)?;
+    let pattern_type = field(
+        args.pattern_type,
+        "pattern_type",
+        Some("literal"),
+        Some(&ACL_PATTERN_TYPES),
+    )?;
+    let operation = field(args.operation, "operation", None, Some(&ACL_OPERATIONS))?;
+    let permission = field(
+        args.permission,
+        "permission",
+        Some("allow"),
+        Some(&ACL_PERMISSIONS),
+    )?;
+    let dry_run = args.dry_run.optional("dry_run")?.unwrap_or(false);
+    Ok((
+        AclBinding {
+            principal,
+            host,
+            resource_type,
+            resource_name,
+            pattern_type,
+            operation,
+            permission,
+        },
+        dry_run,
+    ))
+}
+
+pub async fn create_acl(
+    service: &Service,
+    caller: &Caller,
+    args: AclArgs,
+) -> Result<AclChanged, ApiError> {
+    let cluster = args.cluster.clone();
+    let granted = service.decide(
+        caller,
+        &cluster,
+        Action::new(Privilege::CreateAcls, Resource::Cluster),
+    )?;
+    let (acl, dry_run) = binding(args)?;
+    if !dry_run {
+        let known = granted.entry.known_brokers_now();
+        acls::create_acl(&granted.grant, &granted.link(), &known, &acl).await?;
+    }
+    Ok(AclChanged {
+        cluster,
+        dry_run,
+        words: acl.words(),
+        acl,
+    })
+}
+
+pub async fn delete_acl(
+    service: &Service,
+    caller: &Caller,
+    args: AclArgs,
+) -> Result<AclChanged, ApiError> {
+    let cluster = args.cluster.clone();
+    let granted = service.decide(
+        caller,
+        &cluster,
+        Action::new(Privilege::DeleteAcls, Resource::Cluster),
+    )?;
+    let (acl, dry_run) = binding(args)?;
+    let known = granted.entry.known_brokers_now();
+    if !dry_run {
+        acls::delete_acl(&granted.grant, &granted.link(), &known, &acl).await?;
+    }
+    Ok(AclChanged {
+        cluster,
+        dry_run,
+        words: acl.words(),
+        acl,
+    })
+}
