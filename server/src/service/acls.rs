@@ -122,28 +122,19 @@ fn binding(args: AclArgs) -> Result<(AclBinding, bool), ApiError> {
     ))
 }
 
+/// Which change an ACL call makes.
+#[derive(Clone, Copy)]
+enum Change {
+    Create,
+    Delete,
+}
+
 pub async fn create_acl(
     service: &Service,
     caller: &Caller,
     args: AclArgs,
 ) -> Result<AclChanged, ApiError> {
-    let cluster = args.cluster.clone();
-    let granted = service.decide(
-        caller,
-        &cluster,
-        Action::new(Privilege::CreateAcls, Resource::Cluster),
-    )?;
-    let (acl, dry_run) = binding(args)?;
-    if !dry_run {
-        let known = granted.entry.known_brokers_now();
-        acls::create_acl(&granted.grant, &granted.link(), &known, &acl).await?;
-    }
-    Ok(AclChanged {
-        cluster,
-        dry_run,
-        words: acl.words(),
-        acl,
-    })
+    change(service, caller, args, Change::Create).await
 }
 
 pub async fn delete_acl(
@@ -151,16 +142,30 @@ pub async fn delete_acl(
     caller: &Caller,
     args: AclArgs,
 ) -> Result<AclChanged, ApiError> {
+    change(service, caller, args, Change::Delete).await
+}
+
+/// Decides the change, judges the binding, then makes the change unless it is a dry run.
+async fn change(
+    service: &Service,
+    caller: &Caller,
+    args: AclArgs,
+    change: Change,
+) -> Result<AclChanged, ApiError> {
+    let privilege = match change {
+        Change::Create => Privilege::CreateAcls,
+        Change::Delete => Privilege::DeleteAcls,
+    };
     let cluster = args.cluster.clone();
-    let granted = service.decide(
-        caller,
-        &cluster,
-        Action::new(Privilege::DeleteAcls, Resource::Cluster),
-    )?;
+    let granted = service.decide(caller, &cluster, Action::new(privilege, Resource::Cluster))?;
     let (acl, dry_run) = binding(args)?;
-    let known = granted.entry.known_brokers_now();
     if !dry_run {
-        acls::delete_acl(&granted.grant, &granted.link(), &known, &acl).await?;
+        let (grant, link) = (&granted.grant, granted.link());
+        let known = granted.entry.known_brokers_now();
+        match change {
+            Change::Create => acls::create_acl(grant, &link, &known, &acl).await?,
+            Change::Delete => acls::delete_acl(grant, &link, &known, &acl).await?,
+        }
     }
     Ok(AclChanged {
         cluster,
