@@ -37,6 +37,7 @@ use pages::{
     topic::{TopicConsumersPage, TopicPage},
     topic_config::TopicConfigPage,
     topics::TopicsPage,
+    users::UsersPage,
 };
 
 /// The HTML document around the app, rendered on the server.
@@ -112,6 +113,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/c/:cluster/schemas") view=SchemasPage ssr=SsrMode::Async />
                     <Route path=path!("/c/:cluster/schemas/:subject") view=SubjectPage ssr=SsrMode::Async />
                     <Route path=path!("/c/:cluster/acls") view=AclsPage ssr=SsrMode::Async />
+                    <Route path=path!("/c/:cluster/users") view=UsersPage ssr=SsrMode::Async />
                 </Routes>
             </Layout>
         </Router>

@@ -160,6 +160,22 @@ for (const [user, want] of Object.entries(users)) {
       }
     }
 
+    // The SCRAM users, under the same privilege.
+    for (const name of visible) {
+      const label = `${user} scram_users on ${name}`;
+      const holds = want.clusters[name].includes('ACLS');
+      const res = await page.request.get(`${AUTH}/api/scram_users?cluster=${name}`);
+      expect(res.status(), label).toBe(holds ? 200 : 403);
+      await page.goto(`${AUTH}/c/${name}/users`);
+      await expect(page.locator('.app[data-hydrated="true"]')).toBeVisible();
+      if (holds) {
+        await expect(page.getByRole('table', { name: 'Users' }), label).toContainText('reporting');
+      } else {
+        await expect(page.getByRole('note'), label).toContainText('ACLS privilege');
+        await expect(page.locator(`a[href="/c/${name}/users"]`), label).toHaveCount(0);
+      }
+    }
+
     // The authorization matrix, through the API and the UI with this session.
     for (const row of writes) {
       for (const cluster of CLUSTERS) {

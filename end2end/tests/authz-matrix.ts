@@ -162,4 +162,23 @@ export const writes: WriteRow[] = [
     body: (c) => ({ cluster: c, principal: `User:${unique('e2e-absent')}`, resource_type: 'topic', resource_name: 'orders', operation: 'read' }),
     allowedStatus: 404,
   },
+  {
+    api: 'set_scram_credential',
+    privilege: 'SET_SCRAM_CREDENTIALS',
+    // A dry run: the arguments are judged and no credential is set.
+    page: (c) => `/c/${c}/users`,
+    button: 'Add user',
+    body: (c) => ({ cluster: c, user: unique('e2e-matrix-user'), password: 'not used', dry_run: true }),
+    allowedStatus: 200,
+  },
+  {
+    api: 'delete_scram_credential',
+    privilege: 'DELETE_SCRAM_CREDENTIALS',
+    // The seeded user's row shows the button; the call names a user without credentials, so an
+    // allowed call ends in NOT_FOUND and deletes nothing.
+    page: (c) => `/c/${c}/users`,
+    button: 'Delete the SCRAM-SHA-512 credential of reporting',
+    body: (c) => ({ cluster: c, user: unique('e2e-absent'), mechanism: 'SCRAM-SHA-512' }),
+    allowedStatus: 404,
+  },
 ];

@@ -12,11 +12,12 @@ use leptos::prelude::use_context;
 use super::{
     AclArgs, AclChanged, AclList, AddPartitionsArgs, AlterTopicConfigsArgs, Arg, BrokerDetail,
     BrokerList, ClusterDetail, ClusterSummary, CompatibilitySet, ConfigsChanged, CreateTopicArgs,
-    DeleteRecordsArgs, DeleteSchemaArgs, GroupChanged, GroupDetail, GroupList, OffsetPlan,
-    PartitionsAdded, ProduceArgs, Produced, Record, RecordArgs, RecordAtArgs, RecordPage,
-    RecordsDeleted, RegisterSchemaArgs, ResetOffsetsArgs, SchemaDeleted, SchemaDetail,
-    SchemaRegistered, SearchResult, SetCompatibilityArgs, SubjectDetail, SubjectList, TopicChanged,
-    TopicConfigList, TopicDetail, TopicList, WhoAmI, WindowArgs,
+    DeleteRecordsArgs, DeleteSchemaArgs, DeleteScramArgs, GroupChanged, GroupDetail, GroupList,
+    OffsetPlan, PartitionsAdded, ProduceArgs, Produced, Record, RecordArgs, RecordAtArgs,
+    RecordPage, RecordsDeleted, RegisterSchemaArgs, ResetOffsetsArgs, SchemaDeleted, SchemaDetail,
+    SchemaRegistered, ScramChanged, ScramUserList, SearchResult, SetCompatibilityArgs,
+    SetScramArgs, SubjectDetail, SubjectList, TopicChanged, TopicConfigList, TopicDetail,
+    TopicList, WhoAmI, WindowArgs,
 };
 use crate::error::{ApiError, ErrorCode};
 
@@ -65,6 +66,9 @@ pub trait Backend: Send + Sync + 'static {
     fn acls(&self, cluster: String) -> Reply<AclList>;
     fn create_acl(&self, args: AclArgs) -> Reply<AclChanged>;
     fn delete_acl(&self, args: AclArgs) -> Reply<AclChanged>;
+    fn scram_users(&self, cluster: String) -> Reply<ScramUserList>;
+    fn set_scram_credential(&self, args: SetScramArgs) -> Reply<ScramChanged>;
+    fn delete_scram_credential(&self, args: DeleteScramArgs) -> Reply<ScramChanged>;
 }
 
 /// The answer of a backend method.

@@ -16,6 +16,7 @@ mod records;
 mod schemas;
 mod search;
 mod topics;
+mod users;
 mod window;
 
 pub use acls::*;
@@ -32,6 +33,7 @@ pub use records::*;
 pub use schemas::*;
 pub use search::*;
 pub use topics::*;
+pub use users::*;
 pub use window::*;
 
 #[cfg(feature = "ssr")]

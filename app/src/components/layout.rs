@@ -90,7 +90,10 @@ fn ClusterNav() -> impl IntoView {
                                                         <li><A href=section("groups")>"Consumer groups"</A></li>
                                                         <li><A href=section("brokers")>"Brokers"</A></li>
                                                         <li><A href=section("schemas")>"Schemas"</A></li>
-                                                        {acls.then(|| view! { <li><A href=section("acls")>"ACLs"</A></li> })}
+                                                        {acls.then(|| view! {
+                                                            <li><A href=section("acls")>"ACLs"</A></li>
+                                                            <li><A href=section("users")>"Users"</A></li>
+                                                        })}
                                                     </ul>
                                                 </li>
                                             }

@@ -18,3 +18,4 @@ pub mod topic;
 pub mod topic_changes;
 pub mod topic_config;
 pub mod topics;
+pub mod users;

@@ -9,11 +9,12 @@ use app::api::backend::{Backend, Reply};
 use app::api::{
     AclArgs, AclChanged, AclList, AddPartitionsArgs, AlterTopicConfigsArgs, Arg, BrokerDetail,
     BrokerList, ClusterDetail, ClusterSummary, CompatibilitySet, ConfigsChanged, CreateTopicArgs,
-    DeleteRecordsArgs, DeleteSchemaArgs, GroupChanged, GroupDetail, GroupList, OffsetPlan,
-    PartitionsAdded, ProduceArgs, Produced, Record, RecordArgs, RecordAtArgs, RecordPage,
-    RecordsDeleted, RegisterSchemaArgs, ResetOffsetsArgs, SchemaDeleted, SchemaDetail,
-    SchemaRegistered, SearchResult, SetCompatibilityArgs, SubjectDetail, SubjectList, TopicChanged,
-    TopicConfigList, TopicDetail, TopicList, WhoAmI, WindowArgs,
+    DeleteRecordsArgs, DeleteSchemaArgs, DeleteScramArgs, GroupChanged, GroupDetail, GroupList,
+    OffsetPlan, PartitionsAdded, ProduceArgs, Produced, Record, RecordArgs, RecordAtArgs,
+    RecordPage, RecordsDeleted, RegisterSchemaArgs, ResetOffsetsArgs, SchemaDeleted, SchemaDetail,
+    SchemaRegistered, ScramChanged, ScramUserList, SearchResult, SetCompatibilityArgs,
+    SetScramArgs, SubjectDetail, SubjectList, TopicChanged, TopicConfigList, TopicDetail,
+    TopicList, WhoAmI, WindowArgs,
 };
 use app::ApiError;
 use axum::http::request::Parts;
@@ -183,5 +184,17 @@ impl Backend for Door {
 
     fn delete_acl(&self, args: AclArgs) -> Reply<AclChanged> {
         self.run(|s, c| async move { service::acls::delete_acl(&s, &c, args).await })
+    }
+
+    fn scram_users(&self, cluster: String) -> Reply<ScramUserList> {
+        self.run(|s, c| async move { service::users::scram_users(&s, &c, &cluster).await })
+    }
+
+    fn set_scram_credential(&self, args: SetScramArgs) -> Reply<ScramChanged> {
+        self.run(|s, c| async move { service::users::set_scram_credential(&s, &c, args).await })
+    }
+
+    fn delete_scram_credential(&self, args: DeleteScramArgs) -> Reply<ScramChanged> {
+        self.run(|s, c| async move { service::users::delete_scram_credential(&s, &c, args).await })
     }
 }

@@ -534,6 +534,36 @@ async fn every_server_function_decides_before_it_judges_its_arguments() {
         ),
         (
             "POST",
+            "set_scram_credential",
+            r#"{"cluster":"{c}","password":"p"}"#,
+            "user",
+        ),
+        (
+            "POST",
+            "set_scram_credential",
+            r#"{"cluster":"{c}","user":"u","mechanism":"SCRAM-SHA-1","password":"p"}"#,
+            "mechanism",
+        ),
+        (
+            "POST",
+            "set_scram_credential",
+            r#"{"cluster":"{c}","user":"u","iterations":1000,"password":"p"}"#,
+            "iterations",
+        ),
+        (
+            "POST",
+            "set_scram_credential",
+            r#"{"cluster":"{c}","user":"u"}"#,
+            "password",
+        ),
+        (
+            "POST",
+            "delete_scram_credential",
+            r#"{"cluster":"{c}","user":""}"#,
+            "user",
+        ),
+        (
+            "POST",
             "create_acl",
             r#"{"cluster":"{c}","principal":"bob","resource_type":"topic","resource_name":"t","operation":"read"}"#,
             "principal",
@@ -707,6 +737,7 @@ async fn calls_of_a_cluster_name_the_missing_cluster() {
         "cluster",
         "brokers",
         "acls",
+        "scram_users",
         "subjects",
         "subject",
         "schema",
@@ -748,6 +779,8 @@ async fn calls_of_a_cluster_name_the_missing_cluster() {
         "delete_schema",
         "create_acl",
         "delete_acl",
+        "set_scram_credential",
+        "delete_scram_credential",
     ] {
         let e = call(
             &router,
@@ -801,6 +834,11 @@ async fn a_write_on_a_read_only_cluster_is_refused_before_its_arguments() {
         ("delete_schema", r#"{"cluster":"ro","version":"one"}"#),
         ("create_acl", r#"{"cluster":"ro","principal":5}"#),
         ("delete_acl", r#"{"cluster":"ro","operation":"sideways"}"#),
+        (
+            "set_scram_credential",
+            r#"{"cluster":"ro","iterations":"many"}"#,
+        ),
+        ("delete_scram_credential", r#"{"cluster":"ro","user":7}"#),
     ] {
         let e = call(&router, "POST", &format!("/api/{endpoint}"), body).await;
         assert_eq!(

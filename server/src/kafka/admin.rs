@@ -17,6 +17,7 @@ pub mod acls;
 mod changes;
 pub mod groups;
 pub mod produce;
+pub mod users;
 pub use changes::*;
 
 /// How long Kafka may take over one admin operation.

@@ -16,6 +16,7 @@ pub mod produce;
 pub mod records;
 pub mod schemas;
 pub mod topics;
+pub mod users;
 
 use std::sync::Arc;
 

@@ -18,3 +18,4 @@ mod search;
 mod security;
 mod sizes;
 mod topics;
+mod users;

@@ -5,9 +5,10 @@
 use app::access::Resource;
 use app::Privilege;
 use kafka_protocol::messages::{
-    ConsumerGroupDescribeRequest, CreateAclsRequest, CreatePartitionsRequest, DeleteAclsRequest,
-    DeleteGroupsRequest, DeleteRecordsRequest, DescribeAclsRequest, DescribeClusterRequest,
-    DescribeConfigsRequest, DescribeGroupsRequest, DescribeLogDirsRequest, DescribeQuorumRequest,
+    AlterUserScramCredentialsRequest, ConsumerGroupDescribeRequest, CreateAclsRequest,
+    CreatePartitionsRequest, DeleteAclsRequest, DeleteGroupsRequest, DeleteRecordsRequest,
+    DescribeAclsRequest, DescribeClusterRequest, DescribeConfigsRequest, DescribeGroupsRequest,
+    DescribeLogDirsRequest, DescribeQuorumRequest, DescribeUserScramCredentialsRequest,
     FindCoordinatorRequest, IncrementalAlterConfigsRequest, ListGroupsRequest, MetadataRequest,
     OffsetCommitRequest, OffsetDeleteRequest, OffsetFetchRequest,
 };
@@ -29,6 +30,7 @@ impl ReadRequest for DescribeQuorumRequest {}
 impl ReadRequest for DescribeConfigsRequest {}
 impl ReadRequest for FindCoordinatorRequest {}
 impl ReadRequest for DescribeAclsRequest {}
+impl ReadRequest for DescribeUserScramCredentialsRequest {}
 
 /// A request that changes a cluster: the privilege it needs on each resource it names. A
 /// request that names none is not sent.
@@ -119,5 +121,19 @@ impl WriteRequest for DeleteAclsRequest {
             .iter()
             .map(|_| (Privilege::DeleteAcls, Resource::Cluster))
             .collect()
+    }
+}
+
+impl WriteRequest for AlterUserScramCredentialsRequest {
+    fn needs(&self) -> Vec<(Privilege, Resource)> {
+        let deletions = self
+            .deletions
+            .iter()
+            .map(|_| (Privilege::DeleteScramCredentials, Resource::Cluster));
+        let upsertions = self
+            .upsertions
+            .iter()
+            .map(|_| (Privilege::SetScramCredentials, Resource::Cluster));
+        deletions.chain(upsertions).collect()
     }
 }

@@ -13,6 +13,7 @@ pub mod kinds;
 mod metadata;
 mod scram;
 pub mod topics;
+mod users;
 
 use std::collections::HashMap;
 use std::path::Path;

@@ -47,7 +47,7 @@ impl Hash {
     }
 
     /// SCRAM's `Hi()`: PBKDF2 with this HMAC, one output block of the hash's length.
-    fn salted_password(self, password: &[u8], salt: &[u8], iterations: u32) -> Vec<u8> {
+    pub(super) fn salted_password(self, password: &[u8], salt: &[u8], iterations: u32) -> Vec<u8> {
         match self {
             Hash::Sha256 => {
                 pbkdf2::pbkdf2_hmac_array::<Sha256, 32>(password, salt, iterations).to_vec()

@@ -1,0 +1,271 @@
+//! `/c/{cluster}/users`: the SCRAM users (ACLS) with their mechanisms and iteration counts; Add
+//! user and Set password (the password typed twice, never shown again), Delete on a credential.
+
+use leptos::prelude::*;
+use leptos_meta::Title;
+use leptos_router::hooks::use_params_map;
+
+use crate::api::{
+    delete_scram_credential, scram_users, set_scram_credential, DeleteScramArgs, ScramChanged,
+    ScramUserList, SetScramArgs, SCRAM_MAX_ITERATIONS, SCRAM_MECHANISMS, SCRAM_MIN_ITERATIONS,
+};
+use crate::components::access::{allows, identity, NeedsPrivilege};
+use crate::error::ApiError;
+use crate::format::thousands;
+use crate::Privilege;
+
+#[component]
+pub fn UsersPage() -> impl IntoView {
+    let params = use_params_map();
+    let cluster = move || params.read().get("cluster").unwrap_or_default();
+    let who = identity();
+    // Made here, once, outside every suspense.
+    let list = Resource::new(cluster, scram_users);
+    let notice = RwSignal::new(None::<String>);
+    let changed = Callback::new(move |said: String| {
+        notice.set(Some(said));
+        list.refetch();
+    });
+    view! {
+        <Title text=move || format!("Users of {}", cluster()) />
+        <div class="page-head">
+            <h1>"Users"</h1>
+            <div class="actions">
+                <Suspense fallback=|| ()>
+                    {move || Suspend::new(async move {
+                        let may = who.await.ok().is_some_and(|w| allows(w.cluster(&cluster()), Privilege::SetScramCredentials));
+                        may.then(|| view! { <SetPassword cluster=cluster() user=None on_done=changed /> })
+                    })}
+                </Suspense>
+            </div>
+        </div>
+        {move || notice.get().map(|n| view! { <p class="note" role="status">{n}</p> })}
+        <NeedsPrivilege cluster=cluster() privilege=Privilege::Acls what="The list of SCRAM users"
+            children=ChildrenFn::to_children(move || view! { <UserTable list=list changed=changed /> }) />
+    }
+}
+
+#[component]
+fn UserTable(
+    list: Resource<Result<ScramUserList, ApiError>>,
+    changed: Callback<String>,
+) -> impl IntoView {
+    let params = use_params_map();
+    let cluster = move || params.read().get("cluster").unwrap_or_default();
+    let who = identity();
+    view! {
+        <Transition fallback=|| view! { <div class="skeleton-table"></div> }>
+            {move || Suspend::new(async move {
+                let access = who.await.ok();
+                let may = |p| access.as_ref().is_some_and(|w| allows(w.cluster(&cluster()), p));
+                let (can_set, can_delete) = (may(Privilege::SetScramCredentials), may(Privilege::DeleteScramCredentials));
+                match list.await {
+                    Ok(list) if list.users.is_empty() => view! { <p class="empty">"Kafka holds no SCRAM credentials."</p> }.into_any(),
+                    Ok(list) => view! {
+                        <table class="data" aria-label="Users">
+                            <thead><tr>
+                                <th scope="col">"User"</th>
+                                <th scope="col">"Credentials"</th>
+                                <th scope="col"><span class="visually-hidden">"Actions"</span></th>
+                            </tr></thead>
+                            <tbody>
+                                {list.users.into_iter().map(|u| {
+                                    let user = u.user.clone();
+                                    view! {
+                                        <tr data-user=user.clone()>
+                                            <th scope="row" class="mono">{user.clone()}</th>
+                                            <td>
+                                                <ul class="credentials">
+                                                    {u.credentials.into_iter().map(|c| {
+                                                        let label = format!("{} ({} iterations)", c.mechanism, thousands(c.iterations.max(0) as u64));
+                                                        view! {
+                                                            <li>{label}" "
+                                                                {can_delete.then(|| view! {
+                                                                    <DeleteCredential cluster=cluster() user=user.clone() mechanism=c.mechanism.clone() on_done=changed />
+                                                                })}
+                                                            </li>
+                                                        }
+                                                    }).collect_view()}
+                                                </ul>
+                                            </td>
+                                            <td>{can_set.then(|| view! { <SetPassword cluster=cluster() user=Some(user.clone()) on_done=changed /> })}</td>
+                                        </tr>
+                                    }
+                                }).collect_view()}
+                            </tbody>
+                        </table>
+                    }.into_any(),
+                    Err(e) => view! { <p class="error" role="alert">{e.message}</p> }.into_any(),
+                }
+            })}
+        </Transition>
+    }
+}
+
+/// Add user (no `user`) or Set password for one user.
+#[component]
+fn SetPassword(cluster: String, user: Option<String>, on_done: Callback<String>) -> impl IntoView {
+    let fixed = user.is_some();
+    let label = match &user {
+        Some(u) => format!("Set password of {u}"),
+        None => "Add user".to_string(),
+    };
+    let open = RwSignal::new(false);
+    let name = RwSignal::new(user.clone().unwrap_or_default());
+    let mechanism = RwSignal::new("SCRAM-SHA-512".to_string());
+    let iterations = RwSignal::new("8192".to_string());
+    let password = RwSignal::new(String::new());
+    let again = RwSignal::new(String::new());
+    let error = RwSignal::new(None::<String>);
+    let cluster = StoredValue::new(cluster);
+    let send = Action::new_local(move |_: &()| {
+        let args = SetScramArgs {
+            cluster: cluster.get_value(),
+            user: name.get_untracked().trim().to_string().into(),
+            mechanism: mechanism.get_untracked().into(),
+            iterations: iterations.get_untracked().trim().parse::<i32>().ok().into(),
+            password: password.get_untracked().into(),
+            dry_run: false.into(),
+        };
+        async move { set_scram_credential(args).await }
+    });
+    Effect::new(move |_| match send.value().get() {
+        Some(Ok(done)) => {
+            // The password leaves the page as soon as it is set.
+            password.set(String::new());
+            again.set(String::new());
+            open.set(false);
+            on_done.run(said(&done, "set"));
+        }
+        Some(Err(e)) => error.set(Some(e.message)),
+        None => {}
+    });
+    let problem = move || -> Option<String> {
+        if password.get().is_empty() {
+            return Some("Type the password twice.".into());
+        }
+        if password.get() != again.get() {
+            return Some("The two passwords differ.".into());
+        }
+        match iterations.get().trim().parse::<i32>() {
+            Ok(n) if (SCRAM_MIN_ITERATIONS..=SCRAM_MAX_ITERATIONS).contains(&n) => None,
+            _ => Some(format!(
+                "Kafka takes {SCRAM_MIN_ITERATIONS} to {SCRAM_MAX_ITERATIONS} iterations."
+            )),
+        }
+    };
+    let form_label = label.clone();
+    // In a row the form keeps to its cell; Add user takes the page head's row.
+    let panel_class = if fixed {
+        "panel"
+    } else {
+        "panel wide schema-form"
+    };
+    view! {
+        <button type="button" class="button" aria-label=label.clone() on:click=move |_| {
+            open.update(|o| *o = !*o);
+            error.set(None);
+        }>{if fixed { "Set password" } else { "Add user" }}</button>
+        <Show when=move || open.get()>
+            <form class=panel_class aria-label=form_label.clone() on:submit=move |ev| {
+                ev.prevent_default();
+                if problem().is_none() {
+                    send.dispatch(());
+                }
+            }>
+                {(!fixed).then(|| view! {
+                    <label>"User"
+                        <input type="text" required autocomplete="off" prop:value=move || name.get()
+                            on:input=move |ev| name.set(event_target_value(&ev)) />
+                    </label>
+                })}
+                <label>"Mechanism"
+                    <select on:change=move |ev| mechanism.set(event_target_value(&ev))>
+                        {SCRAM_MECHANISMS.iter().map(|m| view! {
+                            <option value=*m selected=move || mechanism.get() == *m>{*m}</option>
+                        }).collect_view()}
+                    </select>
+                </label>
+                <label>"Iterations"
+                    <input type="number" min=SCRAM_MIN_ITERATIONS max=SCRAM_MAX_ITERATIONS prop:value=move || iterations.get()
+                        on:input=move |ev| iterations.set(event_target_value(&ev)) />
+                </label>
+                <label>"Password"
+                    <input type="password" autocomplete="new-password" prop:value=move || password.get()
+                        on:input=move |ev| password.set(event_target_value(&ev)) />
+                </label>
+                <label>"Password again"
+                    <input type="password" autocomplete="new-password" prop:value=move || again.get()
+                        on:input=move |ev| again.set(event_target_value(&ev)) />
+                </label>
+                <p class="muted">"klens salts the password before it leaves and keeps no copy; Kafka stores only the salted form."</p>
+                {move || problem().map(|p| view! { <p class="hint">{p}</p> })}
+                <div class="panel-actions">
+                    <button type="submit" class="button button-primary"
+                        disabled=move || problem().is_some() || send.pending().get()>"Set password"</button>
+                    <button type="button" class="button" on:click=move |_| open.set(false)>"Cancel"</button>
+                </div>
+                {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
+            </form>
+        </Show>
+    }
+}
+
+fn said(done: &ScramChanged, what: &str) -> String {
+    format!(
+        "The {} credential of {} is {what}.",
+        done.mechanism, done.user
+    )
+}
+
+/// Delete one credential, after a confirmation.
+#[component]
+fn DeleteCredential(
+    cluster: String,
+    user: String,
+    mechanism: String,
+    on_done: Callback<String>,
+) -> impl IntoView {
+    let open = RwSignal::new(false);
+    let error = RwSignal::new(None::<String>);
+    let label = format!("Delete the {mechanism} credential of {user}");
+    let target = StoredValue::new((cluster, user.clone(), mechanism.clone()));
+    let send = Action::new_local(move |_: &()| {
+        let (cluster, user, mechanism) = target.get_value();
+        async move {
+            delete_scram_credential(DeleteScramArgs {
+                cluster,
+                user: user.into(),
+                mechanism: mechanism.into(),
+                dry_run: false.into(),
+            })
+            .await
+        }
+    });
+    Effect::new(move |_| match send.value().get() {
+        Some(Ok(done)) => {
+            open.set(false);
+            on_done.run(said(&done, "deleted"));
+        }
+        Some(Err(e)) => error.set(Some(e.message)),
+        None => {}
+    });
+    let warning = format!(
+        "{user} can no longer sign in with {mechanism}. Clients using it fail at their next connection."
+    );
+    view! {
+        <button type="button" class="button button-danger" aria-label=label.clone()
+            on:click=move |_| { open.update(|o| *o = !*o); error.set(None); }>"Delete"</button>
+        <Show when=move || open.get()>
+            <div class="panel" role="group" aria-label="Delete this credential">
+                <p>{warning.clone()}</p>
+                <div class="panel-actions">
+                    <button type="button" class="button button-danger" disabled=move || send.pending().get()
+                        on:click=move |_| { send.dispatch(()); }>"Delete this credential"</button>
+                    <button type="button" class="button" on:click=move |_| open.set(false)>"Cancel"</button>
+                </div>
+                {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
+            </div>
+        </Show>
+    }
+}

@@ -1,0 +1,137 @@
+//! SCRAM users: the list (ACLS on the cluster), setting a credential (SET_SCRAM_CREDENTIALS)
+//! and deleting one (DELETE_SCRAM_CREDENTIALS). The password moves into a `Secret` as soon as
+//! it is read, is salted by the protocol client, and appears in no answer, error or log.
+
+use app::access::{Action, Resource};
+use app::api::{
+    Arg, DeleteScramArgs, ScramChanged, ScramUserList, SetScramArgs, SCRAM_MAX_ITERATIONS,
+    SCRAM_MECHANISMS, SCRAM_MIN_ITERATIONS,
+};
+use app::{ApiError, Privilege};
+
+use super::Service;
+use crate::auth::Caller;
+use crate::config::Secret;
+use crate::kafka::admin::users;
+
+/// The longest user name and password klens sends.
+const MAX_USER: usize = 255;
+const MAX_PASSWORD: usize = 1024;
+
+pub async fn scram_users(
+    service: &Service,
+    caller: &Caller,
+    cluster: &str,
+) -> Result<ScramUserList, ApiError> {
+    let granted = service.decide(
+        caller,
+        cluster,
+        Action::new(Privilege::Acls, Resource::Cluster),
+    )?;
+    let known = granted.entry.known_brokers_now();
+    let list = users::scram_users(&granted.grant, &granted.link(), &known).await?;
+    Ok(ScramUserList {
+        cluster: cluster.to_string(),
+        users: list,
+    })
+}
+
+fn user_name(user: Arg<String>) -> Result<String, ApiError> {
+    let user = user.required("user")?.trim().to_string();
+    if user.is_empty() || user.len() > MAX_USER || user.chars().any(char::is_control) {
+        return Err(ApiError::bad_request(
+            "user",
+            format!("A user name is 1 to {MAX_USER} bytes, without control characters."),
+        ));
+    }
+    Ok(user)
+}
+
+fn mechanism(value: Arg<String>) -> Result<String, ApiError> {
+    let value = value
+        .optional("mechanism")?
+        .unwrap_or_else(|| "SCRAM-SHA-512".to_string())
+        .to_ascii_uppercase();
+    if !SCRAM_MECHANISMS.contains(&value.as_str()) {
+        return Err(ApiError::bad_request(
+            "mechanism",
+            format!("A mechanism is one of {}.", SCRAM_MECHANISMS.join(", ")),
+        ));
+    }
+    Ok(value)
+}
+
+pub async fn set_scram_credential(
+    service: &Service,
+    caller: &Caller,
+    args: SetScramArgs,
+) -> Result<ScramChanged, ApiError> {
+    let granted = service.decide(
+        caller,
+        &args.cluster,
+        Action::new(Privilege::SetScramCredentials, Resource::Cluster),
+    )?;
+    let user = user_name(args.user)?;
+    let mechanism = mechanism(args.mechanism)?;
+    let iterations = args.iterations.optional("iterations")?.unwrap_or(8192);
+    if !(SCRAM_MIN_ITERATIONS..=SCRAM_MAX_ITERATIONS).contains(&iterations) {
+        return Err(ApiError::bad_request(
+            "iterations",
+            format!("Kafka takes {SCRAM_MIN_ITERATIONS} to {SCRAM_MAX_ITERATIONS} iterations."),
+        ));
+    }
+    let password = Secret::new(args.password.required("password")?);
+    if password.expose().is_empty() || password.expose().len() > MAX_PASSWORD {
+        return Err(ApiError::bad_request(
+            "password",
+            format!("A password is 1 to {MAX_PASSWORD} bytes."),
+        ));
+    }
+    let dry_run = args.dry_run.optional("dry_run")?.unwrap_or(false);
+    if !dry_run {
+        let known = granted.entry.known_brokers_now();
+        users::set_scram(
+            &granted.grant,
+            &granted.link(),
+            &known,
+            &user,
+            &mechanism,
+            iterations,
+            &password,
+        )
+        .await?;
+    }
+    Ok(ScramChanged {
+        cluster: args.cluster,
+        user,
+        mechanism,
+        iterations: Some(iterations),
+        dry_run,
+    })
+}
+
+pub async fn delete_scram_credential(
+    service: &Service,
+    caller: &Caller,
+    args: DeleteScramArgs,
+) -> Result<ScramChanged, ApiError> {
+    let granted = service.decide(
+        caller,
+        &args.cluster,
+        Action::new(Privilege::DeleteScramCredentials, Resource::Cluster),
+    )?;
+    let user = user_name(args.user)?;
+    let mechanism = mechanism(args.mechanism)?;
+    let dry_run = args.dry_run.optional("dry_run")?.unwrap_or(false);
+    if !dry_run {
+        let known = granted.entry.known_brokers_now();
+        users::delete_scram(&granted.grant, &granted.link(), &known, &user, &mechanism).await?;
+    }
+    Ok(ScramChanged {
+        cluster: args.cluster,
+        user,
+        mechanism,
+        iterations: None,
+        dry_run,
+    })
+}
