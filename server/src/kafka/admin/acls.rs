@@ -17,13 +17,7 @@ use crate::kafka::{Broker, Link};
 /// cluster is said in those words, and a cluster without an authorizer too.
 fn acl_refusal(what: &str, needs: &str, refusal: Refusal) -> ApiError {
     match refusal.code.err() {
-        Some(ResponseError::ClusterAuthorizationFailed) => ApiError {
-            kafka_error: Some("ClusterAuthorizationFailed".into()),
-            ..ApiError::new(
-                ErrorCode::Refused,
-                format!("Kafka refused to let klens's own Kafka user {what}: that user needs {needs} on the cluster."),
-            )
-        },
+        Some(ResponseError::ClusterAuthorizationFailed) => own_user_lacks(what, needs),
         Some(ResponseError::SecurityDisabled) => ApiError {
             kafka_error: Some("SecurityDisabled".into()),
             ..ApiError::new(
@@ -32,6 +26,19 @@ fn acl_refusal(what: &str, needs: &str, refusal: Refusal) -> ApiError {
             )
         },
         _ => wire_refusal(what, "ACL", refusal),
+    }
+}
+
+/// Kafka refused klens's own Kafka user `what` for lack of `needs` on the cluster.
+pub fn own_user_lacks(what: &str, needs: &str) -> ApiError {
+    ApiError {
+        kafka_error: Some("ClusterAuthorizationFailed".into()),
+        ..ApiError::new(
+            ErrorCode::Refused,
+            format!(
+                "Kafka refused to let klens's own Kafka user {what}: that user needs {needs} on the cluster."
+            ),
+        )
     }
 }
 

@@ -15,13 +15,7 @@ use crate::kafka::{Broker, Link};
 
 fn scram_refusal(what: &str, user: &str, needs: &str, refusal: Refusal) -> ApiError {
     match refusal.code.err() {
-        Some(ResponseError::ClusterAuthorizationFailed) => ApiError {
-            kafka_error: Some("ClusterAuthorizationFailed".into()),
-            ..ApiError::new(
-                ErrorCode::Refused,
-                format!("Kafka refused to let klens's own Kafka user {what}: that user needs {needs} on the cluster."),
-            )
-        },
+        Some(ResponseError::ClusterAuthorizationFailed) => super::acls::own_user_lacks(what, needs),
         Some(ResponseError::ResourceNotFound) => ApiError {
             kafka_error: Some("ResourceNotFound".into()),
             ..ApiError::new(
