@@ -563,15 +563,23 @@ class Seeder:
             allow(group, "reporting-", pre, "User:reporting", AclOperation.READ),
             allow(topic, "payments-", pre, "User:billing", AclOperation.WRITE, host="127.0.0.1"),
             AclBinding(topic, "payments-avro", lit, "User:reporting", "*", AclOperation.READ, AclPermissionType.DENY),
+            # A Kafka user for klens that may read topics and groups but holds nothing on the
+            # cluster: the ACLs and Users pages must say what it lacks.
+            allow(topic, "*", lit, "User:klens-limited", AclOperation.READ),
+            allow(topic, "*", lit, "User:klens-limited", AclOperation.DESCRIBE),
+            allow(group, "*", lit, "User:klens-limited", AclOperation.DESCRIBE),
         ]
         wait_all(self.admin.create_acls(bindings), "creating ACL")
         log(f"  {len(bindings)} ACL bindings in place")
 
     def scram_users(self) -> None:
         info = ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512, 8192)
-        up = UserScramCredentialUpsertion("reporting", info, b"reporting-secret")
-        wait_all(self.admin.alter_user_scram_credentials([up]), "SCRAM user")
-        log("  SCRAM-SHA-512 user reporting / reporting-secret in place")
+        ups = [
+            UserScramCredentialUpsertion("reporting", info, b"reporting-secret"),
+            UserScramCredentialUpsertion("klens-limited", info, b"limited-secret"),
+        ]
+        wait_all(self.admin.alter_user_scram_credentials(ups), "SCRAM user")
+        log("  SCRAM-SHA-512 users reporting / reporting-secret and klens-limited / limited-secret in place")
 
     # summary --------------------------------------------------------------------------------
 

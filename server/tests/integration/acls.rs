@@ -135,3 +135,53 @@ async fn an_acl_klens_creates_lets_its_user_read_until_klens_deletes_exactly_it(
     post(&router, "/api/delete_acl", binding("describe")).await;
     assert!(bindings_on(&topic).is_empty());
 }
+
+/// With a Kafka user for klens that holds nothing on the cluster (dev/seed's `klens-limited`),
+/// the ACL and SCRAM calls say what that user lacks, as `REFUSED`.
+#[tokio::test]
+async fn the_acl_and_user_calls_say_what_klens_own_kafka_user_lacks() {
+    let yaml = format!(
+        "clusters:\n  - name: limited\n    bootstrap_servers: {SCRAM_PORT}\n    writable: true\n    sasl:\n      mechanism: SCRAM-SHA-512\n      username: klens-limited\n      password: limited-secret\n"
+    );
+    let router = router(&yaml).await;
+    for (path, needs) in [
+        ("/api/acls?cluster=limited", "DESCRIBE"),
+        ("/api/scram_users?cluster=limited", "DESCRIBE"),
+    ] {
+        let (status, body) = get_raw(&router, path).await;
+        let body: serde_json::Value = serde_json::from_slice(&body).expect("JSON");
+        assert_eq!(
+            (status.as_u16(), body["code"].as_str()),
+            (403, Some("REFUSED")),
+            "{path}: {body}"
+        );
+        let message = body["message"].as_str().unwrap_or_default();
+        assert!(
+            message.contains(&format!("needs {needs} on the cluster")),
+            "{path}: {message}"
+        );
+    }
+    for (call, body) in [
+        (
+            "create_acl",
+            json!({"cluster": "limited", "principal": "User:nobody", "resource_type": "topic",
+                   "resource_name": "orders", "operation": "read"}),
+        ),
+        (
+            "set_scram_credential",
+            json!({"cluster": "limited", "user": unique("it-nobody"), "password": "never set"}),
+        ),
+    ] {
+        let (status, answer) = post(&router, &format!("/api/{call}"), body).await;
+        assert_eq!(
+            (status.as_u16(), answer["code"].as_str()),
+            (403, Some("REFUSED")),
+            "{call}: {answer}"
+        );
+        let message = answer["message"].as_str().unwrap_or_default();
+        assert!(
+            message.contains("needs ALTER on the cluster"),
+            "{call}: {message}"
+        );
+    }
+}

@@ -48,7 +48,10 @@ impl WireClient {
         &self,
         known: &[Broker],
     ) -> WireResult<Result<Vec<ScramUser>, Refusal>> {
-        let request = DescribeUserScramCredentialsRequest::default().with_users(None);
+        // An empty list asks for every user, as a null one does; Kafka 4.1 fails to answer a
+        // null list from a user it refuses (its error answer reads the list), and the
+        // connection then waits for nothing.
+        let request = DescribeUserScramCredentialsRequest::default().with_users(Some(Vec::new()));
         let response = self.ask_any(known, &request, 0).await?;
         if let Err(refusal) = Refusal::of(response.error_code, response.error_message.as_ref()) {
             return Ok(Err(refusal));
