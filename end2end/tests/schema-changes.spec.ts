@@ -66,6 +66,9 @@ test('register a new version after its preview, change compatibility, delete a v
   const second = await registry(page.request, `subjects/${subject}/versions/2`);
   expect(second.body.schema).toContain('"default":"unknown"');
   await expect(page.getByRole('table', { name: 'Versions' }).locator('tbody tr')).toHaveCount(2);
+  // The page shows the new version's text, compared with the one before.
+  await expect(page.getByLabel('Schema text').first()).toContainText('"place"');
+  await expect(page.getByRole('list', { name: 'Field changes' }).first()).toContainText('Reading.place: added');
 
   // Change compatibility: preview, then set; the registry holds the subject's own level.
   await page.getByRole('button', { name: 'Change compatibility', exact: true }).click();

@@ -174,6 +174,9 @@ pub struct SubjectInfo {
     pub global_compatibility: Option<String>,
 }
 
+/// The most referencing schemas klens names for one version.
+pub const MAX_USERS_NAMED: usize = 20;
+
 /// The most versions of one subject klens reads for its page, the newest.
 pub const MAX_VERSIONS: usize = 200;
 
@@ -558,14 +561,15 @@ impl Registry {
             .get(&["subjects", subject, "versions"])
             .await?
             .unwrap_or_default();
+        let live: std::collections::HashSet<i32> = live.into_iter().collect();
         let mut deleted: Vec<i32> = all.into_iter().filter(|v| !live.contains(v)).collect();
         deleted.sort_unstable();
         let skip = deleted.len().saturating_sub(MAX_VERSIONS);
         Ok(deleted.split_off(skip))
     }
 
-    /// The subjects and versions whose schemas reference `version` of `subject` (at most
-    /// [`MAX_REFERENCES`] of them).
+    /// The subjects and versions whose schemas reference `version` of `subject`, soft-deleted
+    /// ones included (those of at most [`MAX_USERS_NAMED`] schemas).
     pub async fn referenced_by(
         &self,
         subject: &str,
@@ -585,9 +589,12 @@ impl Registry {
             version: i32,
         }
         let mut users = Vec::new();
-        for id in ids.into_iter().take(MAX_REFERENCES) {
+        for id in ids.into_iter().take(MAX_USERS_NAMED) {
             let found: Vec<Use> = self
-                .get(&["schemas", "ids", &id.to_string(), "versions"])
+                .get_with(
+                    &["schemas", "ids", &id.to_string(), "versions"],
+                    &[("deleted", "true")],
+                )
                 .await?
                 .unwrap_or_default();
             users.extend(found.into_iter().map(|u| (u.subject, u.version)));

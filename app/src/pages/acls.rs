@@ -77,6 +77,16 @@ fn AclTable(
     let resource = RwSignal::new(String::new());
     let operation = RwSignal::new(String::new());
     view! {
+        <div class="header-row" role="search" aria-label="Filter ACLs">
+            <input type="search" placeholder="Principal" aria-label="Principal"
+                prop:value=move || principal.get() on:input=move |ev| principal.set(event_target_value(&ev)) />
+            <input type="search" placeholder="Resource" aria-label="Resource"
+                prop:value=move || resource.get() on:input=move |ev| resource.set(event_target_value(&ev)) />
+            <select aria-label="Operation" on:change=move |ev| operation.set(event_target_value(&ev))>
+                <option value="">"Any operation"</option>
+                {ACL_OPERATIONS.iter().map(|o| view! { <option value=*o>{o.to_ascii_uppercase()}</option> }).collect_view()}
+            </select>
+        </div>
         <Transition fallback=|| view! { <div class="skeleton-table"></div> }>
             {move || Suspend::new(async move {
                 let can_delete = who
@@ -97,16 +107,6 @@ fn AclTable(
                         };
                         let total = all.with_value(Vec::len);
                         view! {
-                            <div class="header-row" role="search" aria-label="Filter ACLs">
-                                <input type="search" placeholder="Principal" aria-label="Principal"
-                                    prop:value=move || principal.get() on:input=move |ev| principal.set(event_target_value(&ev)) />
-                                <input type="search" placeholder="Resource" aria-label="Resource"
-                                    prop:value=move || resource.get() on:input=move |ev| resource.set(event_target_value(&ev)) />
-                                <select aria-label="Operation" on:change=move |ev| operation.set(event_target_value(&ev))>
-                                    <option value="">"Any operation"</option>
-                                    {ACL_OPERATIONS.iter().map(|o| view! { <option value=*o>{o.to_ascii_uppercase()}</option> }).collect_view()}
-                                </select>
-                            </div>
                             <p class="muted" data-figure="acl-count">{move || format!("{} of {total} bindings", shown().len())}</p>
                             <table class="data" aria-label="ACLs">
                                 <thead><tr>

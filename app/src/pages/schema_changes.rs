@@ -167,7 +167,8 @@ pub fn RegisterSchema(
                 </label>
                 <div class="panel-actions">
                     <button type="submit" class="button" disabled=move || send.pending().get()>"Preview"</button>
-                    {move || preview.get().map(|_| view! {
+                    // The registry refuses what it finds incompatible: no button for that.
+                    {move || preview.get().filter(|p| p.compatible != Some(false)).map(|_| view! {
                         <button type="button" class="button button-primary" disabled=move || send.pending().get()
                             on:click=move |_| { send.dispatch(false); }>
                             {if fixed { "Register version" } else { "Register" }}

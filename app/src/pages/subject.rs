@@ -40,6 +40,8 @@ pub fn SubjectPage() -> impl IntoView {
     let changed = Callback::new(move |said: String| {
         notice.set(Some(said));
         detail.refetch();
+        this.refetch();
+        other.refetch();
     });
     view! {
         <Title text=name />

@@ -564,6 +564,18 @@ async fn every_server_function_decides_before_it_judges_its_arguments() {
         ),
         (
             "POST",
+            "set_scram_credential",
+            r#"{"cluster":"{c}","user":" u","password":"p"}"#,
+            "user",
+        ),
+        (
+            "POST",
+            "create_acl",
+            r#"{"cluster":"{c}","principal":"User:bob ","resource_type":"topic","resource_name":"t","operation":"read"}"#,
+            "principal",
+        ),
+        (
+            "POST",
             "create_acl",
             r#"{"cluster":"{c}","principal":"bob","resource_type":"topic","resource_name":"t","operation":"read"}"#,
             "principal",
@@ -726,6 +738,21 @@ async fn every_server_function_decides_before_it_judges_its_arguments() {
             "{method} {uri} {body}"
         );
     }
+}
+
+/// A password sent as something other than a string is refused without repeating it.
+#[tokio::test]
+async fn a_password_of_the_wrong_type_is_not_repeated() {
+    let router = router_for(TWO);
+    let e = call(
+        &router,
+        "POST",
+        "/api/set_scram_credential",
+        r#"{"cluster":"rw","user":"u","password":987654321}"#,
+    )
+    .await;
+    assert_eq!(e.field.as_deref(), Some("password"));
+    assert!(!e.message.contains("987654321"), "{}", e.message);
 }
 
 /// The calls whose only argument is the cluster: without it, BAD_REQUEST names it; with an

@@ -479,9 +479,11 @@ impl Schemas {
                     references: reader_references,
                 },
             ) => {
-                let value = match avro_value(schema, references, payload) {
-                    Ok(value) => value,
-                    Err(e) => return Reading::Unchecked(format!("schema {id}: {e}")),
+                // The reasons below never quote the datum: whoever reads them may lack RECORDS.
+                let Ok(value) = avro_value(schema, references, payload) else {
+                    return Reading::Unchecked(format!(
+                        "its bytes are not a datum of its writer schema {id}"
+                    ));
                 };
                 let schemata: Vec<&apache_avro::Schema> = std::iter::once(reader)
                     .chain(reader_references.iter())
@@ -489,7 +491,12 @@ impl Schemas {
                 value
                     .resolve_schemata(reader, schemata)
                     .map(|_| ())
-                    .map_err(|e| format!("written with schema {id}, it does not resolve to the proposed schema: {e}"))
+                    .map_err(|_| {
+                        format!(
+                            "written with schema {id}, it does not resolve to the proposed schema \
+                         (a field it lacks has no default, or a value's type is not accepted)"
+                        )
+                    })
             }
             (Decoder::Protobuf { .. }, Decoder::Protobuf { pool }) => message_indexes(payload)
                 .and_then(|(indexes, rest)| {
@@ -634,6 +641,26 @@ mod tests {
             r#"{"type":"record","name":"P","fields":[{"name":"a","type":"int"},{"name":"b","type":"string"}]}"#,
             "AVRO",
         );
+        // A value that does not resolve is never quoted in the reason.
+        let mut named = Loaded::default();
+        named.0.insert(
+            4,
+            Arc::new(Decoder::new(&text(
+                r#"{"type":"record","name":"P","fields":[{"name":"a","type":"string"}]}"#,
+                "AVRO",
+            ))),
+        );
+        let secret = b"card-4111111111111111";
+        let mut datum = vec![(secret.len() as u8) << 1];
+        datum.extend_from_slice(secret);
+        let as_int = proposed(
+            r#"{"type":"record","name":"P","fields":[{"name":"a","type":"int"}]}"#,
+            "AVRO",
+        );
+        match schemas.read_with(&named, Some(&framed(4, &datum)), &as_int) {
+            Reading::Fails(why) => assert!(!why.contains("4111"), "{why}"),
+            other => panic!("{other:?}"),
+        }
         let avro = framed(1, &[0x0a]);
         assert_eq!(
             schemas.read_with(&loaded, Some(&avro), &with_default),

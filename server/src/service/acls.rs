@@ -30,16 +30,18 @@ pub async fn acls(service: &Service, caller: &Caller, cluster: &str) -> Result<A
     })
 }
 
-/// One field of a binding: given (or its default), not blank, not too long, and when `known`
-/// is given, one of the names it knows.
+/// One field of a binding: given (or its default), not blank, not too long, with
+/// `exact_only` not starting or ending with white space, and when `known` is given, one of the
+/// names it knows.
 fn field(
     value: Arg<String>,
     name: &str,
     default: Option<&str>,
     known: Option<&[&str]>,
+    exact_only: bool,
 ) -> Result<String, ApiError> {
     let value = match (value.optional(name)?, default) {
-        (Some(v), _) => v.trim().to_string(),
+        (Some(v), _) => v,
         (None, Some(d)) => d.to_string(),
         (None, None) => {
             return Err(ApiError::bad_request(
@@ -48,6 +50,14 @@ fn field(
             ))
         }
     };
+    // A name is taken exactly as given: trimming it could make a delete match another
+    // binding. New bindings may not start or end with white space.
+    if exact_only && value.trim() != value {
+        return Err(ApiError::bad_request(
+            name,
+            format!("`{name}` starts or ends with white space."),
+        ));
+    }
     if value.is_empty() || value.len() > MAX_NAME {
         return Err(ApiError::bad_request(
             name,
@@ -68,8 +78,8 @@ fn field(
 }
 
 /// The binding `args` name, judged.
-fn binding(args: AclArgs) -> Result<(AclBinding, bool), ApiError> {
-    let principal = field(args.principal, "principal", None, None)?;
+fn binding(args: AclArgs, create: bool) -> Result<(AclBinding, bool), ApiError> {
+    let principal = field(args.principal, "principal", None, None, create)?;
     if !principal
         .split_once(':')
         .is_some_and(|(kind, who)| !kind.is_empty() && !who.is_empty())
@@ -79,7 +89,7 @@ fn binding(args: AclArgs) -> Result<(AclBinding, bool), ApiError> {
             "A principal is written as its type and name, such as User:alice.",
         ));
     }
-    let host = field(args.host, "host", Some("*"), None)?;
+    let host = field(args.host, "host", Some("*"), None, create)?;
     if host != "*" && host.parse::<std::net::IpAddr>().is_err() {
         return Err(ApiError::bad_request(
             "host",
@@ -91,21 +101,36 @@ fn binding(args: AclArgs) -> Result<(AclBinding, bool), ApiError> {
         "resource_type",
         None,
         Some(&ACL_RESOURCE_TYPES),
+        create,
     )?;
     let default_name = (resource_type == "cluster").then_some("kafka-cluster");
-    let resource_name = field(args.resource_name, "resource_name", default_name, None)?;
+    let resource_name = field(
+        args.resource_name,
+        "resource_name",
+        default_name,
+        None,
+        create,
+    )?;
     let pattern_type = field(
         args.pattern_type,
         "pattern_type",
         Some("literal"),
         Some(&ACL_PATTERN_TYPES),
+        create,
     )?;
-    let operation = field(args.operation, "operation", None, Some(&ACL_OPERATIONS))?;
+    let operation = field(
+        args.operation,
+        "operation",
+        None,
+        Some(&ACL_OPERATIONS),
+        create,
+    )?;
     let permission = field(
         args.permission,
         "permission",
         Some("allow"),
         Some(&ACL_PERMISSIONS),
+        create,
     )?;
     let dry_run = args.dry_run.optional("dry_run")?.unwrap_or(false);
     Ok((
@@ -158,7 +183,7 @@ async fn change(
     };
     let cluster = args.cluster.clone();
     let granted = service.decide(caller, &cluster, Action::new(privilege, Resource::Cluster))?;
-    let (acl, dry_run) = binding(args)?;
+    let (acl, dry_run) = binding(args, matches!(change, Change::Create))?;
     if !dry_run {
         let (grant, link) = (&granted.grant, granted.link());
         let known = granted.entry.known_brokers_now();

@@ -21,15 +21,18 @@ use crate::registry::{Proposal, Reference, Registry, RegistryError, VersionInfo}
 
 /// The error of a registry that did not do what was asked: `REFUSED` when it refused klens's
 /// credentials; for its own answers `NOT_FOUND` (404), `ADMIN` 409 (a conflict: an
-/// incompatible schema, a version not soft-deleted first) or `ADMIN` 422 (anything else it
-/// rejects); `CLIENT` when it could not be reached or answered what klens does not read.
+/// incompatible schema, a version not soft-deleted first) or `ADMIN` 422 (400 or 422: a request
+/// it rejects); `CLIENT` for any other answer, or when it could not be reached or answered what
+/// klens does not read.
 pub fn registry_error(e: RegistryError) -> ApiError {
     let (code, flavor) = match (e.refused, e.status) {
         (true, _) => (ErrorCode::Refused, Flavor::Plain),
         (false, Some(404)) => (ErrorCode::NotFound, Flavor::Plain),
         (false, Some(409)) => (ErrorCode::Admin, Flavor::ConflictOrTimeout),
-        (false, Some(_)) => (ErrorCode::Admin, Flavor::Plain),
-        (false, None) => (ErrorCode::Client, Flavor::Plain),
+        (false, Some(400 | 422)) => (ErrorCode::Admin, Flavor::Plain),
+        // Anything else (a method it refuses, too many requests, a time-out) is the registry
+        // not doing its part, not a verdict on the request.
+        (false, _) => (ErrorCode::Client, Flavor::Plain),
     };
     let mut error = ApiError::new(code, e.message);
     error.flavor = flavor;
@@ -280,7 +283,11 @@ pub async fn register_schema(
     let text = registry
         .proposal_text(&proposal)
         .await
-        .map_err(registry_error)?;
+        .map_err(|e| match e.status {
+            // A reference to a schema the registry lacks is an argument that is wrong.
+            Some(404) => ApiError::bad_request("references", e.message),
+            _ => registry_error(e),
+        })?;
     let proposed = Proposed::new(&text).map_err(|e| ApiError::bad_request("schema", e))?;
     let mut answer = SchemaRegistered {
         cluster: args.cluster.clone(),
@@ -564,6 +571,10 @@ pub async fn delete_schema(
             if subject != name || !targets.contains(&used_in) {
                 users.push(format!("{subject} version {used_in} (uses version {v})"));
             }
+        }
+        // The first version others use is enough to refuse, and bounds the registry calls.
+        if !users.is_empty() {
+            break;
         }
     }
     if !users.is_empty() {

@@ -36,8 +36,16 @@ pub async fn scram_users(
     })
 }
 
-fn user_name(user: Arg<String>) -> Result<String, ApiError> {
-    let user = user.required("user")?.trim().to_string();
+/// A user name exactly as given: trimming it could make a delete reach another user. A new
+/// credential's name may not start or end with white space.
+fn user_name(user: Arg<String>, create: bool) -> Result<String, ApiError> {
+    let user = user.required("user")?;
+    if create && user.trim() != user {
+        return Err(ApiError::bad_request(
+            "user",
+            "A user name starts or ends with white space.",
+        ));
+    }
     if user.is_empty() || user.len() > MAX_USER || user.chars().any(char::is_control) {
         return Err(ApiError::bad_request(
             "user",
@@ -71,7 +79,7 @@ pub async fn set_scram_credential(
         &args.cluster,
         Action::new(Privilege::SetScramCredentials, Resource::Cluster),
     )?;
-    let user = user_name(args.user)?;
+    let user = user_name(args.user, true)?;
     let mechanism = mechanism(args.mechanism)?;
     let iterations = args.iterations.optional("iterations")?.unwrap_or(8192);
     if !(SCRAM_MIN_ITERATIONS..=SCRAM_MAX_ITERATIONS).contains(&iterations) {
@@ -80,7 +88,14 @@ pub async fn set_scram_credential(
             format!("Kafka takes {SCRAM_MIN_ITERATIONS} to {SCRAM_MAX_ITERATIONS} iterations."),
         ));
     }
-    let password = Secret::new(args.password.required("password")?);
+    // A password of the wrong type is refused without quoting what was sent.
+    let password = match args.password {
+        Arg::Given(p) => Secret::new(p),
+        Arg::Missing => return Err(ApiError::bad_request("password", "`password` is required.")),
+        Arg::Invalid(_) => {
+            return Err(ApiError::bad_request("password", "A password is a string."))
+        }
+    };
     if password.expose().is_empty() || password.expose().len() > MAX_PASSWORD {
         return Err(ApiError::bad_request(
             "password",
@@ -120,7 +135,7 @@ pub async fn delete_scram_credential(
         &args.cluster,
         Action::new(Privilege::DeleteScramCredentials, Resource::Cluster),
     )?;
-    let user = user_name(args.user)?;
+    let user = user_name(args.user, false)?;
     let mechanism = mechanism(args.mechanism)?;
     let dry_run = args.dry_run.optional("dry_run")?.unwrap_or(false);
     if !dry_run {
