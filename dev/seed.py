@@ -574,7 +574,13 @@ class Seeder:
 
     def scram_users(self) -> None:
         info = ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512, 8192)
+        # The stack's own users (dev/stack formats Kafka with them) are set again too: after a
+        # broker restart that follows a credential's deletion, this Kafka has been seen to reject
+        # them until they are written anew.
+        own = ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512, 4096)
         ups = [
+            UserScramCredentialUpsertion("admin", own, b"admin-secret"),
+            UserScramCredentialUpsertion("klens", own, b"klens-secret"),
             UserScramCredentialUpsertion("reporting", info, b"reporting-secret"),
             UserScramCredentialUpsertion("klens-limited", info, b"limited-secret"),
         ]
