@@ -524,11 +524,15 @@ impl Registry {
         subject: &str,
     ) -> Result<(Option<String>, Option<String>), RegistryError> {
         let own = self.own_level(subject).await?;
-        let global = self
+        Ok((own, self.global_level().await?))
+    }
+
+    /// The registry's global compatibility level.
+    pub async fn global_level(&self) -> Result<Option<String>, RegistryError> {
+        Ok(self
             .get::<Compatibility>(&["config"])
             .await?
-            .and_then(|c| c.level);
-        Ok((own, global))
+            .and_then(|c| c.level))
     }
 
     /// The subject's own compatibility level; `None` when the global one applies. Confluent's

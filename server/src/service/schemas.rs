@@ -312,15 +312,19 @@ pub async fn register_schema(
         refresh_subject(&granted, &registry, &name).await;
         return Ok(answer);
     }
-    let (own, global) = registry.levels(&name).await.map_err(registry_error)?;
-    answer.compatibility = own.or(global);
-    // A subject without versions has nothing to be compatible with. Confluent's registry
-    // answers 404 then, Apicurio "compatible": klens does not ask.
-    let versions = registry
+    // One read of the subject gives its versions and its own level.
+    let summary = registry
         .subject_summary(&name)
         .await
-        .map_err(registry_error)?
-        .map_or(0, |s| s.versions.len());
+        .map_err(registry_error)?;
+    let own = summary.as_ref().and_then(|s| s.compatibility.clone());
+    answer.compatibility = match own {
+        Some(own) => Some(own),
+        None => registry.global_level().await.map_err(registry_error)?,
+    };
+    // A subject without versions has nothing to be compatible with. Confluent's registry
+    // answers 404 then, Apicurio "compatible": klens does not ask.
+    let versions = summary.map_or(0, |s| s.versions.len());
     let verdict = if versions == 0 {
         None
     } else {
@@ -453,15 +457,13 @@ pub async fn set_compatibility(
     };
     let dry_run = args.dry_run.optional("dry_run")?.unwrap_or(false);
     let registry = registry_of(&granted)?;
-    if registry
+    let own = registry
         .subject_summary(&name)
         .await
         .map_err(registry_error)?
-        .is_none()
-    {
-        return Err(no_subject(&name));
-    }
-    let (own, global) = registry.levels(&name).await.map_err(registry_error)?;
+        .ok_or_else(|| no_subject(&name))?
+        .compatibility;
+    let global = registry.global_level().await.map_err(registry_error)?;
     let mut answer = CompatibilitySet {
         cluster: args.cluster,
         subject: name.clone(),
@@ -469,7 +471,7 @@ pub async fn set_compatibility(
         before_own: own.is_some(),
         before: own.or_else(|| global.clone()),
         after_own: level.is_some(),
-        after: level.clone().or(global),
+        after: level.clone().or_else(|| global.clone()),
     };
     if dry_run {
         return Ok(answer);
@@ -478,10 +480,15 @@ pub async fn set_compatibility(
         .set_level(&granted.grant, &name, level.as_deref())
         .await
         .map_err(registry_error)?;
-    let (own, global) = registry.levels(&name).await.map_err(registry_error)?;
+    // The level read back from the registry, which also goes into the catalog.
+    let fresh = registry
+        .subject_summary(&name)
+        .await
+        .map_err(registry_error)?;
+    let own = fresh.as_ref().and_then(|s| s.compatibility.clone());
     answer.after_own = own.is_some();
     answer.after = own.or(global);
-    refresh_subject(&granted, &registry, &name).await;
+    granted.entry.apply_subject(&name, fresh);
     Ok(answer)
 }
 
