@@ -10,14 +10,15 @@ use std::sync::Arc;
 use leptos::prelude::use_context;
 
 use super::{
-    AclArgs, AclChanged, AclList, AddPartitionsArgs, AlterTopicConfigsArgs, Arg, BrokerDetail,
-    BrokerList, ClusterDetail, ClusterSummary, CompatibilitySet, ConfigsChanged, CreateTopicArgs,
+    AclArgs, AclChanged, AclList, AddPartitionsArgs, AlterBrokerConfigArgs, AlterQuotaArgs,
+    AlterTopicConfigsArgs, Arg, BrokerConfigList, BrokerConfigsChanged, BrokerDetail, BrokerList,
+    ClusterDetail, ClusterSummary, CompatibilitySet, ConfigsChanged, CreateTopicArgs,
     DeleteRecordsArgs, DeleteSchemaArgs, DeleteScramArgs, GroupChanged, GroupDetail, GroupList,
-    OffsetPlan, PartitionsAdded, ProduceArgs, Produced, Record, RecordArgs, RecordAtArgs,
-    RecordPage, RecordsDeleted, RegisterSchemaArgs, ResetOffsetsArgs, SchemaDeleted, SchemaDetail,
-    SchemaRegistered, ScramChanged, ScramUserList, SearchResult, SetCompatibilityArgs,
-    SetScramArgs, SubjectDetail, SubjectList, TopicChanged, TopicConfigList, TopicDetail,
-    TopicList, WhoAmI, WindowArgs,
+    OffsetPlan, PartitionsAdded, ProduceArgs, Produced, QuotaChanged, QuotaList, Record,
+    RecordArgs, RecordAtArgs, RecordPage, RecordsDeleted, RegisterSchemaArgs, ResetOffsetsArgs,
+    SchemaDeleted, SchemaDetail, SchemaRegistered, ScramChanged, ScramUserList, SearchResult,
+    SetCompatibilityArgs, SetScramArgs, SubjectDetail, SubjectList, TopicChanged, TopicConfigList,
+    TopicDetail, TopicList, WhoAmI, WindowArgs,
 };
 use crate::error::{ApiError, ErrorCode};
 
@@ -69,6 +70,10 @@ pub trait Backend: Send + Sync + 'static {
     fn scram_users(&self, cluster: String) -> Reply<ScramUserList>;
     fn set_scram_credential(&self, args: SetScramArgs) -> Reply<ScramChanged>;
     fn delete_scram_credential(&self, args: DeleteScramArgs) -> Reply<ScramChanged>;
+    fn broker_configs(&self, cluster: String, broker: Arg<i32>) -> Reply<BrokerConfigList>;
+    fn alter_broker_config(&self, args: AlterBrokerConfigArgs) -> Reply<BrokerConfigsChanged>;
+    fn quotas(&self, cluster: String) -> Reply<QuotaList>;
+    fn alter_quota(&self, args: AlterQuotaArgs) -> Reply<QuotaChanged>;
 }
 
 /// The answer of a backend method.

@@ -80,19 +80,127 @@ pub struct TopicConfig {
     pub kind: Option<String>,
     /// Kafka's own description of the config.
     pub documentation: Option<String>,
+    /// For a broker config: how it may be changed while the broker runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub update_mode: Option<UpdateMode>,
 }
 
 impl TopicConfig {
     /// Whether the topic overrides this config.
     pub fn is_override(&self) -> bool {
-        self.source == ConfigSource::Topic
+        self.is_set_at(ConfigSource::Topic)
+    }
+
+    /// Whether the value in force is set at `level` (a topic override, a broker's dynamic
+    /// value, the cluster-wide dynamic default).
+    pub fn is_set_at(&self, level: ConfigSource) -> bool {
+        self.source == level
     }
 
     /// The value this config would have without the topic's override: the next synonym.
     pub fn without_override(&self) -> Option<&ConfigSynonym> {
-        self.synonyms
-            .iter()
-            .find(|s| s.source != ConfigSource::Topic)
+        self.without(ConfigSource::Topic)
+    }
+
+    /// The value this config would have without what is set at `level`: the next synonym
+    /// below it.
+    pub fn without(&self, level: ConfigSource) -> Option<&ConfigSynonym> {
+        self.synonyms.iter().find(|s| s.source != level)
+    }
+}
+
+/// Listener settings Kafka lets be set as the cluster-wide default.
+const CLUSTER_LEVEL_LISTENER: [&str; 3] = [
+    "max.connections",
+    "max.connection.creation.rate",
+    "num.network.threads",
+];
+
+/// Dynamic broker configs Kafka takes per broker only: listeners, and the SSL and SASL
+/// settings of a listener.
+const PER_BROKER: [&str; 37] = [
+    "advertised.listeners",
+    "listeners",
+    "listener.security.protocol.map",
+    "principal.builder.class",
+    "ssl.protocol",
+    "ssl.provider",
+    "ssl.cipher.suites",
+    "ssl.enabled.protocols",
+    "ssl.keystore.type",
+    "ssl.keystore.location",
+    "ssl.keystore.password",
+    "ssl.keystore.key",
+    "ssl.keystore.certificate.chain",
+    "ssl.key.password",
+    "ssl.truststore.type",
+    "ssl.truststore.location",
+    "ssl.truststore.password",
+    "ssl.truststore.certificates",
+    "ssl.keymanager.algorithm",
+    "ssl.trustmanager.algorithm",
+    "ssl.endpoint.identification.algorithm",
+    "ssl.secure.random.implementation",
+    "ssl.client.auth",
+    "ssl.engine.factory.class",
+    "sasl.mechanism.inter.broker.protocol",
+    "sasl.jaas.config",
+    "sasl.enabled.mechanisms",
+    "sasl.kerberos.service.name",
+    "sasl.kerberos.kinit.cmd",
+    "sasl.kerberos.ticket.renew.window.factor",
+    "sasl.kerberos.ticket.renew.jitter",
+    "sasl.kerberos.min.time.before.relogin",
+    "sasl.kerberos.principal.to.local.rules",
+    "sasl.login.refresh.window.factor",
+    "sasl.login.refresh.window.jitter",
+    "sasl.login.refresh.min.period.seconds",
+    "sasl.login.refresh.buffer.seconds",
+];
+
+/// How a broker config may change while brokers run, in the terms of Kafka's documentation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum UpdateMode {
+    /// Read from server.properties at start-up: a change takes a restart.
+    ReadOnly,
+    /// Set on one broker at a time, never as the cluster-wide default (listeners, keystores).
+    PerBroker,
+    /// Set as the cluster-wide default, or on one broker.
+    ClusterWide,
+}
+
+impl UpdateMode {
+    /// The mode of a broker config Kafka describes, from its name and read-only flag. Kafka
+    /// refuses a cluster-wide default for its listener and security settings: the names
+    /// below, and any listener-prefixed name except the three connection limits.
+    pub fn of(name: &str, read_only: bool) -> UpdateMode {
+        if read_only {
+            return UpdateMode::ReadOnly;
+        }
+        let base = match name.strip_prefix("listener.name.") {
+            // listener.name.<listener>.<config>
+            Some(rest) => match rest.split_once('.') {
+                Some((_, base)) if CLUSTER_LEVEL_LISTENER.contains(&base) => {
+                    return UpdateMode::ClusterWide
+                }
+                _ => return UpdateMode::PerBroker,
+            },
+            None => name,
+        };
+        if PER_BROKER.contains(&base) {
+            UpdateMode::PerBroker
+        } else {
+            UpdateMode::ClusterWide
+        }
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            UpdateMode::ReadOnly => "read-only",
+            UpdateMode::PerBroker => "per broker",
+            UpdateMode::ClusterWide => "cluster-wide",
+        }
     }
 }
 
@@ -246,4 +354,27 @@ pub async fn delete_records(
     #[server(flatten)] args: DeleteRecordsArgs,
 ) -> Result<RecordsDeleted, ApiError> {
     super::backend::current()?.delete_records(args).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn broker_configs_take_the_update_mode_kafka_gives_them() {
+        use UpdateMode::*;
+        for (name, read_only, mode) in [
+            ("log.dirs", true, ReadOnly),
+            ("log.cleaner.threads", false, ClusterWide),
+            ("min.insync.replicas", false, ClusterWide),
+            ("listeners", false, PerBroker),
+            ("ssl.keystore.location", false, PerBroker),
+            ("sasl.enabled.mechanisms", false, PerBroker),
+            ("listener.name.ssl.ssl.keystore.password", false, PerBroker),
+            ("listener.name.internal.max.connections", false, ClusterWide),
+            ("max.connections", false, ClusterWide),
+        ] {
+            assert_eq!(UpdateMode::of(name, read_only), mode, "{name}");
+        }
+    }
 }

@@ -4,6 +4,7 @@
 
 mod acls;
 mod args;
+mod broker_configs;
 mod brokers;
 mod catalog;
 mod changes;
@@ -12,6 +13,7 @@ mod group_changes;
 mod groups;
 mod identity;
 mod produce;
+mod quotas;
 mod records;
 mod schemas;
 mod search;
@@ -21,6 +23,7 @@ mod window;
 
 pub use acls::*;
 pub use args::*;
+pub use broker_configs::*;
 pub use brokers::*;
 pub use catalog::*;
 pub use changes::*;
@@ -29,6 +32,7 @@ pub use group_changes::*;
 pub use groups::*;
 pub use identity::*;
 pub use produce::*;
+pub use quotas::*;
 pub use records::*;
 pub use schemas::*;
 pub use search::*;

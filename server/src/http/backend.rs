@@ -7,14 +7,15 @@ use std::sync::Arc;
 
 use app::api::backend::{Backend, Reply};
 use app::api::{
-    AclArgs, AclChanged, AclList, AddPartitionsArgs, AlterTopicConfigsArgs, Arg, BrokerDetail,
-    BrokerList, ClusterDetail, ClusterSummary, CompatibilitySet, ConfigsChanged, CreateTopicArgs,
+    AclArgs, AclChanged, AclList, AddPartitionsArgs, AlterBrokerConfigArgs, AlterQuotaArgs,
+    AlterTopicConfigsArgs, Arg, BrokerConfigList, BrokerConfigsChanged, BrokerDetail, BrokerList,
+    ClusterDetail, ClusterSummary, CompatibilitySet, ConfigsChanged, CreateTopicArgs,
     DeleteRecordsArgs, DeleteSchemaArgs, DeleteScramArgs, GroupChanged, GroupDetail, GroupList,
-    OffsetPlan, PartitionsAdded, ProduceArgs, Produced, Record, RecordArgs, RecordAtArgs,
-    RecordPage, RecordsDeleted, RegisterSchemaArgs, ResetOffsetsArgs, SchemaDeleted, SchemaDetail,
-    SchemaRegistered, ScramChanged, ScramUserList, SearchResult, SetCompatibilityArgs,
-    SetScramArgs, SubjectDetail, SubjectList, TopicChanged, TopicConfigList, TopicDetail,
-    TopicList, WhoAmI, WindowArgs,
+    OffsetPlan, PartitionsAdded, ProduceArgs, Produced, QuotaChanged, QuotaList, Record,
+    RecordArgs, RecordAtArgs, RecordPage, RecordsDeleted, RegisterSchemaArgs, ResetOffsetsArgs,
+    SchemaDeleted, SchemaDetail, SchemaRegistered, ScramChanged, ScramUserList, SearchResult,
+    SetCompatibilityArgs, SetScramArgs, SubjectDetail, SubjectList, TopicChanged, TopicConfigList,
+    TopicDetail, TopicList, WhoAmI, WindowArgs,
 };
 use app::ApiError;
 use axum::http::request::Parts;
@@ -196,5 +197,23 @@ impl Backend for Door {
 
     fn delete_scram_credential(&self, args: DeleteScramArgs) -> Reply<ScramChanged> {
         self.run(|s, c| async move { service::users::delete_scram_credential(&s, &c, args).await })
+    }
+
+    fn broker_configs(&self, cluster: String, broker: Arg<i32>) -> Reply<BrokerConfigList> {
+        self.run(
+            |s, c| async move { service::brokers::broker_configs(&s, &c, &cluster, broker).await },
+        )
+    }
+
+    fn alter_broker_config(&self, args: AlterBrokerConfigArgs) -> Reply<BrokerConfigsChanged> {
+        self.run(|s, c| async move { service::brokers::alter_broker_config(&s, &c, args).await })
+    }
+
+    fn quotas(&self, cluster: String) -> Reply<QuotaList> {
+        self.run(|s, c| async move { service::quotas::quotas(&s, &c, &cluster).await })
+    }
+
+    fn alter_quota(&self, args: AlterQuotaArgs) -> Reply<QuotaChanged> {
+        self.run(|s, c| async move { service::quotas::alter_quota(&s, &c, args).await })
     }
 }

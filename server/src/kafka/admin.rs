@@ -14,9 +14,11 @@ use super::{Broker, KafkaClients, KlensContext, Link, Topic, Watermarks};
 use crate::auth::Grant;
 
 pub mod acls;
+pub mod brokers;
 mod changes;
 pub mod groups;
 pub mod produce;
+pub mod quotas;
 pub mod users;
 pub use changes::*;
 

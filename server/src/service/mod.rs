@@ -8,11 +8,13 @@
 //! the grant for exactly what is done.
 
 pub mod acls;
+pub mod brokers;
 pub mod catalog;
 pub mod groups;
 pub mod identity;
 pub mod limits;
 pub mod produce;
+pub mod quotas;
 pub mod records;
 pub mod schemas;
 pub mod topics;

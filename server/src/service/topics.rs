@@ -85,7 +85,7 @@ const MAX_CONFIG_VALUE: usize = 100_000;
 
 /// The changes `set` and `remove` ask for, judged: at least one, each name once, no empty or
 /// over-long name or value.
-fn config_changes(
+pub(super) fn config_changes(
     set: BTreeMap<String, String>,
     remove: Vec<String>,
 ) -> Result<Vec<(String, Option<String>)>, ApiError> {

@@ -147,6 +147,11 @@ async fn the_acl_and_user_calls_say_what_klens_own_kafka_user_lacks() {
     for (path, needs) in [
         ("/api/acls?cluster=limited", "DESCRIBE"),
         ("/api/scram_users?cluster=limited", "DESCRIBE"),
+        ("/api/quotas?cluster=limited", "DESCRIBE_CONFIGS"),
+        (
+            "/api/broker_configs?cluster=limited&broker=1",
+            "DESCRIBE_CONFIGS",
+        ),
     ] {
         let (status, body) = get_raw(&router, path).await;
         let body: serde_json::Value = serde_json::from_slice(&body).expect("JSON");

@@ -5,12 +5,14 @@
 mod support;
 
 mod acls;
+mod broker_configs;
 mod catalog;
 mod changes;
 mod config_check;
 mod group_changes;
 mod groups;
 mod produce;
+mod quotas;
 mod records;
 mod registry;
 mod schema_changes;

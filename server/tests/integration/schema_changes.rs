@@ -430,12 +430,3 @@ async fn versions_are_soft_deleted_then_deleted_for_good_and_references_keep_the
         "{gone}"
     );
 }
-
-/// GETs `path` from the router: the status and the JSON answer.
-async fn get_json(router: &axum::Router, path: &str) -> (u16, Value) {
-    let (status, body) = get_raw(router, path).await;
-    (
-        status.as_u16(),
-        serde_json::from_slice(&body).expect("JSON"),
-    )
-}

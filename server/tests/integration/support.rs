@@ -390,3 +390,38 @@ pub(crate) fn watermarks(topic: &str, partitions: i32) -> Vec<(i64, i64)> {
         })
         .collect()
 }
+
+/// GETs `path` from the router: the status and the JSON answer.
+pub(crate) async fn get_json(router: &axum::Router, path: &str) -> (u16, serde_json::Value) {
+    let (status, body) = get_raw(router, path).await;
+    (
+        status.as_u16(),
+        serde_json::from_slice(&body).expect("JSON"),
+    )
+}
+
+/// Runs one of Kafka's own command-line tools (its class, as `dev/stack kafka` takes it) and
+/// gives back what it prints.
+pub(crate) fn kafka_tool(class: &str, args: &[&str]) -> String {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let out = Command::new(root.join("dev/stack"))
+        .arg("kafka")
+        .arg(class)
+        .args(args)
+        .output()
+        .expect("dev/stack runs");
+    assert!(
+        out.status.success(),
+        "{class} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("UTF-8")
+}
+
+/// What Kafka's own kafka-configs tool describes for `entity` (its own arguments, such as
+/// `--entity-type users --entity-name alice`), over the open port.
+pub(crate) fn kafka_configs(entity: &[&str]) -> String {
+    let mut args = vec!["--bootstrap-server", OPEN_PORT, "--describe"];
+    args.extend_from_slice(entity);
+    kafka_tool("kafka.admin.ConfigCommand", &args)
+}

@@ -33,7 +33,7 @@ fn kind(code: i8) -> Option<String> {
     Some(name.to_string())
 }
 
-fn view(entry: ConfigEntry) -> TopicConfig {
+pub(super) fn view(entry: ConfigEntry) -> TopicConfig {
     TopicConfig {
         name: entry.name,
         value: entry.value,
@@ -51,6 +51,7 @@ fn view(entry: ConfigEntry) -> TopicConfig {
             .collect(),
         kind: kind(entry.config_type),
         documentation: entry.documentation.filter(|d| !d.is_empty()),
+        update_mode: None,
     }
 }
 
@@ -119,7 +120,7 @@ pub async fn alter_topic_configs(
                     let now = now.get(name);
                     (now.and_then(|c| c.value.clone()), now.map(|c| c.source))
                 }
-                None => predicted(was, value.as_deref()),
+                None => predicted(ConfigSource::Topic, was, value.as_deref()),
             };
             ConfigChangeView {
                 name: name.clone(),
@@ -144,16 +145,17 @@ async fn describe_map(
         .collect())
 }
 
-/// What a config becomes after setting it to `value`, or (with `None`) removing its
-/// override: the next value in its chain of synonyms.
-fn predicted(
+/// What a config becomes after setting it to `value` at `level`, or (with `None`) removing
+/// what is set there: the next value in its chain of synonyms.
+pub(super) fn predicted(
+    level: ConfigSource,
     was: Option<&TopicConfig>,
     value: Option<&str>,
 ) -> (Option<String>, Option<ConfigSource>) {
     match value {
-        Some(v) => (Some(v.to_string()), Some(ConfigSource::Topic)),
+        Some(v) => (Some(v.to_string()), Some(level)),
         None => match was {
-            Some(c) if c.is_override() => match c.without_override() {
+            Some(c) if c.is_set_at(level) => match c.without(level) {
                 Some(next) => (next.value.clone(), Some(next.source)),
                 None => (None, Some(ConfigSource::Default)),
             },
@@ -403,7 +405,7 @@ pub async fn delete_records(
 }
 
 /// A change or read that never got an answer from Kafka.
-fn unreachable_kafka(what: &str, topic: &str, error: &str) -> ApiError {
+pub(super) fn unreachable_kafka(what: &str, topic: &str, error: &str) -> ApiError {
     ApiError::new(
         ErrorCode::Client,
         format!("klens could not {what} \"{topic}\": Kafka did not answer ({error})."),
@@ -489,6 +491,7 @@ mod tests {
                 .collect(),
             kind: Some("long".into()),
             documentation: None,
+            update_mode: None,
         }
     }
 
@@ -506,11 +509,11 @@ mod tests {
             ],
         );
         assert_eq!(
-            predicted(Some(&overridden), None),
+            predicted(Topic, Some(&overridden), None),
             (Some("7200000".into()), Some(StaticBroker))
         );
         assert_eq!(
-            predicted(Some(&overridden), Some("5")),
+            predicted(Topic, Some(&overridden), Some("5")),
             (Some("5".into()), Some(Topic))
         );
         // Removing an override that is not there changes nothing.
@@ -521,7 +524,7 @@ mod tests {
             &[("604800000", Default)],
         );
         assert_eq!(
-            predicted(Some(&inherited), None),
+            predicted(Topic, Some(&inherited), None),
             (Some("604800000".into()), Some(Default))
         );
     }

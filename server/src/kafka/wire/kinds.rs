@@ -5,12 +5,13 @@
 use app::access::Resource;
 use app::Privilege;
 use kafka_protocol::messages::{
-    AlterUserScramCredentialsRequest, ConsumerGroupDescribeRequest, CreateAclsRequest,
-    CreatePartitionsRequest, DeleteAclsRequest, DeleteGroupsRequest, DeleteRecordsRequest,
-    DescribeAclsRequest, DescribeClusterRequest, DescribeConfigsRequest, DescribeGroupsRequest,
-    DescribeLogDirsRequest, DescribeQuorumRequest, DescribeUserScramCredentialsRequest,
-    FindCoordinatorRequest, IncrementalAlterConfigsRequest, ListGroupsRequest, MetadataRequest,
-    OffsetCommitRequest, OffsetDeleteRequest, OffsetFetchRequest,
+    AlterClientQuotasRequest, AlterUserScramCredentialsRequest, ConsumerGroupDescribeRequest,
+    CreateAclsRequest, CreatePartitionsRequest, DeleteAclsRequest, DeleteGroupsRequest,
+    DeleteRecordsRequest, DescribeAclsRequest, DescribeClientQuotasRequest, DescribeClusterRequest,
+    DescribeConfigsRequest, DescribeGroupsRequest, DescribeLogDirsRequest, DescribeQuorumRequest,
+    DescribeUserScramCredentialsRequest, FindCoordinatorRequest, IncrementalAlterConfigsRequest,
+    ListGroupsRequest, MetadataRequest, OffsetCommitRequest, OffsetDeleteRequest,
+    OffsetFetchRequest,
 };
 use kafka_protocol::protocol::Request;
 
@@ -31,6 +32,7 @@ impl ReadRequest for DescribeConfigsRequest {}
 impl ReadRequest for FindCoordinatorRequest {}
 impl ReadRequest for DescribeAclsRequest {}
 impl ReadRequest for DescribeUserScramCredentialsRequest {}
+impl ReadRequest for DescribeClientQuotasRequest {}
 
 /// A request that changes a cluster: the privilege it needs on each resource it names. A
 /// request that names none is not sent.
@@ -120,6 +122,15 @@ impl WriteRequest for DeleteAclsRequest {
         self.filters
             .iter()
             .map(|_| (Privilege::DeleteAcls, Resource::Cluster))
+            .collect()
+    }
+}
+
+impl WriteRequest for AlterClientQuotasRequest {
+    fn needs(&self) -> Vec<(Privilege, Resource)> {
+        self.entries
+            .iter()
+            .map(|_| (Privilege::AlterQuotas, Resource::Cluster))
             .collect()
     }
 }

@@ -7,10 +7,12 @@
 //! the grant for what they change (`topics.rs` holds the topic changes).
 
 pub mod acls;
+mod brokers;
 mod conn;
 mod groups;
 pub mod kinds;
 mod metadata;
+pub mod quotas;
 mod scram;
 pub mod topics;
 mod users;

@@ -76,7 +76,7 @@ fn text(s: &str) -> StrBytes {
 
 impl WireClient {
     /// The brokers to ask: those of the last metadata, else the bootstrap servers.
-    fn targets<'a>(&'a self, known: &'a [Broker]) -> &'a [Broker] {
+    pub(super) fn targets<'a>(&'a self, known: &'a [Broker]) -> &'a [Broker] {
         if known.is_empty() {
             &self.bootstrap
         } else {
@@ -92,8 +92,18 @@ impl WireClient {
         request: &R,
         min: i16,
     ) -> WireResult<R::Response> {
+        self.ask_first(self.targets(known), request, min).await
+    }
+
+    /// Sends a read to the first of `ask` that answers.
+    pub(super) async fn ask_first<R: ReadRequest>(
+        &self,
+        ask: &[Broker],
+        request: &R,
+        min: i16,
+    ) -> WireResult<R::Response> {
         let mut last_error = "no broker to ask".to_string();
-        for broker in self.targets(known) {
+        for broker in ask {
             let answer = async {
                 let mut lease = self.lease(broker).await?;
                 lease.call(request, min).await
@@ -114,16 +124,28 @@ impl WireClient {
         known: &[Broker],
         topic: &str,
     ) -> WireResult<Result<Vec<ConfigEntry>, Refusal>> {
+        self.describe_configs(self.targets(known), TOPIC_RESOURCE, topic)
+            .await
+    }
+
+    /// Every config of one resource (a topic, a broker by id, or `""` for the cluster-wide
+    /// broker default), from the first of `ask` that answers.
+    pub(super) async fn describe_configs(
+        &self,
+        ask: &[Broker],
+        resource_type: i8,
+        name: &str,
+    ) -> WireResult<Result<Vec<ConfigEntry>, Refusal>> {
         let request = DescribeConfigsRequest::default()
             .with_resources(vec![DescribeConfigsResource::default()
-                .with_resource_type(TOPIC_RESOURCE)
-                .with_resource_name(text(topic))
+                .with_resource_type(resource_type)
+                .with_resource_name(text(name))
                 .with_configuration_keys(None)])
             .with_include_synonyms(true)
             .with_include_documentation(true);
-        let response = self.ask_any(known, &request, 1).await?;
+        let response = self.ask_first(ask, &request, 1).await?;
         let Some(result) = response.results.into_iter().next() else {
-            return Err("DescribeConfigs: an answer without the topic".to_string());
+            return Err("DescribeConfigs: an answer without the resource".to_string());
         };
         if let Err(refusal) = Refusal::of(result.error_code, result.error_message.as_ref()) {
             return Ok(Err(refusal));
@@ -163,6 +185,21 @@ impl WireClient {
         changes: &[ConfigChange],
         validate_only: bool,
     ) -> WireResult<Result<(), Refusal>> {
+        let broker = self.first(known)?;
+        self.alter_configs(grant, broker, TOPIC_RESOURCE, topic, changes, validate_only)
+            .await
+    }
+
+    /// Sets and removes configs of one resource in one incremental request sent to `broker`.
+    pub(super) async fn alter_configs(
+        &self,
+        grant: &Grant,
+        broker: &Broker,
+        resource_type: i8,
+        name: &str,
+        changes: &[ConfigChange],
+        validate_only: bool,
+    ) -> WireResult<Result<(), Refusal>> {
         let configs = changes
             .iter()
             .map(|(name, value)| {
@@ -174,16 +211,15 @@ impl WireClient {
             .collect();
         let request = IncrementalAlterConfigsRequest::default()
             .with_resources(vec![AlterConfigsResource::default()
-                .with_resource_type(TOPIC_RESOURCE)
-                .with_resource_name(text(topic))
+                .with_resource_type(resource_type)
+                .with_resource_name(text(name))
                 .with_configs(configs)])
             .with_validate_only(validate_only);
-        let broker = self.first(known)?;
         let mut lease = self.lease(broker).await?;
         let response = lease.write(grant, &request, 0).await?;
         match response.responses.first() {
             Some(r) => Ok(Refusal::of(r.error_code, r.error_message.as_ref())),
-            None => Err("IncrementalAlterConfigs: an answer without the topic".to_string()),
+            None => Err("IncrementalAlterConfigs: an answer without the resource".to_string()),
         }
     }
 

@@ -1,0 +1,391 @@
+//! Broker configs: one broker's every config, or the cluster-wide default's dynamic ones
+//! (BROKER_CONFIGS on the cluster), and changes to either (ALTER_BROKER_CONFIGS). A read-only
+//! config, or a per-broker one asked of the default, is refused before Kafka is asked, in
+//! words that say why.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use app::api::{ConfigChangeView, ConfigSource, TopicConfig, UpdateMode};
+use app::{ApiError, ErrorCode, Privilege};
+use kafka_protocol::error::{ParseResponseErrorCode, ResponseError};
+
+use super::acls::own_user_lacks;
+use super::changes::{predicted, unreachable_kafka, view};
+use super::{wire_of, wire_refusal};
+use crate::auth::Grant;
+use crate::kafka::wire::topics::{ConfigChange, Refusal};
+use crate::kafka::wire::WireClient;
+use crate::kafka::{Broker, Link};
+use app::access::Resource;
+
+/// How often, and how far apart, a change is read back until brokers show it.
+const READ_BACK_TRIES: usize = 12;
+const READ_BACK_PAUSE: Duration = Duration::from_millis(250);
+
+/// The level a change to `broker` (or, with `None`, to the default) sets values at.
+pub fn level_of(broker: Option<&Broker>) -> ConfigSource {
+    match broker {
+        Some(_) => ConfigSource::DynamicBroker,
+        None => ConfigSource::DynamicDefaultBroker,
+    }
+}
+
+fn target_words(broker: Option<&Broker>) -> String {
+    match broker {
+        Some(b) => format!("broker {}", b.id),
+        None => "the cluster-wide broker default".to_string(),
+    }
+}
+
+fn refusal(what: &str, needs: &str, broker: Option<&Broker>, refusal: Refusal) -> ApiError {
+    match refusal.code.err() {
+        Some(ResponseError::ClusterAuthorizationFailed) => own_user_lacks(what, needs),
+        _ => wire_refusal(what, &target_words(broker), refusal),
+    }
+}
+
+/// Every config of `broker` as it describes itself, each with its update mode.
+async fn describe(
+    wire: &WireClient,
+    known: &[Broker],
+    broker: Option<&Broker>,
+) -> Result<Vec<TopicConfig>, ApiError> {
+    let entries = wire
+        .broker_configs(known, broker)
+        .await
+        .map_err(|e| unreachable_kafka("read the configs of", &target_words(broker), &e))?
+        .map_err(|r| refusal("read broker configs", "DESCRIBE_CONFIGS", broker, r))?;
+    Ok(entries
+        .into_iter()
+        .map(|entry| {
+            let mut config = view(entry);
+            config.update_mode = Some(UpdateMode::of(&config.name, config.read_only));
+            config
+        })
+        .collect())
+}
+
+/// The cluster-wide default as a page shows it: every config that may have a default, from
+/// a broker's own list, with the default's value where one is set and otherwise what that
+/// broker falls back to; then any default Kafka holds that the broker does not list.
+pub(super) fn default_view(
+    of_broker: Vec<TopicConfig>,
+    defaults: Vec<TopicConfig>,
+) -> Vec<TopicConfig> {
+    let mut set: BTreeMap<String, TopicConfig> =
+        defaults.into_iter().map(|c| (c.name.clone(), c)).collect();
+    let mut out = Vec::new();
+    for mut config in of_broker {
+        if config.update_mode != Some(UpdateMode::ClusterWide) {
+            continue;
+        }
+        set.remove(&config.name);
+        // The broker's own dynamic value is no part of the default.
+        config
+            .synonyms
+            .retain(|s| s.source != ConfigSource::DynamicBroker);
+        match config.synonyms.first() {
+            Some(head) => {
+                config.value = head.value.clone();
+                config.source = head.source;
+            }
+            None if config.source == ConfigSource::DynamicBroker => {
+                config.value = None;
+                config.source = ConfigSource::Default;
+            }
+            None => {}
+        }
+        out.push(config);
+    }
+    for (_, mut config) in set {
+        config.update_mode = Some(UpdateMode::of(&config.name, config.read_only));
+        config.source = ConfigSource::DynamicDefaultBroker;
+        out.push(config);
+    }
+    out
+}
+
+/// Values set at `level` first, then by name.
+fn in_page_order(mut configs: Vec<TopicConfig>, level: ConfigSource) -> Vec<TopicConfig> {
+    configs.sort_by(|a, b| (!a.is_set_at(level), &a.name).cmp(&(!b.is_set_at(level), &b.name)));
+    configs
+}
+
+/// What a page shows for `broker`, or for the default: the configs, and for the default the
+/// broker whose list it was read from.
+async fn read(
+    wire: &WireClient,
+    known: &[Broker],
+    broker: Option<&Broker>,
+) -> Result<(Vec<TopicConfig>, Option<i32>, Vec<TopicConfig>), ApiError> {
+    match broker {
+        Some(b) => {
+            let configs = describe(wire, known, Some(b)).await?;
+            Ok((configs.clone(), None, configs))
+        }
+        None => {
+            let Some(from) = known.first() else {
+                return Err(ApiError::new(
+                    ErrorCode::Client,
+                    "No broker of the cluster is known yet, so its configs cannot be read.",
+                ));
+            };
+            let own = describe(wire, known, Some(from)).await?;
+            let defaults = describe(wire, known, None).await?;
+            Ok((default_view(own.clone(), defaults), Some(from.id), own))
+        }
+    }
+}
+
+/// Every config of `broker`, or of the cluster-wide default, in page order; for the default,
+/// also the broker whose list it shows.
+pub async fn broker_configs(
+    grant: &Grant,
+    link: &Link,
+    known: &[Broker],
+    broker: Option<&Broker>,
+) -> Result<(Vec<TopicConfig>, Option<i32>), ApiError> {
+    grant.require(Privilege::BrokerConfigs, &Resource::Cluster)?;
+    let wire = wire_of(link)?;
+    let (configs, read_from, _) = read(&wire, known, broker).await?;
+    Ok((in_page_order(configs, level_of(broker)), read_from))
+}
+
+/// Why Kafka would refuse to change `config` at this level while brokers run, if it would.
+fn unchangeable(config: &TopicConfig, broker: Option<&Broker>) -> Option<String> {
+    match config.update_mode {
+        Some(UpdateMode::ReadOnly) => Some(format!(
+            "{} is read-only while brokers run: each broker reads it from server.properties at start-up, so changing it takes a restart.",
+            config.name
+        )),
+        Some(UpdateMode::PerBroker) if broker.is_none() => Some(format!(
+            "{} is set per broker only: Kafka takes no cluster-wide default for it.",
+            config.name
+        )),
+        _ => None,
+    }
+}
+
+/// Sets and removes dynamic values of `broker` or of the cluster-wide default. With
+/// `dry_run`, Kafka validates and nothing changes; otherwise the answer is what the broker
+/// shows after the change.
+pub async fn alter_broker_configs(
+    grant: &Grant,
+    link: &Link,
+    known: &[Broker],
+    broker: Option<&Broker>,
+    changes: &[ConfigChange],
+    dry_run: bool,
+) -> Result<Vec<ConfigChangeView>, ApiError> {
+    grant.require(Privilege::AlterBrokerConfigs, &Resource::Cluster)?;
+    let wire = wire_of(link)?;
+    let level = level_of(broker);
+    let (shown, _, own) = read(&wire, known, broker).await?;
+    for (name, _) in changes {
+        if let Some(why) = own
+            .iter()
+            .find(|c| c.name == *name)
+            .and_then(|c| unchangeable(c, broker))
+        {
+            return Err(ApiError::new(ErrorCode::Admin, why));
+        }
+    }
+    wire.alter_broker_configs(grant, known, broker, changes, dry_run)
+        .await
+        .map_err(|e| unreachable_kafka("change the configs of", &target_words(broker), &e))?
+        .map_err(|r| refusal("change broker configs", "ALTER_CONFIGS", broker, r))?;
+    let before: BTreeMap<String, TopicConfig> =
+        shown.into_iter().map(|c| (c.name.clone(), c)).collect();
+    let after = if dry_run {
+        None
+    } else {
+        read_back(&wire, known, broker, changes).await
+    };
+    Ok(changes
+        .iter()
+        .map(|(name, value)| {
+            let was = before.get(name);
+            let (after_value, after_source) = match &after {
+                Some(now) => {
+                    let now = now.get(name);
+                    (now.and_then(|c| c.value.clone()), now.map(|c| c.source))
+                }
+                None => predicted(level, was, value.as_deref()),
+            };
+            ConfigChangeView {
+                name: name.clone(),
+                before: was.and_then(|c| c.value.clone()),
+                before_source: was.map(|c| c.source),
+                after: after_value,
+                after_source,
+            }
+        })
+        .collect())
+}
+
+/// The configs after a change, once the broker shows every part of it (dynamic values reach
+/// brokers through the metadata log, a moment after Kafka answers), or as last read. `None`
+/// when they could not be read: the change happened, only its read-back failed.
+async fn read_back(
+    wire: &WireClient,
+    known: &[Broker],
+    broker: Option<&Broker>,
+    changes: &[ConfigChange],
+) -> Option<BTreeMap<String, TopicConfig>> {
+    let level = level_of(broker);
+    let mut last = None;
+    for _ in 0..READ_BACK_TRIES {
+        if let Ok((configs, _, _)) = read(wire, known, broker).await {
+            let now: BTreeMap<String, TopicConfig> =
+                configs.into_iter().map(|c| (c.name.clone(), c)).collect();
+            let shows = changes.iter().all(|(name, value)| {
+                let c = now.get(name);
+                match value {
+                    Some(v) => c.is_some_and(|c| {
+                        c.is_set_at(level) && (c.sensitive || c.value.as_deref() == Some(v))
+                    }),
+                    None => !c.is_some_and(|c| c.is_set_at(level)),
+                }
+            });
+            last = Some(now);
+            if shows {
+                break;
+            }
+        }
+        tokio::time::sleep(READ_BACK_PAUSE).await;
+    }
+    last
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use app::api::ConfigSynonym;
+
+    fn config(
+        name: &str,
+        value: Option<&str>,
+        source: ConfigSource,
+        chain: &[(&str, ConfigSource)],
+    ) -> TopicConfig {
+        TopicConfig {
+            name: name.into(),
+            value: value.map(Into::into),
+            source,
+            read_only: false,
+            sensitive: false,
+            synonyms: chain
+                .iter()
+                .map(|(v, s)| ConfigSynonym {
+                    name: name.into(),
+                    value: Some((*v).into()),
+                    source: *s,
+                })
+                .collect(),
+            kind: Some("int".into()),
+            documentation: None,
+            update_mode: Some(UpdateMode::of(name, false)),
+        }
+    }
+
+    #[test]
+    fn the_default_shows_its_own_value_or_what_brokers_fall_back_to() {
+        use ConfigSource::*;
+        let of_broker = vec![
+            // Set on the broker and as the default: the page shows the default.
+            config(
+                "log.cleaner.threads",
+                Some("4"),
+                DynamicBroker,
+                &[
+                    ("4", DynamicBroker),
+                    ("2", DynamicDefaultBroker),
+                    ("1", Default),
+                ],
+            ),
+            // Set on the broker only: the page shows what the default level falls back to.
+            config(
+                "num.io.threads",
+                Some("16"),
+                DynamicBroker,
+                &[("16", DynamicBroker), ("8", StaticBroker)],
+            ),
+            // Per broker only: not on the default's page.
+            config(
+                "listeners",
+                Some("PLAINTEXT://:9092"),
+                StaticBroker,
+                &[("PLAINTEXT://:9092", StaticBroker)],
+            ),
+        ];
+        let defaults = vec![
+            config("log.cleaner.threads", Some("2"), DynamicDefaultBroker, &[]),
+            // A default the broker's list lacks still shows.
+            config(
+                "listener.name.internal.max.connections",
+                Some("100"),
+                DynamicDefaultBroker,
+                &[],
+            ),
+        ];
+        let page = default_view(of_broker, defaults);
+        let seen: Vec<(&str, Option<&str>, ConfigSource)> = page
+            .iter()
+            .map(|c| (c.name.as_str(), c.value.as_deref(), c.source))
+            .collect();
+        assert_eq!(
+            seen,
+            [
+                ("log.cleaner.threads", Some("2"), DynamicDefaultBroker),
+                ("num.io.threads", Some("8"), StaticBroker),
+                (
+                    "listener.name.internal.max.connections",
+                    Some("100"),
+                    DynamicDefaultBroker
+                ),
+            ]
+        );
+        assert!(page[0].synonyms.iter().all(|s| s.source != DynamicBroker));
+    }
+
+    #[test]
+    fn read_only_and_per_broker_configs_are_refused_where_kafka_would() {
+        let broker = Broker {
+            id: 1,
+            host: "h".into(),
+            port: 9092,
+        };
+        let mut read_only = config("log.dirs", Some("/x"), ConfigSource::StaticBroker, &[]);
+        read_only.read_only = true;
+        read_only.update_mode = Some(UpdateMode::ReadOnly);
+        for target in [Some(&broker), None] {
+            let why = unchangeable(&read_only, target).expect("refused");
+            assert!(why.contains("restart"), "{why}");
+        }
+        let listeners = config("listeners", None, ConfigSource::StaticBroker, &[]);
+        assert_eq!(unchangeable(&listeners, Some(&broker)), None);
+        assert!(unchangeable(&listeners, None).is_some_and(|w| w.contains("per broker")));
+        let threads = config("num.io.threads", None, ConfigSource::Default, &[]);
+        assert_eq!(unchangeable(&threads, None), None);
+    }
+
+    #[test]
+    fn removing_a_brokers_value_falls_back_to_the_default_level() {
+        use ConfigSource::*;
+        let c = config(
+            "num.io.threads",
+            Some("16"),
+            DynamicBroker,
+            &[
+                ("16", DynamicBroker),
+                ("12", DynamicDefaultBroker),
+                ("8", Default),
+            ],
+        );
+        assert_eq!(
+            predicted(DynamicBroker, Some(&c), None),
+            (Some("12".into()), Some(DynamicDefaultBroker))
+        );
+    }
+}
