@@ -25,13 +25,14 @@ use components::layout::Layout;
 use pages::{
     account::AccountPage,
     acls::AclsPage,
-    brokers::{BrokerPage, BrokersPage},
+    brokers::{BrokerConfigPage, BrokerDefaultsPage, BrokerPage, BrokersPage},
     cluster::ClusterPage,
     clusters::ClustersPage,
     data::{RecordPage, TopicDataPage},
     group::GroupPage,
     groups::GroupsPage,
     not_found::NotFoundPage,
+    quotas::QuotasPage,
     schemas::SchemasPage,
     subject::SubjectPage,
     topic::{TopicConsumersPage, TopicPage},
@@ -109,11 +110,14 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/c/:cluster/groups") view=GroupsPage ssr=SsrMode::Async />
                     <Route path=path!("/c/:cluster/groups/:group") view=GroupPage ssr=SsrMode::Async />
                     <Route path=path!("/c/:cluster/brokers") view=BrokersPage ssr=SsrMode::Async />
+                    <Route path=path!("/c/:cluster/brokers/defaults") view=BrokerDefaultsPage ssr=SsrMode::Async />
                     <Route path=path!("/c/:cluster/brokers/:id") view=BrokerPage ssr=SsrMode::Async />
+                    <Route path=path!("/c/:cluster/brokers/:id/configuration") view=BrokerConfigPage ssr=SsrMode::Async />
                     <Route path=path!("/c/:cluster/schemas") view=SchemasPage ssr=SsrMode::Async />
                     <Route path=path!("/c/:cluster/schemas/:subject") view=SubjectPage ssr=SsrMode::Async />
                     <Route path=path!("/c/:cluster/acls") view=AclsPage ssr=SsrMode::Async />
                     <Route path=path!("/c/:cluster/users") view=UsersPage ssr=SsrMode::Async />
+                    <Route path=path!("/c/:cluster/quotas") view=QuotasPage ssr=SsrMode::Async />
                 </Routes>
             </Layout>
         </Router>

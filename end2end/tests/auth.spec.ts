@@ -176,6 +176,33 @@ for (const [user, want] of Object.entries(users)) {
       }
     }
 
+    // Broker configs and quotas, under BROKER_CONFIGS.
+    for (const name of visible) {
+      const label = `${user} broker configs and quotas on ${name}`;
+      const holds = want.clusters[name].includes('BROKER_CONFIGS');
+      for (const call of ['quotas', 'broker_configs']) {
+        const res = await page.request.get(`${AUTH}/api/${call}?cluster=${name}`);
+        expect(res.status(), `${label}: ${call}`).toBe(holds ? 200 : 403);
+      }
+      await page.goto(`${AUTH}/c/${name}/quotas`);
+      await expect(page.locator('.app[data-hydrated="true"]')).toBeVisible();
+      const link = page.getByRole('navigation', { name: 'Clusters' }).getByRole('link', { name: 'Quotas' });
+      if (holds) {
+        await expect(page.getByLabel('Filter quotas by entity'), label).toBeVisible();
+        await expect(link.first(), label).toBeVisible();
+      } else {
+        await expect(page.getByRole('note'), label).toContainText('BROKER_CONFIGS privilege');
+        await expect(page.locator(`a[href="/c/${name}/quotas"]`), label).toHaveCount(0);
+      }
+      await page.goto(`${AUTH}/c/${name}/brokers/1/configuration`);
+      await expect(page.locator('.app[data-hydrated="true"]')).toBeVisible();
+      if (holds) {
+        await expect(page.getByRole('table', { name: 'Configs' }), label).toContainText('log.dirs');
+      } else {
+        await expect(page.getByRole('note'), label).toContainText('BROKER_CONFIGS privilege');
+      }
+    }
+
     // The authorization matrix, through the API and the UI with this session.
     for (const row of writes) {
       for (const cluster of CLUSTERS) {

@@ -181,4 +181,22 @@ export const writes: WriteRow[] = [
     body: (c) => ({ cluster: c, user: unique('e2e-absent'), mechanism: 'SCRAM-SHA-512' }),
     allowedStatus: 404,
   },
+  {
+    api: 'alter_broker_config',
+    privilege: 'ALTER_BROKER_CONFIGS',
+    // A dry run: Kafka validates the broker's new value and nothing changes.
+    page: (c) => `/c/${c}/brokers/1/configuration`,
+    button: 'Edit configuration',
+    body: (c) => ({ cluster: c, broker: 1, set: { 'log.cleaner.delete.retention.ms': '90000000' }, dry_run: true }),
+    allowedStatus: 200,
+  },
+  {
+    api: 'alter_quota',
+    privilege: 'ALTER_QUOTAS',
+    // A dry run: Kafka validates the quota and none is set.
+    page: (c) => `/c/${c}/quotas`,
+    button: 'Set quota',
+    body: (c) => ({ cluster: c, entity: [{ type: 'user', name: unique('e2e-matrix-quota') }], set: { producer_byte_rate: 1048576 }, dry_run: true }),
+    allowedStatus: 200,
+  },
 ];

@@ -199,3 +199,34 @@ print(json.dumps({k: v.value for k, v in configs.items() if v.source == ConfigSo
 `;
   return JSON.parse(runDevPython(script, [topic]));
 }
+
+/** What Kafka's own kafka-configs tool describes for an entity (its own arguments, such as
+ * `--entity-type brokers --entity-default`), over the open port. */
+export function kafkaConfigs(entity: string[]): string {
+  return execFileSync(
+    path.join(ROOT, 'dev/stack'),
+    ['kafka', 'kafka.admin.ConfigCommand', '--bootstrap-server', '127.0.0.1:19092', '--describe', ...entity],
+    { encoding: 'utf8' },
+  );
+}
+
+/** `value SOURCE` of one config of broker `id`, as confluent-kafka's admin client describes it,
+ * once it reads `want` (a change reaches the broker a moment after Kafka answers) or after ten
+ * seconds. */
+export function kafkaBrokerConfig(id: number, name: string, want: string): string {
+  const script = `
+import sys, time
+from confluent_kafka.admin import AdminClient, ConfigResource, ConfigSource
+admin = AdminClient({"bootstrap.servers": "127.0.0.1:19092"})
+deadline = time.time() + 10
+while True:
+    r = ConfigResource("BROKER", sys.argv[1])
+    c = admin.describe_configs([r])[r].result(timeout=15)[sys.argv[2]]
+    got = f"{c.value} {ConfigSource(c.source).name}"
+    if got == sys.argv[3] or time.time() > deadline:
+        print(got)
+        break
+    time.sleep(0.3)
+`;
+  return runDevPython(script, [String(id), name, want]).trim();
+}

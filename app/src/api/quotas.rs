@@ -70,6 +70,37 @@ pub const QUOTA_KEYS: [QuotaKey; 5] = [
     },
 ];
 
+/// Binary units for byte rates, as quotas are usually set (1 MiB/s is 1048576).
+pub const BYTE_UNITS: [(&str, f64); 4] = [
+    ("B/s", 1.0),
+    ("KiB/s", 1024.0),
+    ("MiB/s", 1024.0 * 1024.0),
+    ("GiB/s", 1024.0 * 1024.0 * 1024.0),
+];
+
+impl QuotaKey {
+    /// A figure of this kind in human units: "1.5 MiB/s", "25 %", "10 /s".
+    pub fn show(&self, value: f64) -> String {
+        let trim = |v: f64| {
+            let text = format!("{v:.2}");
+            text.trim_end_matches('0').trim_end_matches('.').to_string()
+        };
+        match self.unit {
+            QuotaUnit::BytesPerSecond => {
+                let (name, size) = BYTE_UNITS
+                    .iter()
+                    .rev()
+                    .find(|(_, size)| value >= *size)
+                    .copied()
+                    .unwrap_or(BYTE_UNITS[0]);
+                format!("{} {name}", trim(value / size))
+            }
+            QuotaUnit::Percent => format!("{} %", trim(value)),
+            QuotaUnit::PerSecond => format!("{} /s", trim(value)),
+        }
+    }
+}
+
 /// The quota kind named `key`.
 pub fn quota_key(key: &str) -> Option<&'static QuotaKey> {
     QUOTA_KEYS.iter().find(|k| k.key == key)
@@ -200,6 +231,17 @@ mod tests {
                 "{bad}"
             );
         }
+    }
+
+    #[test]
+    fn figures_read_in_human_units() {
+        let shown = |key: &str, v: f64| quota_key(key).expect("known").show(v);
+        assert_eq!(shown("producer_byte_rate", 1_048_576.0), "1 MiB/s");
+        assert_eq!(shown("consumer_byte_rate", 1_572_864.0), "1.5 MiB/s");
+        assert_eq!(shown("consumer_byte_rate", 500.0), "500 B/s");
+        assert_eq!(shown("consumer_byte_rate", 0.0), "0 B/s");
+        assert_eq!(shown("request_percentage", 25.5), "25.5 %");
+        assert_eq!(shown("connection_creation_rate", 7.0), "7 /s");
     }
 
     #[test]

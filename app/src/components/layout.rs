@@ -82,6 +82,7 @@ fn ClusterNav() -> impl IntoView {
                                             let base = overview.clone();
                                             let section = move |s: &str| format!("{base}/{s}");
                                             let acls = c.can(crate::Privilege::Acls);
+                                            let quotas = c.can(crate::Privilege::BrokerConfigs);
                                             view! {
                                                 <li>
                                                     <A href=overview exact=true>{c.name.clone()}</A>
@@ -93,6 +94,9 @@ fn ClusterNav() -> impl IntoView {
                                                         {acls.then(|| view! {
                                                             <li><A href=section("acls")>"ACLs"</A></li>
                                                             <li><A href=section("users")>"Users"</A></li>
+                                                        })}
+                                                        {quotas.then(|| view! {
+                                                            <li><A href=section("quotas")>"Quotas"</A></li>
                                                         })}
                                                     </ul>
                                                 </li>

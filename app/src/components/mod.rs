@@ -4,6 +4,7 @@
 pub mod access;
 pub mod change;
 pub mod clock;
+pub mod configs;
 pub mod download;
 pub mod health;
 pub mod layout;

@@ -1,22 +1,62 @@
 //! `/c/{cluster}/brokers` and `/c/{cluster}/brokers/{id}`: brokers with rack, the active
-//! controller, partition counts and log dirs with sizes.
+//! controller, partition counts and log dirs with sizes; a broker's Configuration tab
+//! (`/c/{cluster}/brokers/{id}/configuration`) and the cluster-wide broker default
+//! (`/c/{cluster}/brokers/defaults`), both BROKER_CONFIGS.
 
 use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::use_params_map;
 
 use crate::api::{broker, brokers, LogDirDetail};
+use crate::components::access::{allows, identity, NeedsPrivilege};
+use crate::components::configs::{ConfigTable, ConfigTarget};
 use crate::components::table::Freshness;
-use crate::format::{bytes, or_dash, page_url, thousands};
+use crate::format::{bytes, or_dash, page_url, query_value, thousands};
+use crate::Privilege;
+
+/// The tabs of a broker's pages.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum BrokerTab {
+    Overview,
+    Configuration,
+}
+
+#[component]
+pub fn BrokerTabs(cluster: String, id: String, current: BrokerTab) -> impl IntoView {
+    let base = format!("/c/{}/brokers/{}", query_value(&cluster), query_value(&id));
+    let tab = |which: BrokerTab, path: &str, label: &'static str| {
+        let href = format!("{base}{path}");
+        view! { <a href=href aria-current=(current == which).then_some("page")>{label}</a> }
+    };
+    view! {
+        <nav class="tabs" aria-label="Broker">
+            {tab(BrokerTab::Overview, "", "Overview")}
+            {tab(BrokerTab::Configuration, "/configuration", "Configuration")}
+        </nav>
+    }
+}
 
 #[component]
 pub fn BrokersPage() -> impl IntoView {
     let params = use_params_map();
     let cluster = move || params.read().get("cluster").unwrap_or_default();
     let list = Resource::new(cluster, brokers);
+    let who = identity();
     view! {
         <Title text=move || format!("Brokers of {}", cluster()) />
-        <h1>"Brokers"</h1>
+        <div class="page-head">
+            <h1>"Brokers"</h1>
+            <div class="actions">
+                <Suspense fallback=|| ()>
+                    {move || Suspend::new(async move {
+                        let may = who.await.ok().is_some_and(|w| allows(w.cluster(&cluster()), Privilege::BrokerConfigs));
+                        may.then(|| view! {
+                            <a class="button" href=format!("/c/{}/brokers/defaults", query_value(&cluster()))>"Cluster-wide configuration"</a>
+                        })
+                    })}
+                </Suspense>
+            </div>
+        </div>
         <Suspense fallback=|| view! { <div class="skeleton-table"></div> }>
             {move || Suspend::new(async move {
                 match list.await {
@@ -109,6 +149,7 @@ pub fn BrokerPage() -> impl IntoView {
                             <h1>{format!("Broker {}", b.id)}</h1>
                             {b.controller.then(|| view! { <span class="badge badge-accent">"Controller"</span> })}
                         </div>
+                        <BrokerTabs cluster=cluster() id=b.id.to_string() current=BrokerTab::Overview />
                         <dl class="facts">
                             <div><dt>"Address"</dt><dd class="mono">{format!("{}:{}", b.host, b.port)}</dd></div>
                             <div><dt>"Rack"</dt><dd>{b.rack.clone().unwrap_or_else(|| "—".into())}</dd></div>
@@ -145,5 +186,43 @@ pub fn BrokerPage() -> impl IntoView {
                 }
             })}
         </Suspense>
+    }
+}
+
+/// `/c/{cluster}/brokers/{id}/configuration`: every config of one broker, where its value
+/// comes from, and how it may change while the broker runs.
+#[component]
+pub fn BrokerConfigPage() -> impl IntoView {
+    let params = use_params_map();
+    let cluster = move || params.read().get("cluster").unwrap_or_default();
+    let id = move || params.read().get("id").unwrap_or_default();
+    view! {
+        <Title text=move || format!("Configuration of broker {}", id()) />
+        <div class="page-head"><h1>{move || format!("Broker {}", id())}</h1></div>
+        <BrokerTabs cluster=cluster() id=id() current=BrokerTab::Configuration />
+        {match id().parse::<i32>() {
+            Ok(broker) => view! {
+                <NeedsPrivilege cluster=cluster() privilege=Privilege::BrokerConfigs what="The configuration of a broker">
+                    <ConfigTable target=ConfigTarget::Broker { cluster: cluster(), broker: Some(broker) } />
+                </NeedsPrivilege>
+            }.into_any(),
+            Err(_) => view! { <p class="error" role="alert">{format!("There is no broker \"{}\".", id())}</p> }.into_any(),
+        }}
+    }
+}
+
+/// `/c/{cluster}/brokers/defaults`: the cluster-wide broker default, which every broker takes
+/// where it sets no value of its own.
+#[component]
+pub fn BrokerDefaultsPage() -> impl IntoView {
+    let params = use_params_map();
+    let cluster = move || params.read().get("cluster").unwrap_or_default();
+    view! {
+        <Title text=move || format!("Cluster-wide broker configuration of {}", cluster()) />
+        <div class="page-head"><h1>"Cluster-wide broker configuration"</h1></div>
+        <p class="muted">"A value set here applies to every broker that sets none of its own."</p>
+        <NeedsPrivilege cluster=cluster() privilege=Privilege::BrokerConfigs what="The cluster-wide broker configuration">
+            <ConfigTable target=ConfigTarget::Broker { cluster: cluster(), broker: None } />
+        </NeedsPrivilege>
     }
 }

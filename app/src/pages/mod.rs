@@ -11,6 +11,7 @@ pub mod group_changes;
 pub mod groups;
 pub mod not_found;
 pub mod produce;
+pub mod quotas;
 pub mod schema_changes;
 pub mod schemas;
 pub mod subject;
