@@ -300,10 +300,10 @@ fn QuotaForm(
         let mut remove = Vec::new();
         for field in fields.get_value().iter().filter(|f| f.key.ip == for_ip()) {
             match field.value() {
+                // A figure as it was is no change.
+                Some(Ok(v)) if had.with_value(|h| h.get(field.key.key) == Some(&v)) => {}
                 Some(Ok(v)) => {
-                    if had.with_value(|h| h.get(field.key.key) != Some(&v)) {
-                        set.insert(field.key.key.to_string(), v);
-                    }
+                    set.insert(field.key.key.to_string(), v);
                 }
                 Some(Err(why)) => return Err(why),
                 None if had.with_value(|h| h.contains_key(field.key.key)) => {
