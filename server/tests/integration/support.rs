@@ -418,6 +418,18 @@ pub(crate) fn kafka_tool(class: &str, args: &[&str]) -> String {
     String::from_utf8(out.stdout).expect("UTF-8")
 }
 
+/// Runs one of Kafka's own tools and answers whether it succeeded (for clean-up that may find
+/// nothing to do).
+pub(crate) fn kafka_tool_status(class: &str, args: &[&str]) -> bool {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    Command::new(root.join("dev/stack"))
+        .arg("kafka")
+        .arg(class)
+        .args(args)
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
 /// What Kafka's own kafka-configs tool describes for `entity` (its own arguments, such as
 /// `--entity-type users --entity-name alice`), over the open port.
 pub(crate) fn kafka_configs(entity: &[&str]) -> String {

@@ -239,15 +239,9 @@ async fn read_back(
         if let Ok((configs, _, _)) = read(wire, known, broker).await {
             let now: BTreeMap<String, TopicConfig> =
                 configs.into_iter().map(|c| (c.name.clone(), c)).collect();
-            let shows = changes.iter().all(|(name, value)| {
-                let c = now.get(name);
-                match value {
-                    Some(v) => c.is_some_and(|c| {
-                        c.is_set_at(level) && (c.sensitive || c.value.as_deref() == Some(v))
-                    }),
-                    None => !c.is_some_and(|c| c.is_set_at(level)),
-                }
-            });
+            let shows = changes
+                .iter()
+                .all(|(name, value)| shows_change(now.get(name), level, value.as_deref()));
             last = Some(now);
             if shows {
                 break;
@@ -258,10 +252,56 @@ async fn read_back(
     last
 }
 
+/// Whether `config` as read shows a change at `level`: the value set there in force, or
+/// (for a removal) nothing set there and the value in force that of the level below. A broker
+/// answers its new chain of synonyms a moment before the value it works with follows it.
+fn shows_change(config: Option<&TopicConfig>, level: ConfigSource, value: Option<&str>) -> bool {
+    let Some(c) = config else {
+        return value.is_none();
+    };
+    let settled = c.sensitive
+        || c.synonyms
+            .first()
+            .is_none_or(|head| head.source == c.source && head.value == c.value);
+    let shown = match value {
+        Some(v) => c.is_set_at(level) && (c.sensitive || c.value.as_deref() == Some(v)),
+        None => !c.is_set_at(level),
+    };
+    shown && settled
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use app::api::ConfigSynonym;
+
+    #[test]
+    fn a_removal_shows_once_the_value_follows_the_chain() {
+        use ConfigSource::*;
+        // The chain already falls back to the default; the value is still the broker's.
+        let lagging = config(
+            "num.io.threads",
+            Some("16"),
+            DynamicDefaultBroker,
+            &[("12", DynamicDefaultBroker), ("8", Default)],
+        );
+        assert!(!shows_change(Some(&lagging), DynamicBroker, None));
+        let settled = config(
+            "num.io.threads",
+            Some("12"),
+            DynamicDefaultBroker,
+            &[("12", DynamicDefaultBroker), ("8", Default)],
+        );
+        assert!(shows_change(Some(&settled), DynamicBroker, None));
+        let set = config(
+            "num.io.threads",
+            Some("16"),
+            DynamicBroker,
+            &[("16", DynamicBroker), ("8", Default)],
+        );
+        assert!(shows_change(Some(&set), DynamicBroker, Some("16")));
+        assert!(!shows_change(Some(&set), DynamicBroker, Some("17")));
+    }
 
     fn config(
         name: &str,
