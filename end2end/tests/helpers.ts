@@ -230,3 +230,14 @@ while True:
 `;
   return runDevPython(script, [String(id), name, want]).trim();
 }
+
+/** Removes a dynamic broker config with Kafka's own tool (for clean-up: finding nothing to remove
+ * is fine). `entity` is `['--entity-name', '1']` or `['--entity-default']`. */
+export function kafkaDeleteBrokerConfig(entity: string[], name: string): void {
+  try {
+    execFileSync(path.join(ROOT, 'dev/stack'), ['kafka', 'kafka.admin.ConfigCommand', '--bootstrap-server',
+      '127.0.0.1:19092', '--alter', '--entity-type', 'brokers', ...entity, '--delete-config', name], { stdio: 'ignore' });
+  } catch {
+    // Nothing was set.
+  }
+}

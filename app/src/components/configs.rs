@@ -351,7 +351,8 @@ fn ConfigRow(
                         };
                         let original = current_for_input.clone();
                         view! {
-                            <input type="text" class="mono" aria-label=format!("Value of {}", name.get_value())
+                            <input type=if sensitive { "password" } else { "text" } autocomplete="off" class="mono"
+                                aria-label=format!("Value of {}", name.get_value())
                                 disabled=removing
                                 prop:value=value
                                 on:input=move |ev| {

@@ -211,6 +211,11 @@ pub async fn alter_broker_configs(
                     let now = now.get(name);
                     (now.and_then(|c| c.value.clone()), now.map(|c| c.source))
                 }
+                // A value typed for a sensitive config, or one Kafka did not describe, is never
+                // answered back.
+                None if value.is_some() && !was.is_some_and(|c| !c.sensitive) => {
+                    (None, Some(level))
+                }
                 None => predicted(level, was, value.as_deref()),
             };
             ConfigChangeView {

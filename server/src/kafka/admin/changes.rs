@@ -120,6 +120,11 @@ pub async fn alter_topic_configs(
                     let now = now.get(name);
                     (now.and_then(|c| c.value.clone()), now.map(|c| c.source))
                 }
+                // A value typed for a sensitive config, or one Kafka did not describe, is never
+                // answered back.
+                None if value.is_some() && !was.is_some_and(|c| !c.sensitive) => {
+                    (None, Some(ConfigSource::Topic))
+                }
                 None => predicted(ConfigSource::Topic, was, value.as_deref()),
             };
             ConfigChangeView {
