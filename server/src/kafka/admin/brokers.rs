@@ -213,9 +213,7 @@ pub async fn alter_broker_configs(
                 }
                 // A value typed for a sensitive config, or one Kafka did not describe, is never
                 // answered back.
-                None if value.is_some() && !was.is_some_and(|c| !c.sensitive) => {
-                    (None, Some(level))
-                }
+                None if value.is_some() && was.is_none_or(|c| c.sensitive) => (None, Some(level)),
                 None => predicted(level, was, value.as_deref()),
             };
             ConfigChangeView {

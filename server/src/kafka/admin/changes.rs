@@ -122,7 +122,7 @@ pub async fn alter_topic_configs(
                 }
                 // A value typed for a sensitive config, or one Kafka did not describe, is never
                 // answered back.
-                None if value.is_some() && !was.is_some_and(|c| !c.sensitive) => {
+                None if value.is_some() && was.is_none_or(|c| c.sensitive) => {
                     (None, Some(ConfigSource::Topic))
                 }
                 None => predicted(ConfigSource::Topic, was, value.as_deref()),
