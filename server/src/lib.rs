@@ -8,6 +8,7 @@ pub mod config;
 mod fuzz;
 pub mod http;
 pub mod kafka;
+pub mod mcp;
 pub mod records;
 pub mod registry;
 pub mod service;

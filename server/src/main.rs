@@ -114,10 +114,6 @@ fn main() -> ExitCode {
 }
 
 async fn serve(config: server::config::Config) -> Result<(), String> {
-    // Refuse rather than serve without the protection the config asks for.
-    if config.mcp.is_some() {
-        return Err("mcp: the MCP listener is not available in this build of klens yet; remove the mcp block".into());
-    }
     let site_root = std::env::var("KLENS_SITE_ROOT").unwrap_or_else(|_| "target/site".into());
     let leptos = LeptosOptions::builder()
         .output_name("klens")
@@ -128,11 +124,35 @@ async fn serve(config: server::config::Config) -> Result<(), String> {
     let catalog = Arc::new(server::catalog::Catalog::new(&config));
     catalog.spawn_refreshers();
     let state = server::http::AppState::new(leptos, &config, Arc::clone(&catalog))?;
+    let mcp = match &config.mcp {
+        Some(mcp) => {
+            let listener = tokio::net::TcpListener::bind(mcp.listen)
+                .await
+                .map_err(|e| format!("cannot listen on {} (mcp.listen): {e}", mcp.listen))?;
+            Some((
+                listener,
+                server::mcp::router(Arc::clone(&state.service), mcp),
+            ))
+        }
+        None => None,
+    };
     let router = server::http::app(state);
     let listener = tokio::net::TcpListener::bind(config.listen)
         .await
         .map_err(|e| format!("cannot listen on {} (listen): {e}", config.listen))?;
     tracing::info!("klens listens on http://{}", config.listen);
+    if let Some((listener, router)) = mcp {
+        tracing::info!(
+            "the MCP listener answers on http://{}/mcp",
+            listener.local_addr().map_err(|e| e.to_string())?
+        );
+        tokio::spawn(server::http::serve::serve(
+            listener,
+            router,
+            server::http::serve::HEADER_READ_TIMEOUT,
+            shutdown_signal(),
+        ));
+    }
     server::http::serve::serve(
         listener,
         router,

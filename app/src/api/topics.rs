@@ -109,6 +109,9 @@ pub struct TopicDetail {
 pub struct TopicChanged {
     pub cluster: String,
     pub topic: String,
+    /// `true` when Kafka only validated the change.
+    #[serde(default)]
+    pub dry_run: bool,
 }
 
 /// What `create_topic` asks for.
@@ -121,6 +124,7 @@ pub struct CreateTopicRequest {
     pub replication_factor: Option<i32>,
     /// Topic config overrides, e.g. `cleanup.policy: compact`.
     pub configs: BTreeMap<String, String>,
+    pub dry_run: bool,
 }
 
 /// Topics of a cluster, from the catalog: all of them, or the window the optional arguments
@@ -156,6 +160,9 @@ pub struct CreateTopicArgs {
     /// Topic config overrides, e.g. `cleanup.policy: compact`.
     #[serde(default)]
     pub configs: Arg<BTreeMap<String, String>>,
+    /// `true`: Kafka validates the topic and creates nothing.
+    #[serde(default)]
+    pub dry_run: Arg<bool>,
 }
 
 impl CreateTopicArgs {
@@ -167,6 +174,7 @@ impl CreateTopicArgs {
             partitions: self.partitions.required("partitions")?,
             replication_factor: self.replication_factor.optional("replication_factor")?,
             configs: self.configs.or("configs", BTreeMap::new())?,
+            dry_run: self.dry_run.or("dry_run", false)?,
         })
     }
 }

@@ -158,6 +158,7 @@ fn CreateTopic(cluster: String) -> impl IntoView {
                     } else {
                         configs.into()
                     },
+                    dry_run: Arg::Missing,
                 })
                 .await
             }

@@ -151,6 +151,22 @@ pub async fn create_topic(
     known: &[Broker],
     spec: &TopicSpec,
 ) -> Result<ReadBack, ApiError> {
+    create(grant, link, spec, false).await?;
+    let clients = clients_of(link)?;
+    Ok(read_back(link, &clients, known, &spec.name, |t| t.is_some()).await)
+}
+
+/// Asks Kafka to validate creating `spec` (CREATE_TOPICS on it) and creates nothing.
+pub async fn validate_topic(grant: &Grant, link: &Link, spec: &TopicSpec) -> Result<(), ApiError> {
+    create(grant, link, spec, true).await
+}
+
+async fn create(
+    grant: &Grant,
+    link: &Link,
+    spec: &TopicSpec,
+    validate_only: bool,
+) -> Result<(), ApiError> {
     grant.require_topic(Privilege::CreateTopics, &spec.name)?;
     let clients = clients_of(link)?;
     let admin = admin_of(&clients, link)?;
@@ -163,13 +179,13 @@ pub async fn create_topic(
         topic = topic.set(key, value);
     }
     let results = admin
-        .create_topics([&topic], &options())
+        .create_topics([&topic], &options().validate_only(validate_only))
         .await
         .map_err(|e| admin_error("create the topic", &e))?;
     for result in results {
         result.map_err(|(_, code)| refusal("create topic", &spec.name, code))?;
     }
-    Ok(read_back(link, &clients, known, &spec.name, |t| t.is_some()).await)
+    Ok(())
 }
 
 /// Deletes a topic (DELETE_TOPICS on that topic), then reads it back until Kafka shows it gone.

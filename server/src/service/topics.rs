@@ -28,12 +28,17 @@ pub async fn create_topic(
         request.replication_factor,
         &request.configs,
     )?;
-    let known = granted.entry.known_brokers_now();
-    let read_back = admin::create_topic(&granted.grant, &granted.link(), &known, &spec).await?;
-    apply(&granted, &spec.name, read_back);
+    if request.dry_run {
+        admin::validate_topic(&granted.grant, &granted.link(), &spec).await?;
+    } else {
+        let known = granted.entry.known_brokers_now();
+        let read_back = admin::create_topic(&granted.grant, &granted.link(), &known, &spec).await?;
+        apply(&granted, &spec.name, read_back);
+    }
     Ok(TopicChanged {
         cluster: request.cluster,
         topic: spec.name,
+        dry_run: request.dry_run,
     })
 }
 
@@ -51,6 +56,7 @@ pub async fn delete_topic(
     Ok(TopicChanged {
         cluster: cluster.to_string(),
         topic,
+        dry_run: false,
     })
 }
 

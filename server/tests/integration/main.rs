@@ -11,6 +11,7 @@ mod changes;
 mod config_check;
 mod group_changes;
 mod groups;
+mod mcp;
 mod produce;
 mod quotas;
 mod records;

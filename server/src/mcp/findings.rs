@@ -1,0 +1,172 @@
+//! Plain findings about a consumer group that an agent can act on, from the same detail the
+//! Group page shows.
+
+use std::collections::BTreeMap;
+
+use app::api::GroupDetail;
+
+/// Lag on one member this share of the group's lag or more is "concentrated".
+const CONCENTRATED: f64 = 0.8;
+
+pub fn findings(group: &GroupDetail) -> Vec<String> {
+    let mut out = Vec::new();
+    let state = group.state.to_ascii_lowercase();
+    if group.members.is_empty() {
+        out.push("The group has no members: nothing consumes its partitions now.".to_string());
+    }
+    if state.contains("rebalanc") || state.contains("preparing") || state.contains("completing") {
+        out.push(format!(
+            "The group is rebalancing (state {}): consumption pauses until it settles.",
+            group.state
+        ));
+    }
+    let assigned: BTreeMap<(String, i32), String> = group
+        .members
+        .iter()
+        .flat_map(|m| {
+            m.assignments
+                .iter()
+                .map(move |a| ((a.topic.clone(), a.partition), m.member_id.clone()))
+        })
+        .collect();
+    let partitions = group.offsets.len();
+    if !group.members.is_empty() && group.members.len() > partitions && partitions > 0 {
+        out.push(format!(
+            "The group has {} members for {partitions} partitions with committed offsets: {} members get nothing to read.",
+            group.members.len(),
+            group.members.len() - partitions
+        ));
+    }
+    if !group.members.is_empty() {
+        let unassigned: Vec<String> = group
+            .offsets
+            .iter()
+            .filter(|o| !assigned.contains_key(&(o.topic.clone(), o.partition)))
+            .map(|o| format!("{}/{}", o.topic, o.partition))
+            .collect();
+        if !unassigned.is_empty() {
+            out.push(format!(
+                "{} partitions with committed offsets are assigned to no member: {}.",
+                unassigned.len(),
+                unassigned
+                    .iter()
+                    .take(10)
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+    }
+    let total: u64 = group.offsets.iter().filter_map(|o| o.lag).sum();
+    if total > 0 && group.members.len() > 1 {
+        let mut by_member: BTreeMap<&str, u64> = BTreeMap::new();
+        for o in &group.offsets {
+            if let (Some(lag), Some(member)) =
+                (o.lag, assigned.get(&(o.topic.clone(), o.partition)))
+            {
+                *by_member.entry(member.as_str()).or_default() += lag;
+            }
+        }
+        if let Some((member, lag)) = by_member.iter().max_by_key(|(_, lag)| **lag) {
+            if *lag as f64 >= CONCENTRATED * total as f64 {
+                out.push(format!(
+                    "{} of the group's {} records of lag ({:.0} %) sit on one member, {member}: it may be slow or stuck.",
+                    lag,
+                    total,
+                    *lag as f64 * 100.0 / total as f64
+                ));
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use app::api::{GroupMember, GroupOffset, TopicPartitionRef};
+
+    fn offset(partition: i32, lag: u64) -> GroupOffset {
+        GroupOffset {
+            topic: "orders".into(),
+            partition,
+            committed: 0,
+            end: Some(lag as i64),
+            lag: Some(lag),
+        }
+    }
+
+    fn member(id: &str, partitions: &[i32]) -> GroupMember {
+        GroupMember {
+            member_id: id.into(),
+            client_id: "c".into(),
+            host: "/10.0.0.1".into(),
+            assignments: partitions
+                .iter()
+                .map(|p| TopicPartitionRef {
+                    topic: "orders".into(),
+                    partition: *p,
+                })
+                .collect(),
+        }
+    }
+
+    fn group(state: &str, members: Vec<GroupMember>, offsets: Vec<GroupOffset>) -> GroupDetail {
+        GroupDetail {
+            group: "g".into(),
+            state: state.into(),
+            protocol_type: "consumer".into(),
+            coordinator: 1,
+            members,
+            offsets,
+            lag: None,
+            refreshed_at: None,
+            served_at: 0,
+            error: None,
+        }
+    }
+
+    #[test]
+    fn each_finding_comes_from_its_own_shape() {
+        let empty = findings(&group("Empty", vec![], vec![offset(0, 5)]));
+        assert!(empty[0].contains("no members"), "{empty:?}");
+        let crowd = findings(&group(
+            "Stable",
+            vec![member("a", &[0]), member("b", &[]), member("c", &[])],
+            vec![offset(0, 0)],
+        ));
+        assert!(
+            crowd
+                .iter()
+                .any(|f| f.contains("3 members for 1 partitions")),
+            "{crowd:?}"
+        );
+        let gap = findings(&group(
+            "Stable",
+            vec![member("a", &[0])],
+            vec![offset(0, 0), offset(1, 0)],
+        ));
+        assert!(gap.iter().any(|f| f.contains("orders/1")), "{gap:?}");
+        let hot = findings(&group(
+            "Stable",
+            vec![member("a", &[0]), member("b", &[1])],
+            vec![offset(0, 900), offset(1, 10)],
+        ));
+        assert!(hot.iter().any(|f| f.contains("one member, a")), "{hot:?}");
+        let moving = findings(&group(
+            "PreparingRebalance",
+            vec![member("a", &[0])],
+            vec![offset(0, 0)],
+        ));
+        assert!(
+            moving.iter().any(|f| f.contains("rebalancing")),
+            "{moving:?}"
+        );
+        let calm = findings(&group(
+            "Stable",
+            vec![member("a", &[0]), member("b", &[1])],
+            vec![offset(0, 10), offset(1, 10)],
+        ));
+        assert!(calm.is_empty(), "{calm:?}");
+    }
+}
