@@ -48,6 +48,30 @@ test('the TypeScript SDK lists the ceiling\'s tools, reads, writes and is refuse
   expect(page.records.length).toBeGreaterThan(0);
   expect(page.records.length).toBeLessThanOrEqual(5);
 
+  // Every read tool the ceiling holds answers; the ones outside it are refused by name.
+  for (const [name, args] of [
+    ['klens_clusters_list', {}],
+    ['klens_topic_describe', { cluster: 'local', topic: 'orders' }],
+    ['klens_groups_list', { cluster: 'local' }],
+    ['klens_group_describe', { cluster: 'local', group: 'billing-service' }],
+    ['klens_brokers_list', { cluster: 'local', broker: 1 }],
+    ['klens_subjects_list', { cluster: 'local' }],
+    ['klens_record_get', { cluster: 'local', topic: 'orders', partition: 0, offset: 0 }],
+    ['klens_search', { q: 'orders' }],
+    ['klens_access_explain', { cluster: 'local-ro' }],
+    ['klens_schema_register', { cluster: 'local', subject: 'payments-avro-value', schema: '{"type": "string"}', dry_run: true }],
+  ] as const) {
+    const result = await client.callTool({ name, arguments: args });
+    expect(result.isError, `${name}: ${JSON.stringify(result.content)}`).toBeFalsy();
+  }
+  const group = data(await client.callTool({ name: 'klens_group_describe', arguments: { cluster: 'local', group: 'billing-service' } }));
+  expect(Array.isArray(group.findings)).toBe(true);
+  const explained = data(await client.callTool({ name: 'klens_access_explain', arguments: { cluster: 'local-ro', tool: 'klens_produce' } }));
+  expect(explained.tools[0]).toMatchObject({ allowed: false });
+  expect(explained.tools[0].why_not).toContain('READ_ONLY_CLUSTER');
+  const schemaText = await client.callTool({ name: 'klens_schema_get', arguments: { cluster: 'local', subject: 'payments-avro-value' } });
+  expect(data(schemaText)).toMatchObject({ code: 'MISSING_PRIVILEGE', privilege: 'SCHEMA_TEXT' });
+
   // A write, checked by Kafka's own metadata and offsets.
   const topic = unique('e2e-mcp');
   const dry = await client.callTool({ name: 'klens_topic_create', arguments: { cluster: 'local', topic, partitions: 2, dry_run: true } });

@@ -8,8 +8,19 @@ use app::api::GroupDetail;
 /// Lag on one member this share of the group's lag or more is "concentrated".
 const CONCENTRATED: f64 = 0.8;
 
-pub fn findings(group: &GroupDetail) -> Vec<String> {
+/// The lag an earlier call saw: when (ms since the epoch) and how much.
+pub type EarlierLag = Option<(i64, u64)>;
+
+pub fn findings(group: &GroupDetail, earlier: EarlierLag) -> Vec<String> {
     let mut out = Vec::new();
+    if let (Some((then, before)), Some(now)) = (earlier, group.lag) {
+        let seconds = (group.served_at - then) as f64 / 1000.0;
+        if now > before && seconds > 0.0 {
+            out.push(format!(
+                "Lag grew from {before} to {now} records in the {seconds:.0} s since the last read: the group falls behind its producers."
+            ));
+        }
+    }
     let state = group.state.to_ascii_lowercase();
     if group.members.is_empty() {
         out.push("The group has no members: nothing consumes its partitions now.".to_string());
@@ -126,11 +137,27 @@ mod tests {
         }
     }
 
+    fn findings_of(g: &GroupDetail) -> Vec<String> {
+        findings(g, None)
+    }
+
+    #[test]
+    fn lag_that_grew_since_the_last_read_is_a_finding() {
+        let mut g = group("Stable", vec![member("a", &[0])], vec![offset(0, 50)]);
+        g.lag = Some(50);
+        g.served_at = 10_000;
+        assert!(
+            findings(&g, Some((5_000, 20)))[0].contains("grew from 20 to 50 records in the 5 s")
+        );
+        assert!(findings(&g, Some((5_000, 80))).is_empty());
+        assert!(findings(&g, None).is_empty());
+    }
+
     #[test]
     fn each_finding_comes_from_its_own_shape() {
-        let empty = findings(&group("Empty", vec![], vec![offset(0, 5)]));
+        let empty = findings_of(&group("Empty", vec![], vec![offset(0, 5)]));
         assert!(empty[0].contains("no members"), "{empty:?}");
-        let crowd = findings(&group(
+        let crowd = findings_of(&group(
             "Stable",
             vec![member("a", &[0]), member("b", &[]), member("c", &[])],
             vec![offset(0, 0)],
@@ -141,19 +168,19 @@ mod tests {
                 .any(|f| f.contains("3 members for 1 partitions")),
             "{crowd:?}"
         );
-        let gap = findings(&group(
+        let gap = findings_of(&group(
             "Stable",
             vec![member("a", &[0])],
             vec![offset(0, 0), offset(1, 0)],
         ));
         assert!(gap.iter().any(|f| f.contains("orders/1")), "{gap:?}");
-        let hot = findings(&group(
+        let hot = findings_of(&group(
             "Stable",
             vec![member("a", &[0]), member("b", &[1])],
             vec![offset(0, 900), offset(1, 10)],
         ));
         assert!(hot.iter().any(|f| f.contains("one member, a")), "{hot:?}");
-        let moving = findings(&group(
+        let moving = findings_of(&group(
             "PreparingRebalance",
             vec![member("a", &[0])],
             vec![offset(0, 0)],
@@ -162,7 +189,7 @@ mod tests {
             moving.iter().any(|f| f.contains("rebalancing")),
             "{moving:?}"
         );
-        let calm = findings(&group(
+        let calm = findings_of(&group(
             "Stable",
             vec![member("a", &[0]), member("b", &[1])],
             vec![offset(0, 10), offset(1, 10)],

@@ -107,7 +107,7 @@ pub const TOOLS: &[ToolSpec] = &[
         privilege: None,
         write: false,
         idempotent: true,
-        description: "One consumer group: members and their assignments, each partition's committed offset, end offset and lag, and plain findings (no members, rebalancing, more members than partitions, unassigned partitions, lag on one member). Needs no privilege.",
+        description: "One consumer group: members and their assignments, each partition's committed offset, end offset and lag, and plain findings (no members, rebalancing, more members than partitions, unassigned partitions, lag on one member, lag grown since the last call). Needs no privilege.",
         schema: || object(json!({"cluster": {"type": "string"}, "group": {"type": "string"}}), &["cluster", "group"]),
     },
     ToolSpec {
@@ -267,15 +267,47 @@ fn tool_of(spec: &ToolSpec) -> Tool {
     )
 }
 
+/// The lag each group showed at the last `klens_group_describe`, so the next call can say
+/// whether it grew. Bounded: the oldest entries go first.
+#[derive(Default)]
+pub struct LagMemory {
+    seen: std::collections::HashMap<(String, String), (i64, u64)>,
+}
+
+/// The most groups whose lag the listener remembers.
+const LAG_MEMORY: usize = 2_000;
+
+impl LagMemory {
+    /// The lag remembered for `key`, and `now` remembered in its place.
+    fn swap(&mut self, key: (String, String), now: Option<(i64, u64)>) -> Option<(i64, u64)> {
+        let before = match now {
+            Some(now) => self.seen.insert(key, now),
+            None => self.seen.remove(&key),
+        };
+        if self.seen.len() > LAG_MEMORY {
+            if let Some(oldest) = self
+                .seen
+                .iter()
+                .min_by_key(|(_, (t, _))| *t)
+                .map(|(k, _)| k.clone())
+            {
+                self.seen.remove(&oldest);
+            }
+        }
+        before
+    }
+}
+
 /// The MCP handler: one per request (the listener is stateless), over the shared service.
 #[derive(Clone)]
 pub struct Klens {
     service: Arc<Service>,
+    lags: Arc<std::sync::Mutex<LagMemory>>,
 }
 
 impl Klens {
-    pub fn new(service: Arc<Service>) -> Klens {
-        Klens { service }
+    pub fn new(service: Arc<Service>, lags: Arc<std::sync::Mutex<LagMemory>>) -> Klens {
+        Klens { service, lags }
     }
 
     /// Whether the ceiling can use `spec` on some cluster: it holds the privilege there, and
@@ -352,7 +384,10 @@ impl Klens {
             "klens_group_describe" => {
                 let a: GroupArgs = parse(arguments)?;
                 let detail = service::catalog::group(s, c, &a.cluster, a.group).await?;
-                let found = findings(&detail);
+                let key = (a.cluster.clone(), detail.group.clone());
+                let now = detail.lag.map(|lag| (detail.served_at, lag));
+                let earlier = self.lags.lock().ok().and_then(|mut m| m.swap(key, now));
+                let found = findings(&detail, earlier);
                 let mut value = to_json(detail)?;
                 if let Value::Object(map) = &mut value {
                     map.insert("findings".into(), json!(found));

@@ -39,6 +39,7 @@ async fn mcp_router(yaml: &str) -> axum::Router {
     let catalog = Arc::new(Catalog::new(&config));
     for entry in catalog.clusters() {
         entry.refresh().await;
+        entry.refresh_groups().await;
     }
     let policy = Arc::new(server::auth::Policy::from_config(&config));
     let service = Arc::new(Service::new(policy, catalog));
@@ -405,4 +406,85 @@ async fn reads_are_bounded_and_answer_the_catalog() {
         error && answer["code"] == "BAD_REQUEST" && answer["field"] == "cluster",
         "{answer}"
     );
+}
+
+/// Arguments for each tool that pass every check but the decision's on the dev stack's seeded
+/// data (writes as dry runs, so the table changes nothing).
+fn sample(tool: &str, cluster: &str) -> Value {
+    let schema = r#"{"type": "record", "name": "M", "fields": [{"name": "a", "type": "int"}]}"#;
+    match tool {
+        "klens_clusters_list" => json!({}),
+        "klens_search" => json!({"q": "orders", "cluster": cluster}),
+        "klens_topic_describe" => json!({"cluster": cluster, "topic": "orders"}),
+        "klens_group_describe" => json!({"cluster": cluster, "group": "billing-service"}),
+        "klens_brokers_list" => json!({"cluster": cluster, "broker": 1}),
+        "klens_schema_get" => json!({"cluster": cluster, "subject": "payments-avro-value"}),
+        "klens_records_read" => json!({"cluster": cluster, "topic": "orders", "limit": 3}),
+        "klens_record_get" => {
+            json!({"cluster": cluster, "topic": "orders", "partition": 0, "offset": 0})
+        }
+        "klens_topic_create" => {
+            json!({"cluster": cluster, "topic": unique("it-mcp-matrix"), "partitions": 1, "dry_run": true})
+        }
+        "klens_produce" => {
+            json!({"cluster": cluster, "topic": "orders", "value": {"encoding": "text", "data": "x"}, "dry_run": true})
+        }
+        "klens_schema_register" => {
+            json!({"cluster": cluster, "subject": unique("it-mcp-matrix"), "schema": schema, "dry_run": true})
+        }
+        _ => json!({"cluster": cluster}),
+    }
+}
+
+/// Every tool × every privilege in or out of the ceiling × a writable, a read-only and an
+/// outside cluster: the answer is the decision's, and the same the UI's would be.
+#[tokio::test]
+async fn every_tool_answers_the_decision_for_every_ceiling_and_cluster() {
+    let all = "records, topic_configs, broker_configs, schema_text, acls, create_topics, produce, register_schemas";
+    let full = mcp_router(&yaml(all, true)).await;
+    let bare = mcp_router(&yaml("", true)).await;
+    let tools: Vec<(String, Option<String>, bool)> = server::mcp::tools::TOOLS
+        .iter()
+        .map(|t| {
+            (
+                t.name.to_string(),
+                t.privilege.map(|p| p.wire_name().to_string()),
+                t.write,
+            )
+        })
+        .collect();
+    assert_eq!(tools.len(), 16);
+    for (tool, privilege, write) in &tools {
+        for (ceiling, holds) in [(&full, true), (&bare, false)] {
+            for cluster in ["rw", "ro", "outside"] {
+                let label = format!("{tool} holds={holds} on {cluster}");
+                let (error, answer) = call(ceiling, tool, sample(tool, cluster)).await;
+                let expected = if tool == "klens_clusters_list" {
+                    None
+                } else if cluster == "outside" {
+                    Some("UNKNOWN_CLUSTER")
+                } else if *write && cluster == "ro" {
+                    Some("READ_ONLY_CLUSTER")
+                } else if privilege.is_some() && !holds {
+                    Some("MISSING_PRIVILEGE")
+                } else {
+                    None
+                };
+                match expected {
+                    None => assert!(!error, "{label}: {answer}"),
+                    Some(code) => {
+                        assert!(error, "{label}: {answer}");
+                        assert_eq!(answer["code"].as_str(), Some(code), "{label}: {answer}");
+                        if code == "MISSING_PRIVILEGE" {
+                            assert_eq!(
+                                answer["privilege"].as_str(),
+                                privilege.as_deref(),
+                                "{label}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
 }
