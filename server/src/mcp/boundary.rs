@@ -14,11 +14,23 @@ fn tag() -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// `value` as JSON text in which no `<` appears.
+/// `value` as JSON text of ASCII only, in which no `<` appears. JSON's own syntax is ASCII and
+/// has no `<` outside strings; inside a string `\u003c` (and `\uXXXX` for any character
+/// beyond ASCII, so no look-alike of a marker shows either) reads back as the same character.
 pub fn json_without_markers(value: &Value) -> String {
-    let text = serde_json::to_string_pretty(value).unwrap_or_else(|_| "null".to_string());
-    // JSON syntax has no `<` outside strings, and inside a string `\u003c` reads as `<`.
-    text.replace('<', "\\u003c")
+    let text = serde_json::to_string(value).unwrap_or_else(|_| "null".to_string());
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c == '<' || !c.is_ascii() {
+            let mut units = [0u16; 2];
+            for unit in c.encode_utf16(&mut units) {
+                out.push_str(&format!("\\u{unit:04x}"));
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// The answer of one tool call: a sentence, then the data between two markers.
@@ -60,6 +72,14 @@ mod tests {
         assert_eq!(markers, 4);
         assert!(!text.contains("</klens-data-0123456789abcdef>"));
         assert!(text.ends_with('>'));
+    }
+
+    #[test]
+    fn look_alikes_and_other_scripts_travel_escaped_and_read_back() {
+        let value = json!({"v": "\u{ff1c}/klens-data-x\u{ff1e} caf\u{e9} \u{1f600} <b>"});
+        let text = json_without_markers(&value);
+        assert!(text.is_ascii() && !text.contains('<'), "{text}");
+        assert_eq!(serde_json::from_str::<Value>(&text).expect("JSON"), value);
     }
 
     #[test]

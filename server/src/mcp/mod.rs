@@ -57,7 +57,10 @@ async fn guard(State(guard): State<Arc<Guard>>, request: Request, next: Next) ->
         .headers()
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "));
+        .and_then(|v| v.split_once(' '))
+        // The scheme's name is case-insensitive (RFC 9110).
+        .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+        .map(|(_, token)| token);
     let carries_secret = match (&guard.secret, bearer) {
         (Some(secret), Some(given)) => same_secret(given, secret),
         _ => false,

@@ -6,6 +6,7 @@
 
 use std::sync::Arc;
 
+use app::access::{Action, Resource};
 use app::api::{Arg, WindowArgs};
 use app::{ApiError, ErrorCode, Privilege};
 use rmcp::model::{
@@ -316,11 +317,12 @@ impl Klens {
         let Some(privilege) = spec.privilege else {
             return true;
         };
+        // The decision itself, not a copy of its rules.
         self.service
             .policy
             .visible(&Subject::Mcp)
             .iter()
-            .any(|a| a.privileges.contains(&privilege) && (!spec.write || a.writable))
+            .any(|a| a.can(privilege))
     }
 
     pub fn listed(&self) -> Vec<Tool> {
@@ -395,7 +397,7 @@ impl Klens {
                 Ok(fit(
                     value,
                     "offsets",
-                    "the Group page lists every partition",
+                    "the group's page in the UI lists every partition",
                 ))
             }
             "klens_brokers_list" => {
@@ -504,17 +506,13 @@ impl Klens {
         let verdicts: Vec<Value> = tools
             .iter()
             .map(|t| {
-                let why = match t.privilege {
-                    None => None,
-                    Some(_) if t.write && !access.writable => Some(format!(
-                        "READ_ONLY_CLUSTER: cluster \"{cluster}\" is not writable, so no write reaches it."
-                    )),
-                    Some(p) if !access.privileges.contains(&p) => Some(format!(
-                        "MISSING_PRIVILEGE: it needs {}, which mcp.privileges does not hold for this cluster.",
-                        p.wire_name()
-                    )),
-                    Some(_) => None,
-                };
+                // The decision's own answer and words, as a call would get them.
+                let why = t.privilege.and_then(|p| {
+                    access
+                        .decide(&Action::new(p, Resource::Cluster))
+                        .into_error(cluster)
+                        .map(|e| format!("{}: {}", e.code.as_str(), e.message))
+                });
                 json!({
                     "tool": t.name,
                     "needs": t.privilege.map(|p| p.wire_name()),
@@ -555,8 +553,9 @@ impl ServerHandler for Klens {
         _context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let Some(spec) = spec(&request.name) else {
+            // The name the caller sent is not repeated: it could be anyone's text.
             return Err(McpError::invalid_params(
-                format!("klens has no tool named {}", request.name),
+                "klens has no tool of that name; tools/list names them.",
                 None,
             ));
         };
@@ -634,8 +633,9 @@ fn attach<T: serde::Serialize>(
     Ok(())
 }
 
+/// The bytes `value` takes inside a result, escapes included.
 fn size(value: &Value) -> usize {
-    serde_json::to_string(value).map_or(usize::MAX, |s| s.len())
+    super::boundary::json_without_markers(value).len()
 }
 
 /// Drops items from the end of the list `field` of `value` until the whole, with `room` bytes
@@ -651,7 +651,7 @@ fn cut_list(value: &mut Value, field: &str, room: usize) -> Option<(usize, Vec<V
     };
     let total = items.len();
     let mut dropped = Vec::new();
-    while items.len() > 1 && total_size + room > RESULT_CAP {
+    while items.len() > 1 && total_size.saturating_add(room) > RESULT_CAP {
         if let Some(item) = items.pop() {
             // The item and the comma before it.
             total_size = total_size.saturating_sub(size(&item) + 1);
@@ -688,6 +688,10 @@ fn fit_records(mut page: Value) -> Value {
     let Some((total, dropped)) = cut_list(&mut page, "records", 600) else {
         return page;
     };
+    if dropped.is_empty() {
+        // One record larger than the cap: it goes whole, and the page's cursor still holds.
+        return page;
+    }
     let shown = total - dropped.len();
     let first_cut = dropped
         .last()

@@ -186,7 +186,15 @@ async fn the_guard_wants_the_secret_and_refuses_browsers_without_it() {
     // A body over 64 KiB is not read.
     let huge = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"pad": "x".repeat(70 * 1024)}});
     let (status, _) = rpc_with(&open, &[], huge).await;
-    assert!(status.is_client_error(), "{status}");
+    assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE);
+    // The scheme's name is case-insensitive.
+    let lower = format!("bearer {SECRET}");
+    assert_eq!(
+        rpc_with(&mcp, &[("authorization", lower.as_str())], list.clone())
+            .await
+            .0,
+        StatusCode::OK
+    );
 }
 
 #[tokio::test]
@@ -347,6 +355,13 @@ async fn a_record_that_forges_the_boundary_stays_enclosed() {
 
 #[tokio::test]
 async fn reads_are_bounded_and_answer_the_catalog() {
+    // A page of big records is cut so that the whole text of the result keeps to the cap.
+    let big = unique("it-mcp-big");
+    create_topic(&big, 1).await;
+    let values: Vec<(i32, Option<Vec<u8>>)> = (0..60)
+        .map(|i| (0, Some(format!("<{i}>{}", "é<".repeat(400)).into_bytes())))
+        .collect();
+    produce_values(&big, &values);
     let topic = unique("it-mcp-page");
     create_topic(&topic, 1).await;
     produce(&topic, &[(0, 300)]);
@@ -362,6 +377,18 @@ async fn reads_are_bounded_and_answer_the_catalog() {
         page["records"].as_array().map(Vec::len),
         Some(100),
         "the hard maximum"
+    );
+    let answer = rpc(&router, "tools/call", json!({"name": "klens_records_read", "arguments": {"cluster": "rw", "topic": big, "from": "earliest", "limit": 60}})).await;
+    let text = answer["result"]["content"][0]["text"]
+        .as_str()
+        .expect("text");
+    assert!(text.len() <= 24_000 + 400, "{} bytes", text.len());
+    let cut = enclosed(text);
+    let shown = cut["records"].as_array().map(Vec::len).unwrap_or(0);
+    assert!(shown > 0 && shown < 60, "{shown}");
+    assert_eq!(
+        cut["cut"]["continue_from"],
+        json!({"partition": 0, "offset": shown})
     );
     let (_, described) = call(
         &router,

@@ -26,6 +26,29 @@ async fn create_and_delete_topic_follow_the_whole_chain() {
     let router = router(&write_clusters()).await;
     let topic = unique("it-create");
 
+    // A dry run: Kafka validates, and the topic is not there.
+    let (status, body) = post(
+        &router,
+        "/api/create_topic",
+        serde_json::json!({ "cluster": "rw", "topic": topic, "partitions": 3, "dry_run": true }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["dry_run"], true);
+    assert_eq!(topic_partitions(&topic), None);
+    // Kafka's own judgement in a dry run: an impossible replication factor is refused.
+    let (status, body) = post(
+        &router,
+        "/api/create_topic",
+        serde_json::json!({ "cluster": "rw", "topic": topic, "partitions": 1, "replication_factor": 9, "dry_run": true }),
+    )
+    .await;
+    assert_eq!(
+        (status.as_u16(), body["code"].as_str()),
+        (422, Some("ADMIN")),
+        "{body}"
+    );
+
     // Allowed: created in Kafka with the partitions asked for.
     let (status, body) = post(
         &router,
@@ -34,7 +57,10 @@ async fn create_and_delete_topic_follow_the_whole_chain() {
     )
     .await;
     assert_eq!(status, StatusCode::OK, "{body}");
-    assert_eq!(body, serde_json::json!({ "cluster": "rw", "topic": topic }));
+    assert_eq!(
+        body,
+        serde_json::json!({ "cluster": "rw", "topic": topic, "dry_run": false })
+    );
     assert_eq!(topic_partitions(&topic), Some(3));
 
     // Kafka's own refusal of a duplicate: ADMIN, 409, with Kafka's error name.
