@@ -58,6 +58,17 @@ pub struct Config {
     pub auth: Option<AuthConfig>,
     /// The MCP listener; `None` means no MCP listener.
     pub mcp: Option<McpConfig>,
+    /// How klens writes its log lines.
+    pub log_format: LogFormat,
+}
+
+/// The shape of klens's log lines: `text` for people, `json` (one object a line) for log
+/// collectors. Both carry the same fields.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum LogFormat {
+    #[default]
+    Text,
+    Json,
 }
 
 impl Config {

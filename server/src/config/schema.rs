@@ -13,11 +13,12 @@ use app::{Privilege, MCP_WRITE_PRIVILEGES};
 use super::checks::{is_cluster_name, nearest, parse_duration, parse_http_url, HttpUrl};
 use super::reader::{Document, Value};
 use super::{
-    AuthConfig, Binding, ClusterConfig, Config, ConfigError, McpConfig, OidcConfig, RegistryConfig,
-    SaslConfig, SaslMechanism, Secret, TlsConfig,
+    AuthConfig, Binding, ClusterConfig, Config, ConfigError, LogFormat, McpConfig, OidcConfig,
+    RegistryConfig, SaslConfig, SaslMechanism, Secret, TlsConfig,
 };
 
-const TOP_KEYS: &[&str] = &["listen", "allowed_hosts", "clusters", "auth", "mcp"];
+const TOP_KEYS: &[&str] = &["listen", "allowed_hosts", "clusters", "auth", "mcp", "log"];
+const LOG_KEYS: &[&str] = &["format"];
 const CLUSTER_KEYS: &[&str] = &[
     "name",
     "bootstrap_servers",
@@ -72,13 +73,37 @@ pub(super) fn build(document: &Document<'_>, base_dir: &Path) -> Result<Config, 
         .get("mcp")
         .map(|value| mcp(&value, listen, &names))
         .transpose()?;
+    let log_format = root
+        .get("log")
+        .map(|value| log_format(&value))
+        .transpose()?
+        .unwrap_or_default();
     Ok(Config {
         listen,
         allowed_hosts,
         clusters,
         auth,
         mcp,
+        log_format,
     })
+}
+
+/// The `log` block: `format: text` (the default) or `json`.
+fn log_format(value: &Value<'_>) -> Result<LogFormat, ConfigError> {
+    let map = value.map()?;
+    map.only(LOG_KEYS)?;
+    let Some(format) = map.get("format") else {
+        return Ok(LogFormat::Text);
+    };
+    let text = format.text()?;
+    match text.value.as_str() {
+        "text" => Ok(LogFormat::Text),
+        "json" => Ok(LogFormat::Json),
+        _ => Err(format.error(format!(
+            "unknown log format {}; expected text or json",
+            text.shown()
+        ))),
+    }
 }
 
 fn socket_addr(value: &Value<'_>) -> Result<SocketAddr, ConfigError> {

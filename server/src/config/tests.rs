@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use app::Privilege;
 
-use super::{load, parse, Config, ConfigError, SaslMechanism, Secret};
+use super::{load, parse, Config, ConfigError, LogFormat, SaslMechanism, Secret};
 
 /// Secret values the environment hands out; no error or `Debug` output may contain them.
 const SECRETS: &[&str] = &[
@@ -1314,4 +1314,26 @@ fn fuzz_config_text() {
             assert!(!message.contains('\n'), "{text:?}: {message}");
         }
     }
+}
+
+#[test]
+fn log_format_is_text_unless_json_is_asked_for() {
+    assert_eq!(parse_ok(base!()).log_format, LogFormat::Text);
+    let json = parse_ok(concat!(base!(), "log:\n  format: json\n"));
+    assert_eq!(json.log_format, LogFormat::Json);
+    let text = parse_ok(concat!(base!(), "log:\n  format: text\n"));
+    assert_eq!(text.log_format, LogFormat::Text);
+    check_table(
+        &[
+            (
+                concat!(base!(), "log:\n  format: xml\n"),
+                "config.yaml:5:11: log.format: unknown log format \"xml\"; expected text or json",
+            ),
+            (
+                concat!(base!(), "log:\n  level: debug\n"),
+                "config.yaml:5:3: log.level: unknown key \"level\"; allowed keys in log: format",
+            ),
+        ],
+        Path::new("/"),
+    );
 }
