@@ -166,7 +166,7 @@ fn refuses_unknown_and_missing_keys() {
         (
             "cluster:\n  - name: prod\n",
             "config.yaml:1:1: cluster: unknown key \"cluster\"; did you mean \"clusters\"? allowed \
-             keys at the top level: listen, allowed_hosts, clusters, auth, mcp",
+             keys at the top level: listen, allowed_hosts, clusters, auth, mcp, log",
         ),
         (
             "clusters:\n  - name: prod\n    bootstrap_server: kafka:9092\n",
@@ -186,7 +186,7 @@ fn refuses_unknown_and_missing_keys() {
         (
             concat!(base!(), "\"a.b\": 1\n"),
             "config.yaml:4:1: [\"a.b\"]: unknown key \"a.b\"; allowed keys at the top level: \
-             listen, allowed_hosts, clusters, auth, mcp",
+             listen, allowed_hosts, clusters, auth, mcp, log",
         ),
         (
             "listen: 127.0.0.1:8080\n",
