@@ -212,6 +212,32 @@ pub async fn delete_topic(
 const READ_BACK_PAUSE: Duration = Duration::from_millis(250);
 const READ_BACK_TRIES: usize = 40;
 
+/// How many times a config or quota change is read back, `READ_BACK_PAUSE` apart.
+const SETTLE_TRIES: usize = 12;
+
+/// Reads with `read` until `shows` holds of its answer (a config or quota change reaches the
+/// brokers through the metadata log a moment after Kafka answers), for up to three seconds.
+/// Answers the last good read, or `None` when none succeeded: the change happened, only its
+/// read-back failed.
+async fn read_until<T, E, F, Fut>(mut read: F, shows: impl Fn(&T) -> bool) -> Option<T>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<T, E>>,
+{
+    let mut last = None;
+    for _ in 0..SETTLE_TRIES {
+        if let Ok(now) = read().await {
+            let done = shows(&now);
+            last = Some(now);
+            if done {
+                break;
+            }
+        }
+        tokio::time::sleep(READ_BACK_PAUSE).await;
+    }
+    last
+}
+
 /// Reads one topic back after a write, waiting (briefly) until Kafka shows it as `ready` says
 /// (created, gone, with its new partitions): far cheaper than a full refresh on a large
 /// cluster. Failing to read it back is not a failed write; the next refresh shows it.

@@ -400,16 +400,20 @@ pub(crate) async fn get_json(router: &axum::Router, path: &str) -> (u16, serde_j
     )
 }
 
-/// Runs one of Kafka's own command-line tools (its class, as `dev/stack kafka` takes it) and
-/// gives back what it prints.
-pub(crate) fn kafka_tool(class: &str, args: &[&str]) -> String {
+/// Runs one of Kafka's own command-line tools (its class, as `dev/stack kafka` takes it).
+fn run_kafka_tool(class: &str, args: &[&str]) -> std::process::Output {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let out = Command::new(root.join("dev/stack"))
+    Command::new(root.join("dev/stack"))
         .arg("kafka")
         .arg(class)
         .args(args)
         .output()
-        .expect("dev/stack runs");
+        .expect("dev/stack runs")
+}
+
+/// Runs one of Kafka's own tools and gives back what it prints.
+pub(crate) fn kafka_tool(class: &str, args: &[&str]) -> String {
+    let out = run_kafka_tool(class, args);
     assert!(
         out.status.success(),
         "{class} failed: {}",
@@ -421,13 +425,7 @@ pub(crate) fn kafka_tool(class: &str, args: &[&str]) -> String {
 /// Runs one of Kafka's own tools and answers whether it succeeded (for clean-up that may find
 /// nothing to do).
 pub(crate) fn kafka_tool_status(class: &str, args: &[&str]) -> bool {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    Command::new(root.join("dev/stack"))
-        .arg("kafka")
-        .arg(class)
-        .args(args)
-        .output()
-        .is_ok_and(|o| o.status.success())
+    run_kafka_tool(class, args).status.success()
 }
 
 /// What Kafka's own kafka-configs tool describes for `entity` (its own arguments, such as

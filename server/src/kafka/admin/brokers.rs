@@ -4,24 +4,19 @@
 //! words that say why.
 
 use std::collections::BTreeMap;
-use std::time::Duration;
 
 use app::api::{ConfigChangeView, ConfigSource, TopicConfig, UpdateMode};
 use app::{ApiError, ErrorCode, Privilege};
 use kafka_protocol::error::{ParseResponseErrorCode, ResponseError};
 
 use super::acls::own_user_lacks;
-use super::changes::{predicted, unreachable_kafka, view};
-use super::{wire_of, wire_refusal};
+use super::changes::{by_name, change_views, unreachable_kafka, view};
+use super::{read_until, wire_of, wire_refusal};
 use crate::auth::Grant;
 use crate::kafka::wire::topics::{ConfigChange, Refusal};
 use crate::kafka::wire::WireClient;
 use crate::kafka::{Broker, Link};
 use app::access::Resource;
-
-/// How often, and how far apart, a change is read back until brokers show it.
-const READ_BACK_TRIES: usize = 12;
-const READ_BACK_PAUSE: Duration = Duration::from_millis(250);
 
 /// The level a change to `broker` (or, with `None`, to the default) sets values at.
 pub fn level_of(broker: Option<&Broker>) -> ConfigSource {
@@ -73,8 +68,7 @@ pub(super) fn default_view(
     of_broker: Vec<TopicConfig>,
     defaults: Vec<TopicConfig>,
 ) -> Vec<TopicConfig> {
-    let mut set: BTreeMap<String, TopicConfig> =
-        defaults.into_iter().map(|c| (c.name.clone(), c)).collect();
+    let mut set = by_name(defaults);
     let mut out = Vec::new();
     for mut config in of_broker {
         if config.update_mode != Some(UpdateMode::ClusterWide) {
@@ -195,41 +189,17 @@ pub async fn alter_broker_configs(
         .await
         .map_err(|e| unreachable_kafka("change the configs of", &target_words(broker), &e))?
         .map_err(|r| refusal("change broker configs", "ALTER_CONFIGS", broker, r))?;
-    let before: BTreeMap<String, TopicConfig> =
-        shown.into_iter().map(|c| (c.name.clone(), c)).collect();
+    let before = by_name(shown);
     let after = if dry_run {
         None
     } else {
         read_back(&wire, known, broker, changes).await
     };
-    Ok(changes
-        .iter()
-        .map(|(name, value)| {
-            let was = before.get(name);
-            let (after_value, after_source) = match &after {
-                Some(now) => {
-                    let now = now.get(name);
-                    (now.and_then(|c| c.value.clone()), now.map(|c| c.source))
-                }
-                // A value typed for a sensitive config, or one Kafka did not describe, is never
-                // answered back.
-                None if value.is_some() && was.is_none_or(|c| c.sensitive) => (None, Some(level)),
-                None => predicted(level, was, value.as_deref()),
-            };
-            ConfigChangeView {
-                name: name.clone(),
-                before: was.and_then(|c| c.value.clone()),
-                before_source: was.map(|c| c.source),
-                after: after_value,
-                after_source,
-            }
-        })
-        .collect())
+    Ok(change_views(level, changes, &before, after.as_ref()))
 }
 
-/// The configs after a change, once the broker shows every part of it (dynamic values reach
-/// brokers through the metadata log, a moment after Kafka answers), or as last read. `None`
-/// when they could not be read: the change happened, only its read-back failed.
+/// The configs after a change, once the broker shows every part of it, or as last read;
+/// `None` when they could not be read.
 async fn read_back(
     wire: &WireClient,
     known: &[Broker],
@@ -237,22 +207,19 @@ async fn read_back(
     changes: &[ConfigChange],
 ) -> Option<BTreeMap<String, TopicConfig>> {
     let level = level_of(broker);
-    let mut last = None;
-    for _ in 0..READ_BACK_TRIES {
-        if let Ok((configs, _, _)) = read(wire, known, broker).await {
-            let now: BTreeMap<String, TopicConfig> =
-                configs.into_iter().map(|c| (c.name.clone(), c)).collect();
-            let shows = changes
+    read_until(
+        || async {
+            read(wire, known, broker)
+                .await
+                .map(|(configs, _, _)| by_name(configs))
+        },
+        |now| {
+            changes
                 .iter()
-                .all(|(name, value)| shows_change(now.get(name), level, value.as_deref()));
-            last = Some(now);
-            if shows {
-                break;
-            }
-        }
-        tokio::time::sleep(READ_BACK_PAUSE).await;
-    }
-    last
+                .all(|(name, value)| shows_change(now.get(name), level, value.as_deref()))
+        },
+    )
+    .await
 }
 
 /// Whether `config` as read shows a change at `level`: the value set there in force, or
@@ -275,6 +242,7 @@ fn shows_change(config: Option<&TopicConfig>, level: ConfigSource, value: Option
 
 #[cfg(test)]
 mod tests {
+    use super::super::changes::predicted;
     use super::*;
     use app::api::ConfigSynonym;
 

@@ -111,21 +111,40 @@ pub async fn alter_topic_configs(
         // What Kafka shows now; a failed read leaves "after" unknown, not the write failed.
         describe_map(&wire, known, topic).await.ok()
     };
-    Ok(changes
+    Ok(change_views(
+        ConfigSource::Topic,
+        changes,
+        &before,
+        after.as_ref(),
+    ))
+}
+
+/// Configs by name.
+pub(super) fn by_name(configs: Vec<TopicConfig>) -> BTreeMap<String, TopicConfig> {
+    configs.into_iter().map(|c| (c.name.clone(), c)).collect()
+}
+
+/// Each change at `level` before and after: as Kafka shows it once applied (`after`), or, for a
+/// dry run, as it would be.
+pub(super) fn change_views(
+    level: ConfigSource,
+    changes: &[ConfigChange],
+    before: &BTreeMap<String, TopicConfig>,
+    after: Option<&BTreeMap<String, TopicConfig>>,
+) -> Vec<ConfigChangeView> {
+    changes
         .iter()
         .map(|(name, value)| {
             let was = before.get(name);
-            let (after_value, after_source) = match &after {
+            let (after_value, after_source) = match after {
                 Some(now) => {
                     let now = now.get(name);
                     (now.and_then(|c| c.value.clone()), now.map(|c| c.source))
                 }
                 // A value typed for a sensitive config, or one Kafka did not describe, is never
                 // answered back.
-                None if value.is_some() && was.is_none_or(|c| c.sensitive) => {
-                    (None, Some(ConfigSource::Topic))
-                }
-                None => predicted(ConfigSource::Topic, was, value.as_deref()),
+                None if value.is_some() && was.is_none_or(|c| c.sensitive) => (None, Some(level)),
+                None => predicted(level, was, value.as_deref()),
             };
             ConfigChangeView {
                 name: name.clone(),
@@ -135,7 +154,7 @@ pub async fn alter_topic_configs(
                 after_source,
             }
         })
-        .collect())
+        .collect()
 }
 
 async fn describe_map(
@@ -143,11 +162,7 @@ async fn describe_map(
     known: &[Broker],
     topic: &str,
 ) -> Result<BTreeMap<String, TopicConfig>, ApiError> {
-    Ok(describe(wire, known, topic)
-        .await?
-        .into_iter()
-        .map(|c| (c.name.clone(), c))
-        .collect())
+    Ok(by_name(describe(wire, known, topic).await?))
 }
 
 /// What a config becomes after setting it to `value` at `level`, or (with `None`) removing

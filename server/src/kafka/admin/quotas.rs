@@ -3,7 +3,6 @@
 //! said in those words.
 
 use std::collections::BTreeMap;
-use std::time::Duration;
 
 use app::access::Resource;
 use app::api::{ClientQuota, QuotaEntityPart, QuotaValueChange, QUOTA_ENTITY_TYPES};
@@ -11,15 +10,12 @@ use app::{ApiError, ErrorCode, Privilege};
 use kafka_protocol::error::{ParseResponseErrorCode, ResponseError};
 
 use super::acls::own_user_lacks;
-use super::{wire_of, wire_refusal};
+use super::{read_until, wire_of, wire_refusal};
 use crate::auth::Grant;
 use crate::kafka::wire::quotas::{Entity, QuotaEntry};
 use crate::kafka::wire::topics::Refusal;
 use crate::kafka::wire::WireClient;
 use crate::kafka::{Broker, Link};
-
-const READ_BACK_TRIES: usize = 12;
-const READ_BACK_PAUSE: Duration = Duration::from_millis(250);
 
 fn refusal(what: &str, needs: &str, entity: &str, refusal: Refusal) -> ApiError {
     match refusal.code.err() {
@@ -134,18 +130,11 @@ pub async fn alter_quota(
     let after = if dry_run {
         None
     } else {
-        let mut last = None;
-        for _ in 0..READ_BACK_TRIES {
-            if let Ok(now) = of_entity(&wire, known, &entity, &words).await {
-                let shows = ops.iter().all(|(k, v)| now.get(k).copied() == *v);
-                last = Some(now);
-                if shows {
-                    break;
-                }
-            }
-            tokio::time::sleep(READ_BACK_PAUSE).await;
-        }
-        last
+        read_until(
+            || of_entity(&wire, known, &entity, &words),
+            |now| ops.iter().all(|(k, v)| now.get(k).copied() == *v),
+        )
+        .await
     };
     Ok(ops
         .iter()
