@@ -8,6 +8,7 @@ use std::collections::BTreeSet;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{ApiError, ErrorCode};
+use crate::privilege::ResourceKind;
 use crate::Privilege;
 
 /// One visible cluster as a caller holds it: `/api/whoami` lists these.
@@ -15,21 +16,152 @@ use crate::Privilege;
 pub struct ClusterAccess {
     pub name: String,
     pub writable: bool,
+    /// What the caller holds on the whole cluster (from bindings without `resources`).
     pub privileges: BTreeSet<Privilege>,
+    /// What the caller holds on some of its resources only (from bindings with `resources`).
+    #[serde(default)]
+    pub scopes: Vec<Scope>,
+    /// The cluster sets `catalog: scoped` and the caller has no binding on all of it: the
+    /// catalog shows only the resources the scopes cover.
+    #[serde(default)]
+    pub scoped_catalog: bool,
 }
 
-/// What an action touches. Kept in the question so that later rules (resource patterns, an
-/// audit log) stay local to the decision.
+/// Privileges held on the resources some patterns cover (one scoped binding, or the MCP
+/// ceiling's `resources`). Patterns are globs ([`glob_matches`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Scope {
+    pub privileges: BTreeSet<Privilege>,
+    pub topics: Vec<String>,
+    pub groups: Vec<String>,
+    pub subjects: Vec<String>,
+}
+
+impl Scope {
+    fn topic(&self, name: &str) -> bool {
+        any_matches(&self.topics, name)
+    }
+
+    /// A group named by `groups`, or one every one of whose topics is covered. A group with
+    /// no topics is covered by its name alone.
+    fn group(&self, name: &str, topics: &[String]) -> bool {
+        any_matches(&self.groups, name)
+            || (!topics.is_empty() && topics.iter().all(|t| self.topic(t)))
+    }
+
+    /// A subject named by `subjects`, or the key or value subject of a covered topic.
+    fn subject(&self, name: &str) -> bool {
+        any_matches(&self.subjects, name) || subject_topic(name).is_some_and(|t| self.topic(t))
+    }
+
+    /// Whether the patterns cover `resource`, whatever privilege is asked.
+    pub fn covers(&self, resource: &Resource) -> bool {
+        match resource {
+            Resource::Cluster => false,
+            Resource::Topic { name, .. } => self.topic(name),
+            Resource::Group { name, topics } => self.group(name, topics),
+            Resource::Subject(name) => self.subject(name),
+        }
+    }
+
+    /// Whether this scope grants `privilege` on `resource`: a topic privilege on a covered
+    /// topic, a group privilege on a covered group (or, for the offsets a change touches, on a
+    /// covered topic), a subject privilege on a covered subject; a cluster privilege never.
+    pub fn grants(&self, privilege: Privilege, resource: &Resource) -> bool {
+        if !self.privileges.contains(&privilege) {
+            return false;
+        }
+        match (privilege.kind(), resource) {
+            (ResourceKind::Topic, Resource::Topic { name, .. }) => self.topic(name),
+            (ResourceKind::Group, Resource::Group { name, topics }) => self.group(name, topics),
+            (ResourceKind::Group, Resource::Topic { name, .. }) => self.topic(name),
+            (ResourceKind::Subject, Resource::Subject(name)) => self.subject(name),
+            _ => false,
+        }
+    }
+}
+
+/// The topic a subject is named after under the topic name strategy: `<topic>-key` or
+/// `<topic>-value`.
+pub fn subject_topic(subject: &str) -> Option<&str> {
+    subject
+        .strip_suffix("-value")
+        .or_else(|| subject.strip_suffix("-key"))
+        .filter(|t| !t.is_empty())
+}
+
+fn any_matches(patterns: &[String], name: &str) -> bool {
+    patterns.iter().any(|p| glob_matches(p, name))
+}
+
+/// Whether `text` matches the glob `pattern`: `*` is any run of characters (also none), `?`
+/// exactly one, every other character itself. Linear in practice; at worst the product of
+/// the two lengths, with no recursion.
+pub fn glob_matches(pattern: &str, text: &str) -> bool {
+    let p: Vec<char> = pattern.chars().collect();
+    let t: Vec<char> = text.chars().collect();
+    let (mut pi, mut ti) = (0, 0);
+    // The last `*` seen, and the text position it is currently taken to end at.
+    let mut star: Option<(usize, usize)> = None;
+    while ti < t.len() {
+        if pi < p.len() && p[pi] == '*' {
+            star = Some((pi, ti));
+            pi += 1;
+        } else if pi < p.len() && (p[pi] == '?' || p[pi] == t[ti]) {
+            pi += 1;
+            ti += 1;
+        } else if let Some((sp, st)) = star {
+            star = Some((sp, st + 1));
+            pi = sp + 1;
+            ti = st + 1;
+        } else {
+            return false;
+        }
+    }
+    p[pi..].iter().all(|&c| c == '*')
+}
+
+/// What an action touches. Kept in the question so that the resource scopes stay local to
+/// the decision.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Resource {
     /// The cluster as a whole (catalog pages, brokers, ACLs, quotas, users).
     Cluster,
     /// A topic, with whether Kafka marks it internal.
     Topic { name: String, internal: bool },
-    /// A consumer group.
-    Group(String),
+    /// A consumer group, with the topics it has committed offsets on or is assigned (as the
+    /// projection last read them), through which a scope may cover it.
+    Group { name: String, topics: Vec<String> },
     /// A Schema Registry subject.
     Subject(String),
+}
+
+impl Resource {
+    /// A topic Kafka does not mark internal.
+    pub fn topic(name: impl Into<String>) -> Resource {
+        Resource::Topic {
+            name: name.into(),
+            internal: false,
+        }
+    }
+
+    /// A group known by its name alone.
+    pub fn group(name: impl Into<String>) -> Resource {
+        Resource::Group {
+            name: name.into(),
+            topics: Vec::new(),
+        }
+    }
+
+    /// How a refusal names it: ` on topic "t" in` for a named resource, ` on` for the cluster.
+    fn phrase(&self) -> String {
+        match self {
+            Resource::Cluster => " on".to_string(),
+            Resource::Topic { name, .. } => format!(" on topic \"{name}\" in"),
+            Resource::Group { name, .. } => format!(" on group \"{name}\" in"),
+            Resource::Subject(name) => format!(" on subject \"{name}\" in"),
+        }
+    }
 }
 
 /// One thing a caller asks to do: `privilege` is `None` for catalog reads, which need none.
@@ -72,8 +204,8 @@ pub enum Decision {
     ReadOnlyCluster,
     /// A change to an internal topic.
     InternalTopic,
-    /// The caller lacks this privilege on the cluster.
-    MissingPrivilege(Privilege),
+    /// The caller lacks this privilege on the resource.
+    MissingPrivilege(Privilege, Resource),
 }
 
 impl Decision {
@@ -91,11 +223,14 @@ impl Decision {
                 ErrorCode::InternalTopic,
                 "Internal topics belong to Kafka; klens does not change them.",
             )),
-            Decision::MissingPrivilege(p) => Some(ApiError {
+            Decision::MissingPrivilege(p, resource) => Some(ApiError {
                 privilege: Some(p),
                 ..ApiError::new(
                     ErrorCode::MissingPrivilege,
-                    format!("This needs the {p} privilege on cluster \"{cluster}\"."),
+                    format!(
+                        "This needs the {p} privilege{} cluster \"{cluster}\".",
+                        resource.phrase()
+                    ),
                 )
             }),
         }
@@ -104,7 +239,8 @@ impl Decision {
 
 impl ClusterAccess {
     /// The decision, in the fixed order: writable (for writes) → internal topic (for writes on
-    /// topics) → privilege. Visibility is settled by having a `ClusterAccess` at all.
+    /// topics) → privilege, held on the whole cluster or granted on the resource by a scope.
+    /// Visibility is settled by having a `ClusterAccess` at all.
     pub fn decide(&self, action: &Action) -> Decision {
         let Some(privilege) = action.privilege else {
             return Decision::Allowed;
@@ -117,16 +253,45 @@ impl ClusterAccess {
                 return Decision::InternalTopic;
             }
         }
-        if !self.privileges.contains(&privilege) {
-            return Decision::MissingPrivilege(privilege);
+        if !self.holds(privilege, &action.resource) {
+            return Decision::MissingPrivilege(privilege, action.resource.clone());
         }
         Decision::Allowed
     }
 
-    /// Whether the UI should offer an action needing `privilege` on a non-internal resource.
-    pub fn can(&self, privilege: Privilege) -> bool {
-        self.decide(&Action::new(privilege, Resource::Cluster))
+    /// Whether `privilege` is held on `resource`, leaving the writable flag and Kafka's
+    /// internal topics aside.
+    pub fn holds(&self, privilege: Privilege, resource: &Resource) -> bool {
+        self.privileges.contains(&privilege)
+            || self.scopes.iter().any(|s| s.grants(privilege, resource))
+    }
+
+    /// Whether the UI should offer an action needing `privilege` on `resource`: exactly when
+    /// the API would allow it.
+    pub fn can_on(&self, privilege: Privilege, resource: &Resource) -> bool {
+        self.decide(&Action::new(privilege, resource.clone()))
             .is_allowed()
+    }
+
+    /// Whether an action needing `privilege` may be allowed on some resource, for what is
+    /// offered before the resource is chosen (a link, Create topic): held on the cluster, or
+    /// in a scope, and the cluster writable for a write.
+    pub fn can(&self, privilege: Privilege) -> bool {
+        let held = self.privileges.contains(&privilege)
+            || (privilege.kind() != ResourceKind::Cluster
+                && self
+                    .scopes
+                    .iter()
+                    .any(|s| s.privileges.contains(&privilege)));
+        held && (self.writable || !privilege.is_write())
+    }
+
+    /// Whether the catalog shows `resource` to this caller: always, unless the cluster's
+    /// catalog is scoped and no scope covers it.
+    pub fn sees(&self, resource: &Resource) -> bool {
+        !self.scoped_catalog
+            || matches!(resource, Resource::Cluster)
+            || self.scopes.iter().any(|s| s.covers(resource))
     }
 }
 
@@ -147,6 +312,8 @@ mod tests {
             name: "c".into(),
             writable,
             privileges: privileges.iter().copied().collect(),
+            scopes: Vec::new(),
+            scoped_catalog: false,
         }
     }
 
@@ -172,7 +339,7 @@ mod tests {
                         } else if p.is_write() && internal {
                             Decision::InternalTopic
                         } else if !held {
-                            Decision::MissingPrivilege(p)
+                            Decision::MissingPrivilege(p, topic(internal))
                         } else {
                             Decision::Allowed
                         };
@@ -215,7 +382,7 @@ mod tests {
             (Decision::ReadOnlyCluster, ErrorCode::ReadOnlyCluster, 403),
             (Decision::InternalTopic, ErrorCode::InternalTopic, 403),
             (
-                Decision::MissingPrivilege(Privilege::Produce),
+                Decision::MissingPrivilege(Privilege::Produce, Resource::Cluster),
                 ErrorCode::MissingPrivilege,
                 403,
             ),
@@ -224,11 +391,212 @@ mod tests {
             let e = decision.into_error("c").expect("a refusal");
             assert_eq!((e.code, e.status()), (code, status));
         }
-        let e = Decision::MissingPrivilege(Privilege::Produce)
+        let e = Decision::MissingPrivilege(Privilege::Produce, Resource::Cluster)
             .into_error("c")
             .expect("refusal");
         assert_eq!(e.privilege, Some(Privilege::Produce));
+        assert_eq!(
+            e.message,
+            "This needs the PRODUCE privilege on cluster \"c\"."
+        );
+        let e = Decision::MissingPrivilege(Privilege::Produce, Resource::topic("t"))
+            .into_error("c")
+            .expect("refusal");
+        assert_eq!(
+            e.message,
+            "This needs the PRODUCE privilege on topic \"t\" in cluster \"c\"."
+        );
         assert!(Decision::Allowed.into_error("c").is_none());
+    }
+
+    #[test]
+    fn globs_match_runs_single_characters_and_literals() {
+        let cases = [
+            ("payments-*", "payments-eu", true),
+            ("payments-*", "payments-", true),
+            ("payments-*", "payment-eu", false),
+            ("ledger", "ledger", true),
+            ("ledger", "ledgers", false),
+            ("ledger", "Ledger", false),
+            ("a?c", "abc", true),
+            ("a?c", "ac", false),
+            ("a?c", "abbc", false),
+            ("*", "", true),
+            ("*", "anything at all", true),
+            ("*-value", "orders-value", true),
+            ("*a*b*", "xxaxxbxx", true),
+            ("*a*b*", "xxbxxaxx", false),
+            ("a*a*a*a*b", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", false),
+            ("pay.*", "pay.x", true),
+            ("pay.*", "payx", false),
+            ("[a]", "[a]", true),
+            ("[a]", "a", false),
+            ("ü?", "üé", true),
+            ("", "", true),
+            ("", "x", false),
+        ];
+        for (pattern, text, want) in cases {
+            assert_eq!(glob_matches(pattern, text), want, "{pattern:?} on {text:?}");
+        }
+    }
+
+    fn scope(privileges: &[Privilege]) -> Scope {
+        Scope {
+            privileges: privileges.iter().copied().collect(),
+            topics: vec!["payments-*".into(), "ledger".into()],
+            groups: vec!["pay-app-*".into()],
+            subjects: vec!["payments.*".into()],
+        }
+    }
+
+    fn scoped(writable: bool, privileges: &[Privilege]) -> ClusterAccess {
+        ClusterAccess {
+            scopes: vec![scope(privileges)],
+            ..access(writable, &[])
+        }
+    }
+
+    /// Every privilege × held in the scope or not × every kind of resource, covered or not,
+    /// internal or not × writable, against the rule of governance.md written out by hand.
+    #[test]
+    fn a_scope_grants_its_privileges_on_exactly_the_resources_it_covers() {
+        let group = |name: &str, topics: &[&str]| Resource::Group {
+            name: name.into(),
+            topics: topics.iter().map(|t| t.to_string()).collect(),
+        };
+        // (resource, covered for topic privileges, for group privileges, for subject ones)
+        let resources = [
+            (Resource::Cluster, false, false, false),
+            (Resource::topic("payments-eu"), true, true, false),
+            (Resource::topic("ledger"), true, true, false),
+            (Resource::topic("orders"), false, false, false),
+            (
+                Resource::Topic {
+                    name: "payments-internal".into(),
+                    internal: true,
+                },
+                true,
+                true,
+                false,
+            ),
+            (group("pay-app-1", &["orders"]), false, true, false),
+            (
+                group("billing", &["payments-eu", "ledger"]),
+                false,
+                true,
+                false,
+            ),
+            (
+                group("billing", &["payments-eu", "orders"]),
+                false,
+                false,
+                false,
+            ),
+            (group("billing", &[]), false, false, false),
+            (
+                Resource::Subject("payments.card".into()),
+                false,
+                false,
+                true,
+            ),
+            (
+                Resource::Subject("payments-eu-value".into()),
+                false,
+                false,
+                true,
+            ),
+            (Resource::Subject("ledger-key".into()), false, false, true),
+            (
+                Resource::Subject("orders-value".into()),
+                false,
+                false,
+                false,
+            ),
+            (Resource::Subject("-value".into()), false, false, false),
+        ];
+        for &p in Privilege::ALL {
+            for in_scope in [false, true] {
+                for writable in [false, true] {
+                    for (resource, topic, group, subject) in &resources {
+                        let held: &[Privilege] = if in_scope { &[p] } else { &[] };
+                        let a = scoped(writable, held);
+                        let covered = match p.kind() {
+                            ResourceKind::Topic => *topic,
+                            ResourceKind::Group => *group,
+                            ResourceKind::Subject => *subject,
+                            ResourceKind::Cluster => false,
+                        };
+                        let internal = matches!(resource, Resource::Topic { internal: true, .. });
+                        let want = if p.is_write() && !writable {
+                            Decision::ReadOnlyCluster
+                        } else if p.is_write() && internal {
+                            Decision::InternalTopic
+                        } else if in_scope && covered {
+                            Decision::Allowed
+                        } else {
+                            Decision::MissingPrivilege(p, resource.clone())
+                        };
+                        let got = a.decide(&Action::new(p, resource.clone()));
+                        assert_eq!(
+                            got, want,
+                            "{p:?} in_scope={in_scope} writable={writable} {resource:?}"
+                        );
+                        assert_eq!(a.can_on(p, resource), want == Decision::Allowed);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn unscoped_and_scoped_privileges_add_up() {
+        let a = ClusterAccess {
+            scopes: vec![scope(&[Privilege::Produce])],
+            ..access(true, &[Privilege::Records])
+        };
+        assert!(a.can_on(Privilege::Records, &Resource::topic("orders")));
+        assert!(a.can_on(Privilege::Produce, &Resource::topic("payments-x")));
+        assert!(!a.can_on(Privilege::Produce, &Resource::topic("orders")));
+        // Offered before the topic is chosen, since some topic allows it.
+        assert!(a.can(Privilege::Produce));
+        assert!(!a.can(Privilege::DeleteTopics));
+        // A cluster privilege listed in a scope (the config refuses it) grants nothing.
+        let b = scoped(true, &[Privilege::Acls, Privilege::CreateTopics]);
+        assert!(!b.can(Privilege::Acls));
+        assert!(!b.can_on(Privilege::Acls, &Resource::Cluster));
+        assert!(b.can(Privilege::CreateTopics));
+        assert!(!scoped(false, &[Privilege::CreateTopics]).can(Privilege::CreateTopics));
+    }
+
+    #[test]
+    fn a_scoped_catalog_shows_what_the_scopes_cover() {
+        let mut a = scoped(true, &[]);
+        let shown = [
+            Resource::Cluster,
+            Resource::topic("payments-eu"),
+            Resource::group("pay-app-2"),
+            Resource::Group {
+                name: "x".into(),
+                topics: vec!["ledger".into()],
+            },
+            Resource::Subject("ledger-value".into()),
+            Resource::Subject("payments.card".into()),
+        ];
+        let hidden = [
+            Resource::topic("orders"),
+            Resource::group("x"),
+            Resource::Subject("orders-value".into()),
+        ];
+        for r in shown.iter().chain(&hidden) {
+            assert!(a.sees(r), "an open catalog shows {r:?}");
+        }
+        a.scoped_catalog = true;
+        for r in &shown {
+            assert!(a.sees(r), "{r:?}");
+        }
+        for r in &hidden {
+            assert!(!a.sees(r), "{r:?}");
+        }
     }
 
     #[test]

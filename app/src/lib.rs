@@ -14,7 +14,7 @@ mod privilege;
 pub mod schema_view;
 
 pub use error::{ApiError, ErrorCode};
-pub use privilege::{Privilege, UnknownPrivilege, MCP_WRITE_PRIVILEGES};
+pub use privilege::{Privilege, ResourceKind, UnknownPrivilege, MCP_WRITE_PRIVILEGES};
 
 use leptos::prelude::*;
 use leptos_meta::{provide_meta_context, Link, Meta, MetaTags, Stylesheet, Title};

@@ -75,7 +75,39 @@ pub const MCP_WRITE_PRIVILEGES: &[Privilege] = &[
     Privilege::RegisterSchemas,
 ];
 
+/// What kind of resource a privilege is exercised on, which decides what a resource scope
+/// (governance) can grant it on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ResourceKind {
+    Topic,
+    Group,
+    Subject,
+    /// The cluster as a whole: never granted by a scoped binding.
+    Cluster,
+}
+
 impl Privilege {
+    /// The kind of resource this privilege applies to.
+    pub fn kind(self) -> ResourceKind {
+        use Privilege::*;
+        match self {
+            Records | TopicConfigs | CreateTopics | DeleteTopics | AlterTopicConfigs
+            | AddPartitions | DeleteRecords | Produce => ResourceKind::Topic,
+            ResetOffsets | DeleteOffsets | DeleteGroups => ResourceKind::Group,
+            SchemaText | RegisterSchemas | SetCompatibility | DeleteSchemas => {
+                ResourceKind::Subject
+            }
+            BrokerConfigs
+            | Acls
+            | CreateAcls
+            | DeleteAcls
+            | AlterQuotas
+            | SetScramCredentials
+            | DeleteScramCredentials
+            | AlterBrokerConfigs => ResourceKind::Cluster,
+        }
+    }
+
     /// Whether `mcp.privileges` may contain this privilege.
     pub fn allowed_in_mcp(self) -> bool {
         !self.is_write() || MCP_WRITE_PRIVILEGES.contains(&self)
@@ -135,6 +167,29 @@ mod tests {
     fn config_spelling_is_case_sensitive() {
         assert_eq!(Privilege::from_config_name("RECORDS"), None);
         assert!("Records".parse::<Privilege>().is_err());
+    }
+
+    #[test]
+    fn eight_cluster_privileges_never_come_from_a_scope() {
+        let cluster: Vec<_> = Privilege::ALL
+            .iter()
+            .copied()
+            .filter(|p| p.kind() == ResourceKind::Cluster)
+            .map(Privilege::config_name)
+            .collect();
+        assert_eq!(
+            cluster,
+            [
+                "broker_configs",
+                "acls",
+                "create_acls",
+                "delete_acls",
+                "alter_quotas",
+                "set_scram_credentials",
+                "delete_scram_credentials",
+                "alter_broker_configs"
+            ]
+        );
     }
 
     #[test]

@@ -101,6 +101,29 @@ pub struct GroupDetail {
     pub error: Option<String>,
 }
 
+impl GroupDetail {
+    /// The group as the decision sees it: by its name and the topics it has offsets on or is
+    /// assigned, through which a resource scope may cover it.
+    pub fn resource(&self) -> crate::access::Resource {
+        let mut topics: Vec<String> = self
+            .offsets
+            .iter()
+            .map(|o| o.topic.clone())
+            .chain(
+                self.members
+                    .iter()
+                    .flat_map(|m| m.assignments.iter().map(|a| a.topic.clone())),
+            )
+            .collect();
+        topics.sort();
+        topics.dedup();
+        crate::access::Resource::Group {
+            name: self.group.clone(),
+            topics,
+        }
+    }
+}
+
 /// Lag of one partition: how far the committed offset is behind the end.
 pub fn partition_lag(committed: i64, end: Option<i64>) -> Option<u64> {
     end.map(|end| u64::try_from(end - committed).unwrap_or(0))

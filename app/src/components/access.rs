@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 
-use crate::access::ClusterAccess;
+use crate::access::{ClusterAccess, Resource as Target};
 use crate::api::{whoami, WhoAmI};
 use crate::error::ApiError;
 use crate::Privilege;
@@ -25,22 +25,31 @@ pub fn identity() -> Resource<Result<WhoAmI, ApiError>> {
     }
 }
 
-/// Whether `access` allows an action needing `privilege`, on a resource that is not internal.
-pub fn allows(access: Option<&ClusterAccess>, privilege: Privilege) -> bool {
+/// Whether `access` allows an action needing `privilege` on `target` (a topic Kafka does not
+/// mark internal, a group with its topics, a subject, or the cluster): the API's decision.
+pub fn allows(access: Option<&ClusterAccess>, privilege: Privilege, target: &Target) -> bool {
+    access.is_some_and(|a| a.can_on(privilege, target))
+}
+
+/// Whether an action needing `privilege` is to be offered before its resource is chosen
+/// (Create topic, a link to a page): allowed on some resource of the cluster.
+pub fn offers(access: Option<&ClusterAccess>, privilege: Privilege) -> bool {
     access.is_some_and(|a| a.can(privilege))
 }
 
-/// Shows `children` when the caller holds `privilege` on `cluster`; otherwise a note that
-/// `what` needs it, naming the privilege.
+/// Shows `children` when the caller holds `privilege` on `target` (the cluster when not
+/// given) of `cluster`; otherwise a note that `what` needs it, naming the privilege.
 #[component]
 pub fn NeedsPrivilege(
     cluster: String,
     privilege: Privilege,
     what: &'static str,
+    #[prop(optional)] target: Option<Target>,
     children: ChildrenFn,
 ) -> impl IntoView {
     let who = identity();
     let cluster = StoredValue::new(cluster);
+    let target = StoredValue::new(target.unwrap_or(Target::Cluster));
     view! {
         <Suspense fallback=|| view! { <div class="skeleton-table"></div> }>
             {move || {
@@ -49,13 +58,15 @@ pub fn NeedsPrivilege(
                     let allowed = who
                         .await
                         .ok()
-                        .is_some_and(|w| allows(w.cluster(&cluster.get_value()), privilege));
+                        .is_some_and(|w| {
+                            target.with_value(|t| allows(w.cluster(&cluster.get_value()), privilege, t))
+                        });
                     if allowed {
                         children().into_any()
                     } else {
                         view! {
                             <p class="empty" role="note">
-                                {format!("{what} needs the {} privilege on this cluster.", privilege.wire_name())}
+                                {target.with_value(|t| refusal(what, privilege, t))}
                             </p>
                         }
                         .into_any()
@@ -64,4 +75,18 @@ pub fn NeedsPrivilege(
             }}
         </Suspense>
     }
+}
+
+/// What a page says in place of what the caller may not see.
+fn refusal(what: &str, privilege: Privilege, target: &Target) -> String {
+    let on = match target {
+        Target::Cluster => "this cluster".to_string(),
+        Target::Topic { name, .. } => format!("topic {name}"),
+        Target::Group { name, .. } => format!("group {name}"),
+        Target::Subject(name) => format!("subject {name}"),
+    };
+    format!(
+        "{what} needs the {} privilege on {on}.",
+        privilege.wire_name()
+    )
 }

@@ -61,6 +61,14 @@ impl ConfigTarget {
         }
     }
 
+    /// What the decision looks at for a change here.
+    fn resource(&self) -> crate::access::Resource {
+        match self {
+            ConfigTarget::Topic { topic, .. } => crate::access::Resource::topic(topic.as_str()),
+            ConfigTarget::Broker { .. } => crate::access::Resource::Cluster,
+        }
+    }
+
     fn privilege(&self) -> Privilege {
         match self {
             ConfigTarget::Topic { .. } => Privilege::AlterTopicConfigs,
@@ -205,7 +213,7 @@ pub fn ConfigTable(target: ConfigTarget) -> impl IntoView {
                 let may_edit = who
                     .await
                     .ok()
-                    .is_some_and(|w| allows(w.cluster(target.with_value(|t| t.cluster().to_string()).as_str()), privilege))
+                    .is_some_and(|w| target.with_value(|t| allows(w.cluster(t.cluster()), privilege, &t.resource())))
                     && open.await;
                 match configs.await {
                     Ok(listing) => {

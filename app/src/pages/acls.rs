@@ -10,7 +10,7 @@ use crate::api::{
     acls, create_acl, delete_acl, AclArgs, AclBinding, AclChanged, ACL_OPERATIONS,
     ACL_PATTERN_TYPES, ACL_PERMISSIONS, ACL_RESOURCE_TYPES,
 };
-use crate::components::access::{allows, identity, NeedsPrivilege};
+use crate::components::access::{identity, offers, NeedsPrivilege};
 use crate::components::change::follow_change;
 use crate::Privilege;
 
@@ -45,7 +45,7 @@ pub fn AclsPage() -> impl IntoView {
     let may = move |privilege| async move {
         who.await
             .ok()
-            .is_some_and(|w| allows(w.cluster(&cluster()), privilege))
+            .is_some_and(|w| offers(w.cluster(&cluster()), privilege))
     };
     view! {
         <Title text=move || format!("ACLs of {}", cluster()) />
@@ -92,7 +92,7 @@ fn AclTable(
                 let can_delete = who
                     .await
                     .ok()
-                    .is_some_and(|w| allows(w.cluster(&cluster()), Privilege::DeleteAcls));
+                    .is_some_and(|w| offers(w.cluster(&cluster()), Privilege::DeleteAcls));
                 match list.await {
                     Ok(list) => {
                         let all = StoredValue::new(list.acls);

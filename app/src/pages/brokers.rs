@@ -8,7 +8,7 @@ use leptos_meta::Title;
 use leptos_router::hooks::use_params_map;
 
 use crate::api::{broker, brokers, LogDirDetail};
-use crate::components::access::{allows, identity, NeedsPrivilege};
+use crate::components::access::{identity, offers, NeedsPrivilege};
 use crate::components::configs::{ConfigTable, ConfigTarget};
 use crate::components::table::Freshness;
 use crate::format::{bytes, or_dash, page_url, query_value, thousands};
@@ -49,7 +49,7 @@ pub fn BrokersPage() -> impl IntoView {
             <div class="actions">
                 <Suspense fallback=|| ()>
                     {move || Suspend::new(async move {
-                        let may = who.await.ok().is_some_and(|w| allows(w.cluster(&cluster()), Privilege::BrokerConfigs));
+                        let may = who.await.ok().is_some_and(|w| offers(w.cluster(&cluster()), Privilege::BrokerConfigs));
                         may.then(|| view! {
                             <a class="button" href=format!("/c/{}/brokers/defaults", query_value(&cluster()))>"Cluster-wide configuration"</a>
                         })

@@ -10,6 +10,7 @@ use leptos_router::hooks::{use_params_map, use_query_map};
 use super::produce::DuplicateRecord;
 use super::topic::{TopicTab, TopicTabs};
 use super::topic_changes::DeleteRecords;
+use crate::access::Resource as Target;
 use crate::api::{
     get_record, records, topic, Arg, Encoded, Encoding, Record, RecordArgs, RecordAtArgs,
 };
@@ -21,9 +22,10 @@ use crate::Privilege;
 
 /// Shows `children` when the caller holds RECORDS on the cluster, else says what is missing.
 #[component]
-fn NeedsRecords(cluster: String, children: ChildrenFn) -> impl IntoView {
+fn NeedsRecords(cluster: String, topic: String, children: ChildrenFn) -> impl IntoView {
     view! {
-        <NeedsPrivilege cluster=cluster privilege=Privilege::Records what="Reading records" children=children />
+        <NeedsPrivilege cluster=cluster privilege=Privilege::Records what="Reading records"
+            target=Target::topic(topic) children=children />
     }
 }
 
@@ -36,7 +38,7 @@ pub fn TopicDataPage() -> impl IntoView {
         <Title text=move || format!("Data of {}", topic()) />
         <div class="page-head"><h1 class="mono">{topic}</h1></div>
         <TopicTabs cluster=cluster() topic=topic() current=TopicTab::Data />
-        <NeedsRecords cluster=cluster()>
+        <NeedsRecords cluster=cluster() topic=topic()>
             <DataTab cluster=cluster() topic=topic() />
         </NeedsRecords>
     }
@@ -464,7 +466,7 @@ pub fn RecordPage() -> impl IntoView {
             <RecordActions />
         </div>
         <TopicTabs cluster=cluster() topic=topic() current=TopicTab::Data />
-        <NeedsRecords cluster=cluster()>
+        <NeedsRecords cluster=cluster() topic=topic()>
             <RecordDetail />
         </NeedsRecords>
     }
@@ -491,7 +493,7 @@ fn RecordActions() -> impl IntoView {
                 let may = who
                     .await
                     .ok()
-                    .is_some_and(|w| allows(w.cluster(&cluster), Privilege::DeleteRecords));
+                    .is_some_and(|w| allows(w.cluster(&cluster), Privilege::DeleteRecords, &Target::topic(get("topic"))));
                 let at = get("partition").parse::<i32>().ok().zip(get("offset").parse::<i64>().ok());
                 match (detail.await, at) {
                     (Ok(t), Some(at)) if may && !t.internal => Some(view! {

@@ -8,18 +8,44 @@ use leptos_router::hooks::{use_navigate, use_params_map};
 
 use super::group_changes::{DeleteGroup, DeleteOffsets, ResetOffsets};
 use super::groups::state_badge;
+use crate::access::{ClusterAccess, Resource as Target};
 use crate::api::{group, GroupDetail};
 use crate::components::access::{allows, identity};
 use crate::components::table::{Freshness, LagBar};
 use crate::format::{or_dash, page_url, query_value, thousands};
 use crate::Privilege;
 
-/// Which group changes the caller may make here.
-#[derive(Clone, Copy, Default)]
+/// Which group changes the caller may make here, and on which of its topics (a scoped
+/// caller needs each topic covered too).
+#[derive(Clone, Default)]
 struct May {
     reset: bool,
     delete_offsets: bool,
     delete_group: bool,
+    reset_topics: Vec<String>,
+    delete_topics: Vec<String>,
+}
+
+impl May {
+    fn of(access: Option<&ClusterAccess>, group: &GroupDetail) -> May {
+        let on_group = |p| allows(access, p, &group.resource());
+        let mut topics: Vec<String> = group.offsets.iter().map(|o| o.topic.clone()).collect();
+        topics.dedup();
+        let on_topics = |p| -> Vec<String> {
+            topics
+                .iter()
+                .filter(|t| allows(access, p, &Target::topic(t.as_str())))
+                .cloned()
+                .collect()
+        };
+        May {
+            reset: on_group(Privilege::ResetOffsets),
+            delete_offsets: on_group(Privilege::DeleteOffsets),
+            delete_group: on_group(Privilege::DeleteGroups),
+            reset_topics: on_topics(Privilege::ResetOffsets),
+            delete_topics: on_topics(Privilege::DeleteOffsets),
+        }
+    }
 }
 
 #[component]
@@ -46,16 +72,13 @@ pub fn GroupPage() -> impl IntoView {
         <Transition fallback=|| view! { <div class="skeleton-table"></div> }>
             {move || Suspend::new(async move {
                 let access = who.await.ok();
-                let has = |p| access.as_ref().is_some_and(|w| allows(w.cluster(&cluster()), p));
-                let may = May {
-                    reset: has(Privilege::ResetOffsets),
-                    delete_offsets: has(Privilege::DeleteOffsets),
-                    delete_group: has(Privilege::DeleteGroups),
-                };
                 match detail.await {
-                    Ok(g) => view! {
-                        <GroupView cluster=cluster() group=g may=may changed=changed gone=gone notice=notice />
-                    }.into_any(),
+                    Ok(g) => {
+                        let may = May::of(access.as_ref().and_then(|w| w.cluster(&cluster())), &g);
+                        view! {
+                            <GroupView cluster=cluster() group=g may=may changed=changed gone=gone notice=notice />
+                        }.into_any()
+                    }
                     Err(e) => view! {
                         <h1 class="mono">{name()}</h1>
                         <p class="error" role="alert">{e.message}</p>
@@ -75,8 +98,6 @@ fn GroupView(
     gone: Callback<String>,
     notice: RwSignal<Option<String>>,
 ) -> impl IntoView {
-    let mut topics: Vec<String> = group.offsets.iter().map(|o| o.topic.clone()).collect();
-    topics.dedup();
     let max = group
         .offsets
         .iter()
@@ -90,10 +111,10 @@ fn GroupView(
             {state_badge(&group.state)}
             <div class="actions">
                 {may.reset.then(|| view! {
-                    <ResetOffsets cluster=cluster.clone() group=group.group.clone() topics=topics.clone() on_done=changed />
+                    <ResetOffsets cluster=cluster.clone() group=group.group.clone() topics=may.reset_topics.clone() on_done=changed />
                 })}
-                {(may.delete_offsets && !topics.is_empty()).then(|| view! {
-                    <DeleteOffsets cluster=cluster.clone() group=group.group.clone() topics=topics.clone() on_done=changed />
+                {(may.delete_offsets && !may.delete_topics.is_empty()).then(|| view! {
+                    <DeleteOffsets cluster=cluster.clone() group=group.group.clone() topics=may.delete_topics.clone() on_done=changed />
                 })}
                 {may.delete_group.then(|| view! {
                     <DeleteGroup cluster=cluster.clone() group=group.group.clone() on_done=gone />

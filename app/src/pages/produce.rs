@@ -405,7 +405,10 @@ pub fn DuplicateRecord(cluster: String, record: Record) -> impl IntoView {
                 let may = who
                     .await
                     .ok()
-                    .is_some_and(|w| allows(w.cluster(&cluster.get_value()), Privilege::Produce));
+                    .is_some_and(|w| {
+                        let topic = crate::access::Resource::topic(record.with_value(|r| r.topic.clone()));
+                        allows(w.cluster(&cluster.get_value()), Privilege::Produce, &topic)
+                    });
                 may.then(|| {
                     let r = record.get_value();
                     view! {

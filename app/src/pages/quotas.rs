@@ -12,7 +12,7 @@ use crate::api::{
     alter_quota, entity_words, quota_key, quotas, AlterQuotaArgs, ClientQuota, QuotaChanged,
     QuotaEntityPart, QuotaKey, QuotaList, QuotaUnit, BYTE_UNITS, QUOTA_KEYS,
 };
-use crate::components::access::{allows, identity, NeedsPrivilege};
+use crate::components::access::{identity, offers, NeedsPrivilege};
 use crate::components::change::follow_change;
 use crate::error::ApiError;
 use crate::Privilege;
@@ -36,7 +36,7 @@ pub fn QuotasPage() -> impl IntoView {
             <div class="actions">
                 <Suspense fallback=|| ()>
                     {move || Suspend::new(async move {
-                        let may = who.await.ok().is_some_and(|w| allows(w.cluster(&cluster()), Privilege::AlterQuotas));
+                        let may = who.await.ok().is_some_and(|w| offers(w.cluster(&cluster()), Privilege::AlterQuotas));
                         may.then(|| view! { <QuotaForm cluster=cluster() quota=None on_done=changed /> })
                     })}
                 </Suspense>
@@ -67,7 +67,7 @@ fn QuotaTable(
         </div>
         <Transition fallback=|| view! { <div class="skeleton-table"></div> }>
             {move || Suspend::new(async move {
-                let may = who.await.ok().is_some_and(|w| allows(w.cluster(&cluster()), Privilege::AlterQuotas));
+                let may = who.await.ok().is_some_and(|w| offers(w.cluster(&cluster()), Privilege::AlterQuotas));
                 match list.await {
                     Ok(list) if list.quotas.is_empty() => view! { <p class="empty">"Kafka holds no client quotas."</p> }.into_any(),
                     Ok(list) => {

@@ -7,7 +7,7 @@ use leptos_router::hooks::use_params_map;
 
 use super::schema_changes::RegisterSchema;
 use crate::api::subjects;
-use crate::components::access::{allows, identity};
+use crate::components::access::{identity, offers};
 use crate::components::table::Freshness;
 use crate::format::page_url;
 use crate::Privilege;
@@ -31,7 +31,7 @@ pub fn SchemasPage() -> impl IntoView {
                 <Suspense fallback=|| ()>
                     {move || Suspend::new(async move {
                         let registry = list.await.is_ok_and(|l| l.registry);
-                        let may = who.await.ok().is_some_and(|w| allows(w.cluster(&cluster()), Privilege::RegisterSchemas));
+                        let may = who.await.ok().is_some_and(|w| offers(w.cluster(&cluster()), Privilege::RegisterSchemas));
                         (registry && may).then(|| view! {
                             <RegisterSchema cluster=cluster() subject=None kind=None can_read=false on_done=changed />
                         })

@@ -49,7 +49,8 @@ pub fn SubjectPage() -> impl IntoView {
             {move || Suspend::new(async move {
                 let access = who.await.ok();
                 let may = move |privilege| {
-                    access.as_ref().is_some_and(|w| allows(w.cluster(&cluster()), privilege))
+                    let subject = crate::access::Resource::Subject(name());
+                    access.as_ref().is_some_and(|w| allows(w.cluster(&cluster()), privilege, &subject))
                 };
                 let can = Can {
                     register: may(Privilege::RegisterSchemas),
@@ -66,7 +67,7 @@ pub fn SubjectPage() -> impl IntoView {
                             <Overview detail=d.clone() cluster=cluster() can=can changed=changed />
                             {move || notice.get().map(|n| view! { <p class="note" role="status">{n}</p> })}
                             <NeedsPrivilege cluster=cluster() privilege=Privilege::SchemaText
-                                what="The schema text" children=ChildrenFn::to_children(move || {
+                                what="The schema text" target=crate::access::Resource::Subject(name()) children=ChildrenFn::to_children(move || {
                                     let d = d.clone();
                                     view! { <Texts detail=d shown=shown compare=compare this=this other=other /> }
                                 }) />

@@ -68,7 +68,8 @@ pub fn TopicPage() -> impl IntoView {
             {move || Suspend::new(async move {
                 let access = who.await.ok();
                 let may = |privilege| {
-                    access.as_ref().is_some_and(|w| allows(w.cluster(&cluster()), privilege))
+                    let topic = crate::access::Resource::topic(name());
+                    access.as_ref().is_some_and(|w| allows(w.cluster(&cluster()), privilege, &topic))
                 };
                 match detail.await {
                     Ok(t) => {

@@ -20,7 +20,8 @@ pub fn TopicConfigPage() -> impl IntoView {
         <Title text=move || format!("Configuration of {}", name()) />
         <div class="page-head"><h1 class="mono">{name}</h1></div>
         <TopicTabs cluster=cluster() topic=name() current=TopicTab::Configuration />
-        <NeedsPrivilege cluster=cluster() privilege=Privilege::TopicConfigs what="The configuration of a topic">
+        <NeedsPrivilege cluster=cluster() privilege=Privilege::TopicConfigs what="The configuration of a topic"
+            target=crate::access::Resource::topic(name())>
             <ConfigTable target=ConfigTarget::Topic { cluster: cluster(), topic: name() } />
         </NeedsPrivilege>
     }

@@ -7,7 +7,7 @@ use leptos_meta::Title;
 use leptos_router::hooks::{use_navigate, use_params_map};
 
 use crate::api::{create_topic, topics, Arg, CreateTopicArgs, TopicSummary};
-use crate::components::access::{allows, identity};
+use crate::components::access::{identity, offers};
 use crate::components::table::{
     use_list_query, FilterBox, Freshness, Pager, SortHeader, Sparkline,
 };
@@ -37,7 +37,7 @@ pub fn TopicsPage() -> impl IntoView {
                     let may_create = who
                         .await
                         .ok()
-                        .is_some_and(|w| allows(w.cluster(&cluster()), Privilege::CreateTopics));
+                        .is_some_and(|w| offers(w.cluster(&cluster()), Privilege::CreateTopics));
                     may_create.then(|| view! { <CreateTopic cluster=cluster() /> })
                 })}
             </Suspense>

@@ -9,7 +9,7 @@ use crate::api::{
     delete_scram_credential, scram_users, set_scram_credential, DeleteScramArgs, ScramChanged,
     ScramUserList, SetScramArgs, SCRAM_MAX_ITERATIONS, SCRAM_MECHANISMS, SCRAM_MIN_ITERATIONS,
 };
-use crate::components::access::{allows, identity, NeedsPrivilege};
+use crate::components::access::{identity, offers, NeedsPrivilege};
 use crate::error::ApiError;
 use crate::format::thousands;
 use crate::Privilege;
@@ -33,7 +33,7 @@ pub fn UsersPage() -> impl IntoView {
             <div class="actions">
                 <Suspense fallback=|| ()>
                     {move || Suspend::new(async move {
-                        let may = who.await.ok().is_some_and(|w| allows(w.cluster(&cluster()), Privilege::SetScramCredentials));
+                        let may = who.await.ok().is_some_and(|w| offers(w.cluster(&cluster()), Privilege::SetScramCredentials));
                         may.then(|| view! { <SetPassword cluster=cluster() user=None on_done=changed /> })
                     })}
                 </Suspense>
@@ -57,7 +57,7 @@ fn UserTable(
         <Transition fallback=|| view! { <div class="skeleton-table"></div> }>
             {move || Suspend::new(async move {
                 let access = who.await.ok();
-                let may = |p| access.as_ref().is_some_and(|w| allows(w.cluster(&cluster()), p));
+                let may = |p| access.as_ref().is_some_and(|w| offers(w.cluster(&cluster()), p));
                 let (can_set, can_delete) = (may(Privilege::SetScramCredentials), may(Privilege::DeleteScramCredentials));
                 match list.await {
                     Ok(list) if list.users.is_empty() => view! { <p class="empty">"Kafka holds no SCRAM credentials."</p> }.into_any(),

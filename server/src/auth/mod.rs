@@ -16,12 +16,12 @@ mod store;
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use app::access::{Action, ClusterAccess, Resource};
+use app::access::{Action, ClusterAccess, Resource, Scope};
 use app::{ApiError, ErrorCode, Privilege};
 
 use self::oidc::SignedIn;
 
-use crate::config::Config;
+use crate::config::{Config, ResourcePatterns};
 
 /// Who is asking.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -104,7 +104,7 @@ impl Grant {
         let same_resource = match (&self.action.resource, resource) {
             (Resource::Cluster, Resource::Cluster) => true,
             (Resource::Topic { name: a, .. }, Resource::Topic { name: b, .. }) => a == b,
-            (Resource::Group(a), Resource::Group(b)) => a == b,
+            (Resource::Group { name: a, .. }, Resource::Group { name: b, .. }) => a == b,
             (Resource::Subject(a), Resource::Subject(b)) => a == b,
             _ => false,
         };
@@ -127,13 +127,7 @@ impl Grant {
 
     /// [`Grant::require`] for a topic.
     pub fn require_topic(&self, privilege: Privilege, topic: &str) -> Result<(), ApiError> {
-        self.require(
-            privilege,
-            &Resource::Topic {
-                name: topic.to_string(),
-                internal: false,
-            },
-        )
+        self.require(privilege, &Resource::topic(topic))
     }
 }
 
@@ -143,19 +137,56 @@ struct RoleBinding {
     privileges: BTreeSet<Privilege>,
     /// `None` covers every cluster.
     clusters: Option<BTreeSet<String>>,
+    /// `None` covers every resource of those clusters.
+    resources: Option<ResourcePatterns>,
 }
 
 #[derive(Clone, Debug)]
 struct McpCeiling {
     privileges: BTreeSet<Privilege>,
     clusters: Option<BTreeSet<String>>,
+    resources: Option<ResourcePatterns>,
+}
+
+/// What a subject holds on one cluster before the cluster's flags are added.
+#[derive(Default)]
+struct Held {
+    privileges: BTreeSet<Privilege>,
+    scopes: Vec<Scope>,
+    /// Some binding covers the whole cluster (even one granting nothing).
+    unscoped: bool,
+}
+
+impl Held {
+    fn everything() -> Held {
+        Held {
+            privileges: Privilege::ALL.iter().copied().collect(),
+            scopes: Vec::new(),
+            unscoped: true,
+        }
+    }
+
+    fn add(&mut self, privileges: &BTreeSet<Privilege>, resources: Option<&ResourcePatterns>) {
+        match resources {
+            None => {
+                self.unscoped = true;
+                self.privileges.extend(privileges.iter().copied());
+            }
+            Some(r) => self.scopes.push(Scope {
+                privileges: privileges.clone(),
+                topics: r.topics.clone(),
+                groups: r.groups.clone(),
+                subjects: r.subjects.clone(),
+            }),
+        }
+    }
 }
 
 /// The access rules of one config.
 #[derive(Clone, Debug)]
 pub struct Policy {
-    /// Cluster name → writable, in config order.
-    clusters: Vec<(String, bool)>,
+    /// Cluster name → (writable, scoped catalog), in config order.
+    clusters: Vec<(String, bool, bool)>,
     /// Whether sign-in is on.
     auth: bool,
     /// `None` when auth is off or has no roles: everyone holds everything.
@@ -181,6 +212,7 @@ impl Policy {
                         groups: b.groups.iter().cloned().collect(),
                         privileges: roles.get(b.role.as_str()).cloned().unwrap_or_default(),
                         clusters: b.clusters.as_ref().map(|c| c.iter().cloned().collect()),
+                        resources: b.resources.clone(),
                     })
                     .collect(),
             )
@@ -189,13 +221,14 @@ impl Policy {
             clusters: config
                 .clusters
                 .iter()
-                .map(|c| (c.name.clone(), c.writable))
+                .map(|c| (c.name.clone(), c.writable, c.scoped_catalog))
                 .collect(),
             auth: config.auth.is_some(),
             bindings,
             mcp: config.mcp.as_ref().map(|m| McpCeiling {
                 privileges: m.privileges.iter().copied().collect(),
                 clusters: m.clusters.as_ref().map(|c| c.iter().cloned().collect()),
+                resources: m.resources.clone(),
             }),
         }
     }
@@ -207,16 +240,18 @@ impl Policy {
 
     /// What `subject` holds on `cluster`, or `None` when the cluster does not exist for them.
     pub fn access(&self, subject: &Subject, cluster: &str) -> Option<ClusterAccess> {
-        let writable = self
+        let (writable, scoped) = self
             .clusters
             .iter()
-            .find(|(name, _)| name == cluster)
-            .map(|(_, writable)| *writable)?;
-        let privileges = self.privileges(subject, cluster)?;
+            .find(|(name, ..)| name == cluster)
+            .map(|(_, writable, scoped)| (*writable, *scoped))?;
+        let held = self.held(subject, cluster)?;
         Some(ClusterAccess {
             name: cluster.to_string(),
             writable,
-            privileges,
+            privileges: held.privileges,
+            scoped_catalog: scoped && !held.unscoped,
+            scopes: held.scopes,
         })
     }
 
@@ -224,30 +259,29 @@ impl Policy {
     pub fn visible(&self, subject: &Subject) -> Vec<ClusterAccess> {
         self.clusters
             .iter()
-            .filter_map(|(name, _)| self.access(subject, name))
+            .filter_map(|(name, ..)| self.access(subject, name))
             .collect()
     }
 
-    fn privileges(&self, subject: &Subject, cluster: &str) -> Option<BTreeSet<Privilege>> {
-        let everything = || Privilege::ALL.iter().copied().collect();
+    fn held(&self, subject: &Subject, cluster: &str) -> Option<Held> {
         match subject {
             // Without auth there is nobody to tell apart. With auth, a request without a session
             // never gets this far; should one, it sees nothing.
-            Subject::Anonymous => (!self.auth).then(everything),
+            Subject::Anonymous => (!self.auth).then(Held::everything),
             Subject::User { groups } => {
                 if !self.auth {
-                    return Some(everything());
+                    return Some(Held::everything());
                 }
                 let Some(bindings) = &self.bindings else {
-                    return Some(everything());
+                    return Some(Held::everything());
                 };
                 let mut covered = false;
-                let mut held = BTreeSet::new();
+                let mut held = Held::default();
                 for b in bindings {
                     let covers = b.clusters.as_ref().is_none_or(|c| c.contains(cluster));
                     if covers && groups.iter().any(|g| b.groups.contains(g)) {
                         covered = true;
-                        held.extend(b.privileges.iter().copied());
+                        held.add(&b.privileges, b.resources.as_ref());
                     }
                 }
                 covered.then_some(held)
@@ -258,7 +292,11 @@ impl Policy {
                     .clusters
                     .as_ref()
                     .is_none_or(|c| c.contains(cluster));
-                covers.then(|| ceiling.privileges.clone())
+                covers.then(|| {
+                    let mut held = Held::default();
+                    held.add(&ceiling.privileges, ceiling.resources.as_ref());
+                    held
+                })
             }
         }
     }

@@ -294,19 +294,84 @@ fn a_grant_opens_only_what_it_names() {
         .require_topic(Privilege::DeleteTopics, "orders")
         .is_err());
     assert!(read
-        .require(Privilege::Records, &Resource::Group("orders".into()))
+        .require(Privilege::Records, &Resource::group("orders"))
         .is_err());
     let write = p
         .decide(
             &Subject::Anonymous,
             "staging",
-            Action::new(Privilege::DeleteOffsets, Resource::Group("g".into())),
+            Action::new(Privilege::DeleteOffsets, Resource::group("g")),
         )
         .expect("allowed");
     assert!(write
-        .require(Privilege::DeleteOffsets, &Resource::Group("g".into()))
+        .require(Privilege::DeleteOffsets, &Resource::group("g"))
         .is_ok());
     assert!(write
-        .require(Privilege::DeleteOffsets, &Resource::Group("h".into()))
+        .require(Privilege::DeleteOffsets, &Resource::group("h"))
         .is_err());
+}
+
+/// Scoped bindings: their privileges land in `scopes`, not in the cluster-wide set; with an
+/// unscoped binding beside them a scoped catalog is open; the MCP ceiling scopes the same way.
+#[test]
+fn scoped_bindings_grant_on_their_resources_and_add_up() {
+    let p = policy(&format!(
+        "clusters:
+  - name: prod
+    bootstrap_servers: p:9092
+    writable: true
+    catalog: scoped
+{AUTH}  roles:
+    payments: [records, produce, reset_offsets, schema_text]
+    viewer: []
+  bindings:
+    - groups: [payments-team]
+      role: payments
+      resources:
+        topics: [\"payments-*\"]
+        groups: [\"pay-app-*\"]
+    - groups: [kafka-viewers]
+      role: viewer
+mcp:
+  listen: 127.0.0.1:8090
+  privileges: [records]
+  resources: {{ topics: [ledger] }}
+"
+    ));
+    use Privilege::*;
+    let erin = user(&["payments-team"]);
+    let access = p.access(&erin, "prod").expect("visible");
+    assert!(access.privileges.is_empty());
+    assert_eq!(access.scopes.len(), 1);
+    assert_eq!(
+        access.scopes[0].privileges,
+        set(&[Records, Produce, ResetOffsets, SchemaText])
+    );
+    assert!(access.scoped_catalog);
+    let on = |subject: &Subject, privilege, resource: Resource| {
+        p.decide(subject, "prod", Action::new(privilege, resource))
+    };
+    assert!(on(&erin, Produce, Resource::topic("payments-eu")).is_ok());
+    let refused = on(&erin, Produce, Resource::topic("orders")).expect_err("not covered");
+    assert_eq!(refused.code, ErrorCode::MissingPrivilege);
+    assert_eq!(
+        refused.message,
+        "This needs the PRODUCE privilege on topic \"orders\" in cluster \"prod\"."
+    );
+    assert!(on(&erin, ResetOffsets, Resource::group("pay-app-1")).is_ok());
+    assert!(on(
+        &erin,
+        SchemaText,
+        Resource::Subject("payments-eu-value".into())
+    )
+    .is_ok());
+    assert!(on(&erin, SchemaText, Resource::Subject("orders-value".into())).is_err());
+    // With a viewer binding on the whole cluster beside it, the catalog is open.
+    let both = user(&["payments-team", "kafka-viewers"]);
+    assert!(!p.access(&both, "prod").expect("visible").scoped_catalog);
+    // The MCP ceiling, scoped to one topic.
+    let mcp = p.access(&Subject::Mcp, "prod").expect("visible");
+    assert!(mcp.privileges.is_empty() && mcp.scoped_catalog);
+    assert!(on(&Subject::Mcp, Records, Resource::topic("ledger")).is_ok());
+    assert!(on(&Subject::Mcp, Records, Resource::topic("payments-eu")).is_err());
 }

@@ -16,6 +16,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Instant;
 
+use app::access::{ClusterAccess, Resource};
 use app::api::{
     BrokerList, ClusterDetail, ClusterSummary, GroupDetail, GroupList, Health, HealthStatus,
     SearchHit, SubjectList, TopicDetail, TopicList, Window,
@@ -28,6 +29,56 @@ use crate::config::Config;
 use crate::kafka::wire::{ClusterInfo, Group, LogDir};
 use crate::kafka::{Link, MetadataSnapshot, Topic, Watermarks};
 use crate::registry::{Registry, Subjects};
+
+/// One cluster's catalog as one caller may see it, from one copy of the state.
+pub struct View<'a> {
+    entry: &'a ClusterEntry,
+    state: ClusterState,
+}
+
+impl View<'_> {
+    pub fn summary(&self) -> ClusterSummary {
+        views::summary(&self.entry.name, self.entry.writable, &self.state)
+    }
+
+    pub fn detail(&self) -> ClusterDetail {
+        views::detail(&self.entry.name, self.entry.writable, &self.state)
+    }
+
+    pub fn topics(&self, window: &Window) -> TopicList {
+        views::topics(&self.state, window)
+    }
+
+    pub fn topic(&self, name: &str) -> Option<TopicDetail> {
+        views::topic(&self.state, name)
+    }
+
+    pub fn groups(&self, window: &Window) -> GroupList {
+        views::groups(&self.state, window)
+    }
+
+    /// One group; looking at it makes its offsets refresh more often for a while.
+    pub fn group(&self, id: &str) -> Option<GroupDetail> {
+        let found = views::group(&self.state, id);
+        if found.is_some() {
+            self.entry.watch_group(id);
+        }
+        found
+    }
+
+    pub fn brokers(&self) -> BrokerList {
+        views::brokers(&self.state)
+    }
+
+    pub fn subjects(&self) -> SubjectList {
+        views::subjects(&self.state, self.entry.has_registry())
+    }
+
+    /// Matches of `query` in this cluster's catalog, with their scores (lower is better).
+    pub fn search(&self, query: &str) -> Vec<(u32, SearchHit)> {
+        views::search(&self.entry.name, &self.state, query)
+    }
+}
 
 /// One part of the projection: the last good data, when it was read, and the error of the last
 /// attempt if that failed.
@@ -129,6 +180,58 @@ pub struct ClusterState {
 }
 
 impl ClusterState {
+    /// The state as `seen` may see it: all of it, unless the cluster's catalog is scoped for
+    /// them; then only the topics, groups and subjects their scopes cover, so every view built
+    /// from it (lists, lookups, counts, search) shows nothing else.
+    pub fn seen_by(&self, seen: &ClusterAccess) -> ClusterState {
+        let mut state = self.clone();
+        if !seen.scoped_catalog {
+            return state;
+        }
+        if let Some(metadata) = &self.metadata {
+            state.metadata = Some(Arc::new(MetadataSnapshot {
+                brokers: metadata.brokers.clone(),
+                topics: metadata
+                    .topics
+                    .iter()
+                    .filter(|t| {
+                        seen.sees(&Resource::Topic {
+                            name: t.name.clone(),
+                            internal: t.internal,
+                        })
+                    })
+                    .cloned()
+                    .collect(),
+            }));
+        }
+        if let Some(groups) = &self.groups.data {
+            let shown = groups
+                .iter()
+                .filter(|g| {
+                    seen.sees(&Resource::Group {
+                        name: g.id.clone(),
+                        topics: g.topics(),
+                    })
+                })
+                .cloned()
+                .collect();
+            state.groups.data = Some(Arc::new(shown));
+        }
+        if let Some(subjects) = &self.subjects.data {
+            let shown = Subjects {
+                global_compatibility: subjects.global_compatibility.clone(),
+                subjects: subjects
+                    .subjects
+                    .iter()
+                    .filter(|s| seen.sees(&Resource::Subject(s.name.clone())))
+                    .cloned()
+                    .collect(),
+            };
+            state.subjects.data = Some(Arc::new(shown));
+        }
+        state
+    }
+
     /// Health as of the last refresh: a failed refresh makes the cluster unreachable even
     /// though the last good figures are still shown.
     pub fn health(&self) -> Health {
@@ -192,46 +295,57 @@ impl ClusterEntry {
         f(&mut guard);
     }
 
+    /// The catalog as `seen` may see it (all of it, unless the cluster's catalog is scoped
+    /// for them). Every answer to a caller goes through this.
+    pub fn seen_by(&self, seen: &ClusterAccess) -> View<'_> {
+        View {
+            entry: self,
+            state: self.state().seen_by(seen),
+        }
+    }
+
+    /// The whole catalog, whoever asks: for klens's own checks.
+    pub fn whole(&self) -> View<'_> {
+        View {
+            entry: self,
+            state: self.state(),
+        }
+    }
+
     pub fn summary(&self) -> ClusterSummary {
-        views::summary(&self.name, self.writable, &self.state())
+        self.whole().summary()
     }
 
     pub fn detail(&self) -> ClusterDetail {
-        views::detail(&self.name, self.writable, &self.state())
+        self.whole().detail()
     }
 
     pub fn topics(&self, window: &Window) -> TopicList {
-        views::topics(&self.state(), window)
+        self.whole().topics(window)
     }
 
     pub fn topic(&self, name: &str) -> Option<TopicDetail> {
-        views::topic(&self.state(), name)
+        self.whole().topic(name)
     }
 
     pub fn groups(&self, window: &Window) -> GroupList {
-        views::groups(&self.state(), window)
+        self.whole().groups(window)
     }
 
-    /// One group; looking at it makes its offsets refresh more often for a while.
     pub fn group(&self, id: &str) -> Option<GroupDetail> {
-        let found = views::group(&self.state(), id);
-        if found.is_some() {
-            self.watch_group(id);
-        }
-        found
+        self.whole().group(id)
     }
 
     pub fn brokers(&self) -> BrokerList {
-        views::brokers(&self.state())
+        self.whole().brokers()
     }
 
     pub fn subjects(&self) -> SubjectList {
-        views::subjects(&self.state(), self.has_registry())
+        self.whole().subjects()
     }
 
-    /// Matches of `query` in this cluster's catalog, with their scores (lower is better).
     pub fn search(&self, query: &str) -> Vec<(u32, SearchHit)> {
-        views::search(&self.name, &self.state(), query)
+        self.whole().search(query)
     }
 
     /// Whether a registry is configured for this cluster.
@@ -273,6 +387,22 @@ impl ClusterEntry {
             .metadata
             .ok_or_else(|| not_read_yet(&self.name, "topics"))?;
         Ok(metadata.topics.iter().find(|t| t.name == name).cloned())
+    }
+
+    /// A group as the decision sees it: its name and the topics it has offsets on or is
+    /// assigned, as the projection last read them (none for a group it does not list).
+    pub fn group_resource(&self, id: &str) -> app::access::Resource {
+        let topics = self
+            .state()
+            .groups
+            .data
+            .as_ref()
+            .and_then(|groups| groups.iter().find(|g| g.id == id).map(|g| g.topics()))
+            .unwrap_or_default();
+        app::access::Resource::Group {
+            name: id.to_string(),
+            topics,
+        }
     }
 
     /// Puts a topic read back after a write into the projection (`None`: it is gone), so the

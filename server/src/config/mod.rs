@@ -88,6 +88,9 @@ pub struct ClusterConfig {
     pub bootstrap_servers: String,
     /// Whether any change is possible on this cluster.
     pub writable: bool,
+    /// `catalog: scoped`: a caller whose bindings on this cluster are all scoped sees only
+    /// the resources they cover.
+    pub scoped_catalog: bool,
     pub sasl: Option<SaslConfig>,
     /// TLS to the brokers; an empty `tls: {}` means TLS with the system trust store.
     pub tls: Option<TlsConfig>,
@@ -112,6 +115,7 @@ impl fmt::Debug for ClusterConfig {
             .field("name", &self.name)
             .field("bootstrap_servers", &self.bootstrap_servers)
             .field("writable", &self.writable)
+            .field("scoped_catalog", &self.scoped_catalog)
             .field("sasl", &self.sasl)
             .field("tls", &self.tls)
             .field("schema_registry", &self.schema_registry)
@@ -233,6 +237,18 @@ pub struct Binding {
     pub role: String,
     /// `None` covers every cluster; `Some` is never empty.
     pub clusters: Option<Vec<String>>,
+    /// `None` covers every resource of those clusters; `Some` only the resources it matches,
+    /// and then the role holds no cluster privilege.
+    pub resources: Option<ResourcePatterns>,
+}
+
+/// The glob patterns of a scoped binding or of the MCP ceiling (`resources:`). Each list may
+/// be empty (it then covers nothing of its kind); no pattern is empty.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ResourcePatterns {
+    pub topics: Vec<String>,
+    pub groups: Vec<String>,
+    pub subjects: Vec<String>,
 }
 
 /// The MCP listener.
@@ -246,6 +262,8 @@ pub struct McpConfig {
     pub clusters: Option<Vec<String>>,
     /// When set, every call must carry it. Compare it in constant time.
     pub secret: Option<Secret>,
+    /// Scopes the ceiling to these resources, as a binding's `resources` does.
+    pub resources: Option<ResourcePatterns>,
 }
 
 /// A value that must never be shown. `Debug` and `Display` print `***`; only [`Secret::expose`]

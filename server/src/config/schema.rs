@@ -14,7 +14,7 @@ use super::checks::{is_cluster_name, nearest, parse_duration, parse_http_url, Ht
 use super::reader::{Document, Value};
 use super::{
     AuthConfig, Binding, ClusterConfig, Config, ConfigError, LogFormat, McpConfig, OidcConfig,
-    RegistryConfig, SaslConfig, SaslMechanism, Secret, TlsConfig,
+    RegistryConfig, ResourcePatterns, SaslConfig, SaslMechanism, Secret, TlsConfig,
 };
 
 const TOP_KEYS: &[&str] = &["listen", "allowed_hosts", "clusters", "auth", "mcp", "log"];
@@ -23,6 +23,7 @@ const CLUSTER_KEYS: &[&str] = &[
     "name",
     "bootstrap_servers",
     "writable",
+    "catalog",
     "sasl",
     "tls",
     "schema_registry",
@@ -40,8 +41,9 @@ const OIDC_KEYS: &[&str] = &[
     "scopes",
     "max_age",
 ];
-const BINDING_KEYS: &[&str] = &["groups", "role", "clusters"];
-const MCP_KEYS: &[&str] = &["listen", "privileges", "clusters", "secret"];
+const BINDING_KEYS: &[&str] = &["groups", "role", "clusters", "resources"];
+const MCP_KEYS: &[&str] = &["listen", "privileges", "clusters", "secret", "resources"];
+const RESOURCE_KEYS: &[&str] = &["topics", "groups", "subjects"];
 
 const NO_CLUSTERS: &str = "list at least one cluster, each with a name and bootstrap_servers";
 const CLUSTER_SUBSET: &str = "list at least one cluster, or remove the key to cover every cluster";
@@ -198,6 +200,23 @@ fn cluster(
         Some(value) => value.bool()?,
         None => false,
     };
+    let scoped_catalog = match map.get("catalog") {
+        None => false,
+        Some(value) => {
+            let text = value.text()?;
+            match text.value.as_str() {
+                "scoped" => true,
+                "all" => false,
+                _ => {
+                    return Err(value.error(format!(
+                        "expected scoped or all, found {}; scoped shows callers whose \
+                         bindings are all scoped only the resources those cover",
+                        text.shown()
+                    )))
+                }
+            }
+        }
+    };
     let sasl = map.get("sasl").map(|value| sasl(&value)).transpose()?;
     let tls = map
         .get("tls")
@@ -234,6 +253,7 @@ fn cluster(
         name: name.value,
         bootstrap_servers: servers,
         writable,
+        scoped_catalog,
         sasl,
         tls,
         schema_registry,
@@ -618,10 +638,23 @@ fn bindings(
             .get("clusters")
             .map(|value| cluster_names(&value, clusters))
             .transpose()?;
+        let resources = map
+            .get("resources")
+            .map(|value| {
+                let patterns = resource_patterns(&value)?;
+                let held = roles
+                    .get(&role.value)
+                    .map(Vec::as_slice)
+                    .unwrap_or_default();
+                no_cluster_privilege(&value, held, &format!("role {:?}", role.value))?;
+                Ok(patterns)
+            })
+            .transpose()?;
         bindings.push(Binding {
             groups,
             role: role.value,
             clusters,
+            resources,
         });
     }
     Ok(bindings)
@@ -687,12 +720,87 @@ fn mcp(
         .map(|value| cluster_names(&value, clusters))
         .transpose()?;
     let secret = map.get("secret").map(|value| value.secret()).transpose()?;
+    let resources = map
+        .get("resources")
+        .map(|value| {
+            let patterns = resource_patterns(&value)?;
+            no_cluster_privilege(&value, &privileges, "mcp.privileges")?;
+            Ok(patterns)
+        })
+        .transpose()?;
     Ok(McpConfig {
         listen,
         privileges,
         clusters,
         secret,
+        resources,
     })
+}
+
+/// `resources:` of a binding or of the MCP ceiling: glob lists for topics, groups and subjects,
+/// at least one of them given.
+fn resource_patterns(value: &Value<'_>) -> Result<ResourcePatterns, ConfigError> {
+    let map = value.map()?;
+    map.only(RESOURCE_KEYS)?;
+    let list = |key: &str| -> Result<Vec<String>, ConfigError> {
+        let Some(value) = map.get(key) else {
+            return Ok(Vec::new());
+        };
+        let mut patterns = Vec::new();
+        for item in value.non_empty_list(
+            "list at least one glob pattern such as \"payments-*\", or remove the key",
+        )? {
+            let text = item.text()?;
+            if text.value.trim().is_empty() {
+                return Err(item.error(
+                    "is an empty pattern, which matches nothing; write a glob such as \
+                     \"payments-*\" (* any run of characters, ? one character)",
+                ));
+            }
+            if text.value.chars().any(char::is_control) {
+                return Err(item.error(format!(
+                    "{} holds a control character, which no resource name has",
+                    text.shown()
+                )));
+            }
+            patterns.push(text.value);
+        }
+        Ok(patterns)
+    };
+    let patterns = ResourcePatterns {
+        topics: list("topics")?,
+        groups: list("groups")?,
+        subjects: list("subjects")?,
+    };
+    if patterns.topics.is_empty() && patterns.groups.is_empty() && patterns.subjects.is_empty() {
+        return Err(value.error(
+            "names no resources; list topics, groups or subjects patterns, or remove the key \
+             to cover the whole cluster",
+        ));
+    }
+    Ok(patterns)
+}
+
+/// A scope grants topic, group and subject privileges only: a cluster privilege among `held`
+/// stops start-up, naming `whose` privileges they are.
+fn no_cluster_privilege(
+    value: &Value<'_>,
+    held: &[Privilege],
+    whose: &str,
+) -> Result<(), ConfigError> {
+    let cluster: Vec<&str> = held
+        .iter()
+        .filter(|p| p.kind() == app::ResourceKind::Cluster)
+        .map(|p| p.config_name())
+        .collect();
+    if cluster.is_empty() {
+        return Ok(());
+    }
+    Err(value.error(format!(
+        "{whose} holds {}, which apply to the whole cluster and cannot be scoped to \
+         resources; grant them in a binding without resources",
+        both(&cluster)
+    )))
 }
 
 /// `a, b or c`.

@@ -172,7 +172,7 @@ fn refuses_unknown_and_missing_keys() {
             "clusters:\n  - name: prod\n    bootstrap_server: kafka:9092\n",
             "config.yaml:3:5: clusters[0].bootstrap_server: unknown key \"bootstrap_server\"; did \
              you mean \"bootstrap_servers\"? allowed keys in clusters[0]: name, bootstrap_servers, \
-             writable, sasl, tls, schema_registry, properties",
+             writable, catalog, sasl, tls, schema_registry, properties",
         ),
         (
             concat!(
@@ -1336,4 +1336,112 @@ fn log_format_is_text_unless_json_is_asked_for() {
         ],
         Path::new("/"),
     );
+}
+
+/// `resources` on a binding and on the MCP ceiling, and `catalog`: each mistake named at its
+/// key, with the role and the cluster privileges a scope cannot carry.
+#[test]
+fn refuses_bad_resource_scopes() {
+    let roles = concat!(
+        "  roles:\n",
+        "    payments: [records, produce, reset_offsets, schema_text]\n",
+        "    admin: [records, acls, alter_quotas]\n",
+        "  bindings:\n",
+        "    - groups: [payments-team]\n",
+    );
+    check_table(
+        &[
+            (
+                &format!(
+                    "{}{}{roles}      role: admin\n      resources: {{ topics: [\"pay-*\"] }}\n",
+                    base!(),
+                    oidc!()
+                ),
+                "config.yaml:16:18: auth.bindings[0].resources: role \"admin\" holds acls and \
+                 alter_quotas, which apply to the whole cluster and cannot be scoped to \
+                 resources; grant them in a binding without resources",
+            ),
+            (
+                &format!(
+                    "{}{}{roles}      role: payments\n      resources: {{ topics: [\"\"] }}\n",
+                    base!(),
+                    oidc!()
+                ),
+                "config.yaml:16:29: auth.bindings[0].resources.topics[0]: is an empty pattern, \
+                 which matches nothing; write a glob such as \"payments-*\" (* any run of \
+                 characters, ? one character)",
+            ),
+            (
+                &format!(
+                    "{}{}{roles}      role: payments\n      resources: {{ topics: [] }}\n",
+                    base!(),
+                    oidc!()
+                ),
+                "config.yaml:16:28: auth.bindings[0].resources.topics: is an empty list; list \
+                 at least one glob pattern such as \"payments-*\", or remove the key",
+            ),
+            (
+                &format!(
+                    "{}{}{roles}      role: payments\n      resources: {{}}\n",
+                    base!(),
+                    oidc!()
+                ),
+                "config.yaml:16:18: auth.bindings[0].resources: names no resources; list \
+                 topics, groups or subjects patterns, or remove the key to cover the whole \
+                 cluster",
+            ),
+            (
+                &format!(
+                    "{}{}{roles}      role: payments\n      resources: {{ topic: [a] }}\n",
+                    base!(),
+                    oidc!()
+                ),
+                "config.yaml:16:20: auth.bindings[0].resources.topic: unknown key \"topic\"; \
+                 did you mean \"topics\"? allowed keys in auth.bindings[0].resources: topics, \
+                 groups, subjects",
+            ),
+            (
+                concat!(
+                    base!(),
+                    "mcp:\n  listen: 127.0.0.1:8090\n  privileges: [records, acls]\n",
+                    "  resources:\n    topics: [\"pay-*\"]\n"
+                ),
+                "config.yaml:8:5: mcp.resources: mcp.privileges holds acls, which apply to the \
+                 whole cluster and cannot be scoped to resources; grant them in a binding \
+                 without resources",
+            ),
+            (
+                concat!(base!(), "    catalog: hidden\n"),
+                "config.yaml:4:14: clusters[0].catalog: expected scoped or all, found \
+                 \"hidden\"; scoped shows callers whose bindings are all scoped only the \
+                 resources those cover",
+            ),
+        ],
+        Path::new("/"),
+    );
+}
+
+#[test]
+fn reads_resource_scopes_and_a_scoped_catalog() {
+    let config = parse_ok(concat!(
+        base!(),
+        "    catalog: scoped\n",
+        oidc!(),
+        "  roles:\n    payments: [records, produce]\n",
+        "  bindings:\n",
+        "    - groups: [payments-team]\n      role: payments\n",
+        "      resources:\n        topics: [\"payments-*\", ledger]\n        subjects: [\"pay.*\"]\n",
+        "mcp:\n  listen: 127.0.0.1:8090\n  privileges: [records]\n",
+        "  resources: { groups: [\"app-?\"] }\n",
+    ));
+    assert!(config.clusters[0].scoped_catalog);
+    let auth = config.auth.expect("auth");
+    let scope = auth.bindings[0].resources.clone().expect("resources");
+    assert_eq!(scope.topics, ["payments-*", "ledger"]);
+    assert!(scope.groups.is_empty());
+    assert_eq!(scope.subjects, ["pay.*"]);
+    let mcp = config.mcp.expect("mcp").resources.expect("mcp resources");
+    assert_eq!(mcp.groups, ["app-?"]);
+    assert!(mcp.topics.is_empty());
+    assert!(!parse_ok(base!()).clusters[0].scoped_catalog);
 }

@@ -124,7 +124,7 @@ async fn whoami_without_auth_holds_every_privilege_on_every_cluster() {
         serde_json::json!({
             "auth": false,
             "user": null,
-            "clusters": [{ "name": "quiet", "writable": false, "privileges": wire }]
+            "clusters": [{ "name": "quiet", "writable": false, "privileges": wire, "scopes": [], "scoped_catalog": false }]
         })
     );
 }

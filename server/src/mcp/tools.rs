@@ -506,8 +506,9 @@ impl Klens {
         let verdicts: Vec<Value> = tools
             .iter()
             .map(|t| {
-                // The decision's own answer and words, as a call would get them.
-                let why = t.privilege.and_then(|p| {
+                // The decision's own answer and words, as a call would get them; a privilege the
+                // ceiling holds on some resources only is allowed there (see `scopes`).
+                let why = t.privilege.filter(|&p| !access.can(p)).and_then(|p| {
                     access
                         .decide(&Action::new(p, Resource::Cluster))
                         .into_error(cluster)
@@ -525,6 +526,7 @@ impl Klens {
             "cluster": cluster,
             "writable": access.writable,
             "ceiling": access.privileges.iter().map(|p| p.wire_name()).collect::<Vec<_>>(),
+            "scopes": access.scopes,
             "tools": verdicts,
         }))
     }

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use app::access::Action;
+use app::access::{Action, ClusterAccess};
 use app::api::{
     Arg, BrokerDetail, BrokerList, ClusterDetail, ClusterSummary, GroupDetail, GroupList,
     SearchHit, SearchResult, SubjectList, TopicDetail, TopicList, WindowArgs, MAX_HITS,
@@ -18,29 +18,38 @@ use crate::kafka::admin::check_topic_name;
 /// The longest search query, in characters.
 const MAX_QUERY: usize = 200;
 
-/// Every cluster the caller sees, in config order, each reached through the decision's grant.
-fn visible(service: &Service, caller: &Caller) -> Vec<Arc<ClusterEntry>> {
+/// One cluster the caller sees, reached through the decision's grant, with what they hold on
+/// it (which decides what a scoped catalog shows them).
+type Seen = (Arc<ClusterEntry>, ClusterAccess);
+
+/// Every cluster the caller sees, in config order.
+fn visible(service: &Service, caller: &Caller) -> Vec<Seen> {
     service
         .policy
         .visible(&caller.subject())
-        .iter()
+        .into_iter()
         .filter_map(|access| {
             service
                 .decide(caller, &access.name, Action::catalog())
                 .ok()
-                .map(|g| g.entry)
+                .map(|g| (g.entry, access))
         })
         .collect()
 }
 
-fn entry(service: &Service, caller: &Caller, cluster: &str) -> Result<Arc<ClusterEntry>, ApiError> {
-    Ok(service.decide(caller, cluster, Action::catalog())?.entry)
+fn entry(service: &Service, caller: &Caller, cluster: &str) -> Result<Seen, ApiError> {
+    let entry = service.decide(caller, cluster, Action::catalog())?.entry;
+    let access = service
+        .policy
+        .access(&caller.subject(), cluster)
+        .ok_or_else(|| ApiError::unknown_cluster(cluster))?;
+    Ok((entry, access))
 }
 
 pub async fn clusters(service: &Service, caller: &Caller) -> Result<Vec<ClusterSummary>, ApiError> {
     Ok(visible(service, caller)
         .iter()
-        .map(|c| c.summary())
+        .map(|(c, seen)| c.seen_by(seen).summary())
         .collect())
 }
 
@@ -49,7 +58,8 @@ pub async fn cluster(
     caller: &Caller,
     cluster: &str,
 ) -> Result<ClusterDetail, ApiError> {
-    Ok(entry(service, caller, cluster)?.detail())
+    let (entry, seen) = entry(service, caller, cluster)?;
+    Ok(entry.seen_by(&seen).detail())
 }
 
 pub async fn topics(
@@ -58,8 +68,8 @@ pub async fn topics(
     cluster: &str,
     window: WindowArgs,
 ) -> Result<TopicList, ApiError> {
-    let entry = entry(service, caller, cluster)?;
-    Ok(entry.topics(&window.parse()?))
+    let (entry, seen) = entry(service, caller, cluster)?;
+    Ok(entry.seen_by(&seen).topics(&window.parse()?))
 }
 
 pub async fn topic(
@@ -68,14 +78,15 @@ pub async fn topic(
     cluster: &str,
     topic: Arg<String>,
 ) -> Result<TopicDetail, ApiError> {
-    let entry = entry(service, caller, cluster)?;
+    let (entry, seen) = entry(service, caller, cluster)?;
     let topic = topic.required("topic")?;
     check_topic_name(&topic, "topic")?;
     if entry.state().metadata.is_none() {
         // Before the first good refresh klens cannot tell a missing topic from an unread one.
         return Err(not_read_yet(cluster, "topics"));
     }
-    entry.topic(&topic).ok_or_else(|| {
+    // Under a scoped catalog a topic the caller may not see answers as one that is not there.
+    entry.seen_by(&seen).topic(&topic).ok_or_else(|| {
         ApiError::new(
             ErrorCode::NotFound,
             format!("There is no topic named \"{topic}\" in cluster \"{cluster}\"."),
@@ -89,8 +100,8 @@ pub async fn groups(
     cluster: &str,
     window: WindowArgs,
 ) -> Result<GroupList, ApiError> {
-    let entry = entry(service, caller, cluster)?;
-    Ok(entry.groups(&window.parse()?))
+    let (entry, seen) = entry(service, caller, cluster)?;
+    Ok(entry.seen_by(&seen).groups(&window.parse()?))
 }
 
 pub async fn group(
@@ -99,7 +110,7 @@ pub async fn group(
     cluster: &str,
     group: Arg<String>,
 ) -> Result<GroupDetail, ApiError> {
-    let entry = entry(service, caller, cluster)?;
+    let (entry, seen) = entry(service, caller, cluster)?;
     let group = group.required("group")?;
     if group.is_empty() {
         return Err(ApiError::bad_request(
@@ -110,7 +121,7 @@ pub async fn group(
     if entry.state().groups.data.is_none() {
         return Err(not_read_yet(cluster, "consumer groups"));
     }
-    entry.group(&group).ok_or_else(|| {
+    entry.seen_by(&seen).group(&group).ok_or_else(|| {
         ApiError::new(
             ErrorCode::NotFound,
             format!("There is no consumer group \"{group}\" in cluster \"{cluster}\"."),
@@ -123,7 +134,8 @@ pub async fn brokers(
     caller: &Caller,
     cluster: &str,
 ) -> Result<BrokerList, ApiError> {
-    Ok(entry(service, caller, cluster)?.brokers())
+    let (entry, seen) = entry(service, caller, cluster)?;
+    Ok(entry.seen_by(&seen).brokers())
 }
 
 pub async fn broker(
@@ -132,12 +144,13 @@ pub async fn broker(
     cluster: &str,
     id: Arg<i32>,
 ) -> Result<BrokerDetail, ApiError> {
-    let entry = entry(service, caller, cluster)?;
+    let (entry, seen) = entry(service, caller, cluster)?;
     let id = id.required("id")?;
     if entry.state().metadata.is_none() {
         return Err(not_read_yet(cluster, "brokers"));
     }
     entry
+        .seen_by(&seen)
         .brokers()
         .brokers
         .into_iter()
@@ -155,7 +168,8 @@ pub async fn subjects(
     caller: &Caller,
     cluster: &str,
 ) -> Result<SubjectList, ApiError> {
-    Ok(entry(service, caller, cluster)?.subjects())
+    let (entry, seen) = entry(service, caller, cluster)?;
+    Ok(entry.seen_by(&seen).subjects())
 }
 
 /// Searches every visible cluster, or only `cluster` (which must then be visible).
@@ -178,8 +192,10 @@ pub async fn search(
     }
     // Scoring every name of large catalogs is CPU work: not on an async worker.
     let hits = tokio::task::spawn_blocking(move || {
-        let mut hits: Vec<(u32, SearchHit)> =
-            entries.iter().flat_map(|e| e.search(&query)).collect();
+        let mut hits: Vec<(u32, SearchHit)> = entries
+            .iter()
+            .flat_map(|(e, seen)| e.seen_by(seen).search(&query))
+            .collect();
         hits.sort_by(|(a, x), (b, y)| {
             (a, x.kind, &x.cluster, &x.name).cmp(&(b, y.kind, &y.cluster, &y.name))
         });

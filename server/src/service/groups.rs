@@ -20,12 +20,16 @@ fn decide_group(
     privilege: Privilege,
     group: &Arg<String>,
 ) -> Result<(Granted, String), ApiError> {
+    // A cluster the caller cannot see is refused before klens looks the group up in it.
+    if service.policy.access(&caller.subject(), cluster).is_none() {
+        return Err(ApiError::unknown_cluster(cluster));
+    }
     let named = group.given().cloned().unwrap_or_default();
-    let granted = service.decide(
-        caller,
-        cluster,
-        Action::new(privilege, Resource::Group(named)),
-    )?;
+    let resource = match service.catalog.get(cluster) {
+        Some(entry) => entry.group_resource(&named),
+        None => Resource::group(named),
+    };
+    let granted = service.decide(caller, cluster, Action::new(privilege, resource))?;
     let id = group.clone().required("group")?;
     if id.is_empty() || id.len() > 255 {
         return Err(ApiError::bad_request(
@@ -155,6 +159,9 @@ pub async fn reset_offsets(
     let (group, coordinator) = group_now(&granted, &id).await?;
     refuse_if_busy(&group, "reset its offsets")?;
     let topics = scope(&granted, &group, topic, partitions)?;
+    for topic in &topics {
+        service.check_topic(caller, &cluster, Privilege::ResetOffsets, &topic.name)?;
+    }
     let link = granted.link();
     let now = admin::groups::reset_plan(&link, &group, &topics, to, value, now_ms()).await?;
     let answer = |applied: bool, stale: bool, partitions: Vec<app::api::OffsetMove>| OffsetPlan {
@@ -232,6 +239,7 @@ pub async fn delete_offsets(
     let (granted, id) = decide_group(service, caller, cluster, Privilege::DeleteOffsets, &group)?;
     let topic = topic.required("topic")?;
     check_topic_name(&topic, "topic")?;
+    service.check_topic(caller, cluster, Privilege::DeleteOffsets, &topic)?;
     let (group, coordinator) = group_now(&granted, &id).await?;
     let partitions: Vec<i32> = group
         .offsets

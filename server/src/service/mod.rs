@@ -154,6 +154,24 @@ impl Service {
         Ok((granted, name))
     }
 
+    /// For a change granted on a group: whether `privilege` also reaches the group's offsets
+    /// on `topic`. A scoped caller needs the topic covered; the grant stays the group's.
+    pub fn check_topic(
+        &self,
+        caller: &Caller,
+        cluster: &str,
+        privilege: Privilege,
+        topic: &str,
+    ) -> Result<(), ApiError> {
+        self.policy
+            .decide(
+                &caller.subject(),
+                cluster,
+                Action::new(privilege, Resource::topic(topic)),
+            )
+            .map(drop)
+    }
+
     /// The registry schemas of a cluster, for decoding its records.
     pub fn schemas(&self, cluster: &str) -> Arc<Schemas> {
         self.schemas

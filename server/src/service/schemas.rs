@@ -98,6 +98,11 @@ pub async fn subject(
     let granted = service.decide(caller, cluster, Action::catalog())?;
     let name = subject_name(subject)?;
     let registry = registry_of(&granted)?;
+    // Under a scoped catalog a subject the caller may not see answers as one that is not there.
+    let seen = service.policy.access(&caller.subject(), cluster);
+    if !seen.is_some_and(|a| a.sees(&Resource::Subject(name.clone()))) {
+        return Err(no_subject(&name));
+    }
     let deleted_versions = registry
         .deleted_versions(&name)
         .await

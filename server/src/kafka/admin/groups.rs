@@ -220,7 +220,7 @@ pub async fn commit_plan(
 ) -> Result<(), ApiError> {
     grant.require(
         Privilege::ResetOffsets,
-        &app::access::Resource::Group(group.to_string()),
+        &app::access::Resource::group(group.to_string()),
     )?;
     let wire = wire_of(link)?;
     let offsets: Vec<(String, i32, i64)> = plan
@@ -248,7 +248,7 @@ pub async fn delete_offsets(
 ) -> Result<(), ApiError> {
     grant.require(
         Privilege::DeleteOffsets,
-        &app::access::Resource::Group(group.to_string()),
+        &app::access::Resource::group(group.to_string()),
     )?;
     let wire = wire_of(link)?;
     let answers = wire
@@ -271,7 +271,7 @@ pub async fn delete_group(
 ) -> Result<(), ApiError> {
     grant.require(
         Privilege::DeleteGroups,
-        &app::access::Resource::Group(group.to_string()),
+        &app::access::Resource::group(group.to_string()),
     )?;
     let wire = wire_of(link)?;
     wire.delete_group(grant, coordinator, group)

@@ -51,7 +51,7 @@ impl WriteRequest for OffsetDeleteRequest {
     fn needs(&self) -> Vec<(Privilege, Resource)> {
         vec![(
             Privilege::DeleteOffsets,
-            Resource::Group(self.group_id.0.to_string()),
+            Resource::group(self.group_id.0.to_string()),
         )]
     }
 }
@@ -60,7 +60,7 @@ impl WriteRequest for OffsetCommitRequest {
     fn needs(&self) -> Vec<(Privilege, Resource)> {
         vec![(
             Privilege::ResetOffsets,
-            Resource::Group(self.group_id.0.to_string()),
+            Resource::group(self.group_id.0.to_string()),
         )]
     }
 }
@@ -69,7 +69,7 @@ impl WriteRequest for DeleteGroupsRequest {
     fn needs(&self) -> Vec<(Privilege, Resource)> {
         self.groups_names
             .iter()
-            .map(|g| (Privilege::DeleteGroups, Resource::Group(g.0.to_string())))
+            .map(|g| (Privilege::DeleteGroups, Resource::group(g.0.to_string())))
             .collect()
     }
 }

@@ -646,6 +646,26 @@ pub struct Group {
     pub error: Option<String>,
 }
 
+impl Group {
+    /// The topics the group has committed offsets on or its members are assigned, sorted and
+    /// each once: through these a resource scope may cover the group.
+    pub fn topics(&self) -> Vec<String> {
+        let mut topics: Vec<String> = self
+            .offsets
+            .iter()
+            .map(|(t, _, _)| t.clone())
+            .chain(
+                self.members
+                    .iter()
+                    .flat_map(|m| m.assignments.iter().map(|(t, _)| t.clone())),
+            )
+            .collect();
+        topics.sort();
+        topics.dedup();
+        topics
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Member {
     pub member_id: String,
@@ -743,7 +763,7 @@ mod tests {
         };
         let request =
             OffsetDeleteRequest::default().with_group_id(GroupId(StrBytes::from_static_str("g")));
-        let group = |g: &str| Resource::Group(g.to_string());
+        let group = |g: &str| Resource::group(g.to_string());
         let refused = [
             Action::catalog(),
             Action::new(Privilege::DeleteOffsets, group("other")),
