@@ -1,11 +1,11 @@
 import { test, expect, type Page } from '@playwright/test';
 import { writes } from './authz-matrix';
+import { PROVIDER, signIn } from './helpers';
 
 // A klens with sign-in through the dev/stack OIDC provider and the demo roles
 // (dev/demo-config --auth), and one whose sessions last four seconds.
 const AUTH = process.env.KLENS_AUTH_URL ?? 'http://127.0.0.1:18090';
 const SHORT = process.env.KLENS_SHORT_URL ?? 'http://127.0.0.1:18091';
-const PROVIDER = 'http://127.0.0.1:19000';
 
 const ALL = [
   'RECORDS', 'TOPIC_CONFIGS', 'BROKER_CONFIGS', 'SCHEMA_TEXT', 'ACLS', 'CREATE_TOPICS', 'DELETE_TOPICS',
@@ -18,8 +18,15 @@ const CLUSTERS = [
   { name: 'local-ro', writable: false },
 ];
 
-// What the demo bindings give each fixed user, written out from the config by hand.
-const users: Record<string, { groups: string[]; clusters: Record<string, string[]> }> = {
+// What the demo bindings give each fixed user, written out from the config by hand: the
+// privileges on each whole cluster, and for erin those her scoped binding grants on local's
+// payments-* topics (and their groups and -key/-value subjects).
+type Want = {
+  groups: string[];
+  clusters: Record<string, string[]>;
+  scoped?: { cluster: string; privileges: string[]; topic: RegExp };
+};
+const users: Record<string, Want> = {
   alice: { groups: ['kafka-admins'], clusters: { local: ALL, 'local-ro': ALL } },
   bob: { groups: ['kafka-viewers'], clusters: { local: [], 'local-ro': [] } },
   dave: {
@@ -27,26 +34,23 @@ const users: Record<string, { groups: string[]; clusters: Record<string, string[
     clusters: { local: ['RECORDS', 'TOPIC_CONFIGS', 'CREATE_TOPICS', 'PRODUCE', 'RESET_OFFSETS'], 'local-ro': [] },
   },
   carol: { groups: [], clusters: {} },
+  erin: {
+    groups: ['payments-team'],
+    clusters: { local: [] },
+    scoped: {
+      cluster: 'local',
+      privileges: ['RECORDS', 'TOPIC_CONFIGS', 'CREATE_TOPICS', 'DELETE_TOPICS', 'PRODUCE', 'RESET_OFFSETS', 'SCHEMA_TEXT'],
+      topic: /^payments-/,
+    },
+  },
 };
 
-const sessionCookie = async (page: Page, base: string) =>
-  (await page.context().cookies(base)).find((c) => c.name === 'klens_session');
-
-async function signIn(page: Page, base: string, user: string) {
-  await page.goto(`${base}/`);
-  await expect(page).toHaveURL(new RegExp(`^${PROVIDER}/`));
-  const before = await sessionCookie(page, base);
-  await page.getByLabel('Username').fill(user);
-  await page.getByLabel('Password').fill(`${user}-pw`);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await expect(page).toHaveURL(`${base}/`);
-  await expect(page.locator('.app[data-hydrated="true"]')).toBeVisible();
-  // The session cookie: HttpOnly, SameSite=Lax, not Secure over http, and a new id at sign-in.
-  const after = await sessionCookie(page, base);
-  expect(after).toMatchObject({ httpOnly: true, sameSite: 'Lax', secure: false });
-  expect(before?.value).toBeTruthy();
-  expect(after?.value).not.toBe(before?.value);
-}
+/** Whether `want` holds `privilege` on the subject `subject` of `cluster` (through its topic). */
+const holdsOnSubject = (want: Want, cluster: string, privilege: string, subject: string) =>
+  want.clusters[cluster]?.includes(privilege) ||
+  (want.scoped?.cluster === cluster &&
+    want.scoped.privileges.includes(privilege) &&
+    want.scoped.topic.test(subject.replace(/-(key|value)$/, '')));
 
 test('without a session the API answers 401 and pages send the browser to sign in', async ({ page, request }) => {
   const res = await request.get(`${AUTH}/api/whoami`);
@@ -71,6 +75,9 @@ for (const [user, want] of Object.entries(users)) {
     expect(who.clusters.map((c: any) => c.name)).toEqual(visible);
     for (const c of who.clusters) {
       expect([...c.privileges].sort()).toEqual([...want.clusters[c.name]].sort());
+      const scoped = want.scoped?.cluster === c.name ? want.scoped : undefined;
+      expect(c.scopes.map((s: any) => [...s.privileges].sort())).toEqual(scoped ? [[...scoped.privileges].sort()] : []);
+      expect(c.scoped_catalog).toBe(scoped !== undefined);
     }
 
     // The header names them; the clusters page lists exactly their clusters.
@@ -90,7 +97,8 @@ for (const [user, want] of Object.entries(users)) {
     const access = page.getByRole('table', { name: 'Your access' });
     await expect(access.locator('tbody tr')).toHaveCount(visible.length);
     for (const name of visible) {
-      const text = want.clusters[name].length ? want.clusters[name][0] : 'catalog only';
+      const scoped = want.scoped?.cluster === name ? want.scoped.privileges : [];
+      const text = want.clusters[name][0] ?? (scoped.length ? `${[...scoped].sort()[0]}` : 'catalog only');
       await expect(access.locator(`tr[data-cluster="${name}"]`)).toContainText(text);
     }
 
@@ -125,7 +133,7 @@ for (const [user, want] of Object.entries(users)) {
     // are catalog and shown to everyone who sees the cluster.
     for (const name of visible) {
       const label = `${user} schema on ${name}`;
-      const holds = want.clusters[name].includes('SCHEMA_TEXT');
+      const holds = holdsOnSubject(want, name, 'SCHEMA_TEXT', 'payments-avro-value');
       const res = await page.request.get(`${AUTH}/api/schema?cluster=${name}&subject=payments-avro-value&version=1`);
       expect(res.status(), label).toBe(holds ? 200 : 403);
       if (!holds) expect(await res.json(), label).toMatchObject({ code: 'MISSING_PRIVILEGE', privilege: 'SCHEMA_TEXT' });
@@ -231,7 +239,9 @@ for (const [user, want] of Object.entries(users)) {
         await page.goto(`${AUTH}${row.page(cluster.name)}`);
         await expect(page.locator('.app[data-hydrated="true"]')).toBeVisible();
         await expect(page.getByRole('heading', { level: 1 })).toBeVisible();
-        await expect(page.getByRole('button', { name: row.button, exact: true }), label).toHaveCount(allowed ? 1 : 0);
+        const scoped = want.scoped?.cluster === cluster.name && want.scoped.privileges.includes(row.privilege);
+        const offered = allowed || (row.chosenInForm === true && cluster.writable && scoped);
+        await expect(page.getByRole('button', { name: row.button, exact: true }), label).toHaveCount(offered ? 1 : 0);
       }
     }
   });

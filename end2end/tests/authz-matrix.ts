@@ -14,6 +14,9 @@ export interface WriteRow {
   body: (cluster: string) => Record<string, unknown>;
   /** The status of that request when allowed (it may fail in Kafka, but not in authorization). */
   allowedStatus: number;
+  /** The button opens a form where the resource is chosen (Create topic): it is offered to a
+   * caller who holds the privilege on some resources, even when the body's resource is not one. */
+  chosenInForm?: boolean;
   /** Undoes an allowed call, so the matrix leaves the cluster as it found it. It goes through
    * the instance without sign-in, since the user under test may lack the undoing privilege. */
   cleanUp?: (body: Record<string, unknown>) => Promise<void>;
@@ -33,6 +36,7 @@ export const writes: WriteRow[] = [
     button: 'Create topic',
     body: (c) => ({ cluster: c, topic: unique('e2e-matrix'), partitions: 1 }),
     allowedStatus: 200,
+    chosenInForm: true,
     cleanUp: async (body) => {
       const res = await fetch(`${OPEN_URL}/api/delete_topic`, {
         method: 'POST',

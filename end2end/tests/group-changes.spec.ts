@@ -1,17 +1,6 @@
 import { test, expect } from '@playwright/test';
 import { unique } from './authz-matrix';
-import { kafkaProduceLines, openHydrated, runDevPython } from './helpers';
-
-/** Commits offsets for a group (topic, partition → offset) with confluent-kafka, as a tool would. */
-function commit(group: string, topic: string, offsets: Record<number, number>) {
-  runDevPython(`
-import json, sys
-from confluent_kafka import Consumer, TopicPartition
-c = Consumer({"bootstrap.servers": "127.0.0.1:19092", "group.id": sys.argv[1], "enable.auto.commit": False})
-c.commit(offsets=[TopicPartition(sys.argv[2], int(p), o) for p, o in json.loads(sys.argv[3]).items()], asynchronous=False)
-c.close()
-`, [group, topic, JSON.stringify(offsets)]);
-}
+import { kafkaCommit as commit, kafkaProduceLines, openHydrated, runDevPython } from './helpers';
 
 /** The group's committed offsets on a topic's partitions, as confluent-kafka's admin client lists them. */
 function committedOffsets(group: string, topic: string): Record<number, number> {

@@ -15,6 +15,41 @@ export async function openHydrated(page: Page, path: string): Promise<string[]> 
   return problems;
 }
 
+/** The dev/stack OIDC provider. */
+export const PROVIDER = 'http://127.0.0.1:19000';
+
+const sessionCookie = async (page: Page, base: string) =>
+  (await page.context().cookies(base)).find((c) => c.name === 'klens_session');
+
+/** Signs `user` in to the klens at `base` through the dev/stack OIDC provider's form (password
+ * `<user>-pw`), checking the session cookie it leaves. */
+export async function signIn(page: Page, base: string, user: string) {
+  await page.goto(`${base}/`);
+  await expect(page).toHaveURL(new RegExp(`^${PROVIDER}/`));
+  const before = await sessionCookie(page, base);
+  await page.getByLabel('Username').fill(user);
+  await page.getByLabel('Password').fill(`${user}-pw`);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page).toHaveURL(`${base}/`);
+  await expect(page.locator('.app[data-hydrated="true"]')).toBeVisible();
+  // The session cookie: HttpOnly, SameSite=Lax, not Secure over http, and a new id at sign-in.
+  const after = await sessionCookie(page, base);
+  expect(after).toMatchObject({ httpOnly: true, sameSite: 'Lax', secure: false });
+  expect(before?.value).toBeTruthy();
+  expect(after?.value).not.toBe(before?.value);
+}
+
+/** Commits offsets for a group (topic, partition → offset) with confluent-kafka, as a tool would. */
+export function kafkaCommit(group: string, topic: string, offsets: Record<number, number>) {
+  runDevPython(`
+import json, sys
+from confluent_kafka import Consumer, TopicPartition
+c = Consumer({"bootstrap.servers": "127.0.0.1:19092", "group.id": sys.argv[1], "enable.auto.commit": False})
+c.commit(offsets=[TopicPartition(sys.argv[2], int(p), o) for p, o in json.loads(sys.argv[3]).items()], asynchronous=False)
+c.close()
+`, [group, topic, JSON.stringify(offsets)]);
+}
+
 /** What Kafka itself says, read with kcat over the open dev/stack port (independent of klens). */
 export function kafkaMetadata(): { brokers: unknown[]; topics: { topic: string; partitions: unknown[] }[] } {
   // With ten thousand topics the listing is over a megabyte, execFileSync's default buffer.

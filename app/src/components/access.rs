@@ -55,18 +55,18 @@ pub fn NeedsPrivilege(
             {move || {
                 let children = children.clone();
                 Suspend::new(async move {
-                    let allowed = who
-                        .await
-                        .ok()
-                        .is_some_and(|w| {
-                            target.with_value(|t| allows(w.cluster(&cluster.get_value()), privilege, t))
-                        });
+                    let who = who.await.ok();
+                    let access = who.as_ref().and_then(|w| w.cluster(&cluster.get_value()));
+                    let allowed = target.with_value(|t| allows(access, privilege, t));
+                    // Only a caller with scopes is told which resource was missing: to others
+                    // the privilege is the cluster's.
+                    let scoped = access.is_some_and(|a| !a.scopes.is_empty());
                     if allowed {
                         children().into_any()
                     } else {
                         view! {
                             <p class="empty" role="note">
-                                {target.with_value(|t| refusal(what, privilege, t))}
+                                {target.with_value(|t| refusal(what, privilege, if scoped { t } else { &Target::Cluster }))}
                             </p>
                         }
                         .into_any()

@@ -3,7 +3,36 @@
 use leptos::prelude::*;
 use leptos_meta::Title;
 
+use std::collections::BTreeSet;
+
+use crate::access::Scope;
 use crate::components::access::identity;
+use crate::Privilege;
+
+fn names(privileges: &BTreeSet<Privilege>) -> String {
+    if privileges.is_empty() {
+        return "nothing".to_string();
+    }
+    privileges
+        .iter()
+        .map(|p| p.wire_name())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// `topics payments-*, ledger; groups …` for one scope.
+fn covers(scope: &Scope) -> String {
+    let parts: Vec<String> = [
+        ("topics", &scope.topics),
+        ("groups", &scope.groups),
+        ("subjects", &scope.subjects),
+    ]
+    .into_iter()
+    .filter(|(_, patterns)| !patterns.is_empty())
+    .map(|(kind, patterns)| format!("{kind} {}", patterns.join(", ")))
+    .collect();
+    parts.join("; ")
+}
 
 #[component]
 pub fn AccountPage() -> impl IntoView {
@@ -34,16 +63,26 @@ pub fn AccountPage() -> impl IntoView {
                                 <thead><tr><th scope="col">"Cluster"</th><th scope="col">"Mode"</th><th scope="col">"Privileges"</th></tr></thead>
                                 <tbody>
                                     {w.clusters.into_iter().map(|c| {
-                                        let privileges = if c.privileges.is_empty() {
+                                        let privileges = if c.privileges.is_empty() && c.scopes.is_empty() {
                                             "catalog only".to_string()
                                         } else {
                                             c.privileges.iter().map(|p| p.wire_name()).collect::<Vec<_>>().join(", ")
                                         };
+                                        let scopes = c.scopes.iter().map(|s| view! {
+                                            <p class="scope">
+                                                <span class="mono">{names(&s.privileges)}</span>
+                                                " on "
+                                                <span class="patterns">{covers(s)}</span>
+                                            </p>
+                                        }).collect_view();
+                                        let scoped_catalog = c.scoped_catalog.then(|| view! {
+                                            <p class="muted">"The catalog shows you only what these scopes cover."</p>
+                                        });
                                         view! {
                                             <tr data-cluster=c.name.clone()>
                                                 <th scope="row">{c.name.clone()}</th>
                                                 <td>{if c.writable { "Writable" } else { "Read-only" }}</td>
-                                                <td class="mono">{privileges}</td>
+                                                <td class="privileges"><span class="mono">{privileges}</span>{scopes}{scoped_catalog}</td>
                                             </tr>
                                         }
                                     }).collect_view()}

@@ -515,3 +515,114 @@ async fn every_tool_answers_the_decision_for_every_ceiling_and_cluster() {
         }
     }
 }
+
+/// A ceiling scoped to `it-scope-*` topics on a cluster whose catalog is scoped: the agent lists,
+/// reads, writes and creates only there, and anything else is either refused by privilege (a
+/// write or read by name, nothing reaching Kafka) or not there at all (lookups, lists, search).
+#[tokio::test]
+async fn a_scoped_ceiling_reaches_only_the_topics_it_covers() {
+    let inside = unique("it-scope");
+    let outside = unique("it-unscoped");
+    create_topic(&inside, 1).await;
+    create_topic(&outside, 1).await;
+    let yaml = format!(
+        "clusters:\n{}    writable: true\n    catalog: scoped\nmcp:\n  listen: 127.0.0.1:18999\n  privileges: [records, create_topics, produce]\n  secret: {SECRET}\n  resources:\n    topics: [\"it-scope-*\"]\n",
+        scram_cluster("rw", "klens-secret")
+    );
+    let mcp = mcp_router(&yaml).await;
+    assert!(tool_names(&mcp)
+        .await
+        .contains(&"klens_produce".to_string()));
+
+    // The catalog holds only covered topics; what exists outside answers like a made-up name.
+    let (error, listed) = call(&mcp, "klens_topics_list", json!({"cluster": "rw"})).await;
+    assert!(!error, "{listed}");
+    let names: Vec<&str> = listed["topics"]
+        .as_array()
+        .expect("topics")
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    assert!(names.contains(&inside.as_str()), "{names:?}");
+    assert!(
+        names.iter().all(|n| n.starts_with("it-scope-")),
+        "{names:?}"
+    );
+    let describe = |topic: &str| json!({"cluster": "rw", "topic": topic});
+    let (error, hidden) = call(&mcp, "klens_topic_describe", describe(&outside)).await;
+    assert!(error);
+    assert_eq!(hidden["code"], "NOT_FOUND");
+    let (_, made_up) = call(&mcp, "klens_topic_describe", describe("it-made-up")).await;
+    assert_eq!(
+        hidden.to_string().replace(&outside, "it-made-up"),
+        made_up.to_string()
+    );
+    let (_, found) = call(&mcp, "klens_search", json!({"q": outside, "cluster": "rw"})).await;
+    assert!(
+        !found.to_string().contains(&outside),
+        "search shows what the scope hides: {found}"
+    );
+    let (error, page) = call(
+        &mcp,
+        "klens_records_read",
+        json!({"cluster": "rw", "topic": inside, "limit": 5}),
+    )
+    .await;
+    assert!(!error, "{page}");
+    let (error, refused) = call(
+        &mcp,
+        "klens_records_read",
+        json!({"cluster": "rw", "topic": outside, "limit": 5}),
+    )
+    .await;
+    assert!(error);
+    assert_eq!(refused["code"], "MISSING_PRIVILEGE");
+
+    // Writes: into and under the pattern only, each counted by Kafka itself.
+    let value = json!({"encoding": "text", "data": "scoped"});
+    let (error, answer) = call(
+        &mcp,
+        "klens_produce",
+        json!({"cluster": "rw", "topic": inside, "value": value}),
+    )
+    .await;
+    assert!(!error, "{answer}");
+    let (error, answer) = call(
+        &mcp,
+        "klens_produce",
+        json!({"cluster": "rw", "topic": outside, "value": value}),
+    )
+    .await;
+    assert!(error);
+    assert_eq!(answer["code"], "MISSING_PRIVILEGE");
+    assert_eq!(records_in(&inside), 1);
+    assert_eq!(records_in(&outside), 0);
+    let created = unique("it-scope-new");
+    let other = unique("it-other");
+    let (error, answer) = call(
+        &mcp,
+        "klens_topic_create",
+        json!({"cluster": "rw", "topic": created, "partitions": 1}),
+    )
+    .await;
+    assert!(!error, "{answer}");
+    let (error, answer) = call(
+        &mcp,
+        "klens_topic_create",
+        json!({"cluster": "rw", "topic": other, "partitions": 1}),
+    )
+    .await;
+    assert!(error);
+    assert_eq!(answer["code"], "MISSING_PRIVILEGE");
+    assert!(answer["message"]
+        .as_str()
+        .unwrap_or_default()
+        .contains(&other));
+    let topics: Vec<String> = kafka_topics().into_iter().map(|(n, _)| n).collect();
+    assert!(topics.contains(&created));
+    assert!(!topics.contains(&other));
+
+    // The explanation lists the scope.
+    let (_, explained) = call(&mcp, "klens_access_explain", json!({"cluster": "rw"})).await;
+    assert_eq!(explained["scopes"][0]["topics"], json!(["it-scope-*"]));
+}
