@@ -10,7 +10,7 @@ use app::{ApiError, ErrorCode, Privilege};
 use kafka_protocol::error::{ParseResponseErrorCode, ResponseError};
 
 use super::acls::own_user_lacks;
-use super::changes::{by_name, change_views, unreachable_kafka, view};
+use super::changes::{by_name, change_views, shows_change, unreachable_kafka, view};
 use super::{read_until, wire_of, wire_refusal};
 use crate::auth::Grant;
 use crate::kafka::wire::topics::{ConfigChange, Refusal};
@@ -220,24 +220,6 @@ async fn read_back(
         },
     )
     .await
-}
-
-/// Whether `config` as read shows a change at `level`: the value set there in force, or
-/// (for a removal) nothing set there and the value in force that of the level below. A broker
-/// answers its new chain of synonyms a moment before the value it works with follows it.
-fn shows_change(config: Option<&TopicConfig>, level: ConfigSource, value: Option<&str>) -> bool {
-    let Some(c) = config else {
-        return value.is_none();
-    };
-    let settled = c.sensitive
-        || c.synonyms
-            .first()
-            .is_none_or(|head| head.source == c.source && head.value == c.value);
-    let shown = match value {
-        Some(v) => c.is_set_at(level) && (c.sensitive || c.value.as_deref() == Some(v)),
-        None => !c.is_set_at(level),
-    };
-    shown && settled
 }
 
 #[cfg(test)]

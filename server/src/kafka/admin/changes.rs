@@ -11,7 +11,7 @@ use app::error::Flavor;
 use app::{ApiError, ErrorCode, Privilege};
 use kafka_protocol::error::{ParseResponseErrorCode, ResponseError};
 
-use super::{clients_of, read_back, wire_of, ReadBack};
+use super::{clients_of, read_back, read_until, wire_of, ReadBack};
 use crate::auth::Grant;
 use crate::kafka::wire::topics::{ConfigChange, ConfigEntry, Refusal};
 use crate::kafka::{Broker, Link, Topic};
@@ -108,8 +108,17 @@ pub async fn alter_topic_configs(
     let after = if dry_run {
         None
     } else {
-        // What Kafka shows now; a failed read leaves "after" unknown, not the write failed.
-        describe_map(&wire, known, topic).await.ok()
+        // What Kafka shows once the change reached it (through the metadata log, a moment
+        // after it answered); a failed read leaves "after" unknown, not the write failed.
+        read_until(
+            || describe_map(&wire, known, topic),
+            |now| {
+                changes.iter().all(|(name, value)| {
+                    shows_change(now.get(name), ConfigSource::Topic, value.as_deref())
+                })
+            },
+        )
+        .await
     };
     Ok(change_views(
         ConfigSource::Topic,
@@ -117,6 +126,28 @@ pub async fn alter_topic_configs(
         &before,
         after.as_ref(),
     ))
+}
+
+/// Whether `config` as read shows a change at `level`: the value set there in force, or
+/// (for a removal) nothing set there and the value in force that of the level below. A broker
+/// answers its new chain of synonyms a moment before the value it works with follows it.
+pub(super) fn shows_change(
+    config: Option<&TopicConfig>,
+    level: ConfigSource,
+    value: Option<&str>,
+) -> bool {
+    let Some(c) = config else {
+        return value.is_none();
+    };
+    let settled = c.sensitive
+        || c.synonyms
+            .first()
+            .is_none_or(|head| head.source == c.source && head.value == c.value);
+    let shown = match value {
+        Some(v) => c.is_set_at(level) && (c.sensitive || c.value.as_deref() == Some(v)),
+        None => !c.is_set_at(level),
+    };
+    shown && settled
 }
 
 /// Configs by name.
