@@ -1,6 +1,7 @@
 //! The klens server: everything that runs only on the server side. The binary in `main.rs` is
 //! a thin shell around [`http::app`].
 
+pub mod audit;
 pub mod auth;
 pub mod catalog;
 pub mod config;

@@ -4,6 +4,7 @@
 
 mod acls;
 mod args;
+mod audit;
 mod broker_configs;
 mod brokers;
 mod catalog;
@@ -23,6 +24,7 @@ mod window;
 
 pub use acls::*;
 pub use args::*;
+pub use audit::*;
 pub use broker_configs::*;
 pub use brokers::*;
 pub use catalog::*;

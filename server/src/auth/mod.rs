@@ -17,6 +17,7 @@ mod store;
 use std::collections::{BTreeMap, BTreeSet};
 
 use app::access::{Action, ClusterAccess, Resource, Scope};
+use app::api::Door;
 use app::{ApiError, ErrorCode, Privilege};
 
 use self::oidc::SignedIn;
@@ -34,13 +35,13 @@ pub enum Subject {
     Mcp,
 }
 
-/// Who is calling, as the door they came through found them.
+/// Who is calling, as the door they came through found them, and that door (for the audit).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Caller {
     /// Sign-in is off: nobody in particular.
-    Anonymous,
+    Anonymous(Door),
     /// A signed-in person, with their session.
-    User(SignedIn),
+    User(SignedIn, Door),
     /// A call on the MCP listener, which holds the fixed ceiling.
     Mcp,
 }
@@ -48,12 +49,16 @@ pub enum Caller {
 impl Caller {
     /// The caller of a UI or `/api` request: anonymous without sign-in, else the session's
     /// user; `UNAUTHENTICATED` when sign-in is on and there is no live session.
-    pub fn of_request(policy: &Policy, user: Option<&SignedIn>) -> Result<Caller, ApiError> {
+    pub fn of_request(
+        policy: &Policy,
+        user: Option<&SignedIn>,
+        door: Door,
+    ) -> Result<Caller, ApiError> {
         if !policy.auth_enabled() {
-            return Ok(Caller::Anonymous);
+            return Ok(Caller::Anonymous(door));
         }
         match user {
-            Some(user) => Ok(Caller::User(user.clone())),
+            Some(user) => Ok(Caller::User(user.clone(), door)),
             None => Err(ApiError::new(
                 ErrorCode::Unauthenticated,
                 "Sign in to use klens.",
@@ -64,17 +69,25 @@ impl Caller {
     /// What the decision looks at.
     pub fn subject(&self) -> Subject {
         match self {
-            Caller::Anonymous => Subject::Anonymous,
-            Caller::User(user) => Subject::User {
+            Caller::Anonymous(_) => Subject::Anonymous,
+            Caller::User(user, _) => Subject::User {
                 groups: user.groups.clone(),
             },
             Caller::Mcp => Subject::Mcp,
         }
     }
 
+    /// The door the call came through.
+    pub fn door(&self) -> Door {
+        match self {
+            Caller::Anonymous(door) | Caller::User(_, door) => *door,
+            Caller::Mcp => Door::Mcp,
+        }
+    }
+
     pub fn user(&self) -> Option<&SignedIn> {
         match self {
-            Caller::User(user) => Some(user),
+            Caller::User(user, _) => Some(user),
             _ => None,
         }
     }

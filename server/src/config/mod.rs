@@ -60,6 +60,16 @@ pub struct Config {
     pub mcp: Option<McpConfig>,
     /// How klens writes its log lines.
     pub log_format: LogFormat,
+    /// Where write attempts are recorded; `None`: nowhere.
+    pub audit: Option<AuditConfig>,
+}
+
+/// The audit log's sinks.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AuditConfig {
+    /// An NDJSON file klens appends to (relative paths are taken from the config's folder);
+    /// its folder exists when the config is read.
+    pub file: Option<PathBuf>,
 }
 
 /// The shape of klens's log lines: `text` for people, `json` (one object a line) for log

@@ -13,11 +13,20 @@ use app::{Privilege, MCP_WRITE_PRIVILEGES};
 use super::checks::{is_cluster_name, nearest, parse_duration, parse_http_url, HttpUrl};
 use super::reader::{Document, Value};
 use super::{
-    AuthConfig, Binding, ClusterConfig, Config, ConfigError, LogFormat, McpConfig, OidcConfig,
-    RegistryConfig, ResourcePatterns, SaslConfig, SaslMechanism, Secret, TlsConfig,
+    AuditConfig, AuthConfig, Binding, ClusterConfig, Config, ConfigError, LogFormat, McpConfig,
+    OidcConfig, RegistryConfig, ResourcePatterns, SaslConfig, SaslMechanism, Secret, TlsConfig,
 };
 
-const TOP_KEYS: &[&str] = &["listen", "allowed_hosts", "clusters", "auth", "mcp", "log"];
+const TOP_KEYS: &[&str] = &[
+    "listen",
+    "allowed_hosts",
+    "clusters",
+    "auth",
+    "mcp",
+    "log",
+    "audit",
+];
+const AUDIT_KEYS: &[&str] = &["file"];
 const LOG_KEYS: &[&str] = &["format"];
 const CLUSTER_KEYS: &[&str] = &[
     "name",
@@ -80,6 +89,10 @@ pub(super) fn build(document: &Document<'_>, base_dir: &Path) -> Result<Config, 
         .map(|value| log_format(&value))
         .transpose()?
         .unwrap_or_default();
+    let audit = root
+        .get("audit")
+        .map(|value| audit(&value, base_dir))
+        .transpose()?;
     Ok(Config {
         listen,
         allowed_hosts,
@@ -87,7 +100,44 @@ pub(super) fn build(document: &Document<'_>, base_dir: &Path) -> Result<Config, 
         auth,
         mcp,
         log_format,
+        audit,
     })
+}
+
+/// `audit:`: the file events are appended to, whose folder must exist now.
+fn audit(value: &Value<'_>, base_dir: &Path) -> Result<AuditConfig, ConfigError> {
+    let map = value.map()?;
+    map.only(AUDIT_KEYS)?;
+    let file_value = map.required(
+        "file",
+        "give the path of the file audit events are appended to, such as /var/log/klens/audit.ndjson",
+    )?;
+    let text = file_value.text()?;
+    if text.value.trim().is_empty() {
+        return Err(file_value.error("is empty; give the path of the audit file"));
+    }
+    let written = PathBuf::from(&text.value);
+    let path = if written.is_relative() {
+        base_dir.join(written)
+    } else {
+        written
+    };
+    let folder = path.parent().filter(|p| !p.as_os_str().is_empty());
+    if let Some(folder) = folder {
+        if !folder.is_dir() {
+            return Err(file_value.error(format!(
+                "the folder {} does not exist; create it, or name a file in a folder that does",
+                folder.display()
+            )));
+        }
+    }
+    if path.is_dir() {
+        return Err(file_value.error(format!(
+            "{} is a folder; name the file inside it",
+            path.display()
+        )));
+    }
+    Ok(AuditConfig { file: Some(path) })
 }
 
 /// The `log` block: `format: text` (the default) or `json`.

@@ -166,7 +166,7 @@ fn refuses_unknown_and_missing_keys() {
         (
             "cluster:\n  - name: prod\n",
             "config.yaml:1:1: cluster: unknown key \"cluster\"; did you mean \"clusters\"? allowed \
-             keys at the top level: listen, allowed_hosts, clusters, auth, mcp, log",
+             keys at the top level: listen, allowed_hosts, clusters, auth, mcp, log, audit",
         ),
         (
             "clusters:\n  - name: prod\n    bootstrap_server: kafka:9092\n",
@@ -186,7 +186,7 @@ fn refuses_unknown_and_missing_keys() {
         (
             concat!(base!(), "\"a.b\": 1\n"),
             "config.yaml:4:1: [\"a.b\"]: unknown key \"a.b\"; allowed keys at the top level: \
-             listen, allowed_hosts, clusters, auth, mcp, log",
+             listen, allowed_hosts, clusters, auth, mcp, log, audit",
         ),
         (
             "listen: 127.0.0.1:8080\n",
@@ -1444,4 +1444,41 @@ fn reads_resource_scopes_and_a_scoped_catalog() {
     assert_eq!(mcp.groups, ["app-?"]);
     assert!(mcp.topics.is_empty());
     assert!(!parse_ok(base!()).clusters[0].scoped_catalog);
+}
+
+#[test]
+fn reads_the_audit_file_and_refuses_one_klens_cannot_write_to() {
+    let dir = std::env::temp_dir();
+    let config = parse_in(concat!(base!(), "audit:\n  file: audit.ndjson\n"), &dir)
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        config.audit.and_then(|a| a.file),
+        Some(dir.join("audit.ndjson")),
+        "a relative path is taken from the config's folder"
+    );
+    assert!(parse_ok(base!()).audit.is_none());
+    check_table(
+        &[
+            (
+                concat!(base!(), "audit:\n  file: /no/such/folder/audit.ndjson\n"),
+                "config.yaml:5:9: audit.file: the folder /no/such/folder does not exist; create \
+                 it, or name a file in a folder that does",
+            ),
+            (
+                concat!(base!(), "audit:\n  file: /tmp\n"),
+                "config.yaml:5:9: audit.file: /tmp is a folder; name the file inside it",
+            ),
+            (
+                concat!(base!(), "audit: {}\n"),
+                "config.yaml:4:8: audit.file: missing required key \"file\" in audit; give the \
+                 path of the file audit events are appended to, such as \
+                 /var/log/klens/audit.ndjson",
+            ),
+            (
+                concat!(base!(), "audit:\n  file: a.ndjson\n  topic: x\n"),
+                "config.yaml:6:3: audit.topic: unknown key \"topic\"; allowed keys in audit: file",
+            ),
+        ],
+        Path::new("/"),
+    );
 }

@@ -25,6 +25,17 @@ use crate::auth::oidc::SignedIn;
 use crate::auth::Caller;
 use crate::service::{self, Service};
 
+/// Which door a request came through: a browser marks its requests with `Sec-Fetch-Site`
+/// (scripts and other clients do not), and a browser reaches `/api` from klens's own pages (the
+/// cross-site rule refuses the rest), so such a request is the UI's.
+pub fn door(headers: &axum::http::HeaderMap) -> app::api::Door {
+    if headers.contains_key("sec-fetch-site") {
+        app::api::Door::Ui
+    } else {
+        app::api::Door::Api
+    }
+}
+
 /// The `Backend` server functions reach.
 pub struct Door {
     pub service: Arc<Service>,
@@ -39,9 +50,15 @@ impl Door {
         F: FnOnce(Arc<Service>, Caller) -> Fut + Send + 'static,
         Fut: Future<Output = Result<T, ApiError>> + Send + 'static,
     {
-        let user = use_context::<Parts>().and_then(|p| p.extensions.get::<SignedIn>().cloned());
+        let parts = use_context::<Parts>();
+        let user = parts
+            .as_ref()
+            .and_then(|p| p.extensions.get::<SignedIn>().cloned());
+        let door = parts
+            .as_ref()
+            .map_or(app::api::Door::Api, |p| door(&p.headers));
         let service = Arc::clone(&self.service);
-        let caller = Caller::of_request(&service.policy, user.as_ref());
+        let caller = Caller::of_request(&service.policy, user.as_ref(), door);
         Box::pin(async move { call(service, caller?).await })
     }
 }

@@ -54,7 +54,10 @@ impl AppState {
         };
         Ok(AppState {
             leptos,
-            service: Arc::new(Service::new(Arc::clone(&policy), Arc::clone(&catalog))),
+            service: Arc::new(
+                Service::new(Arc::clone(&policy), Arc::clone(&catalog))
+                    .with_audit(crate::audit::Audit::new(config.audit.as_ref())),
+            ),
             catalog,
             guards: Arc::new(GuardConfig::new(
                 &config.allowed_hosts,

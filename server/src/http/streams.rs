@@ -31,6 +31,7 @@ const WINDOW: usize = 4;
 async fn prepare(
     state: &AppState,
     user: Option<&SignedIn>,
+    door: app::api::Door,
     query: Result<Query<StreamArgs>, QueryRejection>,
     default_from: &str,
 ) -> Result<(Caller, Stream), Response> {
@@ -46,7 +47,7 @@ async fn prepare(
         }
     };
     let run = async {
-        let caller = Caller::of_request(&state.policy, user)?;
+        let caller = Caller::of_request(&state.policy, user, door)?;
         let stream = records::stream(&state.service, &caller, query, default_from).await?;
         Ok::<_, ApiError>((caller, stream))
     };
@@ -56,10 +57,19 @@ async fn prepare(
 pub async fn export(
     State(state): State<AppState>,
     user: Option<Extension<SignedIn>>,
+    headers: axum::http::HeaderMap,
     query: Result<Query<StreamArgs>, QueryRejection>,
 ) -> Response {
     let user = user.map(|Extension(u)| u);
-    let (caller, stream) = match prepare(&state, user.as_ref(), query, "earliest").await {
+    let (caller, stream) = match prepare(
+        &state,
+        user.as_ref(),
+        super::backend::door(&headers),
+        query,
+        "earliest",
+    )
+    .await
+    {
         Ok(prepared) => prepared,
         Err(response) => return response,
     };
@@ -115,6 +125,7 @@ pub async fn export(
 pub async fn tail(
     State(state): State<AppState>,
     user: Option<Extension<SignedIn>>,
+    headers: axum::http::HeaderMap,
     query: Result<Query<StreamArgs>, QueryRejection>,
 ) -> Response {
     let user = user.map(|Extension(u)| u);
@@ -123,7 +134,15 @@ pub async fn tail(
         q.from = Arg::Given("latest".to_string());
         Query(q)
     });
-    let (caller, stream) = match prepare(&state, user.as_ref(), query, "latest").await {
+    let (caller, stream) = match prepare(
+        &state,
+        user.as_ref(),
+        super::backend::door(&headers),
+        query,
+        "latest",
+    )
+    .await
+    {
         Ok(prepared) => prepared,
         Err(response) => return response,
     };

@@ -10,6 +10,7 @@ use app::api::{
 use app::{ApiError, Privilege};
 
 use super::Service;
+use crate::audit::Attempt;
 use crate::auth::Caller;
 use crate::kafka::admin::acls;
 
@@ -159,10 +160,30 @@ pub async fn create_acl(
     caller: &Caller,
     args: AclArgs,
 ) -> Result<AclChanged, ApiError> {
+    let attempt = Attempt::of(&args.cluster, Privilege::CreateAcls, &args, &[]);
+    let write = create_acl_now(service, caller, args);
+    service.audited(caller, attempt, |_| None, write).await
+}
+
+async fn create_acl_now(
+    service: &Service,
+    caller: &Caller,
+    args: AclArgs,
+) -> Result<AclChanged, ApiError> {
     change(service, caller, args, Change::Create).await
 }
 
 pub async fn delete_acl(
+    service: &Service,
+    caller: &Caller,
+    args: AclArgs,
+) -> Result<AclChanged, ApiError> {
+    let attempt = Attempt::of(&args.cluster, Privilege::DeleteAcls, &args, &[]);
+    let write = delete_acl_now(service, caller, args);
+    service.audited(caller, attempt, |_| None, write).await
+}
+
+async fn delete_acl_now(
     service: &Service,
     caller: &Caller,
     args: AclArgs,

@@ -9,6 +9,7 @@ use app::{ApiError, ErrorCode, Privilege};
 
 use super::topics::config_changes;
 use super::{Granted, Service};
+use crate::audit::Attempt;
 use crate::auth::Caller;
 use crate::kafka::admin::brokers;
 use crate::kafka::Broker;
@@ -56,6 +57,28 @@ pub async fn broker_configs(
 }
 
 pub async fn alter_broker_config(
+    service: &Service,
+    caller: &Caller,
+    args: AlterBrokerConfigArgs,
+) -> Result<BrokerConfigsChanged, ApiError> {
+    let attempt = Attempt::of(
+        &args.cluster,
+        Privilege::AlterBrokerConfigs,
+        &args,
+        &["set"],
+    )
+    .with(
+        "set",
+        args.set
+            .given()
+            .map(|s| s.keys().cloned().collect::<Vec<_>>())
+            .unwrap_or_default(),
+    );
+    let write = alter_broker_config_now(service, caller, args);
+    service.audited(caller, attempt, |_| None, write).await
+}
+
+async fn alter_broker_config_now(
     service: &Service,
     caller: &Caller,
     args: AlterBrokerConfigArgs,

@@ -5,7 +5,10 @@ use app::access::{Action, Resource};
 use app::api::{Arg, GroupChanged, OffsetPlan, ResetOffsetsArgs, ResetTo};
 use app::{ApiError, ErrorCode, Privilege};
 
+use serde_json::json;
+
 use super::{Granted, Service};
+use crate::audit::Attempt;
 use crate::auth::oidc::now_ms;
 use crate::auth::Caller;
 use crate::kafka::admin::{self, check_topic_name};
@@ -117,6 +120,16 @@ fn scope(
 }
 
 pub async fn reset_offsets(
+    service: &Service,
+    caller: &Caller,
+    args: ResetOffsetsArgs,
+) -> Result<OffsetPlan, ApiError> {
+    let attempt = Attempt::of(&args.cluster, Privilege::ResetOffsets, &args, &["plan"]);
+    let write = reset_offsets_now(service, caller, args);
+    service.audited(caller, attempt, |p| Some(json!({ "applied": p.applied, "stale": p.stale, "partitions": p.partitions.len() })), write).await
+}
+
+async fn reset_offsets_now(
     service: &Service,
     caller: &Caller,
     args: ResetOffsetsArgs,
@@ -236,6 +249,23 @@ pub async fn delete_offsets(
     group: Arg<String>,
     topic: Arg<String>,
 ) -> Result<GroupChanged, ApiError> {
+    let attempt = Attempt::of(
+        cluster,
+        Privilege::DeleteOffsets,
+        &json!({ "group": group, "topic": topic }),
+        &[],
+    );
+    let write = delete_offsets_now(service, caller, cluster, group, topic);
+    service.audited(caller, attempt, |_| None, write).await
+}
+
+async fn delete_offsets_now(
+    service: &Service,
+    caller: &Caller,
+    cluster: &str,
+    group: Arg<String>,
+    topic: Arg<String>,
+) -> Result<GroupChanged, ApiError> {
     let (granted, id) = decide_group(service, caller, cluster, Privilege::DeleteOffsets, &group)?;
     let topic = topic.required("topic")?;
     check_topic_name(&topic, "topic")?;
@@ -273,6 +303,22 @@ pub async fn delete_offsets(
 }
 
 pub async fn delete_group(
+    service: &Service,
+    caller: &Caller,
+    cluster: &str,
+    group: Arg<String>,
+) -> Result<GroupChanged, ApiError> {
+    let attempt = Attempt::of(
+        cluster,
+        Privilege::DeleteGroups,
+        &json!({ "group": group }),
+        &[],
+    );
+    let write = delete_group_now(service, caller, cluster, group);
+    service.audited(caller, attempt, |_| None, write).await
+}
+
+async fn delete_group_now(
     service: &Service,
     caller: &Caller,
     cluster: &str,

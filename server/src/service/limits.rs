@@ -50,8 +50,8 @@ impl StreamLimits {
     /// A place for one more stream of `caller`, or `TOO_MANY_REQUESTS`.
     pub fn admit(self: &Arc<Self>, caller: &Caller) -> Result<StreamPermit, ApiError> {
         let key = match caller {
-            Caller::Anonymous => "anonymous".to_string(),
-            Caller::User(user) => format!("user:{}", user.subject),
+            Caller::Anonymous(_) => "anonymous".to_string(),
+            Caller::User(user, _) => format!("user:{}", user.subject),
             Caller::Mcp => "mcp".to_string(),
         };
         let mut open = self.open.lock().map_err(|_| busy("klens"))?;
@@ -60,7 +60,7 @@ impl StreamLimits {
             return Err(busy(&format!("{} record streams are open", self.max)));
         }
         // Without sign-in everyone is the same caller: only the limit in all applies.
-        if *caller != Caller::Anonymous && mine >= self.max_per_caller {
+        if !matches!(caller, Caller::Anonymous(_)) && mine >= self.max_per_caller {
             return Err(busy(&format!(
                 "you have {} record streams open; close one",
                 self.max_per_caller
@@ -107,14 +107,17 @@ mod tests {
     use crate::auth::oidc::SignedIn;
 
     fn user(subject: &str) -> Caller {
-        Caller::User(SignedIn {
-            subject: subject.into(),
-            name: None,
-            email: None,
-            groups: vec![],
-            expires_at_ms: i64::MAX,
-            id_token: String::new(),
-        })
+        Caller::User(
+            SignedIn {
+                subject: subject.into(),
+                name: None,
+                email: None,
+                groups: vec![],
+                expires_at_ms: i64::MAX,
+                id_token: String::new(),
+            },
+            app::api::Door::Api,
+        )
     }
 
     #[test]
@@ -128,9 +131,11 @@ mod tests {
         assert_eq!((e.code, e.status()), (ErrorCode::TooManyRequests, 429));
         let _b = [
             limits.admit(&user("b")).expect("b"),
-            limits.admit(&Caller::Anonymous).expect("anonymous"),
             limits
-                .admit(&Caller::Anonymous)
+                .admit(&Caller::Anonymous(app::api::Door::Api))
+                .expect("anonymous"),
+            limits
+                .admit(&Caller::Anonymous(app::api::Door::Api))
                 .expect("anonymous, past the per-caller limit"),
         ];
         let e = limits.admit(&user("d")).expect_err("the sixth in all");

@@ -25,6 +25,7 @@ use std::sync::Arc;
 use app::access::{Action, Resource};
 use app::{ApiError, ErrorCode, Privilege};
 
+use crate::audit::{Attempt, Audit};
 use crate::auth::{Caller, Grant, Policy};
 use crate::catalog::{Catalog, ClusterEntry};
 use crate::kafka::{Link, Topic};
@@ -38,6 +39,8 @@ pub struct Service {
     schemas: Vec<(String, Arc<Schemas>)>,
     /// The record streams open now.
     pub streams: Arc<limits::StreamLimits>,
+    /// Where write attempts are recorded.
+    audit: Arc<Audit>,
 }
 
 /// One cluster as an operation was granted it.
@@ -83,7 +86,47 @@ impl Service {
             catalog,
             schemas,
             streams: limits::StreamLimits::new(limits::MAX_STREAMS, limits::MAX_STREAMS_PER_CALLER),
+            audit: Arc::new(Audit::new(None)),
         }
+    }
+
+    /// The service with its write attempts recorded in `audit`.
+    pub fn with_audit(self, audit: Audit) -> Service {
+        Service {
+            audit: Arc::new(audit),
+            ..self
+        }
+    }
+
+    /// Runs one write under the audit. When a sink is configured, it is asked first whether it
+    /// can take an event: if not, the write is refused with `AUDIT_UNAVAILABLE` before anything
+    /// is decided or sent. Then the write runs (decision, arguments, Kafka), and its event,
+    /// with how it ended, reaches the sinks before the answer is given. `noted` adds what the
+    /// answer says to the event (the offset of a produced record).
+    pub async fn audited<T>(
+        &self,
+        caller: &Caller,
+        attempt: Attempt,
+        noted: impl FnOnce(&T) -> Option<serde_json::Value>,
+        write: impl std::future::Future<Output = Result<T, ApiError>>,
+    ) -> Result<T, ApiError> {
+        if !self.audit.enabled() {
+            return write.await;
+        }
+        self.audit.ready().await?;
+        let answer = write.await;
+        let changed = answer.is_ok() && !attempt.dry_run;
+        let event = crate::audit::event(caller, attempt, answer.as_ref().map(noted));
+        if let Err(unrecorded) = self.audit.record(&event).await {
+            if changed {
+                // The change was made: its answer stands, and the event goes to the log.
+                let line = serde_json::to_string(&event).unwrap_or_default();
+                tracing::error!(event = %line, "a change was made but its audit event could not be written");
+                return answer;
+            }
+            return Err(unrecorded);
+        }
+        answer
     }
 
     /// The decision for `caller` doing `action` on `cluster`, and the cluster it was granted.

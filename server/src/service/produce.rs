@@ -7,8 +7,11 @@ use app::{ApiError, ErrorCode, Privilege};
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
 
+use serde_json::json;
+
 use super::schemas::{registry_error, registry_of};
 use super::{Granted, Service};
+use crate::audit::Attempt;
 use crate::auth::oidc::now_ms;
 use crate::auth::Caller;
 use crate::kafka::admin::produce::{produce as write, Outgoing};
@@ -193,6 +196,40 @@ async fn part_bytes(
 }
 
 pub async fn produce(
+    service: &Service,
+    caller: &Caller,
+    args: ProduceArgs,
+) -> Result<Produced, ApiError> {
+    let attempt = Attempt::of(
+        &args.cluster,
+        Privilege::Produce,
+        &args,
+        &["key", "value", "headers"],
+    )
+    .with("key_length", length(&args.key))
+    .with("value_length", length(&args.value))
+    .with("headers", args.headers.given().map_or(0, Vec::len));
+    let write = produce_now(service, caller, args);
+    service
+        .audited(
+            caller,
+            attempt,
+            |p| Some(json!({ "partition": p.partition, "offset": p.offset })),
+            write,
+        )
+        .await
+}
+
+/// The length of a key or value as sent (its text, base64 or JSON), for the audit: never its
+/// content.
+fn length(part: &app::api::Arg<Payload>) -> usize {
+    part.given().map_or(0, |p| match &p.data {
+        serde_json::Value::String(text) => text.len(),
+        other => other.to_string().len(),
+    })
+}
+
+async fn produce_now(
     service: &Service,
     caller: &Caller,
     args: ProduceArgs,

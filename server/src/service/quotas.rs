@@ -10,6 +10,7 @@ use app::api::{quota_key, AlterQuotaArgs, Arg, QuotaChanged, QuotaEntityPart, Qu
 use app::{ApiError, Privilege};
 
 use super::Service;
+use crate::audit::Attempt;
 use crate::auth::Caller;
 use crate::kafka::admin::quotas;
 
@@ -159,6 +160,16 @@ fn operations(
 }
 
 pub async fn alter_quota(
+    service: &Service,
+    caller: &Caller,
+    args: AlterQuotaArgs,
+) -> Result<QuotaChanged, ApiError> {
+    let attempt = Attempt::of(&args.cluster, Privilege::AlterQuotas, &args, &[]);
+    let write = alter_quota_now(service, caller, args);
+    service.audited(caller, attempt, |_| None, write).await
+}
+
+async fn alter_quota_now(
     service: &Service,
     caller: &Caller,
     args: AlterQuotaArgs,

@@ -15,6 +15,7 @@ use app::error::Flavor;
 use app::{ApiError, ErrorCode, Privilege};
 
 use super::{Granted, Service};
+use crate::audit::Attempt;
 use crate::auth::Caller;
 use crate::records::decode::{Proposed, Reading};
 use crate::registry::{Proposal, Reference, Registry, RegistryError, VersionInfo};
@@ -274,6 +275,22 @@ pub async fn register_schema(
     caller: &Caller,
     args: RegisterSchemaArgs,
 ) -> Result<SchemaRegistered, ApiError> {
+    let attempt = Attempt::of(
+        &args.cluster,
+        Privilege::RegisterSchemas,
+        &args,
+        &["schema"],
+    )
+    .with("schema_length", args.schema.given().map_or(0, String::len));
+    let write = register_schema_now(service, caller, args);
+    service.audited(caller, attempt, |_| None, write).await
+}
+
+async fn register_schema_now(
+    service: &Service,
+    caller: &Caller,
+    args: RegisterSchemaArgs,
+) -> Result<SchemaRegistered, ApiError> {
     let (granted, name) = decide_subject(
         service,
         caller,
@@ -436,6 +453,16 @@ pub async fn set_compatibility(
     caller: &Caller,
     args: SetCompatibilityArgs,
 ) -> Result<CompatibilitySet, ApiError> {
+    let attempt = Attempt::of(&args.cluster, Privilege::SetCompatibility, &args, &[]);
+    let write = set_compatibility_now(service, caller, args);
+    service.audited(caller, attempt, |_| None, write).await
+}
+
+async fn set_compatibility_now(
+    service: &Service,
+    caller: &Caller,
+    args: SetCompatibilityArgs,
+) -> Result<CompatibilitySet, ApiError> {
     let (granted, name) = decide_subject(
         service,
         caller,
@@ -501,6 +528,16 @@ pub async fn set_compatibility(
 const MAX_DELETED_AT_ONCE: usize = 200;
 
 pub async fn delete_schema(
+    service: &Service,
+    caller: &Caller,
+    args: DeleteSchemaArgs,
+) -> Result<SchemaDeleted, ApiError> {
+    let attempt = Attempt::of(&args.cluster, Privilege::DeleteSchemas, &args, &[]);
+    let write = delete_schema_now(service, caller, args);
+    service.audited(caller, attempt, |_| None, write).await
+}
+
+async fn delete_schema_now(
     service: &Service,
     caller: &Caller,
     args: DeleteSchemaArgs,

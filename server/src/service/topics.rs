@@ -10,11 +10,24 @@ use app::api::{
 };
 use app::{ApiError, Privilege};
 
+use serde_json::json;
+
 use super::{Granted, Service};
+use crate::audit::Attempt;
 use crate::auth::Caller;
 use crate::kafka::admin::{self, CutAt, ReadBack, TopicSpec};
 
 pub async fn create_topic(
+    service: &Service,
+    caller: &Caller,
+    args: CreateTopicArgs,
+) -> Result<TopicChanged, ApiError> {
+    let attempt = Attempt::of(&args.cluster, Privilege::CreateTopics, &args, &[]);
+    let write = create_topic_now(service, caller, args);
+    service.audited(caller, attempt, |_| None, write).await
+}
+
+async fn create_topic_now(
     service: &Service,
     caller: &Caller,
     args: CreateTopicArgs,
@@ -43,6 +56,22 @@ pub async fn create_topic(
 }
 
 pub async fn delete_topic(
+    service: &Service,
+    caller: &Caller,
+    cluster: &str,
+    topic: Arg<String>,
+) -> Result<TopicChanged, ApiError> {
+    let attempt = Attempt::of(
+        cluster,
+        Privilege::DeleteTopics,
+        &json!({ "topic": topic }),
+        &[],
+    );
+    let write = delete_topic_now(service, caller, cluster, topic);
+    service.audited(caller, attempt, |_| None, write).await
+}
+
+async fn delete_topic_now(
     service: &Service,
     caller: &Caller,
     cluster: &str,
@@ -149,6 +178,16 @@ pub async fn alter_topic_configs(
     caller: &Caller,
     args: AlterTopicConfigsArgs,
 ) -> Result<ConfigsChanged, ApiError> {
+    let attempt = Attempt::of(&args.cluster, Privilege::AlterTopicConfigs, &args, &[]);
+    let write = alter_topic_configs_now(service, caller, args);
+    service.audited(caller, attempt, |_| None, write).await
+}
+
+async fn alter_topic_configs_now(
+    service: &Service,
+    caller: &Caller,
+    args: AlterTopicConfigsArgs,
+) -> Result<ConfigsChanged, ApiError> {
     let cluster = args.cluster;
     let (granted, name) =
         service.decide_named_topic(caller, &cluster, Privilege::AlterTopicConfigs, &args.topic)?;
@@ -176,6 +215,16 @@ pub async fn alter_topic_configs(
 }
 
 pub async fn add_partitions(
+    service: &Service,
+    caller: &Caller,
+    args: AddPartitionsArgs,
+) -> Result<PartitionsAdded, ApiError> {
+    let attempt = Attempt::of(&args.cluster, Privilege::AddPartitions, &args, &[]);
+    let write = add_partitions_now(service, caller, args);
+    service.audited(caller, attempt, |_| None, write).await
+}
+
+async fn add_partitions_now(
     service: &Service,
     caller: &Caller,
     args: AddPartitionsArgs,
@@ -223,6 +272,16 @@ pub async fn add_partitions(
 }
 
 pub async fn delete_records(
+    service: &Service,
+    caller: &Caller,
+    args: DeleteRecordsArgs,
+) -> Result<RecordsDeleted, ApiError> {
+    let attempt = Attempt::of(&args.cluster, Privilege::DeleteRecords, &args, &[]);
+    let write = delete_records_now(service, caller, args);
+    service.audited(caller, attempt, |_| None, write).await
+}
+
+async fn delete_records_now(
     service: &Service,
     caller: &Caller,
     args: DeleteRecordsArgs,

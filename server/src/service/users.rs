@@ -10,6 +10,7 @@ use app::api::{
 use app::{ApiError, Privilege};
 
 use super::Service;
+use crate::audit::Attempt;
 use crate::auth::Caller;
 use crate::config::Secret;
 use crate::kafka::admin::users;
@@ -74,6 +75,21 @@ pub async fn set_scram_credential(
     caller: &Caller,
     args: SetScramArgs,
 ) -> Result<ScramChanged, ApiError> {
+    let attempt = Attempt::of(
+        &args.cluster,
+        Privilege::SetScramCredentials,
+        &args,
+        &["password"],
+    );
+    let write = set_scram_credential_now(service, caller, args);
+    service.audited(caller, attempt, |_| None, write).await
+}
+
+async fn set_scram_credential_now(
+    service: &Service,
+    caller: &Caller,
+    args: SetScramArgs,
+) -> Result<ScramChanged, ApiError> {
     let granted = service.decide(
         caller,
         &args.cluster,
@@ -126,6 +142,16 @@ pub async fn set_scram_credential(
 }
 
 pub async fn delete_scram_credential(
+    service: &Service,
+    caller: &Caller,
+    args: DeleteScramArgs,
+) -> Result<ScramChanged, ApiError> {
+    let attempt = Attempt::of(&args.cluster, Privilege::DeleteScramCredentials, &args, &[]);
+    let write = delete_scram_credential_now(service, caller, args);
+    service.audited(caller, attempt, |_| None, write).await
+}
+
+async fn delete_scram_credential_now(
     service: &Service,
     caller: &Caller,
     args: DeleteScramArgs,

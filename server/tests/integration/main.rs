@@ -5,6 +5,7 @@
 mod support;
 
 mod acls;
+mod audit;
 mod broker_configs;
 mod catalog;
 mod changes;

@@ -1,0 +1,279 @@
+//! The audit log: one event for every write attempt, allowed or refused, from every door. The
+//! event reaches each configured sink before the write's answer leaves klens. Before a write is
+//! attempted the sinks are asked whether they can take an event; when one cannot, the write is
+//! refused with `AUDIT_UNAVAILABLE` and Kafka is never asked, so nothing changes unrecorded.
+//!
+//! What must never happen here: a password, a secret or a record's content in an event. Each
+//! write describes itself through [`Attempt::summary`], built by the service from its arguments,
+//! and the service never puts those there.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use app::access::Resource;
+use app::api::{AuditEvent, AuditOutcome, AuditResource, AuditWho, Door};
+use app::{ApiError, ErrorCode, Privilege, ResourceKind};
+use serde_json::Value;
+
+use crate::auth::oidc::now_ms;
+use crate::auth::Caller;
+use crate::config::AuditConfig;
+
+/// One write as the service is about to attempt it.
+pub struct Attempt {
+    pub cluster: String,
+    pub privilege: Privilege,
+    pub resource: Resource,
+    /// What the arguments asked for, without any secret or record content.
+    pub summary: Value,
+    pub dry_run: bool,
+}
+
+impl Attempt {
+    /// The attempt described by a write's arguments as sent: the resource is the topic, group
+    /// or subject they name (by the privilege's kind), `dry_run` their flag, and the summary
+    /// every other argument but those in `hidden` (which a write names when they hold a
+    /// password or record content). Arguments not given are left out.
+    pub fn of(
+        cluster: &str,
+        privilege: Privilege,
+        args: &impl serde::Serialize,
+        hidden: &[&str],
+    ) -> Attempt {
+        let mut summary = serde_json::to_value(args).unwrap_or(Value::Null);
+        let mut dry_run = false;
+        let mut resource = Resource::Cluster;
+        if let Value::Object(map) = &mut summary {
+            map.remove("cluster");
+            dry_run = map
+                .remove("dry_run")
+                .and_then(|v| v.as_bool())
+                .unwrap_or(false);
+            let named = |key: &str| map.get(key).and_then(Value::as_str).map(str::to_string);
+            resource = match privilege.kind() {
+                ResourceKind::Topic => named("topic").map_or(Resource::Cluster, Resource::topic),
+                ResourceKind::Group => named("group").map_or(Resource::Cluster, Resource::group),
+                ResourceKind::Subject => {
+                    named("subject").map_or(Resource::Cluster, Resource::Subject)
+                }
+                ResourceKind::Cluster => Resource::Cluster,
+            };
+            for key in hidden {
+                map.remove(*key);
+            }
+            map.retain(|_, v| !v.is_null());
+        }
+        Attempt {
+            cluster: cluster.to_string(),
+            privilege,
+            resource,
+            summary,
+            dry_run,
+        }
+    }
+
+    /// Adds `key: value` to the summary.
+    pub fn with(mut self, key: &str, value: impl Into<Value>) -> Attempt {
+        if let Value::Object(map) = &mut self.summary {
+            map.insert(key.to_string(), value.into());
+        }
+        self
+    }
+}
+
+/// The configured sinks; `None` sinks when `audit` is not configured.
+pub struct Audit {
+    file: Option<Arc<FileSink>>,
+}
+
+/// Appends one JSON line per event, synced to disk before the answer. The file is opened for
+/// each event, so a rotated or removed file is noticed instead of written into the void.
+struct FileSink {
+    path: PathBuf,
+    /// Serializes appends, so lines never interleave.
+    lock: Mutex<()>,
+}
+
+impl FileSink {
+    fn open(&self) -> std::io::Result<std::fs::File> {
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&self.path)
+    }
+
+    fn append(&self, line: &[u8]) -> std::io::Result<()> {
+        let _guard = self.lock.lock().unwrap_or_else(|p| p.into_inner());
+        let mut file = self.open()?;
+        file.write_all(line)?;
+        file.sync_data()
+    }
+}
+
+fn unavailable() -> ApiError {
+    ApiError::new(
+        ErrorCode::AuditUnavailable,
+        "The audit log cannot record this change right now, so klens did not make it. Try again \
+         once the audit sink is back.",
+    )
+}
+
+impl Audit {
+    pub fn new(config: Option<&AuditConfig>) -> Audit {
+        Audit {
+            file: config.and_then(|c| c.file.clone()).map(|path| {
+                Arc::new(FileSink {
+                    path,
+                    lock: Mutex::new(()),
+                })
+            }),
+        }
+    }
+
+    /// Whether any sink is configured.
+    pub fn enabled(&self) -> bool {
+        self.file.is_some()
+    }
+
+    /// Whether every sink can take an event now: asked before a write reaches Kafka.
+    pub async fn ready(&self) -> Result<(), ApiError> {
+        let Some(file) = &self.file else {
+            return Ok(());
+        };
+        let sink = Arc::clone(file);
+        let opened = tokio::task::spawn_blocking(move || sink.open().map(drop)).await;
+        match opened {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(e)) => {
+                tracing::error!(path = %file.path.display(), error = %e, "the audit file cannot be opened; writes are refused");
+                Err(unavailable())
+            }
+            Err(_) => Err(unavailable()),
+        }
+    }
+
+    /// Writes `event` to every sink, synced.
+    pub async fn record(&self, event: &AuditEvent) -> Result<(), ApiError> {
+        let Some(file) = &self.file else {
+            return Ok(());
+        };
+        let mut line = serde_json::to_vec(event).map_err(|_| unavailable())?;
+        line.push(b'\n');
+        let sink = Arc::clone(file);
+        let written = tokio::task::spawn_blocking(move || sink.append(&line)).await;
+        match written {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(e)) => {
+                tracing::error!(path = %file.path.display(), error = %e, "an audit event could not be written");
+                Err(unavailable())
+            }
+            Err(_) => Err(unavailable()),
+        }
+    }
+}
+
+/// Who made an attempt, as the event names them.
+fn who(caller: &Caller) -> AuditWho {
+    match caller.user() {
+        Some(user) => AuditWho {
+            kind: "user".into(),
+            subject: Some(user.subject.clone()),
+            name: user.name.clone(),
+            groups: user.groups.clone(),
+        },
+        None if caller.door() == Door::Mcp => AuditWho {
+            kind: "mcp".into(),
+            subject: None,
+            name: None,
+            groups: Vec::new(),
+        },
+        None => AuditWho {
+            kind: "anonymous".into(),
+            subject: None,
+            name: None,
+            groups: Vec::new(),
+        },
+    }
+}
+
+fn resource(resource: &Resource) -> AuditResource {
+    let (kind, name) = match resource {
+        Resource::Cluster => ("cluster", None),
+        Resource::Topic { name, .. } => ("topic", Some(name.clone())),
+        Resource::Group { name, .. } => ("group", Some(name.clone())),
+        Resource::Subject(name) => ("subject", Some(name.clone())),
+    };
+    AuditResource {
+        kind: kind.into(),
+        name,
+    }
+}
+
+/// Whether an error is the decision's refusal rather than a failure after it.
+fn refused_by_decision(code: ErrorCode) -> bool {
+    matches!(
+        code,
+        ErrorCode::Unauthenticated
+            | ErrorCode::UnknownCluster
+            | ErrorCode::ReadOnlyCluster
+            | ErrorCode::InternalTopic
+            | ErrorCode::MissingPrivilege
+    )
+}
+
+/// The event of one attempt and how it ended; `result` adds to the summary what the answer
+/// says (such as the offset a record got).
+pub fn event(
+    caller: &Caller,
+    attempt: Attempt,
+    outcome: Result<Option<Value>, &ApiError>,
+) -> AuditEvent {
+    let mut summary = attempt.summary;
+    let (decision, outcome) = match outcome {
+        Ok(result) => {
+            if let (Some(Value::Object(extra)), Value::Object(map)) = (result, &mut summary) {
+                map.extend(extra);
+            }
+            (
+                "allowed",
+                AuditOutcome {
+                    ok: true,
+                    code: None,
+                    message: None,
+                },
+            )
+        }
+        Err(e) => (
+            if refused_by_decision(e.code) {
+                "refused"
+            } else {
+                "allowed"
+            },
+            AuditOutcome {
+                ok: false,
+                code: Some(e.code.as_str().to_string()),
+                message: Some(e.message.clone()),
+            },
+        ),
+    };
+    AuditEvent {
+        id: uuid_like(),
+        time: now_ms(),
+        who: who(caller),
+        door: caller.door(),
+        cluster: attempt.cluster,
+        privilege: attempt.privilege,
+        resource: resource(&attempt.resource),
+        summary,
+        dry_run: attempt.dry_run,
+        decision: decision.to_string(),
+        outcome,
+    }
+}
+
+/// 128 random bits in hex: an event's id.
+fn uuid_like() -> String {
+    let bytes: [u8; 16] = rand::random();
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
