@@ -25,6 +25,7 @@ use components::layout::Layout;
 use pages::{
     account::AccountPage,
     acls::AclsPage,
+    audit::AuditPage,
     brokers::{BrokerConfigPage, BrokerDefaultsPage, BrokerPage, BrokersPage},
     cluster::ClusterPage,
     clusters::ClustersPage,
@@ -118,6 +119,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/c/:cluster/acls") view=AclsPage ssr=SsrMode::Async />
                     <Route path=path!("/c/:cluster/users") view=UsersPage ssr=SsrMode::Async />
                     <Route path=path!("/c/:cluster/quotas") view=QuotasPage ssr=SsrMode::Async />
+                    <Route path=path!("/c/:cluster/audit") view=AuditPage ssr=SsrMode::Async />
                 </Routes>
             </Layout>
         </Router>

@@ -47,6 +47,7 @@ privileges! {
     BrokerConfigs => "broker_configs", "BROKER_CONFIGS", false;
     SchemaText => "schema_text", "SCHEMA_TEXT", false;
     Acls => "acls", "ACLS", false;
+    Audit => "audit", "AUDIT", false;
     CreateTopics => "create_topics", "CREATE_TOPICS", true;
     DeleteTopics => "delete_topics", "DELETE_TOPICS", true;
     AlterTopicConfigs => "alter_topic_configs", "ALTER_TOPIC_CONFIGS", true;
@@ -99,6 +100,7 @@ impl Privilege {
             }
             BrokerConfigs
             | Acls
+            | Audit
             | CreateAcls
             | DeleteAcls
             | AlterQuotas
@@ -145,9 +147,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn five_reads_and_eighteen_writes() {
+    fn six_reads_and_eighteen_writes() {
         let writes = Privilege::ALL.iter().filter(|p| p.is_write()).count();
-        assert_eq!(Privilege::ALL.len() - writes, 5);
+        assert_eq!(Privilege::ALL.len() - writes, 6);
         assert_eq!(writes, 18);
     }
 
@@ -170,7 +172,7 @@ mod tests {
     }
 
     #[test]
-    fn eight_cluster_privileges_never_come_from_a_scope() {
+    fn nine_cluster_privileges_never_come_from_a_scope() {
         let cluster: Vec<_> = Privilege::ALL
             .iter()
             .copied()
@@ -182,6 +184,7 @@ mod tests {
             [
                 "broker_configs",
                 "acls",
+                "audit",
                 "create_acls",
                 "delete_acls",
                 "alter_quotas",

@@ -173,6 +173,67 @@ impl Audit {
     }
 }
 
+/// The most of the audit file's end that a listing reads: older events stay in the file, for
+/// the tools that read it whole.
+pub const READ_AT_MOST: u64 = 64 << 20;
+
+impl Audit {
+    /// The events of the file's newest [`READ_AT_MOST`] bytes, oldest first, and whether the
+    /// file holds older ones; lines that are not events are passed over. `None` without a file.
+    pub async fn recent(&self) -> Result<Option<(Vec<AuditEvent>, bool)>, ApiError> {
+        let Some(file) = &self.file else {
+            return Ok(None);
+        };
+        let sink = Arc::clone(file);
+        let read = tokio::task::spawn_blocking(move || -> std::io::Result<(Vec<u8>, bool)> {
+            use std::io::{Read, Seek, SeekFrom};
+            let mut f = match std::fs::File::open(&sink.path) {
+                Ok(f) => f,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                    return Ok((Vec::new(), false))
+                }
+                Err(e) => return Err(e),
+            };
+            let len = f.metadata()?.len();
+            let start = len.saturating_sub(READ_AT_MOST);
+            f.seek(SeekFrom::Start(start))?;
+            let mut bytes = Vec::new();
+            f.take(READ_AT_MOST).read_to_end(&mut bytes)?;
+            if start > 0 {
+                // The first line read is a piece of one.
+                let cut = bytes
+                    .iter()
+                    .position(|&b| b == b'\n')
+                    .map_or(bytes.len(), |i| i + 1);
+                bytes.drain(..cut);
+            }
+            Ok((bytes, start > 0))
+        })
+        .await;
+        let (bytes, older) = match read {
+            Ok(Ok(read)) => read,
+            Ok(Err(e)) => {
+                tracing::error!(path = %file.path.display(), error = %e, "the audit file cannot be read");
+                return Err(ApiError::new(
+                    ErrorCode::Client,
+                    "The audit file cannot be read; klens's log says why.",
+                ));
+            }
+            Err(_) => {
+                return Err(ApiError::new(
+                    ErrorCode::Client,
+                    "reading the audit file failed",
+                ))
+            }
+        };
+        let events = bytes
+            .split(|&b| b == b'\n')
+            .filter_map(|line| serde_json::from_slice::<AuditEvent>(line).ok())
+            .collect();
+        Ok(Some((events, older)))
+    }
+}
+
 /// Who made an attempt, as the event names them.
 fn who(caller: &Caller) -> AuditWho {
     match caller.user() {

@@ -1,8 +1,12 @@
 //! The shape of an audit event, as the audit file holds it one per line.
 
+use leptos::prelude::*;
+use leptos::server_fn::codec::GetUrl;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::Arg;
+use crate::error::ApiError;
 use crate::Privilege;
 
 /// The way a call reached klens.
@@ -64,4 +68,56 @@ pub struct AuditEvent {
     /// `allowed` or `refused` (by the decision: sign-in, cluster, writable flag, privilege).
     pub decision: String,
     pub outcome: AuditOutcome,
+}
+
+/// The filters of `/api/audit`, as sent.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct AuditArgs {
+    /// A user's subject or name, or `mcp`/`anonymous`: events whose `who` mentions it.
+    #[serde(default)]
+    pub user: Arg<String>,
+    /// A privilege's wire name, such as `PRODUCE`.
+    #[serde(default)]
+    pub privilege: Arg<String>,
+    /// Text the resource's name contains.
+    #[serde(default)]
+    pub resource: Arg<String>,
+    /// Events at or after this time, ms since the epoch.
+    #[serde(default)]
+    pub since: Arg<i64>,
+    /// Events before this time, ms since the epoch.
+    #[serde(default)]
+    pub until: Arg<i64>,
+    /// Events of the last this many ms (another way to say `since`).
+    #[serde(default)]
+    pub within: Arg<i64>,
+    /// How many events to skip, newest first.
+    #[serde(default)]
+    pub offset: Arg<u64>,
+    /// How many to answer (at most 500; default 100).
+    #[serde(default)]
+    pub limit: Arg<u64>,
+}
+
+/// `GET /api/audit`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AuditList {
+    /// Whether klens has an audit file.
+    pub configured: bool,
+    /// The cluster's events that pass the filters, newest first, this page of them.
+    pub events: Vec<AuditEvent>,
+    /// How many events pass the filters.
+    pub matched: u64,
+    /// The file holds older events than klens read (it reads the newest part, up to a bound).
+    pub older_not_read: bool,
+    pub served_at: i64,
+}
+
+/// The audit events of a cluster, newest first (AUDIT).
+#[server(endpoint = "audit", input = GetUrl)]
+pub async fn audit(
+    cluster: String,
+    #[server(flatten)] args: AuditArgs,
+) -> Result<AuditList, ApiError> {
+    super::backend::current()?.audit(cluster, args).await
 }

@@ -11,14 +11,14 @@ use leptos::prelude::use_context;
 
 use super::{
     AclArgs, AclChanged, AclList, AddPartitionsArgs, AlterBrokerConfigArgs, AlterQuotaArgs,
-    AlterTopicConfigsArgs, Arg, BrokerConfigList, BrokerConfigsChanged, BrokerDetail, BrokerList,
-    ClusterDetail, ClusterSummary, CompatibilitySet, ConfigsChanged, CreateTopicArgs,
-    DeleteRecordsArgs, DeleteSchemaArgs, DeleteScramArgs, GroupChanged, GroupDetail, GroupList,
-    OffsetPlan, PartitionsAdded, ProduceArgs, Produced, QuotaChanged, QuotaList, Record,
-    RecordArgs, RecordAtArgs, RecordPage, RecordsDeleted, RegisterSchemaArgs, ResetOffsetsArgs,
-    SchemaDeleted, SchemaDetail, SchemaRegistered, ScramChanged, ScramUserList, SearchResult,
-    SetCompatibilityArgs, SetScramArgs, SubjectDetail, SubjectList, TopicChanged, TopicConfigList,
-    TopicDetail, TopicList, WhoAmI, WindowArgs,
+    AlterTopicConfigsArgs, Arg, AuditArgs, AuditList, BrokerConfigList, BrokerConfigsChanged,
+    BrokerDetail, BrokerList, ClusterDetail, ClusterSummary, CompatibilitySet, ConfigsChanged,
+    CreateTopicArgs, DeleteRecordsArgs, DeleteSchemaArgs, DeleteScramArgs, GroupChanged,
+    GroupDetail, GroupList, OffsetPlan, PartitionsAdded, ProduceArgs, Produced, QuotaChanged,
+    QuotaList, Record, RecordArgs, RecordAtArgs, RecordPage, RecordsDeleted, RegisterSchemaArgs,
+    ResetOffsetsArgs, SchemaDeleted, SchemaDetail, SchemaRegistered, ScramChanged, ScramUserList,
+    SearchResult, SetCompatibilityArgs, SetScramArgs, SubjectDetail, SubjectList, TopicChanged,
+    TopicConfigList, TopicDetail, TopicList, WhoAmI, WindowArgs,
 };
 use crate::error::{ApiError, ErrorCode};
 
@@ -74,6 +74,7 @@ pub trait Backend: Send + Sync + 'static {
     fn alter_broker_config(&self, args: AlterBrokerConfigArgs) -> Reply<BrokerConfigsChanged>;
     fn quotas(&self, cluster: String) -> Reply<QuotaList>;
     fn alter_quota(&self, args: AlterQuotaArgs) -> Reply<QuotaChanged>;
+    fn audit(&self, cluster: String, args: AuditArgs) -> Reply<AuditList>;
 }
 
 /// The answer of a backend method.

@@ -83,6 +83,7 @@ fn ClusterNav() -> impl IntoView {
                                             let section = move |s: &str| format!("{base}/{s}");
                                             let acls = c.can(crate::Privilege::Acls);
                                             let quotas = c.can(crate::Privilege::BrokerConfigs);
+                                            let audit = c.can(crate::Privilege::Audit);
                                             view! {
                                                 <li>
                                                     <A href=overview exact=true>{c.name.clone()}</A>
@@ -97,6 +98,9 @@ fn ClusterNav() -> impl IntoView {
                                                         })}
                                                         {quotas.then(|| view! {
                                                             <li><A href=section("quotas")>"Quotas"</A></li>
+                                                        })}
+                                                        {audit.then(|| view! {
+                                                            <li><A href=section("audit")>"Audit log"</A></li>
                                                         })}
                                                     </ul>
                                                 </li>

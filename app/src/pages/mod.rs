@@ -2,6 +2,7 @@
 
 pub mod account;
 pub mod acls;
+pub mod audit;
 pub mod brokers;
 pub mod cluster;
 pub mod clusters;

@@ -112,16 +112,7 @@ fn audit(value: &Value<'_>, base_dir: &Path) -> Result<AuditConfig, ConfigError>
         "file",
         "give the path of the file audit events are appended to, such as /var/log/klens/audit.ndjson",
     )?;
-    let text = file_value.text()?;
-    if text.value.trim().is_empty() {
-        return Err(file_value.error("is empty; give the path of the audit file"));
-    }
-    let written = PathBuf::from(&text.value);
-    let path = if written.is_relative() {
-        base_dir.join(written)
-    } else {
-        written
-    };
+    let path = path_of(&file_value, base_dir, "the audit file")?;
     let folder = path.parent().filter(|p| !p.as_os_str().is_empty());
     if let Some(folder) = folder {
         if !folder.is_dir() {
@@ -375,19 +366,25 @@ fn tls(value: &Value<'_>, base_dir: &Path) -> Result<TlsConfig, ConfigError> {
     })
 }
 
-/// Resolves a TLS path and checks that klens can read it now, not at the first connection.
-/// Only the first byte is read; the contents never leave this function.
-fn tls_file(value: &Value<'_>, base_dir: &Path) -> Result<PathBuf, ConfigError> {
+/// A path as written, taken from `base_dir` (the config's folder) when relative; empty is
+/// refused, naming `what` should be there.
+fn path_of(value: &Value<'_>, base_dir: &Path, what: &str) -> Result<PathBuf, ConfigError> {
     let text = value.text()?;
     if text.value.trim().is_empty() {
-        return Err(value.error("is empty; give the path of a PEM file"));
+        return Err(value.error(format!("is empty; give the path of {what}")));
     }
     let written = PathBuf::from(&text.value);
-    let path = if written.is_relative() {
+    Ok(if written.is_relative() {
         base_dir.join(written)
     } else {
         written
-    };
+    })
+}
+
+/// Resolves a TLS path and checks that klens can read it now, not at the first connection.
+/// Only the first byte is read; the contents never leave this function.
+fn tls_file(value: &Value<'_>, base_dir: &Path) -> Result<PathBuf, ConfigError> {
+    let path = path_of(value, base_dir, "a PEM file")?;
     let shown = path.display().to_string();
     // A FIFO or a device would block or never end; only a regular file (or a directory, which
     // the read below refuses with the OS's own words) goes further.

@@ -102,7 +102,7 @@ macro_rules! oidc {
     };
 }
 
-const ALL_PRIVILEGES: &str = "records, topic_configs, broker_configs, schema_text, acls, \
+const ALL_PRIVILEGES: &str = "records, topic_configs, broker_configs, schema_text, acls, audit, \
     create_topics, delete_topics, alter_topic_configs, add_partitions, delete_records, produce, \
     reset_offsets, delete_offsets, delete_groups, register_schemas, set_compatibility, \
     delete_schemas, create_acls, delete_acls, alter_quotas, set_scram_credentials, \

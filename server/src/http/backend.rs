@@ -8,14 +8,14 @@ use std::sync::Arc;
 use app::api::backend::{Backend, Reply};
 use app::api::{
     AclArgs, AclChanged, AclList, AddPartitionsArgs, AlterBrokerConfigArgs, AlterQuotaArgs,
-    AlterTopicConfigsArgs, Arg, BrokerConfigList, BrokerConfigsChanged, BrokerDetail, BrokerList,
-    ClusterDetail, ClusterSummary, CompatibilitySet, ConfigsChanged, CreateTopicArgs,
-    DeleteRecordsArgs, DeleteSchemaArgs, DeleteScramArgs, GroupChanged, GroupDetail, GroupList,
-    OffsetPlan, PartitionsAdded, ProduceArgs, Produced, QuotaChanged, QuotaList, Record,
-    RecordArgs, RecordAtArgs, RecordPage, RecordsDeleted, RegisterSchemaArgs, ResetOffsetsArgs,
-    SchemaDeleted, SchemaDetail, SchemaRegistered, ScramChanged, ScramUserList, SearchResult,
-    SetCompatibilityArgs, SetScramArgs, SubjectDetail, SubjectList, TopicChanged, TopicConfigList,
-    TopicDetail, TopicList, WhoAmI, WindowArgs,
+    AlterTopicConfigsArgs, Arg, AuditArgs, AuditList, BrokerConfigList, BrokerConfigsChanged,
+    BrokerDetail, BrokerList, ClusterDetail, ClusterSummary, CompatibilitySet, ConfigsChanged,
+    CreateTopicArgs, DeleteRecordsArgs, DeleteSchemaArgs, DeleteScramArgs, GroupChanged,
+    GroupDetail, GroupList, OffsetPlan, PartitionsAdded, ProduceArgs, Produced, QuotaChanged,
+    QuotaList, Record, RecordArgs, RecordAtArgs, RecordPage, RecordsDeleted, RegisterSchemaArgs,
+    ResetOffsetsArgs, SchemaDeleted, SchemaDetail, SchemaRegistered, ScramChanged, ScramUserList,
+    SearchResult, SetCompatibilityArgs, SetScramArgs, SubjectDetail, SubjectList, TopicChanged,
+    TopicConfigList, TopicDetail, TopicList, WhoAmI, WindowArgs,
 };
 use app::ApiError;
 use axum::http::request::Parts;
@@ -232,5 +232,9 @@ impl Backend for Door {
 
     fn alter_quota(&self, args: AlterQuotaArgs) -> Reply<QuotaChanged> {
         self.run(|s, c| async move { service::quotas::alter_quota(&s, &c, args).await })
+    }
+
+    fn audit(&self, cluster: String, args: AuditArgs) -> Reply<AuditList> {
+        self.run(|s, c| async move { service::audit::list(&s, &c, &cluster, args).await })
     }
 }

@@ -173,6 +173,14 @@ pub const TOOLS: &[ToolSpec] = &[
         schema: cluster_only,
     },
     ToolSpec {
+        name: "klens_audit_list",
+        privilege: Some(Privilege::Audit),
+        write: false,
+        idempotent: true,
+        description: "The audit log of a cluster, newest first: who attempted which write on what, through which door, and how it ended. Filters: user, privilege, resource (a name's part), since/until (ms since the epoch); pages with offset and limit. Needs AUDIT.",
+        schema: || object(json!({"cluster": {"type": "string"}, "user": {"type": "string"}, "privilege": {"type": "string"}, "resource": {"type": "string"}, "since": {"type": "integer"}, "until": {"type": "integer"}, "offset": {"type": "integer"}, "limit": {"type": "integer"}}), &["cluster"]),
+    },
+    ToolSpec {
         name: "klens_search",
         privilege: None,
         write: false,
@@ -464,6 +472,14 @@ impl Klens {
                     "the ACLs page lists every binding",
                 ))
             }
+            "klens_audit_list" => {
+                let a: AuditToolArgs = parse(arguments)?;
+                Ok(fit(
+                    to_json(service::audit::list(s, c, &a.cluster, a.filters).await?)?,
+                    "events",
+                    "the Audit page pages through every event",
+                ))
+            }
             "klens_search" => {
                 let a: SearchArgs = parse(arguments)?;
                 Ok(fit(
@@ -578,6 +594,14 @@ impl ServerHandler for Klens {
 }
 
 /// `arguments` as `T`, or `BAD_REQUEST` saying what is wrong.
+/// The arguments of `klens_audit_list`: the cluster and `/api/audit`'s filters.
+#[derive(serde::Deserialize)]
+struct AuditToolArgs {
+    cluster: String,
+    #[serde(flatten)]
+    filters: app::api::AuditArgs,
+}
+
 fn parse<T: DeserializeOwned>(arguments: Value) -> Result<T, ApiError> {
     serde_json::from_value(arguments).map_err(|e| {
         let text = e.to_string();
@@ -780,7 +804,7 @@ mod tests {
 
     #[test]
     fn every_tool_says_what_it_needs_and_that_its_data_is_data() {
-        assert_eq!(TOOLS.len(), 16);
+        assert_eq!(TOOLS.len(), 17);
         for t in TOOLS {
             let tool = tool_of(t);
             let description = tool.description.as_deref().unwrap_or_default();

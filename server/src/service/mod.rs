@@ -8,6 +8,7 @@
 //! the grant for exactly what is done.
 
 pub mod acls;
+pub mod audit;
 pub mod brokers;
 pub mod catalog;
 pub mod groups;
@@ -96,6 +97,11 @@ impl Service {
             audit: Arc::new(audit),
             ..self
         }
+    }
+
+    /// The audit log.
+    pub fn audit(&self) -> &Audit {
+        &self.audit
     }
 
     /// Runs one write under the audit. When a sink is configured, it is asked first whether it

@@ -467,7 +467,7 @@ fn sample(tool: &str, cluster: &str) -> Value {
 /// outside cluster: the answer is the decision's, and the same the UI's would be.
 #[tokio::test]
 async fn every_tool_answers_the_decision_for_every_ceiling_and_cluster() {
-    let all = "records, topic_configs, broker_configs, schema_text, acls, create_topics, produce, register_schemas";
+    let all = "records, topic_configs, broker_configs, schema_text, acls, audit, create_topics, produce, register_schemas";
     let full = mcp_router(&yaml(all, true)).await;
     let bare = mcp_router(&yaml("", true)).await;
     let tools: Vec<(String, Option<String>, bool)> = server::mcp::tools::TOOLS
@@ -480,7 +480,7 @@ async fn every_tool_answers_the_decision_for_every_ceiling_and_cluster() {
             )
         })
         .collect();
-    assert_eq!(tools.len(), 16);
+    assert_eq!(tools.len(), 17);
     for (tool, privilege, write) in &tools {
         for (ceiling, holds) in [(&full, true), (&bare, false)] {
             for cluster in ["rw", "ro", "outside"] {
