@@ -64,6 +64,8 @@ test('without a session the API answers 401 and pages send the browser to sign i
 
 for (const [user, want] of Object.entries(users)) {
   test(`${user} signs in and sees exactly their clusters and actions`, async ({ page }) => {
+    // Every read check and the whole matrix, through the API and the pages, in one session.
+    test.setTimeout(120_000);
     await signIn(page, AUTH, user);
     const visible = Object.keys(want.clusters);
 
