@@ -145,6 +145,18 @@ impl Resource {
         }
     }
 
+    /// A group with the topics it has offsets on or is assigned (any order, repeats allowed):
+    /// kept sorted and each once, so the server's view and the page's agree.
+    pub fn group_on(name: impl Into<String>, topics: impl IntoIterator<Item = String>) -> Resource {
+        let mut topics: Vec<String> = topics.into_iter().collect();
+        topics.sort();
+        topics.dedup();
+        Resource::Group {
+            name: name.into(),
+            topics,
+        }
+    }
+
     /// A group known by its name alone.
     pub fn group(name: impl Into<String>) -> Resource {
         Resource::Group {

@@ -37,6 +37,10 @@ macro_rules! privileges {
             pub fn from_config_name(name: &str) -> Option<Privilege> {
                 match name { $( $snake => Some(Privilege::$variant), )* _ => None }
             }
+
+            pub fn from_wire_name(name: &str) -> Option<Privilege> {
+                match name { $( $wire => Some(Privilege::$variant), )* _ => None }
+            }
         }
     };
 }
@@ -157,6 +161,7 @@ mod tests {
     fn names_round_trip_in_both_spellings() {
         for &p in Privilege::ALL {
             assert_eq!(Privilege::from_config_name(p.config_name()), Some(p));
+            assert_eq!(Privilege::from_wire_name(p.wire_name()), Some(p));
             assert_eq!(p.wire_name(), p.config_name().to_uppercase());
             let json = serde_json::to_string(&p).expect("serialize");
             assert_eq!(json, format!("\"{}\"", p.wire_name()));

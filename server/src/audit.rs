@@ -136,40 +136,44 @@ impl Audit {
         self.file.is_some()
     }
 
-    /// Whether every sink can take an event now: asked before a write reaches Kafka.
-    pub async fn ready(&self) -> Result<(), ApiError> {
+    /// Runs `op` on the file sink off the async threads (nothing without one); a failure is
+    /// logged with `failed` and answered `AUDIT_UNAVAILABLE`.
+    async fn on_file(
+        &self,
+        failed: &str,
+        op: impl FnOnce(&FileSink) -> std::io::Result<()> + Send + 'static,
+    ) -> Result<(), ApiError> {
         let Some(file) = &self.file else {
             return Ok(());
         };
         let sink = Arc::clone(file);
-        let opened = tokio::task::spawn_blocking(move || sink.open().map(drop)).await;
-        match opened {
+        match tokio::task::spawn_blocking(move || op(&sink)).await {
             Ok(Ok(())) => Ok(()),
             Ok(Err(e)) => {
-                tracing::error!(path = %file.path.display(), error = %e, "the audit file cannot be opened; writes are refused");
+                tracing::error!(path = %file.path.display(), error = %e, "{failed}");
                 Err(unavailable())
             }
             Err(_) => Err(unavailable()),
         }
     }
 
+    /// Whether every sink can take an event now: asked before a write reaches Kafka.
+    pub async fn ready(&self) -> Result<(), ApiError> {
+        self.on_file(
+            "the audit file cannot be opened; writes are refused",
+            |sink| sink.open().map(drop),
+        )
+        .await
+    }
+
     /// Writes `event` to every sink, synced.
     pub async fn record(&self, event: &AuditEvent) -> Result<(), ApiError> {
-        let Some(file) = &self.file else {
-            return Ok(());
-        };
         let mut line = serde_json::to_vec(event).map_err(|_| unavailable())?;
         line.push(b'\n');
-        let sink = Arc::clone(file);
-        let written = tokio::task::spawn_blocking(move || sink.append(&line)).await;
-        match written {
-            Ok(Ok(())) => Ok(()),
-            Ok(Err(e)) => {
-                tracing::error!(path = %file.path.display(), error = %e, "an audit event could not be written");
-                Err(unavailable())
-            }
-            Err(_) => Err(unavailable()),
-        }
+        self.on_file("an audit event could not be written", move |sink| {
+            sink.append(&line)
+        })
+        .await
     }
 }
 

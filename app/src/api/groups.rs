@@ -105,22 +105,12 @@ impl GroupDetail {
     /// The group as the decision sees it: by its name and the topics it has offsets on or is
     /// assigned, through which a resource scope may cover it.
     pub fn resource(&self) -> crate::access::Resource {
-        let mut topics: Vec<String> = self
-            .offsets
+        let offsets = self.offsets.iter().map(|o| o.topic.clone());
+        let assigned = self
+            .members
             .iter()
-            .map(|o| o.topic.clone())
-            .chain(
-                self.members
-                    .iter()
-                    .flat_map(|m| m.assignments.iter().map(|a| a.topic.clone())),
-            )
-            .collect();
-        topics.sort();
-        topics.dedup();
-        crate::access::Resource::Group {
-            name: self.group.clone(),
-            topics,
-        }
+            .flat_map(|m| m.assignments.iter().map(|a| a.topic.clone()));
+        crate::access::Resource::group_on(&self.group, offsets.chain(assigned))
     }
 }
 

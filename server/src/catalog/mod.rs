@@ -207,12 +207,7 @@ impl ClusterState {
         if let Some(groups) = &self.groups.data {
             let shown = groups
                 .iter()
-                .filter(|g| {
-                    seen.sees(&Resource::Group {
-                        name: g.id.clone(),
-                        topics: g.topics(),
-                    })
-                })
+                .filter(|g| seen.sees(&g.resource()))
                 .cloned()
                 .collect();
             state.groups.data = Some(Arc::new(shown));
@@ -392,17 +387,12 @@ impl ClusterEntry {
     /// A group as the decision sees it: its name and the topics it has offsets on or is
     /// assigned, as the projection last read them (none for a group it does not list).
     pub fn group_resource(&self, id: &str) -> app::access::Resource {
-        let topics = self
-            .state()
+        self.state()
             .groups
             .data
             .as_ref()
-            .and_then(|groups| groups.iter().find(|g| g.id == id).map(|g| g.topics()))
-            .unwrap_or_default();
-        app::access::Resource::Group {
-            name: id.to_string(),
-            topics,
-        }
+            .and_then(|groups| groups.iter().find(|g| g.id == id).map(|g| g.resource()))
+            .unwrap_or_else(|| Resource::group(id))
     }
 
     /// Puts a topic read back after a write into the projection (`None`: it is gone), so the

@@ -52,20 +52,12 @@ pub async fn list(
     )?;
     let privilege = match args.privilege.optional("privilege")? {
         None => None,
-        Some(name) => Some(
-            Privilege::ALL
-                .iter()
-                .copied()
-                .find(|p| p.wire_name() == name)
-                .ok_or_else(|| {
-                    ApiError::bad_request(
-                        "privilege",
-                        format!(
-                            "There is no privilege {name}; write it as PRODUCE or RESET_OFFSETS."
-                        ),
-                    )
-                })?,
-        ),
+        Some(name) => Some(Privilege::from_wire_name(&name).ok_or_else(|| {
+            ApiError::bad_request(
+                "privilege",
+                format!("There is no privilege {name}; write it as PRODUCE or RESET_OFFSETS."),
+            )
+        })?),
     };
     let filters = Filters {
         user: args.user.optional("user")?.filter(|u| !u.is_empty()),

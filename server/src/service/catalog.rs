@@ -39,11 +39,7 @@ fn visible(service: &Service, caller: &Caller) -> Vec<Seen> {
 
 fn entry(service: &Service, caller: &Caller, cluster: &str) -> Result<Seen, ApiError> {
     let entry = service.decide(caller, cluster, Action::catalog())?.entry;
-    let access = service
-        .policy
-        .access(&caller.subject(), cluster)
-        .ok_or_else(|| ApiError::unknown_cluster(cluster))?;
-    Ok((entry, access))
+    Ok((entry, service.access(caller, cluster)?))
 }
 
 pub async fn clusters(service: &Service, caller: &Caller) -> Result<Vec<ClusterSummary>, ApiError> {

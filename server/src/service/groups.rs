@@ -24,9 +24,7 @@ fn decide_group(
     group: &Arg<String>,
 ) -> Result<(Granted, String), ApiError> {
     // A cluster the caller cannot see is refused before klens looks the group up in it.
-    if service.policy.access(&caller.subject(), cluster).is_none() {
-        return Err(ApiError::unknown_cluster(cluster));
-    }
+    service.access(caller, cluster)?;
     let named = group.given().cloned().unwrap_or_default();
     let resource = match service.catalog.get(cluster) {
         Some(entry) => entry.group_resource(&named),

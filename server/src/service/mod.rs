@@ -23,7 +23,7 @@ pub mod users;
 
 use std::sync::Arc;
 
-use app::access::{Action, Resource};
+use app::access::{Action, ClusterAccess, Resource};
 use app::{ApiError, ErrorCode, Privilege};
 
 use crate::audit::{Attempt, Audit};
@@ -135,6 +135,14 @@ impl Service {
         answer
     }
 
+    /// What `caller` holds on `cluster`; a cluster they cannot see answers as one that does
+    /// not exist.
+    pub fn access(&self, caller: &Caller, cluster: &str) -> Result<ClusterAccess, ApiError> {
+        self.policy
+            .access(&caller.subject(), cluster)
+            .ok_or_else(|| ApiError::unknown_cluster(cluster))
+    }
+
     /// The decision for `caller` doing `action` on `cluster`, and the cluster it was granted.
     /// Hidden and unknown clusters take the same path and give the same error.
     pub fn decide(
@@ -168,9 +176,7 @@ impl Service {
     ) -> Result<Granted, ApiError> {
         // A cluster the caller cannot see is refused before klens looks anything up in it, on
         // the same path as one that does not exist.
-        if self.policy.access(&caller.subject(), cluster).is_none() {
-            return Err(ApiError::unknown_cluster(cluster));
-        }
+        self.access(caller, cluster)?;
         let name = topic.unwrap_or_default();
         let listed = self
             .catalog

@@ -100,8 +100,10 @@ pub async fn subject(
     let name = subject_name(subject)?;
     let registry = registry_of(&granted)?;
     // Under a scoped catalog a subject the caller may not see answers as one that is not there.
-    let seen = service.policy.access(&caller.subject(), cluster);
-    if !seen.is_some_and(|a| a.sees(&Resource::Subject(name.clone()))) {
+    if !service
+        .access(caller, cluster)?
+        .sees(&Resource::Subject(name.clone()))
+    {
         return Err(no_subject(&name));
     }
     let deleted_versions = registry

@@ -647,22 +647,15 @@ pub struct Group {
 }
 
 impl Group {
-    /// The topics the group has committed offsets on or its members are assigned, sorted and
-    /// each once: through these a resource scope may cover the group.
-    pub fn topics(&self) -> Vec<String> {
-        let mut topics: Vec<String> = self
-            .offsets
+    /// The group as the decision sees it: its id and the topics it has committed offsets on or
+    /// its members are assigned, through which a resource scope may cover it.
+    pub fn resource(&self) -> app::access::Resource {
+        let offsets = self.offsets.iter().map(|(t, _, _)| t.clone());
+        let assigned = self
+            .members
             .iter()
-            .map(|(t, _, _)| t.clone())
-            .chain(
-                self.members
-                    .iter()
-                    .flat_map(|m| m.assignments.iter().map(|(t, _)| t.clone())),
-            )
-            .collect();
-        topics.sort();
-        topics.dedup();
-        topics
+            .flat_map(|m| m.assignments.iter().map(|(t, _)| t.clone()));
+        app::access::Resource::group_on(&self.id, offsets.chain(assigned))
     }
 }
 
