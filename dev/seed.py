@@ -448,6 +448,25 @@ class Seeder:
                             "timestamp": NOW_MS - (50 - i) * 300_000})
         self.produce("shipments-json", records)
 
+    def payments_cards(self) -> None:
+        """Card payments as plain JSON: the demo configs mask the card number and the
+        customer's email for everyone without UNMASK."""
+        rng = random.Random("payments_cards")  # deterministic data per topic
+        if not self.ensure_topic("payments-cards", 2):
+            return
+        records = []
+        for i in range(40):
+            number = "4" + "".join(str(rng.randint(0, 9)) for _ in range(15))
+            value = {
+                "id": f"cp-{i + 1:05d}",
+                "amount_cents": rng.randint(500, 90_000),
+                "card": {"number": number, "expiry": f"{rng.randint(1, 12):02d}/{rng.randint(27, 32)}"},
+                "customer": {"id": f"cus-{rng.randint(1, 60):04d}", "email": f"customer{rng.randint(1, 60)}@example.com"},
+            }
+            records.append({"key": value["id"].encode(), "value": json.dumps(value).encode(),
+                            "timestamp": NOW_MS - (40 - i) * 60_000})
+        self.produce("payments-cards", records)
+
     def customers_compacted(self) -> None:
         rng = random.Random("customers_compacted")  # deterministic data per topic
         config = {"cleanup.policy": "compact", "min.cleanable.dirty.ratio": "0.1", "segment.ms": "60000",
@@ -627,6 +646,7 @@ def main() -> None:
     s.payments_avro()
     s.users_proto()
     s.shipments_json()
+    s.payments_cards()
     s.customers_compacted()
     s.clickstream()
     s.binary_blobs()

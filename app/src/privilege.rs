@@ -52,6 +52,7 @@ privileges! {
     SchemaText => "schema_text", "SCHEMA_TEXT", false;
     Acls => "acls", "ACLS", false;
     Audit => "audit", "AUDIT", false;
+    Unmask => "unmask", "UNMASK", false;
     CreateTopics => "create_topics", "CREATE_TOPICS", true;
     DeleteTopics => "delete_topics", "DELETE_TOPICS", true;
     AlterTopicConfigs => "alter_topic_configs", "ALTER_TOPIC_CONFIGS", true;
@@ -97,7 +98,7 @@ impl Privilege {
         use Privilege::*;
         match self {
             Records | TopicConfigs | CreateTopics | DeleteTopics | AlterTopicConfigs
-            | AddPartitions | DeleteRecords | Produce => ResourceKind::Topic,
+            | AddPartitions | DeleteRecords | Produce | Unmask => ResourceKind::Topic,
             ResetOffsets | DeleteOffsets | DeleteGroups => ResourceKind::Group,
             SchemaText | RegisterSchemas | SetCompatibility | DeleteSchemas => {
                 ResourceKind::Subject
@@ -151,9 +152,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn six_reads_and_eighteen_writes() {
+    fn seven_reads_and_eighteen_writes() {
         let writes = Privilege::ALL.iter().filter(|p| p.is_write()).count();
-        assert_eq!(Privilege::ALL.len() - writes, 6);
+        assert_eq!(Privilege::ALL.len() - writes, 7);
         assert_eq!(writes, 18);
     }
 

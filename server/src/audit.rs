@@ -10,6 +10,7 @@
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use app::access::Resource;
 use app::api::{AuditEvent, AuditOutcome, AuditResource, AuditWho, Door};
@@ -18,7 +19,8 @@ use serde_json::Value;
 
 use crate::auth::oidc::now_ms;
 use crate::auth::Caller;
-use crate::config::AuditConfig;
+use crate::config::{AuditConfig, ClusterConfig};
+use crate::kafka::{client_config, KlensContext};
 
 /// One write as the service is about to attempt it.
 pub struct Attempt {
@@ -85,6 +87,83 @@ impl Attempt {
 /// The configured sinks; `None` sinks when `audit` is not configured.
 pub struct Audit {
     file: Option<Arc<FileSink>>,
+    topic: Option<Arc<TopicSink>>,
+    /// Privileged reads are recorded too.
+    reads: bool,
+}
+
+/// How long the topic sink may take to say it can take events, or to take one.
+const TOPIC_WAIT: Duration = Duration::from_secs(5);
+
+/// Sends each event to a Kafka topic, keyed by the cluster it concerns (so one cluster's
+/// events stay in order), acknowledged by every in-sync replica before the answer. Its own
+/// producer, apart from the clusters' clients: the audit cluster may be one users cannot write
+/// to, and no user's write ever waits behind the audit's.
+struct TopicSink {
+    cluster: String,
+    topic: String,
+    producer: rdkafka::producer::FutureProducer<KlensContext>,
+    /// The settings of the consumer that reads the events back for the Audit page.
+    reader: rdkafka::ClientConfig,
+}
+
+impl TopicSink {
+    fn new(cluster: &ClusterConfig, topic: &str) -> Result<TopicSink, String> {
+        let context = || KlensContext {
+            cluster: cluster.name.clone(),
+        };
+        let mut config = client_config(cluster);
+        config
+            .set("acks", "all")
+            // The topic must exist: asking for its metadata never creates it.
+            .set("allow.auto.create.topics", "false")
+            .set("enable.idempotence", "true")
+            .set("linger.ms", "0")
+            .set("message.timeout.ms", TOPIC_WAIT.as_millis().to_string());
+        let producer = config
+            .create_with_context(context())
+            .map_err(|e| format!("the audit topic's producer: {e}"))?;
+        Ok(TopicSink {
+            cluster: cluster.name.clone(),
+            topic: topic.to_string(),
+            producer,
+            reader: crate::kafka::reader_config(cluster),
+        })
+    }
+
+    /// Whether the topic's cluster answers now and lists the topic with partitions. Blocks.
+    fn check(&self) -> Result<(), String> {
+        use rdkafka::producer::Producer;
+        let metadata = self
+            .producer
+            .client()
+            .fetch_metadata(Some(self.topic.as_str()), TOPIC_WAIT)
+            .map_err(|e| e.to_string())?;
+        match metadata.topics().first() {
+            Some(t) if t.error().is_none() && !t.partitions().is_empty() => Ok(()),
+            Some(t) => Err(format!(
+                "topic {} of cluster {}: {:?}",
+                self.topic,
+                self.cluster,
+                t.error()
+            )),
+            None => Err(format!(
+                "cluster {} does not list topic {}",
+                self.cluster, self.topic
+            )),
+        }
+    }
+
+    async fn send(&self, key: &str, line: &[u8]) -> Result<(), String> {
+        let record = rdkafka::producer::FutureRecord::to(&self.topic)
+            .key(key)
+            .payload(line);
+        self.producer
+            .send(record, TOPIC_WAIT)
+            .await
+            .map(drop)
+            .map_err(|(e, _)| e.to_string())
+    }
 }
 
 /// Appends one JSON line per event, synced to disk before the answer. The file is opened for
@@ -120,20 +199,53 @@ fn unavailable() -> ApiError {
 }
 
 impl Audit {
-    pub fn new(config: Option<&AuditConfig>) -> Audit {
+    /// No sink: nothing is recorded.
+    pub fn none() -> Audit {
         Audit {
-            file: config.and_then(|c| c.file.clone()).map(|path| {
+            file: None,
+            topic: None,
+            reads: false,
+        }
+    }
+
+    /// The sinks of `config`; the topic sink connects to its cluster as `clusters` says. Fails
+    /// only on client settings librdkafka refuses.
+    pub fn new(config: Option<&AuditConfig>, clusters: &[ClusterConfig]) -> Result<Audit, String> {
+        let Some(config) = config else {
+            return Ok(Audit::none());
+        };
+        let topic = match &config.topic {
+            None => None,
+            Some(t) => {
+                let cluster = clusters
+                    .iter()
+                    .find(|c| c.name == t.cluster)
+                    .ok_or_else(|| {
+                        format!("the audit topic's cluster {} is not configured", t.cluster)
+                    })?;
+                Some(Arc::new(TopicSink::new(cluster, &t.name)?))
+            }
+        };
+        Ok(Audit {
+            file: config.file.clone().map(|path| {
                 Arc::new(FileSink {
                     path,
                     lock: Mutex::new(()),
                 })
             }),
-        }
+            topic,
+            reads: config.reads,
+        })
     }
 
     /// Whether any sink is configured.
     pub fn enabled(&self) -> bool {
-        self.file.is_some()
+        self.file.is_some() || self.topic.is_some()
+    }
+
+    /// Whether privileged reads are recorded too.
+    pub fn records_reads(&self) -> bool {
+        self.enabled() && self.reads
     }
 
     /// Runs `op` on the file sink off the async threads (nothing without one); a failure is
@@ -163,13 +275,32 @@ impl Audit {
             "the audit file cannot be opened; writes are refused",
             |sink| sink.open().map(drop),
         )
-        .await
+        .await?;
+        let Some(topic) = &self.topic else {
+            return Ok(());
+        };
+        let sink = Arc::clone(topic);
+        let checked = tokio::task::spawn_blocking(move || sink.check()).await;
+        match checked {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(error)) => {
+                tracing::error!(%error, topic = %topic.topic, cluster = %topic.cluster, "the audit topic cannot take events; writes are refused");
+                Err(unavailable())
+            }
+            Err(_) => Err(unavailable()),
+        }
     }
 
-    /// Writes `event` to every sink, synced.
+    /// Writes `event` to every sink: synced to the file, acknowledged by the topic's replicas.
     pub async fn record(&self, event: &AuditEvent) -> Result<(), ApiError> {
         let mut line = serde_json::to_vec(event).map_err(|_| unavailable())?;
         line.push(b'\n');
+        if let Some(topic) = &self.topic {
+            if let Err(error) = topic.send(&event.cluster, &line[..line.len() - 1]).await {
+                tracing::error!(%error, topic = %topic.topic, cluster = %topic.cluster, "an audit event could not be sent");
+                return Err(unavailable());
+            }
+        }
         self.on_file("an audit event could not be written", move |sink| {
             sink.append(&line)
         })
@@ -181,10 +312,118 @@ impl Audit {
 /// the tools that read it whole.
 pub const READ_AT_MOST: u64 = 64 << 20;
 
+/// The most events a listing reads back from the audit topic, over all its partitions.
+pub const READ_FROM_TOPIC: i64 = 50_000;
+/// How long reading them back may take.
+const READ_TOPIC_FOR: Duration = Duration::from_secs(10);
+
+impl TopicSink {
+    /// The newest events of the topic (up to [`READ_FROM_TOPIC`]), in no particular order, and
+    /// whether it holds older ones. Blocks.
+    fn recent(&self) -> Result<(Vec<AuditEvent>, bool), String> {
+        use rdkafka::consumer::{BaseConsumer, Consumer};
+        use rdkafka::message::Message;
+        use rdkafka::{Offset, TopicPartitionList};
+        let deadline = std::time::Instant::now() + READ_TOPIC_FOR;
+        let consumer: BaseConsumer = self
+            .reader
+            .clone()
+            .set("enable.partition.eof", "true")
+            .create()
+            .map_err(|e| e.to_string())?;
+        let metadata = consumer
+            .fetch_metadata(Some(self.topic.as_str()), TOPIC_WAIT)
+            .map_err(|e| e.to_string())?;
+        let partitions: Vec<i32> = metadata
+            .topics()
+            .first()
+            .map(|t| t.partitions().iter().map(|p| p.id()).collect())
+            .unwrap_or_default();
+        let per_partition = READ_FROM_TOPIC / (partitions.len().max(1) as i64);
+        let mut assignment = TopicPartitionList::new();
+        let mut ends = std::collections::HashMap::new();
+        let mut older = false;
+        for p in partitions {
+            let (low, high) = consumer
+                .fetch_watermarks(&self.topic, p, TOPIC_WAIT)
+                .map_err(|e| e.to_string())?;
+            let start = low.max(high - per_partition);
+            older |= start > low;
+            if start < high {
+                assignment
+                    .add_partition_offset(&self.topic, p, Offset::Offset(start))
+                    .map_err(|e| e.to_string())?;
+                ends.insert(p, high);
+            }
+        }
+        consumer.assign(&assignment).map_err(|e| e.to_string())?;
+        let mut events = Vec::new();
+        while !ends.is_empty() {
+            if std::time::Instant::now() >= deadline {
+                // What was not reached in time counts as not read.
+                older = true;
+                break;
+            }
+            let message = match consumer.poll(Duration::from_millis(200)) {
+                None => continue,
+                Some(Ok(message)) => message,
+                Some(Err(rdkafka::error::KafkaError::PartitionEOF(p))) => {
+                    // The end: compaction, transaction markers or retention may have left no
+                    // record at the last offset.
+                    ends.remove(&p);
+                    continue;
+                }
+                Some(Err(error)) => {
+                    tracing::warn!(%error, "reading the audit topic");
+                    continue;
+                }
+            };
+            let (p, offset) = (message.partition(), message.offset());
+            if let Some(event) = message
+                .payload()
+                .and_then(|b| serde_json::from_slice::<AuditEvent>(b).ok())
+            {
+                events.push(event);
+            }
+            if ends.get(&p).is_some_and(|end| offset + 1 >= *end) {
+                ends.remove(&p);
+            }
+        }
+        Ok((events, older))
+    }
+}
+
 impl Audit {
+    /// The newest events, oldest first, and whether older ones were not read: from the topic
+    /// when there is one (it holds every replica's events), else from the file. `None`
+    /// without a sink.
+    pub async fn recent(&self) -> Result<Option<(Vec<AuditEvent>, bool)>, ApiError> {
+        if let Some(topic) = &self.topic {
+            let sink = Arc::clone(topic);
+            return match tokio::task::spawn_blocking(move || sink.recent()).await {
+                Ok(Ok((mut events, older))) => {
+                    events.sort_by_key(|e| e.time);
+                    Ok(Some((events, older)))
+                }
+                Ok(Err(error)) => {
+                    tracing::error!(%error, topic = %topic.topic, "the audit topic cannot be read");
+                    Err(ApiError::new(
+                        ErrorCode::Client,
+                        "The audit topic cannot be read; klens's log says why.",
+                    ))
+                }
+                Err(_) => Err(ApiError::new(
+                    ErrorCode::Client,
+                    "reading the audit topic failed",
+                )),
+            };
+        }
+        self.recent_in_file().await
+    }
+
     /// The events of the file's newest [`READ_AT_MOST`] bytes, oldest first, and whether the
     /// file holds older ones; lines that are not events are passed over. `None` without a file.
-    pub async fn recent(&self) -> Result<Option<(Vec<AuditEvent>, bool)>, ApiError> {
+    async fn recent_in_file(&self) -> Result<Option<(Vec<AuditEvent>, bool)>, ApiError> {
         let Some(file) = &self.file else {
             return Ok(None);
         };

@@ -9,6 +9,7 @@ pub mod config;
 mod fuzz;
 pub mod http;
 pub mod kafka;
+pub mod masking;
 pub mod mcp;
 pub mod records;
 pub mod registry;

@@ -146,6 +146,12 @@ async fn serve(config: server::config::Config) -> Result<(), String> {
         .await
         .map_err(|e| format!("cannot listen on {} (listen): {e}", config.listen))?;
     tracing::info!("klens listens on http://{}", config.listen);
+    if !config.masking.is_empty() && config.auth.is_none() {
+        tracing::warn!(
+            "masking is configured but sign-in is off: everyone on the web UI and /api holds \
+             UNMASK and reads records unmasked; only MCP calls without it see them masked"
+        );
+    }
     if let Some((listener, router)) = mcp {
         tracing::info!(
             "the MCP listener answers on http://{}/mcp",

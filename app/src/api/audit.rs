@@ -1,4 +1,5 @@
-//! The shape of an audit event, as the audit file holds it one per line.
+//! The shape of an audit event, as the audit file holds it one per line and the audit topic
+//! one per record.
 
 use leptos::prelude::*;
 use leptos::server_fn::codec::GetUrl;
@@ -102,13 +103,13 @@ pub struct AuditArgs {
 /// `GET /api/audit`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct AuditList {
-    /// Whether klens has an audit file.
+    /// Whether klens has an audit sink (a file or a topic).
     pub configured: bool,
     /// The cluster's events that pass the filters, newest first, this page of them.
     pub events: Vec<AuditEvent>,
     /// How many events pass the filters.
     pub matched: u64,
-    /// The file holds older events than klens read (it reads the newest part, up to a bound).
+    /// The sink holds older events than klens read (it reads the newest part, up to a bound).
     pub older_not_read: bool,
     pub served_at: i64,
 }

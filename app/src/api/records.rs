@@ -35,7 +35,7 @@ pub enum Encoding {
 
 /// One key, value or header value. Bytes are never lost: `raw` (standard base64) is present
 /// whenever `data` alone cannot give back the exact bytes (decoded schemas, JSON whose text
-/// differs from its compact form).
+/// differs from its compact form), unless the part is `masked` for the caller.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Encoded {
     pub encoding: Encoding,
@@ -47,6 +47,10 @@ pub struct Encoded {
     /// Why a framed value could not be decoded; it is then shown as text or base64.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// Some of `data` (or all of it) was masked for this caller: what is shown is not what
+    /// the record holds, and `raw` is never given.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub masked: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -123,7 +123,7 @@ fn AuditFilters(filters: Memo<Filters>) -> impl IntoView {
             <input class="filter" type="search" name="user" aria-label="User" placeholder="User" value=f.user.clone() />
             <select name="privilege" aria-label="Privilege">
                 <option value="" selected=f.privilege.is_empty()>"Any privilege"</option>
-                {Privilege::ALL.iter().filter(|p| p.is_write()).map(|p| {
+                {Privilege::ALL.iter().map(|p| {
                     let name = p.wire_name();
                     view! { <option value=name selected=f.privilege == name>{name}</option> }
                 }).collect_view()}
@@ -191,7 +191,7 @@ fn AuditTable(
                 match list.await {
                     Err(e) => view! { <p class="error" role="alert">{e.message}</p> }.into_any(),
                     Ok(l) if !l.configured => view! {
-                        <p class="empty" role="note">"klens keeps no audit log: set audit.file in its config to record every change."</p>
+                        <p class="empty" role="note">"klens keeps no audit log: set audit.file or audit.topic in its config to record every change."</p>
                     }.into_any(),
                     Ok(l) => {
                         let f = filters.get_untracked();
@@ -242,7 +242,7 @@ fn AuditTable(
                                 {older.map(|href| view! { <a href=href>"Older"</a> })}
                             </nav>
                             {l.older_not_read.then(|| view! {
-                                <p class="muted">"The audit file holds older events than klens reads here; they are in the file."</p>
+                                <p class="muted">"The audit log holds older events than klens reads here; they are in the file or topic itself."</p>
                             })}
                         }.into_any()
                     }

@@ -619,6 +619,17 @@ fn shown(e: &Encoded, how: View) -> String {
     }
 }
 
+/// The badge of a part masked for the caller.
+fn masked_badge(e: &Encoded) -> Option<impl IntoView> {
+    e.masked.then(|| {
+        view! {
+            <span class="badge masked" title="Masked for you: holders of UNMASK see the real values">
+                "masked"
+            </span>
+        }
+    })
+}
+
 #[component]
 fn RecordView(record: Record) -> impl IntoView {
     let how = RwSignal::new(View::Pretty);
@@ -664,9 +675,9 @@ fn RecordView(record: Record) -> impl IntoView {
                 <button type="button" class="button" aria-pressed=move || (how.get() == View::Hex).to_string() on:click=move |_| how.set(View::Hex)>"Hex"</button>
             </span>
         </div>
-        <h2>"Key " <span class="badge">{encoding_label(&key)}</span></h2>
+        <h2>"Key " <span class="badge">{encoding_label(&key)}</span>{masked_badge(&key)}</h2>
         <pre class="payload" data-part="key">{let k = key.clone(); move || shown(&k, how.get())}</pre>
-        <h2>"Value " <span class="badge">{encoding_label(&value)}</span></h2>
+        <h2>"Value " <span class="badge">{encoding_label(&value)}</span>{masked_badge(&value)}</h2>
         {value.error.clone().map(|e| view! { <p class="error">{format!("Not decoded: {e}")}</p> })}
         <pre class="payload" data-part="value">{let v = value.clone(); move || shown(&v, how.get())}</pre>
         <h2>"Headers"</h2>

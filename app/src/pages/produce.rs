@@ -48,6 +48,10 @@ impl PartDraft {
     /// its raw bytes.
     pub fn of(encoded: &Encoded) -> PartDraft {
         let text = |v: &serde_json::Value| v.as_str().unwrap_or_default().to_string();
+        if encoded.masked {
+            // What the page shows of a masked part is not the record's: nothing is copied.
+            return PartDraft::empty("json");
+        }
         match (&encoded.encoding, &encoded.raw) {
             (Encoding::Null, _) => PartDraft::empty("null"),
             (_, Some(raw)) => PartDraft::with_text("base64", raw.clone()),
@@ -411,7 +415,13 @@ pub fn DuplicateRecord(cluster: String, record: Record) -> impl IntoView {
                     });
                 may.then(|| {
                     let r = record.get_value();
+                    let masked = r.key.masked || r.value.masked;
                     view! {
+                        {masked.then(|| view! {
+                            <p class="hint masked-note">
+                                "Parts of this record are masked for you: Duplicate leaves them empty, to be typed anew."
+                            </p>
+                        })}
                         <ProduceRecord cluster=cluster.get_value() topic=r.topic.clone() partitions=None
                             label="Duplicate this record" draft=RecordDraft::of(&r) any_topic=true />
                     }
@@ -432,6 +442,7 @@ mod tests {
             schema_id: None,
             raw: raw.map(str::to_string),
             error: None,
+            masked: false,
         }
     }
 
@@ -487,6 +498,23 @@ mod tests {
         assert!(PartDraft::with_text("json", "{".into())
             .payload("value")
             .is_err());
+    }
+
+    /// A masked part is never copied into a duplicate, whatever form it is shown in; the
+    /// parts that are not masked still are.
+    #[test]
+    fn a_duplicate_never_copies_a_masked_part() {
+        use serde_json::json;
+        let mut value = encoded(Encoding::Json, json!({"card": "************1111"}), None);
+        value.masked = true;
+        let mut whole = encoded(Encoding::Text, json!("****"), None);
+        whole.masked = true;
+        for part in [value, whole] {
+            let draft = PartDraft::of(&part);
+            assert_eq!(draft.text, "", "nothing of {part:?} is copied");
+        }
+        let key = encoded(Encoding::Text, json!("order-1"), None);
+        assert_eq!(PartDraft::of(&key).text, "order-1");
     }
 
     /// A schema encoding sends the JSON typed and the schema chosen; empty choices are the

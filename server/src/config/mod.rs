@@ -62,14 +62,56 @@ pub struct Config {
     pub log_format: LogFormat,
     /// Where write attempts are recorded; `None`: nowhere.
     pub audit: Option<AuditConfig>,
+    /// What records show of their fields to callers without UNMASK, in config order.
+    pub masking: Vec<MaskingRule>,
+    /// The HMAC key of the `hash` strategy; present whenever a rule hashes.
+    pub masking_key: Option<Secret>,
 }
 
-/// The audit log's sinks.
+/// One `masking` rule: on the topics its globs match, these fields of each value (and of
+/// each key, with `keys`) are shown masked to a caller without UNMASK on the topic.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MaskingRule {
+    pub topics: Vec<String>,
+    /// Paths from the top of the decoded value, split at the dots; no segment is empty.
+    pub fields: Vec<Vec<String>>,
+    pub keys: bool,
+    pub strategy: MaskStrategy,
+}
+
+/// How a masked field is shown.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MaskStrategy {
+    /// A fixed mark in place of the value.
+    Redact,
+    /// Stars for every character but the last four (every one, in a value of four or fewer).
+    Last4,
+    /// HMAC-SHA256 under `masking_key`, in hex: equal values stay equal, and nothing else
+    /// can be learnt without the key.
+    Hash,
+    /// The field is left out.
+    Drop,
+}
+
+/// The audit log's sinks: at least one of them.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AuditConfig {
     /// An NDJSON file klens appends to (relative paths are taken from the config's folder);
     /// its folder exists when the config is read.
     pub file: Option<PathBuf>,
+    /// A Kafka topic of a configured cluster, which several replicas of klens can share.
+    pub topic: Option<AuditTopic>,
+    /// Privileged reads are recorded too, not only write attempts.
+    pub reads: bool,
+}
+
+/// `audit.topic`: where on Kafka the events go.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AuditTopic {
+    /// The name of a configured cluster; klens connects to it as that cluster says.
+    pub cluster: String,
+    /// The topic, which must exist: klens does not create it.
+    pub name: String,
 }
 
 /// The shape of klens's log lines: `text` for people, `json` (one object a line) for log

@@ -13,8 +13,9 @@ use app::{Privilege, MCP_WRITE_PRIVILEGES};
 use super::checks::{is_cluster_name, nearest, parse_duration, parse_http_url, HttpUrl};
 use super::reader::{Document, Value};
 use super::{
-    AuditConfig, AuthConfig, Binding, ClusterConfig, Config, ConfigError, LogFormat, McpConfig,
-    OidcConfig, RegistryConfig, ResourcePatterns, SaslConfig, SaslMechanism, Secret, TlsConfig,
+    AuditConfig, AuditTopic, AuthConfig, Binding, ClusterConfig, Config, ConfigError, LogFormat,
+    MaskStrategy, MaskingRule, McpConfig, OidcConfig, RegistryConfig, ResourcePatterns, SaslConfig,
+    SaslMechanism, Secret, TlsConfig,
 };
 
 const TOP_KEYS: &[&str] = &[
@@ -25,8 +26,12 @@ const TOP_KEYS: &[&str] = &[
     "mcp",
     "log",
     "audit",
+    "masking",
+    "masking_key",
 ];
-const AUDIT_KEYS: &[&str] = &["file"];
+const MASKING_KEYS: &[&str] = &["topics", "fields", "keys", "strategy"];
+const AUDIT_KEYS: &[&str] = &["file", "topic", "reads"];
+const AUDIT_TOPIC_KEYS: &[&str] = &["cluster", "name"];
 const LOG_KEYS: &[&str] = &["format"];
 const CLUSTER_KEYS: &[&str] = &[
     "name",
@@ -91,8 +96,16 @@ pub(super) fn build(document: &Document<'_>, base_dir: &Path) -> Result<Config, 
         .unwrap_or_default();
     let audit = root
         .get("audit")
-        .map(|value| audit(&value, base_dir))
+        .map(|value| audit(&value, base_dir, &names))
         .transpose()?;
+    let masking_key = root
+        .get("masking_key")
+        .map(|value| masking_key(&value))
+        .transpose()?;
+    let masking = match root.get("masking") {
+        Some(value) => masking(&value, masking_key.is_some())?,
+        None => Vec::new(),
+    };
     Ok(Config {
         listen,
         allowed_hosts,
@@ -101,18 +114,173 @@ pub(super) fn build(document: &Document<'_>, base_dir: &Path) -> Result<Config, 
         mcp,
         log_format,
         audit,
+        masking,
+        masking_key,
     })
 }
 
-/// `audit:`: the file events are appended to, whose folder must exist now.
-fn audit(value: &Value<'_>, base_dir: &Path) -> Result<AuditConfig, ConfigError> {
+/// The shortest `masking_key`: shorter keys make hashes that can be tried by brute force.
+const MIN_MASKING_KEY: usize = 16;
+
+/// `masking_key:` the HMAC key of the `hash` strategy, never echoed.
+fn masking_key(value: &Value<'_>) -> Result<Secret, ConfigError> {
+    let key = value.secret()?;
+    if key.expose().len() < MIN_MASKING_KEY {
+        return Err(value.error(format!(
+            "is shorter than {MIN_MASKING_KEY} bytes; give a long random key (such as 32 bytes \
+             from a password generator), the same on every replica"
+        )));
+    }
+    Ok(key)
+}
+
+/// `masking:` the rules that hide fields of records from callers without UNMASK.
+fn masking(value: &Value<'_>, has_key: bool) -> Result<Vec<MaskingRule>, ConfigError> {
+    let mut rules = Vec::new();
+    for item in value.list()? {
+        let map = item.map()?;
+        map.only(MASKING_KEYS)?;
+        let topics = glob_list(
+            &map.required(
+                "topics",
+                "list the topics whose records this rule masks, such as [\"payments-*\"]",
+            )?,
+            "list at least one topic pattern such as \"payments-*\"",
+        )?;
+        let fields_value = map.required(
+            "fields",
+            "list the field paths to mask, such as [card.number, customer.email]",
+        )?;
+        let mut fields = Vec::new();
+        for field in
+            fields_value.non_empty_list("list at least one field path, such as card.number")?
+        {
+            let text = field.text()?;
+            let path: Vec<String> = text.value.split('.').map(str::to_string).collect();
+            if path.iter().any(|segment| segment.trim().is_empty()) {
+                return Err(field.error(format!(
+                    "{} is not a field path; name fields from the top of the value, joined \
+                     by dots, such as card.number",
+                    text.shown()
+                )));
+            }
+            fields.push(path);
+        }
+        let keys = match map.get("keys") {
+            Some(value) => value.bool()?,
+            None => false,
+        };
+        let strategy_value = map.required(
+            "strategy",
+            "choose how the fields are masked: redact, last4, hash or drop",
+        )?;
+        let text = strategy_value.text()?;
+        let strategy = match text.value.as_str() {
+            "redact" => MaskStrategy::Redact,
+            "last4" => MaskStrategy::Last4,
+            "hash" => MaskStrategy::Hash,
+            "drop" => MaskStrategy::Drop,
+            _ => {
+                return Err(strategy_value.error(format!(
+                    "unknown strategy {}; expected redact, last4, hash or drop",
+                    text.shown()
+                )))
+            }
+        };
+        if strategy == MaskStrategy::Hash && !has_key {
+            return Err(strategy_value.error(
+                "hash needs masking_key, the HMAC key (at least 16 bytes, the same on every \
+                 replica); set it, such as masking_key: ${KLENS_MASKING_KEY}",
+            ));
+        }
+        rules.push(MaskingRule {
+            topics,
+            fields,
+            keys,
+            strategy,
+        });
+    }
+    Ok(rules)
+}
+
+/// A non-empty list of glob patterns, none empty and none with a control character.
+fn glob_list(value: &Value<'_>, hint: &str) -> Result<Vec<String>, ConfigError> {
+    let mut patterns = Vec::new();
+    for item in value.non_empty_list(hint)? {
+        let text = item.text()?;
+        if text.value.trim().is_empty() {
+            return Err(item.error(
+                "is an empty pattern, which matches nothing; write a glob such as \
+                 \"payments-*\" (* any run of characters, ? one character)",
+            ));
+        }
+        if text.value.chars().any(char::is_control) {
+            return Err(item.error(format!(
+                "{} holds a control character, which no resource name has",
+                text.shown()
+            )));
+        }
+        patterns.push(text.value);
+    }
+    Ok(patterns)
+}
+
+/// `audit:`: the file events are appended to (whose folder must exist now), the topic they
+/// are sent to, or both; and whether reads are recorded.
+fn audit(
+    value: &Value<'_>,
+    base_dir: &Path,
+    clusters: &[&str],
+) -> Result<AuditConfig, ConfigError> {
     let map = value.map()?;
     map.only(AUDIT_KEYS)?;
-    let file_value = map.required(
-        "file",
-        "give the path of the file audit events are appended to, such as /var/log/klens/audit.ndjson",
+    let file = map
+        .get("file")
+        .map(|value| audit_file(&value, base_dir))
+        .transpose()?;
+    let topic = map
+        .get("topic")
+        .map(|value| audit_topic(&value, clusters))
+        .transpose()?;
+    if file.is_none() && topic.is_none() {
+        return Err(value.error(
+            "names no sink; give file (such as /var/log/klens/audit.ndjson), topic (such as \
+             { cluster: ops, name: _klens_audit }), or both",
+        ));
+    }
+    let reads = match map.get("reads") {
+        Some(value) => value.bool()?,
+        None => false,
+    };
+    Ok(AuditConfig { file, topic, reads })
+}
+
+/// `audit.topic`: a configured cluster and a topic name Kafka accepts.
+fn audit_topic(value: &Value<'_>, clusters: &[&str]) -> Result<AuditTopic, ConfigError> {
+    let map = value.map()?;
+    map.only(AUDIT_TOPIC_KEYS)?;
+    let cluster_value = map.required(
+        "cluster",
+        "name the configured cluster that holds the topic",
     )?;
-    let path = path_of(&file_value, base_dir, "the audit file")?;
+    let cluster = known_cluster(&cluster_value, clusters)?;
+    let name_value = map.required("name", "give the topic's name, such as _klens_audit")?;
+    let text = name_value.text()?;
+    if let Err(e) = crate::kafka::admin::check_topic_name(&text.value, "name") {
+        return Err(name_value.error(format!(
+            "{} is not a topic name: {}",
+            text.shown(),
+            e.message
+        )));
+    }
+    Ok(AuditTopic {
+        cluster,
+        name: text.value,
+    })
+}
+
+fn audit_file(file_value: &Value<'_>, base_dir: &Path) -> Result<PathBuf, ConfigError> {
+    let path = path_of(file_value, base_dir, "the audit file")?;
     let folder = path.parent().filter(|p| !p.as_os_str().is_empty());
     if let Some(folder) = folder {
         if !folder.is_dir() {
@@ -128,7 +296,7 @@ fn audit(value: &Value<'_>, base_dir: &Path) -> Result<AuditConfig, ConfigError>
             path.display()
         )));
     }
-    Ok(AuditConfig { file: Some(path) })
+    Ok(path)
 }
 
 /// The `log` block: `format: text` (the default) or `json`.
@@ -711,26 +879,29 @@ fn bindings(
 fn cluster_names(value: &Value<'_>, known: &[&str]) -> Result<Vec<String>, ConfigError> {
     let mut names: Vec<String> = Vec::new();
     for item in value.non_empty_list(CLUSTER_SUBSET)? {
-        let text = item.text()?;
-        if !known.contains(&text.value.as_str()) {
-            let suggestion = nearest(&text.value, known.iter().copied())
-                .map(|near| format!("did you mean {near:?}? "))
-                .unwrap_or_default();
-            return Err(item.error(format!(
-                "unknown cluster {}; {suggestion}configured clusters: {}",
-                text.shown(),
-                known.join(", ")
-            )));
+        let name = known_cluster(&item, known)?;
+        if names.contains(&name) {
+            return Err(item.error(format!("cluster {name:?} is listed twice; list it once")));
         }
-        if names.contains(&text.value) {
-            return Err(item.error(format!(
-                "cluster {} is listed twice; list it once",
-                text.shown()
-            )));
-        }
-        names.push(text.value);
+        names.push(name);
     }
     Ok(names)
+}
+
+/// The name of one configured cluster.
+fn known_cluster(value: &Value<'_>, known: &[&str]) -> Result<String, ConfigError> {
+    let text = value.text()?;
+    if !known.contains(&text.value.as_str()) {
+        let suggestion = nearest(&text.value, known.iter().copied())
+            .map(|near| format!("did you mean {near:?}? "))
+            .unwrap_or_default();
+        return Err(value.error(format!(
+            "unknown cluster {}; {suggestion}configured clusters: {}",
+            text.shown(),
+            known.join(", ")
+        )));
+    }
+    Ok(text.value)
 }
 
 fn mcp(
@@ -793,26 +964,10 @@ fn resource_patterns(value: &Value<'_>) -> Result<ResourcePatterns, ConfigError>
         let Some(value) = map.get(key) else {
             return Ok(Vec::new());
         };
-        let mut patterns = Vec::new();
-        for item in value.non_empty_list(
+        glob_list(
+            &value,
             "list at least one glob pattern such as \"payments-*\", or remove the key",
-        )? {
-            let text = item.text()?;
-            if text.value.trim().is_empty() {
-                return Err(item.error(
-                    "is an empty pattern, which matches nothing; write a glob such as \
-                     \"payments-*\" (* any run of characters, ? one character)",
-                ));
-            }
-            if text.value.chars().any(char::is_control) {
-                return Err(item.error(format!(
-                    "{} holds a control character, which no resource name has",
-                    text.shown()
-                )));
-            }
-            patterns.push(text.value);
-        }
-        Ok(patterns)
+        )
     };
     let patterns = ResourcePatterns {
         topics: list("topics")?,

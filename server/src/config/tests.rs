@@ -103,7 +103,7 @@ macro_rules! oidc {
 }
 
 const ALL_PRIVILEGES: &str = "records, topic_configs, broker_configs, schema_text, acls, audit, \
-    create_topics, delete_topics, alter_topic_configs, add_partitions, delete_records, produce, \
+    unmask, create_topics, delete_topics, alter_topic_configs, add_partitions, delete_records, produce, \
     reset_offsets, delete_offsets, delete_groups, register_schemas, set_compatibility, \
     delete_schemas, create_acls, delete_acls, alter_quotas, set_scram_credentials, \
     delete_scram_credentials, alter_broker_configs";
@@ -166,7 +166,8 @@ fn refuses_unknown_and_missing_keys() {
         (
             "cluster:\n  - name: prod\n",
             "config.yaml:1:1: cluster: unknown key \"cluster\"; did you mean \"clusters\"? allowed \
-             keys at the top level: listen, allowed_hosts, clusters, auth, mcp, log, audit",
+             keys at the top level: listen, allowed_hosts, clusters, auth, mcp, log, audit, \
+             masking, masking_key",
         ),
         (
             "clusters:\n  - name: prod\n    bootstrap_server: kafka:9092\n",
@@ -186,7 +187,7 @@ fn refuses_unknown_and_missing_keys() {
         (
             concat!(base!(), "\"a.b\": 1\n"),
             "config.yaml:4:1: [\"a.b\"]: unknown key \"a.b\"; allowed keys at the top level: \
-             listen, allowed_hosts, clusters, auth, mcp, log, audit",
+             listen, allowed_hosts, clusters, auth, mcp, log, audit, masking, masking_key",
         ),
         (
             "listen: 127.0.0.1:8080\n",
@@ -1457,6 +1458,30 @@ fn reads_the_audit_file_and_refuses_one_klens_cannot_write_to() {
         "a relative path is taken from the config's folder"
     );
     assert!(parse_ok(base!()).audit.is_none());
+    let both = parse_ok(concat!(
+        base!(),
+        "audit:\n  file: /tmp/audit.ndjson\n  topic: { cluster: prod, name: _klens_audit }\n  reads: true\n"
+    ))
+    .audit
+    .expect("an audit block");
+    assert_eq!(
+        both.topic,
+        Some(super::AuditTopic {
+            cluster: "prod".into(),
+            name: "_klens_audit".into()
+        })
+    );
+    assert!(both.reads && both.file.is_some());
+    let topic_only = parse_ok(concat!(
+        base!(),
+        "audit:\n  topic: { cluster: prod, name: _klens_audit }\n"
+    ))
+    .audit
+    .expect("an audit block");
+    assert!(
+        topic_only.file.is_none() && !topic_only.reads,
+        "reads are off unless asked"
+    );
     check_table(
         &[
             (
@@ -1470,13 +1495,117 @@ fn reads_the_audit_file_and_refuses_one_klens_cannot_write_to() {
             ),
             (
                 concat!(base!(), "audit: {}\n"),
-                "config.yaml:4:8: audit.file: missing required key \"file\" in audit; give the \
-                 path of the file audit events are appended to, such as \
-                 /var/log/klens/audit.ndjson",
+                "config.yaml:4:8: audit: names no sink; give file (such as \
+                 /var/log/klens/audit.ndjson), topic (such as { cluster: ops, name: _klens_audit \
+                 }), or both",
             ),
             (
-                concat!(base!(), "audit:\n  file: a.ndjson\n  topic: x\n"),
-                "config.yaml:6:3: audit.topic: unknown key \"topic\"; allowed keys in audit: file",
+                concat!(base!(), "audit:\n  file: a.ndjson\n  topics: x\n"),
+                "config.yaml:6:3: audit.topics: unknown key \"topics\"; did you mean \
+                 \"topic\"? allowed keys in audit: file, topic, reads",
+            ),
+            (
+                concat!(
+                    base!(),
+                    "audit:\n  topic: { cluster: prd, name: _klens_audit }\n"
+                ),
+                "config.yaml:5:21: audit.topic.cluster: unknown cluster \"prd\"; did you mean \
+                 \"prod\"? configured clusters: prod",
+            ),
+            (
+                concat!(
+                    base!(),
+                    "audit:\n  topic: { cluster: prod, name: \"a b\" }\n"
+                ),
+                "config.yaml:5:33: audit.topic.name: \"a b\" is not a topic name: A topic name \
+                 may hold letters, digits, '.', '_' and '-', not ' '.",
+            ),
+            (
+                concat!(base!(), "audit:\n  topic: { cluster: prod }\n"),
+                "config.yaml:5:10: audit.topic.name: missing required key \"name\" in \
+                 audit.topic; give the topic's name, such as _klens_audit",
+            ),
+            (
+                concat!(base!(), "audit:\n  file: a.ndjson\n  reads: sometimes\n"),
+                "config.yaml:6:10: audit.reads: expected true or false, found \"sometimes\"",
+            ),
+        ],
+        Path::new("/"),
+    );
+}
+
+#[test]
+fn reads_masking_rules_and_refuses_each_mistake_at_its_key() {
+    let config = parse_ok(concat!(
+        base!(),
+        "masking:\n",
+        "  - topics: [\"payments-*\", ledger]\n",
+        "    fields: [card.number, customer.email]\n",
+        "    keys: true\n",
+        "    strategy: hash\n",
+        "  - topics: [audit-?]\n",
+        "    fields: [ssn]\n",
+        "    strategy: drop\n",
+        "masking_key: a-key-of-32-bytes-for-the-tests!\n",
+    ));
+    assert_eq!(config.masking.len(), 2);
+    let first = &config.masking[0];
+    assert_eq!(first.topics, ["payments-*", "ledger"]);
+    assert_eq!(
+        first.fields,
+        [vec!["card", "number"], vec!["customer", "email"]]
+    );
+    assert!(first.keys);
+    assert_eq!(first.strategy, super::MaskStrategy::Hash);
+    assert!(!config.masking[1].keys, "keys are not masked unless asked");
+    assert_eq!(config.masking[1].strategy, super::MaskStrategy::Drop);
+    assert_eq!(
+        config.masking_key.as_ref().map(Secret::expose),
+        Some("a-key-of-32-bytes-for-the-tests!")
+    );
+    assert!(!format!("{config:?}").contains("a-key-of-32-bytes"));
+    assert!(parse_ok(base!()).masking.is_empty());
+
+    let rule = |body: &str| format!("{}masking:\n  - topics: [\"pay-*\"]\n{body}", base!());
+    check_table(
+        &[
+            (
+                &rule("    fields: [card.number]\n    strategy: hash\n"),
+                "config.yaml:7:15: masking[0].strategy: hash needs masking_key, the HMAC key (at \
+                 least 16 bytes, the same on every replica); set it, such as masking_key: \
+                 ${KLENS_MASKING_KEY}",
+            ),
+            (
+                &rule("    fields: [card.number]\n    strategy: mask\n"),
+                "config.yaml:7:15: masking[0].strategy: unknown strategy \"mask\"; expected \
+                 redact, last4, hash or drop",
+            ),
+            (
+                &rule("    fields: [card..number]\n    strategy: redact\n"),
+                "config.yaml:6:14: masking[0].fields[0]: \"card..number\" is not a field path; \
+                 name fields from the top of the value, joined by dots, such as card.number",
+            ),
+            (
+                &rule("    fields: [card.number]\n    keys: yes\n    strategy: redact\n"),
+                "config.yaml:7:11: masking[0].keys: expected true or false, found \"yes\"",
+            ),
+            (
+                &format!(
+                    "{}masking:\n  - topics: []\n    fields: [a]\n    strategy: redact\n",
+                    base!()
+                ),
+                "config.yaml:5:13: masking[0].topics: is an empty list; list at least one topic \
+                 pattern such as \"payments-*\"",
+            ),
+            (
+                &format!("{}masking_key: ${{KLENS_MCP_SECRET}}\n", base!()),
+                "config.yaml:4:14: masking_key: is shorter than 16 bytes; give a long random key \
+                 (such as 32 bytes from a password generator), the same on every replica",
+            ),
+            (
+                &rule("    fields: [a]\n    strategy: redact\n    field: [b]\n"),
+                "config.yaml:8:5: masking[0].field: unknown key \"field\"; did you mean \
+                 \"fields\"? allowed keys in masking[0]: topics, fields, keys, strategy",
             ),
         ],
         Path::new("/"),

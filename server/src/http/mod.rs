@@ -56,7 +56,14 @@ impl AppState {
             leptos,
             service: Arc::new(
                 Service::new(Arc::clone(&policy), Arc::clone(&catalog))
-                    .with_audit(crate::audit::Audit::new(config.audit.as_ref())),
+                    .with_audit(crate::audit::Audit::new(
+                        config.audit.as_ref(),
+                        &config.clusters,
+                    )?)
+                    .with_masking(crate::masking::Masking::new(
+                        config.masking.clone(),
+                        config.masking_key.clone(),
+                    )),
             ),
             catalog,
             guards: Arc::new(GuardConfig::new(

@@ -198,6 +198,7 @@ fn source(stream: &Stream) -> Source {
         topic: stream.topic.clone(),
         schemas: Arc::clone(&stream.schemas),
         handle: tokio::runtime::Handle::current(),
+        mask: stream.mask.clone(),
     }
 }
 

@@ -73,7 +73,7 @@ pub fn client_config(cluster: &ClusterConfig) -> ClientConfig {
 
 /// Routes librdkafka's log into `tracing` under the cluster's name.
 pub struct KlensContext {
-    cluster: String,
+    pub cluster: String,
 }
 
 impl ClientContext for KlensContext {

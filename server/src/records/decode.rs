@@ -78,7 +78,7 @@ impl Decoder {
     }
 
     /// Decodes the payload after the five-byte Confluent header.
-    fn decode(&self, payload: &[u8]) -> Result<(Encoding, Value), String> {
+    pub(crate) fn decode(&self, payload: &[u8]) -> Result<(Encoding, Value), String> {
         if payload.len() > MAX_DECODED {
             return Err(format!(
                 "{} bytes are more than klens decodes through a schema ({} MiB)",
@@ -356,6 +356,7 @@ fn encoded(encoding: Encoding, data: Value) -> Encoded {
         schema_id: None,
         raw: None,
         error: None,
+        masked: false,
     }
 }
 
@@ -560,6 +561,7 @@ impl Schemas {
                 schema_id: Some(id),
                 raw: Some(STANDARD.encode(raw)),
                 error: None,
+                masked: false,
             },
             Err(error) => {
                 let mut out = plain(Some(raw));

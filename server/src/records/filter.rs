@@ -1,9 +1,16 @@
 //! The server-side filter of pages, exports and the tail: text in a record's key, value or a
-//! header.
+//! header. On a topic the caller sees masked, the filter looks at the record as it is shown,
+//! masked, never at its bytes: a filter must not tell what the caller may not see.
 
+use std::sync::Arc;
+
+use app::api::Encoded;
 use app::ApiError;
+use tokio::runtime::Handle;
 
-use super::RawRecord;
+use super::decode::Schemas;
+use super::{decode_all, RawRecord};
+use crate::masking::TopicMask;
 
 /// The server-side filter: text in the key, the value, or a header (its key or value).
 #[derive(Clone, Debug)]
@@ -13,6 +20,75 @@ pub struct Filter {
     exact: bool,
     /// Only records with exactly this key.
     key: Option<Vec<u8>>,
+    /// The topic is masked for the caller: the text is looked for in what they see.
+    masked: Option<MaskedView>,
+}
+
+/// What a filter reads of a record on a topic masked for the caller: the record decoded (with
+/// the schemas it needs, fetched on the runtime) and masked.
+#[derive(Clone)]
+pub struct MaskedView {
+    topic: String,
+    schemas: Arc<Schemas>,
+    mask: Arc<TopicMask>,
+    handle: Handle,
+}
+
+impl std::fmt::Debug for MaskedView {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MaskedView")
+            .field("topic", &self.topic)
+            .finish_non_exhaustive()
+    }
+}
+
+impl MaskedView {
+    /// `filter`, reading records through `mask` when there is one. Called on the runtime,
+    /// whose handle the blocking scan uses to fetch schemas.
+    pub fn over(
+        filter: Filter,
+        topic: &str,
+        schemas: &Arc<Schemas>,
+        mask: Option<&Arc<TopicMask>>,
+    ) -> Filter {
+        Self::with_handle(filter, topic, schemas, mask, Handle::current())
+    }
+
+    pub fn with_handle(
+        filter: Filter,
+        topic: &str,
+        schemas: &Arc<Schemas>,
+        mask: Option<&Arc<TopicMask>>,
+        handle: Handle,
+    ) -> Filter {
+        let masked = mask.map(|mask| MaskedView {
+            topic: topic.to_string(),
+            schemas: Arc::clone(schemas),
+            mask: Arc::clone(mask),
+            handle,
+        });
+        Filter { masked, ..filter }
+    }
+
+    /// The key and value of `r` as the caller sees them, as text. Blocks: call it from a
+    /// blocking thread, never from a task.
+    fn shown(&self, r: &RawRecord) -> (Option<String>, Option<String>) {
+        let decoded = self.handle.block_on(decode_all(
+            std::slice::from_ref(r),
+            &self.topic,
+            &self.schemas,
+            Some(self.mask.as_ref()),
+        ));
+        let text = |e: &Encoded| match &e.data {
+            serde_json::Value::Null => None,
+            serde_json::Value::String(s) => Some(s.clone()),
+            other => Some(other.to_string()),
+        };
+        match decoded.first() {
+            Some(record) => (text(&record.key), text(&record.value)),
+            None => (None, None),
+        }
+    }
 }
 
 /// The longest filter text, in characters.
@@ -44,16 +120,20 @@ impl Filter {
             needle,
             exact,
             key: None,
+            masked: None,
         })
     }
 
     /// Records whose key is exactly `key`, and that `text` (if any) keeps.
     pub fn for_key(key: Vec<u8>, text: Option<Filter>) -> Filter {
-        let (needle, exact) = text.map_or((String::new(), false), |f| (f.needle, f.exact));
+        let (needle, exact, masked) = text.map_or((String::new(), false, None), |f| {
+            (f.needle, f.exact, f.masked)
+        });
         Filter {
             needle,
             exact,
             key: Some(key),
+            masked,
         }
     }
 
@@ -75,10 +155,19 @@ impl Filter {
                 return true;
             }
         }
-        r.key.as_deref().is_some_and(|k| self.hits(k))
-            || r.value.as_deref().is_some_and(|v| self.hits(v))
-            || r.headers
+        let headers = || {
+            r.headers
                 .iter()
                 .any(|(k, v)| self.hits(k.as_bytes()) || v.as_deref().is_some_and(|v| self.hits(v)))
+        };
+        if let Some(view) = &self.masked {
+            let (key, value) = view.shown(r);
+            return key.is_some_and(|k| self.hits(k.as_bytes()))
+                || value.is_some_and(|v| self.hits(v.as_bytes()))
+                || headers();
+        }
+        r.key.as_deref().is_some_and(|k| self.hits(k))
+            || r.value.as_deref().is_some_and(|v| self.hits(v))
+            || headers()
     }
 }

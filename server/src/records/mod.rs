@@ -31,7 +31,7 @@ use rdkafka::message::{Headers, Message};
 
 pub use self::cursor::{Bounds, Cursor};
 use self::decode::{Loaded, Schemas};
-pub use self::filter::Filter;
+pub use self::filter::{Filter, MaskedView};
 pub use self::page::{
     backward_page, forward_page, page_answer, read_page, PageRead, PAGE_DEADLINE,
 };
@@ -39,6 +39,7 @@ pub use self::plan::{plan, Start};
 pub use self::scan::{Scan, Span};
 use crate::auth::Grant;
 use crate::kafka::{KafkaClients, Link, Topic};
+use crate::masking::TopicMask;
 
 /// A record as read, before decoding.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -119,8 +120,14 @@ impl RawRecord {
     }
 }
 
-/// Fetches the schemas a batch of records needs, then decodes them.
-pub async fn decode_all(records: &[RawRecord], topic: &str, schemas: &Schemas) -> Vec<Record> {
+/// Fetches the schemas a batch of records needs, then decodes them, masked by `mask` when the
+/// caller sees the topic masked.
+pub async fn decode_all(
+    records: &[RawRecord],
+    topic: &str,
+    schemas: &Schemas,
+    mask: Option<&TopicMask>,
+) -> Vec<Record> {
     let ids: Vec<u32> = records
         .iter()
         .flat_map(|r| {
@@ -134,7 +141,13 @@ pub async fn decode_all(records: &[RawRecord], topic: &str, schemas: &Schemas) -
     let loaded = schemas.load(ids).await;
     records
         .iter()
-        .map(|r| r.decode(topic, schemas, &loaded))
+        .map(|r| {
+            let mut record = r.decode(topic, schemas, &loaded);
+            if let Some(mask) = mask {
+                mask.apply(&mut record);
+            }
+            record
+        })
         .collect()
 }
 
@@ -184,16 +197,19 @@ fn left(deadline: Instant) -> Duration {
 }
 
 /// One page of records of `topic`, answered within [`PAGE_DEADLINE`] from its start (offset
-/// lookups included), with what it found by then.
+/// lookups included), with what it found by then. With a `mask`, the records are answered
+/// masked and the filter sees them as masked.
 pub async fn page(
     grant: &Grant,
     link: &Link,
-    schemas: &Schemas,
+    schemas: &Arc<Schemas>,
     topic: &Topic,
     query: &RecordQuery,
+    mask: Option<Arc<TopicMask>>,
 ) -> Result<RecordPage, ApiError> {
     grant.require_topic(Privilege::Records, &topic.name)?;
-    let filter = Filter::parse(query.q.as_deref(), query.exact)?;
+    let filter = Filter::parse(query.q.as_deref(), query.exact)?
+        .map(|f| MaskedView::over(f, &topic.name, schemas, mask.as_ref()));
     let by_key = key_search(query, topic)?;
     let deadline = Instant::now() + PAGE_DEADLINE;
     let clients = link.clients().map_err(client_error)?;
@@ -211,7 +227,7 @@ pub async fn page(
     };
     let (start, limit) = plan(query, &bounds, at_time.as_ref())?;
     let read = read(link, &topic.name, start, bounds, limit, filter, deadline).await?;
-    let mut answer = page_answer(&topic.name, schemas, read).await;
+    let mut answer = page_answer(&topic.name, schemas, read, mask.as_deref()).await;
     answer.key_partitions = searched;
     Ok(answer)
 }
@@ -264,15 +280,16 @@ fn key_search(query: &RecordQuery, topic: &Topic) -> Result<Option<KeySearch>, A
     Ok(Some((bytes, partitions)))
 }
 
-/// The record at `offset` of `partition` of `topic`.
+/// The record at `offset` of `partition` of `topic`, masked by `mask`.
 pub async fn one(
     grant: &Grant,
     link: &Link,
     schemas: &Schemas,
     topic: &Topic,
-    partition: i32,
-    offset: i64,
+    at: (i32, i64),
+    mask: Option<&TopicMask>,
 ) -> Result<Record, ApiError> {
+    let (partition, offset) = at;
     grant.require_topic(Privilege::Records, &topic.name)?;
     let name = topic.name.as_str();
     let missing = || {
@@ -296,7 +313,7 @@ pub async fn one(
         .into_iter()
         .find(|r| r.offset == offset)
         .ok_or_else(missing)?;
-    let mut decoded = decode_all(&[raw], name, schemas).await;
+    let mut decoded = decode_all(&[raw], name, schemas, mask).await;
     decoded.pop().ok_or_else(missing)
 }
 

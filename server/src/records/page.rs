@@ -13,6 +13,7 @@ use super::filter::Filter;
 use super::plan::Start;
 use super::scan::{scan_page, Scan, Span};
 use super::{decode_all, RawRecord};
+use crate::masking::TopicMask;
 
 /// How long one page (its offset lookups and its scan) may take before it answers with what it
 /// has; the same bound holds for one record and for a stream's preparation.
@@ -177,10 +178,15 @@ pub fn read_page(
 }
 
 /// Builds the answer of a page from its raw records.
-pub async fn page_answer(topic: &str, schemas: &Schemas, read: PageRead) -> RecordPage {
+pub async fn page_answer(
+    topic: &str,
+    schemas: &Schemas,
+    read: PageRead,
+    mask: Option<&TopicMask>,
+) -> RecordPage {
     let (records, next, prev, scanned, partial) = read;
     RecordPage {
-        records: decode_all(&records, topic, schemas).await,
+        records: decode_all(&records, topic, schemas, mask).await,
         next: next.map(|c| c.encode()),
         prev: prev.map(|c| c.encode()),
         scanned,

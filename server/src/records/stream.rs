@@ -17,6 +17,7 @@ use super::filter::Filter;
 use super::reader::{self, close_later, Kind};
 use super::scan::{self, Flow, Seen, Span};
 use super::{decode_all, RawRecord};
+use crate::masking::TopicMask;
 
 /// Records decoded and sent together; also the size of a batch of NDJSON lines.
 const BATCH: usize = 500;
@@ -85,14 +86,19 @@ pub struct Source {
     pub schemas: Arc<Schemas>,
     /// The runtime, for fetching schemas from the blocking thread.
     pub handle: Handle,
+    /// The masking of the topic's records for the caller, if any.
+    pub mask: Option<Arc<TopicMask>>,
 }
 
 impl Source {
     /// Decodes a batch (fetching any schemas it needs) and renders it as NDJSON lines.
     fn render(&self, records: &[RawRecord]) -> Vec<u8> {
-        let decoded = self
-            .handle
-            .block_on(decode_all(records, &self.topic, &self.schemas));
+        let decoded = self.handle.block_on(decode_all(
+            records,
+            &self.topic,
+            &self.schemas,
+            self.mask.as_deref(),
+        ));
         let mut out = Vec::with_capacity(records.len() * 256);
         for record in decoded {
             if serde_json::to_writer(&mut out, &record).is_ok() {
@@ -244,6 +250,7 @@ pub fn tail(
                 std::slice::from_ref(&record),
                 topic,
                 &source.schemas,
+                source.mask.as_deref(),
             ));
             for record in decoded {
                 let Ok(json) = serde_json::to_string(&record) else {

@@ -18,6 +18,14 @@ use crate::kafka::admin::acls;
 const MAX_NAME: usize = 1000;
 
 pub async fn acls(service: &Service, caller: &Caller, cluster: &str) -> Result<AclList, ApiError> {
+    let args = serde_json::json!({});
+    let read = acls_read(service, caller, cluster);
+    service
+        .audited_read(caller, cluster, Privilege::Acls, &args, read)
+        .await
+}
+
+async fn acls_read(service: &Service, caller: &Caller, cluster: &str) -> Result<AclList, ApiError> {
     let granted = service.decide(
         caller,
         cluster,

@@ -45,6 +45,18 @@ pub async fn list(
     cluster: &str,
     args: AuditArgs,
 ) -> Result<AuditList, ApiError> {
+    let read = list_read(service, caller, cluster, args.clone());
+    service
+        .audited_read(caller, cluster, Privilege::Audit, &args, read)
+        .await
+}
+
+async fn list_read(
+    service: &Service,
+    caller: &Caller,
+    cluster: &str,
+    args: AuditArgs,
+) -> Result<AuditList, ApiError> {
     service.decide(
         caller,
         cluster,

@@ -39,6 +39,19 @@ pub async fn broker_configs(
     cluster: &str,
     broker: Arg<i32>,
 ) -> Result<BrokerConfigList, ApiError> {
+    let args = serde_json::json!({ "broker": &broker });
+    let read = broker_configs_read(service, caller, cluster, broker.clone());
+    service
+        .audited_read(caller, cluster, Privilege::BrokerConfigs, &args, read)
+        .await
+}
+
+async fn broker_configs_read(
+    service: &Service,
+    caller: &Caller,
+    cluster: &str,
+    broker: Arg<i32>,
+) -> Result<BrokerConfigList, ApiError> {
     let granted = service.decide(
         caller,
         cluster,

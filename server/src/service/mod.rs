@@ -30,6 +30,7 @@ use crate::audit::{Attempt, Audit};
 use crate::auth::{Caller, Grant, Policy};
 use crate::catalog::{Catalog, ClusterEntry};
 use crate::kafka::{Link, Topic};
+use crate::masking::{Masking, TopicMask};
 use crate::records::decode::Schemas;
 
 /// What every operation may reach.
@@ -42,6 +43,8 @@ pub struct Service {
     pub streams: Arc<limits::StreamLimits>,
     /// Where write attempts are recorded.
     audit: Arc<Audit>,
+    /// What records show to callers without UNMASK.
+    masking: Arc<Masking>,
 }
 
 /// One cluster as an operation was granted it.
@@ -87,8 +90,32 @@ impl Service {
             catalog,
             schemas,
             streams: limits::StreamLimits::new(limits::MAX_STREAMS, limits::MAX_STREAMS_PER_CALLER),
-            audit: Arc::new(Audit::new(None)),
+            audit: Arc::new(Audit::none()),
+            masking: Arc::new(Masking::default()),
         }
+    }
+
+    /// The service with records masked by `masking` for callers without UNMASK.
+    pub fn with_masking(self, masking: Masking) -> Service {
+        Service {
+            masking: Arc::new(masking),
+            ..self
+        }
+    }
+
+    /// How `caller` sees the records of `topic` in `cluster`: masked by the rules that name
+    /// the topic, unless they hold UNMASK on it.
+    pub fn mask(&self, caller: &Caller, cluster: &str, topic: &str) -> Option<Arc<TopicMask>> {
+        let mask = self.masking.for_topic(topic)?;
+        let unmasked = self
+            .policy
+            .decide(
+                &caller.subject(),
+                cluster,
+                Action::new(Privilege::Unmask, Resource::topic(topic)),
+            )
+            .is_ok();
+        (!unmasked).then(|| Arc::new(mask))
     }
 
     /// The service with its write attempts recorded in `audit`.
@@ -119,9 +146,38 @@ impl Service {
         if !self.audit.enabled() {
             return write.await;
         }
+        self.recorded(caller, attempt, noted, write, true).await
+    }
+
+    /// Runs one privileged read under the audit when `audit.reads` is on, as [`Self::audited`]
+    /// runs a write: a read whose event no sink can take is not answered. The event's summary
+    /// holds the arguments but `q` and `key`, which may be what someone searched records for.
+    pub async fn audited_read<T>(
+        &self,
+        caller: &Caller,
+        cluster: &str,
+        privilege: Privilege,
+        args: &impl serde::Serialize,
+        read: impl std::future::Future<Output = Result<T, ApiError>>,
+    ) -> Result<T, ApiError> {
+        if !self.audit.records_reads() {
+            return read.await;
+        }
+        let attempt = Attempt::of(cluster, privilege, args, &["q", "key"]);
+        self.recorded(caller, attempt, |_| None, read, false).await
+    }
+
+    async fn recorded<T>(
+        &self,
+        caller: &Caller,
+        attempt: Attempt,
+        noted: impl FnOnce(&T) -> Option<serde_json::Value>,
+        work: impl std::future::Future<Output = Result<T, ApiError>>,
+        changes: bool,
+    ) -> Result<T, ApiError> {
         self.audit.ready().await?;
-        let answer = write.await;
-        let changed = answer.is_ok() && !attempt.dry_run;
+        let answer = work.await;
+        let changed = changes && answer.is_ok() && !attempt.dry_run;
         let event = crate::audit::event(caller, attempt, answer.as_ref().map(noted));
         if let Err(unrecorded) = self.audit.record(&event).await {
             if changed {

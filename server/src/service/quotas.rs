@@ -22,6 +22,18 @@ pub async fn quotas(
     caller: &Caller,
     cluster: &str,
 ) -> Result<QuotaList, ApiError> {
+    let args = serde_json::json!({});
+    let read = quotas_read(service, caller, cluster);
+    service
+        .audited_read(caller, cluster, Privilege::BrokerConfigs, &args, read)
+        .await
+}
+
+async fn quotas_read(
+    service: &Service,
+    caller: &Caller,
+    cluster: &str,
+) -> Result<QuotaList, ApiError> {
     let granted = service.decide(
         caller,
         cluster,

@@ -10,10 +10,22 @@ use super::limits::StreamPermit;
 use super::Service;
 use crate::auth::Caller;
 use crate::kafka::Link;
+use crate::masking::TopicMask;
 use crate::records::decode::Schemas;
-use crate::records::{self, Filter, Span};
+use crate::records::{self, Filter, MaskedView, Span};
 
 pub async fn records(
+    service: &Service,
+    caller: &Caller,
+    args: RecordArgs,
+) -> Result<RecordPage, ApiError> {
+    let read = records_read(service, caller, args.clone());
+    service
+        .audited_read(caller, &args.cluster, Privilege::Records, &args, read)
+        .await
+}
+
+async fn records_read(
     service: &Service,
     caller: &Caller,
     args: RecordArgs,
@@ -24,10 +36,34 @@ pub async fn records(
     let query = args.parse()?;
     let topic = granted.listed_topic(&name)?;
     let schemas = service.schemas(&cluster);
-    records::page(&granted.grant, &granted.link(), &schemas, &topic, &query).await
+    let mask = service.mask(caller, &cluster, &name);
+    if query.key.is_some() && mask.as_ref().is_some_and(|m| m.masks_keys()) {
+        // Finding a key by its bytes would tell a masked key from others: that is UNMASK's.
+        service.decide_topic(caller, &cluster, Privilege::Unmask, Some(&name))?;
+    }
+    records::page(
+        &granted.grant,
+        &granted.link(),
+        &schemas,
+        &topic,
+        &query,
+        mask,
+    )
+    .await
 }
 
 pub async fn record(
+    service: &Service,
+    caller: &Caller,
+    args: RecordAtArgs,
+) -> Result<Record, ApiError> {
+    let read = record_read(service, caller, args.clone());
+    service
+        .audited_read(caller, &args.cluster, Privilege::Records, &args, read)
+        .await
+}
+
+async fn record_read(
     service: &Service,
     caller: &Caller,
     args: RecordAtArgs,
@@ -38,19 +74,20 @@ pub async fn record(
     let offset = args.offset.required("offset")?;
     let topic = granted.listed_topic(&name)?;
     let schemas = service.schemas(&args.cluster);
+    let mask = service.mask(caller, &args.cluster, &name);
     records::one(
         &granted.grant,
         &granted.link(),
         &schemas,
         &topic,
-        partition,
-        offset,
+        (partition, offset),
+        mask.as_deref(),
     )
     .await
 }
 
 /// What a stream asks for, as sent (the query of `/api/export` and `/api/tail`).
-#[derive(Clone, Debug, Default, serde::Deserialize)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct StreamArgs {
     pub cluster: String,
     #[serde(default)]
@@ -80,10 +117,24 @@ pub struct Stream {
     pub filter: Option<Filter>,
     pub spans: Vec<Span>,
     pub to: Option<i64>,
+    /// The masking of the topic's records for the caller, if any.
+    pub mask: Option<Arc<TopicMask>>,
 }
 
 /// Prepares the export (from `earliest` unless told) or the tail (always from `latest`).
 pub async fn stream(
+    service: &Service,
+    caller: &Caller,
+    args: StreamArgs,
+    default_from: &str,
+) -> Result<Stream, ApiError> {
+    let read = stream_read(service, caller, args.clone(), default_from);
+    service
+        .audited_read(caller, &args.cluster, Privilege::Records, &args, read)
+        .await
+}
+
+async fn stream_read(
     service: &Service,
     caller: &Caller,
     args: StreamArgs,
@@ -102,15 +153,19 @@ pub async fn stream(
     let permit = service.streams.admit(caller)?;
     let link = granted.link();
     let spans = records::stream_spans(&granted.grant, &link, &topic, partition, &from).await?;
+    let schemas = service.schemas(&args.cluster);
+    let mask = service.mask(caller, &args.cluster, &name);
+    let filter = filter.map(|f| MaskedView::over(f, &name, &schemas, mask.as_ref()));
     Ok(Stream {
         permit,
         cluster: args.cluster.clone(),
         link,
-        schemas: service.schemas(&args.cluster),
+        schemas,
         topic: name,
         filter,
         spans,
         to,
+        mask,
     })
 }
 

@@ -101,6 +101,19 @@ pub async fn topic_configs(
     cluster: &str,
     topic: Arg<String>,
 ) -> Result<TopicConfigList, ApiError> {
+    let args = serde_json::json!({ "topic": &topic });
+    let read = topic_configs_read(service, caller, cluster, topic.clone());
+    service
+        .audited_read(caller, cluster, Privilege::TopicConfigs, &args, read)
+        .await
+}
+
+async fn topic_configs_read(
+    service: &Service,
+    caller: &Caller,
+    cluster: &str,
+    topic: Arg<String>,
+) -> Result<TopicConfigList, ApiError> {
     let (granted, name) =
         service.decide_named_topic(caller, cluster, Privilege::TopicConfigs, &topic)?;
     granted.listed_topic(&name)?;

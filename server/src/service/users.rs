@@ -24,6 +24,18 @@ pub async fn scram_users(
     caller: &Caller,
     cluster: &str,
 ) -> Result<ScramUserList, ApiError> {
+    let args = serde_json::json!({});
+    let read = scram_users_read(service, caller, cluster);
+    service
+        .audited_read(caller, cluster, Privilege::Acls, &args, read)
+        .await
+}
+
+async fn scram_users_read(
+    service: &Service,
+    caller: &Caller,
+    cluster: &str,
+) -> Result<ScramUserList, ApiError> {
     let granted = service.decide(
         caller,
         cluster,

@@ -160,3 +160,175 @@ async fn a_write_the_audit_cannot_record_does_not_happen() {
     assert!(kafka_topics().iter().any(|(n, _)| *n == topic));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The events of the audit topic, as kcat (a client apart from klens) reads them.
+fn topic_events(topic: &str) -> Vec<Value> {
+    let out = std::process::Command::new("kcat")
+        .args(["-b", OPEN_PORT, "-C", "-t", topic, "-e", "-q", "-f", "%s\n"])
+        .output()
+        .expect("kcat runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter(|l| !l.is_empty())
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect()
+}
+
+/// The router over `yaml`, with only cluster `rw` read (another may be out of reach).
+async fn router_reading_rw(yaml: &str) -> axum::Router {
+    let config = config(yaml);
+    let catalog = std::sync::Arc::new(server::catalog::Catalog::new(&config));
+    for entry in catalog.clusters() {
+        if entry.name == "rw" {
+            entry.refresh().await;
+        }
+    }
+    let leptos = leptos::config::LeptosOptions::builder()
+        .output_name("klens")
+        .build();
+    server::http::app(server::http::AppState::new(leptos, &config, catalog).expect("state"))
+}
+
+#[tokio::test]
+async fn the_audit_topic_holds_one_event_per_attempt_and_reads_when_asked() {
+    let sink = unique("it-audit-sink");
+    create_topic(&sink, 1).await;
+    let yaml = format!(
+        "clusters:\n{}    writable: true\n{}audit:\n  topic: {{ cluster: rw, name: {sink} }}\n  reads: true\n",
+        scram_cluster("rw", "klens-secret"),
+        scram_cluster("ro", "klens-secret"),
+    );
+    let router = router(&yaml).await;
+    let topic = unique("it-audit-topic");
+    let card = "4111111111111111";
+
+    let (status, body) = post(
+        &router,
+        "/api/create_topic",
+        json!({"cluster": "rw", "topic": topic, "partitions": 1}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let (status, body) = post(
+        &router,
+        "/api/produce",
+        json!({"cluster": "rw", "topic": topic, "value": {"encoding": "text", "data": card}}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let (status, _) = post(
+        &router,
+        "/api/produce",
+        json!({"cluster": "ro", "topic": topic, "value": {"encoding": "text", "data": card}}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    // Two privileged reads, one with a filter that is itself a secret.
+    let (status, _) = get_raw(
+        &router,
+        &format!("/api/records?cluster=rw&topic={topic}&from=earliest&q={card}"),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    let (status, _) = get_raw(
+        &router,
+        &format!("/api/topic_configs?cluster=rw&topic={topic}"),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    // Catalog reads need no privilege and are not recorded.
+    let (status, _) = get_raw(&router, "/api/topics?cluster=rw").await;
+    assert_eq!(status, StatusCode::OK);
+
+    let got = topic_events(&sink);
+    let shape: Vec<(&str, &str, &str, bool)> = got
+        .iter()
+        .map(|e| {
+            (
+                e["privilege"].as_str().unwrap_or_default(),
+                e["cluster"].as_str().unwrap_or_default(),
+                e["decision"].as_str().unwrap_or_default(),
+                e["outcome"]["ok"].as_bool().unwrap_or_default(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        shape,
+        [
+            ("CREATE_TOPICS", "rw", "allowed", true),
+            ("PRODUCE", "rw", "allowed", true),
+            ("PRODUCE", "ro", "refused", false),
+            ("RECORDS", "rw", "allowed", true),
+            ("TOPIC_CONFIGS", "rw", "allowed", true),
+        ]
+    );
+    let all = serde_json::to_string(&got).expect("JSON");
+    assert!(
+        !all.contains(card),
+        "a record value or a filter reached the audit topic"
+    );
+    assert_eq!(got[3]["resource"], json!({"kind": "topic", "name": topic}));
+    assert_eq!(got[3]["summary"]["from"], "earliest");
+
+    // The Audit page reads the topic: the same events, newest first (reading them is recorded
+    // too, after the answer is made).
+    let (status, bytes) = get_raw(&router, "/api/audit?cluster=rw").await;
+    assert_eq!(status, StatusCode::OK);
+    let listed: Value = serde_json::from_slice(&bytes).expect("JSON");
+    let ids: Vec<&str> = listed["events"]
+        .as_array()
+        .expect("events")
+        .iter()
+        .filter_map(|e| e["id"].as_str())
+        .collect();
+    let mut want: Vec<&str> = got
+        .iter()
+        .filter(|e| e["cluster"] == "rw")
+        .filter_map(|e| e["id"].as_str())
+        .collect();
+    want.reverse();
+    assert_eq!(ids, want);
+    assert_eq!(
+        topic_events(&sink).len(),
+        got.len() + 1,
+        "the listing itself is recorded"
+    );
+}
+
+#[tokio::test]
+async fn a_stopped_audit_cluster_refuses_writes_and_nothing_changes() {
+    let topic = unique("it-audit-stopped");
+    create_topic(&topic, 1).await;
+    // The audit's cluster does not answer: nothing listens there.
+    let yaml = format!(
+        "clusters:\n{}    writable: true\n  - name: ops\n    bootstrap_servers: 127.0.0.1:1\naudit:\n  topic: {{ cluster: ops, name: _klens_audit }}\n",
+        scram_cluster("rw", "klens-secret"),
+    );
+    let router = router_reading_rw(&yaml).await;
+    let created = unique("it-audit-never");
+    let (status, body) = post(
+        &router,
+        "/api/create_topic",
+        json!({"cluster": "rw", "topic": created, "partitions": 1}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{body}");
+    assert_eq!(body["code"], "AUDIT_UNAVAILABLE");
+    let (status, body) = post(
+        &router,
+        "/api/produce",
+        json!({"cluster": "rw", "topic": topic, "value": {"encoding": "text", "data": "x"}}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{body}");
+    assert!(!kafka_topics().iter().any(|(n, _)| *n == created));
+    assert_eq!(watermarks(&topic, 1), [(0, 0)], "nothing was produced");
+    // Reads are not recorded here (`reads` is off), so they go on.
+    let (status, _) = get_raw(&router, &format!("/api/records?cluster=rw&topic={topic}")).await;
+    assert_eq!(status, StatusCode::OK);
+}

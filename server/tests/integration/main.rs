@@ -12,6 +12,7 @@ mod changes;
 mod config_check;
 mod group_changes;
 mod groups;
+mod masking;
 mod mcp;
 mod produce;
 mod quotas;

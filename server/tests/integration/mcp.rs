@@ -14,7 +14,7 @@ use server::service::Service;
 
 use crate::support::*;
 
-const SECRET: &str = "mcp-test-secret";
+pub(crate) const SECRET: &str = "mcp-test-secret";
 
 /// The clusters every test here uses: `rw` (writable), `ro` (read-only) and `outside` (not in
 /// `mcp.clusters`), all the dev stack as klens's own Kafka user, with the registry.
@@ -94,7 +94,7 @@ async fn tool_names(router: &axum::Router) -> Vec<String> {
 }
 
 /// A tool call: whether it was an error, and the JSON between its markers.
-async fn call(router: &axum::Router, tool: &str, arguments: Value) -> (bool, Value) {
+pub(crate) async fn call(router: &axum::Router, tool: &str, arguments: Value) -> (bool, Value) {
     let answer = rpc(
         router,
         "tools/call",

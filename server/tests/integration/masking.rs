@@ -1,0 +1,374 @@
+//! Masking against the dev stack: a caller without UNMASK (here the MCP ceiling) never gets a
+//! masked field's bytes in a page, a record, an export, a tail or an MCP result, and a filter
+//! on the real value finds nothing; a caller holding UNMASK (sign-in off, or a ceiling with
+//! it) reads the records as Kafka holds them, which kcat confirms.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::http::StatusCode;
+use hmac::Mac;
+use serde_json::{json, Value};
+use server::auth::Caller;
+use server::catalog::Catalog;
+use server::masking::Masking;
+use server::records::stream::{self as records_stream, Source, TailEvent};
+use server::service::{self, Service};
+
+use crate::mcp::{call, SECRET};
+use crate::support::*;
+
+const CARD: &str = "4111111111111111";
+const EMAIL: &str = "ann@example.com";
+const MASKING_KEY: &str = "it-masking-key-of-32-bytes-long!";
+
+/// One writable cluster with the registry, an MCP ceiling holding `privileges`, and two rules
+/// on `it-mask-*`: the card number's last four, and the customer's email hashed, keys too.
+fn yaml(privileges: &str) -> String {
+    format!(
+        "clusters:\n{}    writable: true\n    schema_registry:\n      url: http://127.0.0.1:18081/apis/ccompat/v7\n\
+         mcp:\n  listen: 127.0.0.1:18998\n  privileges: [{privileges}]\n  secret: {SECRET}\n\
+         masking:\n\
+         \x20 - topics: [\"it-mask-*\"]\n    fields: [card.number]\n    strategy: last4\n\
+         \x20 - topics: [\"it-mask-*\"]\n    fields: [customer.email]\n    keys: true\n    strategy: hash\n\
+         masking_key: {MASKING_KEY}\n",
+        scram_cluster("rw", "klens-secret"),
+    )
+}
+
+/// The service and the MCP router over `yaml`, masking as configured.
+async fn service_and_mcp(yaml: &str) -> (Arc<Service>, axum::Router) {
+    let config = config(yaml);
+    let catalog = Arc::new(Catalog::new(&config));
+    for entry in catalog.clusters() {
+        entry.refresh().await;
+    }
+    let policy = Arc::new(server::auth::Policy::from_config(&config));
+    let service = Arc::new(Service::new(policy, catalog).with_masking(Masking::new(
+        config.masking.clone(),
+        config.masking_key.clone(),
+    )));
+    let mcp = server::mcp::router(
+        Arc::clone(&service),
+        config.mcp.as_ref().expect("an mcp block"),
+    );
+    (service, mcp)
+}
+
+fn hmac(text: &str) -> String {
+    let mut mac =
+        hmac::Hmac::<sha2::Sha256>::new_from_slice(MASKING_KEY.as_bytes()).expect("any key");
+    mac.update(text.as_bytes());
+    mac.finalize()
+        .into_bytes()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+fn payment(id: u32) -> Value {
+    json!({"id": id, "card": {"number": CARD, "expiry": "12/30"}, "customer": {"email": EMAIL}})
+}
+
+/// No masked value, and no bytes that could hold one, in `text`.
+fn assert_hidden(what: &str, text: &str) {
+    for secret in [CARD, EMAIL] {
+        assert!(!text.contains(secret), "{what} shows {secret}: {text}");
+    }
+    assert!(
+        !text.contains("\"raw\""),
+        "{what} carries raw bytes: {text}"
+    );
+}
+
+/// A topic holding, in order: a JSON payment, a text value with the card in it, and an Avro
+/// payment through the registry; each keyed by a customer id.
+async fn masked_topic() -> String {
+    let topic = unique("it-mask");
+    create_topic(&topic, 1).await;
+    let avro = json!({"type": "record", "name": "Payment", "namespace": "it", "fields": [
+        {"name": "id", "type": "int"},
+        {"name": "card", "type": {"type": "record", "name": "Card", "fields": [
+            {"name": "number", "type": "string"}, {"name": "expiry", "type": "string"}]}},
+        {"name": "customer", "type": {"type": "record", "name": "Customer", "fields": [
+            {"name": "email", "type": "string"}]}}]});
+    registry(
+        reqwest::Method::POST,
+        &format!("subjects/{topic}-value/versions"),
+        json!({"schema": avro.to_string()}),
+    )
+    .await;
+    // Written as a client with every privilege (sign-in is off on this router).
+    let router = router(&yaml("records")).await;
+    for value in [
+        json!({"encoding": "json", "data": payment(1)}),
+        json!({"encoding": "text", "data": format!("paid with {CARD}")}),
+        json!({"encoding": "avro", "data": payment(3)}),
+    ] {
+        let (status, body) = post(
+            &router,
+            "/api/produce",
+            json!({"cluster": "rw", "topic": topic, "partition": 0,
+                   "key": {"encoding": "text", "data": "customer-7"}, "value": value}),
+        )
+        .await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+    }
+    // Another client sees the values as written: there is something to hide.
+    let out = std::process::Command::new("kcat")
+        .args(["-b", OPEN_PORT, "-C", "-t", &topic, "-e", "-f", "%s\n"])
+        .output()
+        .expect("kcat runs");
+    let seen = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(seen.matches(CARD).count(), 3, "{seen}");
+    topic
+}
+
+fn args<T: serde::de::DeserializeOwned>(value: Value) -> T {
+    serde_json::from_value(value).expect("arguments")
+}
+
+#[tokio::test]
+async fn a_caller_without_unmask_never_gets_a_masked_value_by_any_form() {
+    let topic = masked_topic().await;
+    let (service, mcp) = service_and_mcp(&yaml("records")).await;
+    let caller = Caller::Mcp;
+
+    // A page: every value masked, the JSON and Avro ones field by field, the text one whole.
+    let page = service::records::records(
+        &service,
+        &caller,
+        args(json!({"cluster": "rw", "topic": topic, "from": "earliest"})),
+    )
+    .await
+    .expect("a page");
+    let text = serde_json::to_string(&page).expect("JSON");
+    assert_hidden("a page", &text);
+    assert_eq!(page.records.len(), 3);
+    let (json_value, text_value, avro_value) = (
+        &page.records[0].value,
+        &page.records[1].value,
+        &page.records[2].value,
+    );
+    assert_eq!(json_value.data["card"]["number"], json!("************1111"));
+    assert_eq!(json_value.data["card"]["expiry"], json!("12/30"));
+    assert_eq!(json_value.data["customer"]["email"], json!(hmac(EMAIL)));
+    assert_eq!(avro_value.data["card"]["number"], json!("************1111"));
+    assert_eq!(avro_value.data["customer"]["email"], json!(hmac(EMAIL)));
+    assert_eq!(
+        text_value.data,
+        json!("****"),
+        "text has no fields: masked whole"
+    );
+    for r in &page.records {
+        assert!(r.value.masked && r.key.masked, "{r:?}");
+        assert_eq!(r.key.data, json!("****"), "a text key is masked whole");
+    }
+
+    // One record.
+    let one = service::records::record(
+        &service,
+        &caller,
+        args(json!({"cluster": "rw", "topic": topic, "partition": 0, "offset": 2})),
+    )
+    .await
+    .expect("a record");
+    assert_hidden("a record", &serde_json::to_string(&one).expect("JSON"));
+
+    // The filter sees what the caller sees: the real value finds nothing, the masked one finds.
+    for (q, found) in [
+        (CARD, 0),
+        (EMAIL, 0),
+        ("customer-7", 0),
+        ("************1111", 2),
+        (hmac(EMAIL).as_str(), 2),
+        ("12/30", 2),
+    ] {
+        let page = service::records::records(
+            &service,
+            &caller,
+            args(json!({"cluster": "rw", "topic": topic, "from": "earliest", "q": q})),
+        )
+        .await
+        .expect("a page");
+        assert_eq!(page.records.len(), found, "filter {q:?}");
+    }
+
+    // A search by key would tell the masked key apart: it needs UNMASK.
+    let refused = service::records::records(
+        &service,
+        &caller,
+        args(json!({"cluster": "rw", "topic": topic, "key": "customer-7"})),
+    )
+    .await
+    .expect_err("refused");
+    assert_eq!(
+        refused.code.as_str(),
+        "MISSING_PRIVILEGE",
+        "{}",
+        refused.message
+    );
+    assert!(refused.message.contains("UNMASK"), "{}", refused.message);
+
+    // The export, whole and filtered on the real value.
+    let exported = export(&service, &caller, &topic, None).await;
+    assert_hidden("the export", &exported);
+    assert_eq!(exported.lines().count(), 3, "{exported}");
+    assert_eq!(export(&service, &caller, &topic, Some(CARD)).await, "");
+
+    // The tail, with a record written after it starts.
+    let tailed = tail_one(&service, &caller, &topic).await;
+    assert_hidden("the tail", &tailed);
+    assert!(tailed.contains("************1111"), "{tailed}");
+
+    // MCP: a page and one record.
+    let (error, result) = call(
+        &mcp,
+        "klens_records_read",
+        json!({"cluster": "rw", "topic": topic, "from": "earliest"}),
+    )
+    .await;
+    assert!(!error, "{result}");
+    assert_hidden("an MCP page", &result.to_string());
+    assert_eq!(
+        result["records"].as_array().map(Vec::len),
+        Some(3),
+        "{result}"
+    );
+    let (error, result) = call(
+        &mcp,
+        "klens_record_get",
+        json!({"cluster": "rw", "topic": topic, "partition": 0, "offset": 0}),
+    )
+    .await;
+    assert!(!error, "{result}");
+    assert_hidden("an MCP record", &result.to_string());
+}
+
+#[tokio::test]
+async fn unmask_shows_the_records_as_kafka_holds_them() {
+    let topic = masked_topic().await;
+    // Through the MCP ceiling that holds UNMASK.
+    let (service, mcp) = service_and_mcp(&yaml("records, unmask")).await;
+    let (error, result) = call(
+        &mcp,
+        "klens_records_read",
+        json!({"cluster": "rw", "topic": topic, "from": "earliest"}),
+    )
+    .await;
+    assert!(!error, "{result}");
+    let records = result["records"].as_array().expect("records");
+    assert_eq!(records[0]["value"]["data"], payment(1));
+    assert_eq!(
+        records[1]["value"]["data"],
+        json!(format!("paid with {CARD}"))
+    );
+    assert_eq!(records[2]["value"]["data"], payment(3));
+    assert_eq!(records[0]["key"]["data"], json!("customer-7"));
+    assert!(records.iter().all(|r| r["value"].get("masked").is_none()));
+    let found = service::records::records(
+        &service,
+        &Caller::Mcp,
+        args(json!({"cluster": "rw", "topic": topic, "key": "customer-7"})),
+    )
+    .await
+    .expect("a search by key");
+    assert_eq!(found.records.len(), 3);
+
+    // Through /api with sign-in off, where the anonymous caller holds every privilege.
+    let router = router(&yaml("records")).await;
+    let (status, bytes) = get_raw(
+        &router,
+        &format!("/api/records?cluster=rw&topic={topic}&from=earliest&q={CARD}"),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    let page: Value = serde_json::from_slice(&bytes).expect("JSON");
+    assert_eq!(page["records"].as_array().map(Vec::len), Some(3), "{page}");
+
+    // Topics no rule names are never masked, even for a caller without UNMASK.
+    let plain = unique("it-plain");
+    create_topic(&plain, 1).await;
+    produce_values(&plain, &[(0, Some(payment(9).to_string().into_bytes()))]);
+    let (service, _) = service_and_mcp(&yaml("records")).await;
+    let page = service::records::records(
+        &service,
+        &Caller::Mcp,
+        args(json!({"cluster": "rw", "topic": plain, "from": "earliest"})),
+    )
+    .await
+    .expect("a page");
+    assert_eq!(page.records[0].value.data, payment(9));
+    assert!(!page.records[0].value.masked);
+}
+
+/// The NDJSON export of `topic` for `caller`, filtered by `q`, as text.
+async fn export(service: &Service, caller: &Caller, topic: &str, q: Option<&str>) -> String {
+    let mut query = json!({"cluster": "rw", "topic": topic});
+    if let Some(q) = q {
+        query["q"] = json!(q);
+    }
+    let stream = service::records::stream(service, caller, args(query), "earliest")
+        .await
+        .expect("an export");
+    let source = source(&stream);
+    let (tx, mut rx) = tokio::sync::mpsc::channel(4);
+    let reading = tokio::task::spawn_blocking(move || {
+        records_stream::export(
+            &source,
+            &stream.spans,
+            stream.filter.as_ref(),
+            stream.to,
+            || Ok(()),
+            tx,
+        )
+    });
+    let mut out = Vec::new();
+    while let Some(chunk) = rx.recv().await {
+        out.extend(chunk);
+    }
+    reading.await.expect("the export ends");
+    String::from_utf8(out).expect("UTF-8")
+}
+
+fn source(stream: &service::records::Stream) -> Source {
+    Source {
+        config: stream.link.reader().clone(),
+        topic: stream.topic.clone(),
+        schemas: Arc::clone(&stream.schemas),
+        handle: tokio::runtime::Handle::current(),
+        mask: stream.mask.clone(),
+    }
+}
+
+/// The first record the tail of `topic` sends once a payment is written after it started.
+async fn tail_one(service: &Service, caller: &Caller, topic: &str) -> String {
+    let stream = service::records::stream(
+        service,
+        caller,
+        args(json!({"cluster": "rw", "topic": topic})),
+        "latest",
+    )
+    .await
+    .expect("a tail");
+    let source = source(&stream);
+    let starts: Vec<(i32, i64)> = stream.spans.iter().map(|s| (s.partition, s.end)).collect();
+    let (tx, mut rx) = tokio::sync::mpsc::channel(4);
+    let following = tokio::task::spawn_blocking(move || {
+        records_stream::tail(&source, &starts, None, || Ok(()), tx)
+    });
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    produce_values(topic, &[(0, Some(payment(4).to_string().into_bytes()))]);
+    let event = tokio::time::timeout(Duration::from_secs(20), rx.recv())
+        .await
+        .expect("a record within 20 s")
+        .expect("an event");
+    drop(rx);
+    following
+        .await
+        .expect("the tail ends once its client leaves");
+    match event {
+        TailEvent::Record(json) => json,
+        TailEvent::End(why) => panic!("the tail ended: {why}"),
+    }
+}
