@@ -81,17 +81,21 @@ fn assert_hidden(what: &str, text: &str) {
     );
 }
 
+fn payment_avro() -> Value {
+    json!({"type": "record", "name": "Payment", "namespace": "it", "fields": [
+        {"name": "id", "type": "int"},
+        {"name": "card", "type": {"type": "record", "name": "Card", "fields": [
+            {"name": "number", "type": "string"}, {"name": "expiry", "type": "string"}]}},
+        {"name": "customer", "type": {"type": "record", "name": "Customer", "fields": [
+            {"name": "email", "type": "string"}]}}]})
+}
+
 /// A topic holding, in order: a JSON payment, a text value with the card in it, and an Avro
 /// payment through the registry; each keyed by a customer id.
 async fn masked_topic() -> String {
     let topic = unique("it-mask");
     create_topic(&topic, 1).await;
-    let avro = json!({"type": "record", "name": "Payment", "namespace": "it", "fields": [
-        {"name": "id", "type": "int"},
-        {"name": "card", "type": {"type": "record", "name": "Card", "fields": [
-            {"name": "number", "type": "string"}, {"name": "expiry", "type": "string"}]}},
-        {"name": "customer", "type": {"type": "record", "name": "Customer", "fields": [
-            {"name": "email", "type": "string"}]}}]});
+    let avro = payment_avro();
     registry(
         reqwest::Method::POST,
         &format!("subjects/{topic}-value/versions"),
@@ -230,9 +234,10 @@ async fn a_caller_without_unmask_never_gets_a_masked_value_by_any_form() {
     .await;
     assert!(!error, "{result}");
     assert_hidden("an MCP page", &result.to_string());
+    // The three written first, and the one the tail saw.
     assert_eq!(
         result["records"].as_array().map(Vec::len),
-        Some(3),
+        Some(4),
         "{result}"
     );
     let (error, result) = call(
@@ -243,6 +248,47 @@ async fn a_caller_without_unmask_never_gets_a_masked_value_by_any_form() {
     .await;
     assert!(!error, "{result}");
     assert_hidden("an MCP record", &result.to_string());
+}
+
+/// A proposed schema's constraints would tell masked values piece by piece from how many
+/// records fit: on a topic masked for the caller, the records check does not run.
+#[tokio::test]
+async fn the_schema_check_never_reads_masked_records() {
+    let topic = masked_topic().await;
+    let (service, _) = service_and_mcp(&yaml("records, register_schemas")).await;
+    // Any proposal would do: here the registered schema itself.
+    let probe = payment_avro();
+    let answer = service::schemas::register_schema(
+        &service,
+        &Caller::Mcp,
+        args(json!({"cluster": "rw", "subject": format!("{topic}-value"),
+                    "schema": probe.to_string(), "dry_run": true})),
+    )
+    .await;
+    let check = answer
+        .map(|a| a.records)
+        .expect("a dry run")
+        .expect("a check");
+    assert_eq!((check.read, check.fit, check.failed), (0, 0, 0));
+    assert!(check.first_failure.is_none() && check.first_unchecked.is_none());
+    assert!(
+        check.error.as_deref().is_some_and(|e| e.contains("UNMASK")),
+        "{check:?}"
+    );
+    // With UNMASK the check reads the records.
+    let (service, _) = service_and_mcp(&yaml("records, unmask, register_schemas")).await;
+    let answer = service::schemas::register_schema(
+        &service,
+        &Caller::Mcp,
+        args(json!({"cluster": "rw", "subject": format!("{topic}-value"),
+                    "schema": probe.to_string(), "dry_run": true})),
+    )
+    .await;
+    let check = answer
+        .map(|a| a.records)
+        .expect("a dry run")
+        .expect("a check");
+    assert_eq!(check.read, 3, "{check:?}");
 }
 
 #[tokio::test]
