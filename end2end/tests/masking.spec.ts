@@ -89,9 +89,9 @@ test('dave reads the payments masked on every form, and a filter cannot find a r
   hidden(await one.text(), held);
 
   // The Data tab and the record page show the masked values, marked as such.
-  const problems = await openHydrated(page, `/c/local/topics/${TOPIC}/data?from=earliest`);
+  const problems = await openHydrated(page, `${AUTH}/c/local/topics/${TOPIC}/data?from=earliest`);
   hidden(await page.content(), held);
-  await openHydrated(page, `/c/local/topics/${TOPIC}/records/${real.partition}/${real.offset}`);
+  await openHydrated(page, `${AUTH}/c/local/topics/${TOPIC}/records/${real.partition}/${real.offset}`);
   await expect(page.locator('pre[data-part="value"]')).toContainText(tail4);
   await expect(page.locator('.badge.masked')).toHaveCount(1);
   hidden(await page.content(), held);
@@ -118,7 +118,7 @@ test('alice holds UNMASK and reads the payments as Kafka holds them', async ({ p
   expect(record.value.masked).toBeUndefined();
   expect(record.value.data.card.number).toBe(real.card);
   expect(record.value.data.customer.email).toBe(real.email);
-  await openHydrated(page, `/c/local/topics/${TOPIC}/records/${real.partition}/${real.offset}`);
+  await openHydrated(page, `${AUTH}/c/local/topics/${TOPIC}/records/${real.partition}/${real.offset}`);
   await expect(page.locator('pre[data-part="value"]')).toContainText(real.card);
   await expect(page.locator('.badge.masked')).toHaveCount(0);
 });
