@@ -11,6 +11,7 @@ pub mod http;
 pub mod kafka;
 pub mod masking;
 pub mod mcp;
+pub mod metrics;
 pub mod records;
 pub mod registry;
 pub mod service;

@@ -141,6 +141,19 @@ async fn serve(config: server::config::Config) -> Result<(), String> {
         }
         None => None,
     };
+    server::metrics::install();
+    let metrics = match config.metrics_listen {
+        Some(address) => {
+            let listener = tokio::net::TcpListener::bind(address)
+                .await
+                .map_err(|e| format!("cannot listen on {address} (metrics.listen): {e}"))?;
+            Some((
+                listener,
+                server::http::metrics_router(Arc::clone(&state.service)),
+            ))
+        }
+        None => None,
+    };
     let router = server::http::app(state);
     let listener = tokio::net::TcpListener::bind(config.listen)
         .await
@@ -152,17 +165,10 @@ async fn serve(config: server::config::Config) -> Result<(), String> {
              UNMASK and reads records unmasked; only MCP calls without it see them masked"
         );
     }
-    if let Some((listener, router)) = mcp {
-        tracing::info!(
-            "the MCP listener answers on http://{}/mcp",
-            listener.local_addr().map_err(|e| e.to_string())?
-        );
-        tokio::spawn(server::http::serve::serve(
-            listener,
-            router,
-            server::http::serve::HEADER_READ_TIMEOUT,
-            shutdown_signal(),
-        ));
+    for (what, side) in [("/metrics", metrics), ("the MCP listener", mcp)] {
+        if let Some((listener, router)) = side {
+            spawn_side_listener(what, listener, router)?;
+        }
     }
     server::http::serve::serve(
         listener,
@@ -171,6 +177,25 @@ async fn serve(config: server::config::Config) -> Result<(), String> {
         shutdown_signal(),
     )
     .await;
+    Ok(())
+}
+
+/// Serves `router` on `listener` beside the UI's port until shutdown.
+fn spawn_side_listener(
+    what: &str,
+    listener: tokio::net::TcpListener,
+    router: axum::Router,
+) -> Result<(), String> {
+    tracing::info!(
+        "{what} answers on http://{}",
+        listener.local_addr().map_err(|e| e.to_string())?
+    );
+    tokio::spawn(server::http::serve::serve(
+        listener,
+        router,
+        server::http::serve::HEADER_READ_TIMEOUT,
+        shutdown_signal(),
+    ));
     Ok(())
 }
 

@@ -9,7 +9,7 @@
 
 mod rates;
 mod refresh;
-mod views;
+pub(crate) mod views;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};

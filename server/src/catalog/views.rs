@@ -214,6 +214,17 @@ fn total_lag(lags: impl Iterator<Item = Option<u64>>) -> Option<u64> {
         .fold(None, |sum, lag| Some(sum.unwrap_or(0) + lag))
 }
 
+/// Each group's lag, where any of it is known.
+pub fn group_lags(state: &ClusterState) -> HashMap<String, u64> {
+    state
+        .groups
+        .data
+        .iter()
+        .flat_map(|groups| groups.iter())
+        .filter_map(|g| Some((g.id.clone(), group_lag(&state.watermarks, g)?)))
+        .collect()
+}
+
 fn group_lag(marks: &Watermarks, group: &Group) -> Option<u64> {
     total_lag(
         group

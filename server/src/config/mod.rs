@@ -66,6 +66,8 @@ pub struct Config {
     pub masking: Vec<MaskingRule>,
     /// The HMAC key of the `hash` strategy; present whenever a rule hashes.
     pub masking_key: Option<Secret>,
+    /// `metrics.listen`: a port of its own for `/metrics`, without a session.
+    pub metrics_listen: Option<SocketAddr>,
 }
 
 /// One `masking` rule: on the topics its globs match, these fields of each value (and of

@@ -28,7 +28,9 @@ const TOP_KEYS: &[&str] = &[
     "audit",
     "masking",
     "masking_key",
+    "metrics",
 ];
+const METRICS_KEYS: &[&str] = &["listen"];
 const MASKING_KEYS: &[&str] = &["topics", "fields", "keys", "strategy"];
 const AUDIT_KEYS: &[&str] = &["file", "topic", "reads"];
 const AUDIT_TOPIC_KEYS: &[&str] = &["cluster", "name"];
@@ -106,6 +108,10 @@ pub(super) fn build(document: &Document<'_>, base_dir: &Path) -> Result<Config, 
         Some(value) => masking(&value, masking_key.is_some())?,
         None => Vec::new(),
     };
+    let metrics_listen = root
+        .get("metrics")
+        .map(|value| metrics_listen(&value, listen, mcp.as_ref().map(|m| m.listen)))
+        .transpose()?;
     Ok(Config {
         listen,
         allowed_hosts,
@@ -116,7 +122,36 @@ pub(super) fn build(document: &Document<'_>, base_dir: &Path) -> Result<Config, 
         audit,
         masking,
         masking_key,
+        metrics_listen,
     })
+}
+
+/// `metrics: { listen }`: an address of its own, apart from the UI's and the MCP listener's.
+fn metrics_listen(
+    value: &Value<'_>,
+    ui: SocketAddr,
+    mcp: Option<SocketAddr>,
+) -> Result<SocketAddr, ConfigError> {
+    let map = value.map()?;
+    map.only(METRICS_KEYS)?;
+    let listen_value = map.required(
+        "listen",
+        "give /metrics its own address, such as 127.0.0.1:9464, or remove the block to serve \
+         it on the UI's port",
+    )?;
+    let listen = socket_addr(&listen_value)?;
+    let collides = |other: SocketAddr| {
+        listen.port() == other.port()
+            && (listen.ip() == other.ip()
+                || listen.ip().is_unspecified()
+                || other.ip().is_unspecified())
+    };
+    if collides(ui) || mcp.is_some_and(collides) {
+        return Err(listen_value.error(
+            "collides with listen or mcp.listen on the same port; give /metrics its own port",
+        ));
+    }
+    Ok(listen)
 }
 
 /// The shortest `masking_key`: shorter keys make hashes that can be tried by brute force.

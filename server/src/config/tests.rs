@@ -167,7 +167,7 @@ fn refuses_unknown_and_missing_keys() {
             "cluster:\n  - name: prod\n",
             "config.yaml:1:1: cluster: unknown key \"cluster\"; did you mean \"clusters\"? allowed \
              keys at the top level: listen, allowed_hosts, clusters, auth, mcp, log, audit, \
-             masking, masking_key",
+             masking, masking_key, metrics",
         ),
         (
             "clusters:\n  - name: prod\n    bootstrap_server: kafka:9092\n",
@@ -187,7 +187,8 @@ fn refuses_unknown_and_missing_keys() {
         (
             concat!(base!(), "\"a.b\": 1\n"),
             "config.yaml:4:1: [\"a.b\"]: unknown key \"a.b\"; allowed keys at the top level: \
-             listen, allowed_hosts, clusters, auth, mcp, log, audit, masking, masking_key",
+             listen, allowed_hosts, clusters, auth, mcp, log, audit, masking, masking_key, \
+             metrics",
         ),
         (
             "listen: 127.0.0.1:8080\n",
@@ -1606,6 +1607,41 @@ fn reads_masking_rules_and_refuses_each_mistake_at_its_key() {
                 &rule("    fields: [a]\n    strategy: redact\n    field: [b]\n"),
                 "config.yaml:8:5: masking[0].field: unknown key \"field\"; did you mean \
                  \"fields\"? allowed keys in masking[0]: topics, fields, keys, strategy",
+            ),
+        ],
+        Path::new("/"),
+    );
+}
+
+#[test]
+fn reads_metrics_listen_and_refuses_a_port_in_use_by_another_listener() {
+    let config = parse_ok(concat!(base!(), "metrics:\n  listen: 127.0.0.1:9464\n"));
+    assert_eq!(
+        config.metrics_listen,
+        Some("127.0.0.1:9464".parse().expect("address"))
+    );
+    assert!(parse_ok(base!()).metrics_listen.is_none());
+    check_table(
+        &[
+            (
+                concat!(base!(), "metrics:\n  listen: 0.0.0.0:8080\n"),
+                "config.yaml:5:11: metrics.listen: collides with listen or mcp.listen on the \
+                 same port; give /metrics its own port",
+            ),
+            (
+                concat!(
+                    base!(),
+                    "mcp:\n  listen: 127.0.0.1:8090\n  privileges: []\n",
+                    "metrics:\n  listen: 127.0.0.1:8090\n"
+                ),
+                "config.yaml:8:11: metrics.listen: collides with listen or mcp.listen on the \
+                 same port; give /metrics its own port",
+            ),
+            (
+                concat!(base!(), "metrics: {}\n"),
+                "config.yaml:4:10: metrics.listen: missing required key \"listen\" in metrics; \
+                 give /metrics its own address, such as 127.0.0.1:9464, or remove the block to \
+                 serve it on the UI's port",
             ),
         ],
         Path::new("/"),

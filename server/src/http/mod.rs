@@ -95,6 +95,7 @@ pub fn app(state: AppState) -> Router {
     let router = Router::new()
         .route("/health", get(health))
         .route("/ready", get(ready))
+        .route("/metrics", get(metrics))
         // Registers every server function at its own `/api/<name>` path.
         .leptos_routes_with_context(&state, routes, context, move || shell(leptos.clone()))
         .route("/api/export", get(streams::export))
@@ -121,13 +122,44 @@ pub fn app(state: AppState) -> Router {
             .layer(session::session_layer(&oidc)),
         None => router,
     };
-    // Outermost: every answer, refusals included, carries the security headers.
+    // Outermost: every answer, refusals included, carries the security headers, and is
+    // counted by its route and status.
     router
         .layer(axum::middleware::from_fn_with_state(
             guards,
             guards::security_headers,
         ))
+        .layer(axum::middleware::from_fn(crate::metrics::track))
         .with_state(state)
+}
+
+/// `/metrics`: Prometheus's text format. On this port it takes a session when sign-in is on;
+/// `metrics.listen` serves it on a port of its own for a scraper.
+async fn metrics(State(state): State<AppState>) -> Response {
+    metrics_answer(&state.catalog, state.service.streams.open())
+}
+
+fn metrics_answer(catalog: &Catalog, open_streams: usize) -> Response {
+    (
+        [(
+            axum::http::header::CONTENT_TYPE,
+            "text/plain; version=0.0.4; charset=utf-8",
+        )],
+        crate::metrics::render(catalog, open_streams),
+    )
+        .into_response()
+}
+
+/// The router of `metrics.listen`: `/metrics` alone, without a session (keep the port on a
+/// network only the scraper reaches).
+pub fn metrics_router(service: Arc<Service>) -> Router {
+    Router::new().route(
+        "/metrics",
+        get(move || {
+            let service = Arc::clone(&service);
+            async move { metrics_answer(&service.catalog, service.streams.open()) }
+        }),
+    )
 }
 
 async fn unknown_api_call() -> Response {

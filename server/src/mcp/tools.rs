@@ -579,8 +579,12 @@ impl ServerHandler for Klens {
         };
         let arguments = Value::Object(request.arguments.unwrap_or_default());
         let result = match self.run(spec, arguments).await {
-            Ok(value) => CallToolResult::success(vec![ContentBlock::text(enclose(&value))]),
+            Ok(value) => {
+                crate::metrics::mcp_call(spec.name, "ok");
+                CallToolResult::success(vec![ContentBlock::text(enclose(&value))])
+            }
             Err(error) => {
+                crate::metrics::mcp_call(spec.name, error.code.as_str());
                 let value = serde_json::to_value(&error).unwrap_or(Value::Null);
                 CallToolResult::error(vec![ContentBlock::text(enclose(&value))])
             }

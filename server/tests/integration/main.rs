@@ -14,6 +14,7 @@ mod group_changes;
 mod groups;
 mod masking;
 mod mcp;
+mod metrics;
 mod produce;
 mod quotas;
 mod records;

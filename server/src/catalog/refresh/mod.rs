@@ -9,7 +9,7 @@ mod watched;
 
 use std::future::Future;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use super::ClusterEntry;
 use crate::kafka::Broker;
@@ -29,29 +29,54 @@ const WAIT_FOR_METADATA: Duration = Duration::from_millis(500);
 
 /// Starts every refresh loop of one cluster.
 pub fn spawn(entry: Arc<ClusterEntry>) {
-    every(&entry, Duration::ZERO, METADATA_INTERVAL, |e| async move {
-        e.refresh().await
-    });
-    every(&entry, Duration::ZERO, GROUPS_INTERVAL, |e| async move {
-        e.refresh_groups().await
-    });
-    every(&entry, WATCHED_INTERVAL, WATCHED_INTERVAL, |e| async move {
-        e.refresh_watched().await
-    });
-    every(&entry, Duration::ZERO, LOG_DIRS_INTERVAL, |e| async move {
-        e.refresh_log_dirs().await
-    });
+    every(
+        &entry,
+        "metadata",
+        Duration::ZERO,
+        METADATA_INTERVAL,
+        |e| async move { e.refresh().await },
+    );
+    every(
+        &entry,
+        "groups",
+        Duration::ZERO,
+        GROUPS_INTERVAL,
+        |e| async move { e.refresh_groups().await },
+    );
+    every(
+        &entry,
+        "watched_groups",
+        WATCHED_INTERVAL,
+        WATCHED_INTERVAL,
+        |e| async move { e.refresh_watched().await },
+    );
+    every(
+        &entry,
+        "log_dirs",
+        Duration::ZERO,
+        LOG_DIRS_INTERVAL,
+        |e| async move { e.refresh_log_dirs().await },
+    );
     if entry.has_registry() {
-        every(&entry, Duration::ZERO, SUBJECTS_INTERVAL, |e| async move {
-            e.refresh_subjects().await
-        });
+        every(
+            &entry,
+            "subjects",
+            Duration::ZERO,
+            SUBJECTS_INTERVAL,
+            |e| async move { e.refresh_subjects().await },
+        );
     }
 }
 
 /// The one runner: after `first`, runs `job` again and again with `pause` between the end of
-/// one run and the start of the next.
-fn every<F, Fut>(entry: &Arc<ClusterEntry>, first: Duration, pause: Duration, job: F)
-where
+/// one run and the start of the next, and counts each run of `part` in the metrics.
+fn every<F, Fut>(
+    entry: &Arc<ClusterEntry>,
+    part: &'static str,
+    first: Duration,
+    pause: Duration,
+    job: F,
+) where
     F: Fn(Arc<ClusterEntry>) -> Fut + Send + 'static,
     Fut: Future<Output = ()> + Send,
 {
@@ -59,13 +84,28 @@ where
     tokio::spawn(async move {
         tokio::time::sleep(first).await;
         loop {
+            let started = Instant::now();
             job(Arc::clone(&entry)).await;
+            let failed = entry.part_failing(part);
+            crate::metrics::refreshed(&entry.name, part, started.elapsed(), failed);
             tokio::time::sleep(pause).await;
         }
     });
 }
 
 impl ClusterEntry {
+    /// Whether the last refresh of `part` failed.
+    fn part_failing(&self, part: &str) -> bool {
+        let state = self.state();
+        match part {
+            "metadata" => state.last_error.is_some(),
+            "groups" | "watched_groups" => state.groups.error.is_some(),
+            "log_dirs" => state.log_dirs.error.is_some() || state.cluster_info.error.is_some(),
+            "subjects" => state.subjects.error.is_some(),
+            _ => false,
+        }
+    }
+
     /// The brokers of the last good metadata, waiting for the first if need be.
     async fn known_brokers(&self) -> Vec<Broker> {
         loop {
