@@ -159,10 +159,12 @@ async fn serve(config: server::config::Config) -> Result<(), String> {
         .await
         .map_err(|e| format!("cannot listen on {} (listen): {e}", config.listen))?;
     tracing::info!("klens listens on http://{}", config.listen);
-    if !config.masking.is_empty() && config.auth.is_none() {
+    // Without sign-in, or with sign-in but no roles, everyone holds every privilege.
+    if !config.masking.is_empty() && config.auth.as_ref().is_none_or(|a| a.roles.is_empty()) {
         tracing::warn!(
-            "masking is configured but sign-in is off: everyone on the web UI and /api holds \
-             UNMASK and reads records unmasked; only MCP calls without it see them masked"
+            "masking is configured but everyone on the web UI and /api holds UNMASK (sign-in is \
+             off, or no roles are configured) and reads records unmasked; only MCP calls \
+             without it see them masked"
         );
     }
     for (what, side) in [("/metrics", metrics), ("the MCP listener", mcp)] {
