@@ -15,9 +15,9 @@ tools:
 
 ## Release binary at target/release/klens plus the web assets in target/site.
 build: tools
-	cargo leptos build --release
+	cargo leptos build --release --precompress
 	mkdir -p target/release
-	cp "$(CARGO_TARGET_DIR)/release/klens" target/release/klens
+	cp "$(CARGO_TARGET_DIR)/release/klens" "$(CARGO_TARGET_DIR)/release/hash.txt" target/release/
 	@echo "built target/release/klens"
 
 stack:

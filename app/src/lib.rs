@@ -17,7 +17,7 @@ pub use error::{ApiError, ErrorCode};
 pub use privilege::{Privilege, ResourceKind, UnknownPrivilege, MCP_WRITE_PRIVILEGES};
 
 use leptos::prelude::*;
-use leptos_meta::{provide_meta_context, Link, Meta, MetaTags, Stylesheet, Title};
+use leptos_meta::{provide_meta_context, HashedStylesheet, Link, Meta, MetaTags, Title};
 use leptos_router::components::{Route, Router, Routes};
 use leptos_router::{path, SsrMode};
 
@@ -65,6 +65,7 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                 // Apply a stored theme choice before first paint, so the page never flashes.
                 <script nonce=nonce>{components::theme::EARLY_THEME_SCRIPT}</script>
                 <AutoReload options=options.clone() />
+                <HashedStylesheet options=options.clone() id="klens-css" />
                 <HydrationScripts options />
                 <MetaTags />
             </head>
@@ -92,7 +93,6 @@ pub fn page_policy(nonce: &str) -> String {
 pub fn App() -> impl IntoView {
     provide_meta_context();
     view! {
-        <Stylesheet id="klens-css" href="/pkg/klens.css" />
         <Link rel="icon" href="data:," />
         <Meta name="color-scheme" content="light dark" />
         <Title formatter=|page: String| if page.is_empty() { "klens".to_string() } else { format!("{page} · klens") } />

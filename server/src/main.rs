@@ -124,6 +124,7 @@ async fn serve(config: server::config::Config) -> Result<(), String> {
         .output_name("klens")
         .site_root(site_root)
         .site_pkg_dir("pkg")
+        .hash_files(server::http::assets::hashed())
         .site_addr(config.listen)
         .build();
     let catalog = Arc::new(server::catalog::Catalog::new(&config));

@@ -77,8 +77,8 @@ pub fn mcp_call(tool: &'static str, outcome: &'static str) {
 /// the path itself: names in a path would make a series each) and status.
 pub async fn track(request: Request, next: Next) -> Response {
     let route = match request.extensions().get::<MatchedPath>() {
+        _ if request.uri().path().starts_with("/pkg/") => "/pkg".to_string(),
         Some(path) => path.as_str().to_string(),
-        None if request.uri().path().starts_with("/pkg/") => "/pkg".to_string(),
         None => "other".to_string(),
     };
     let started = std::time::Instant::now();

@@ -280,9 +280,10 @@ async fn logout(State(oidc): State<Arc<Oidc>>, session: Session, request: Reques
 fn failure(status: StatusCode, message: &str) -> Response {
     let body = format!(
         "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Sign-in failed · klens</title>\
-         <link rel=\"stylesheet\" href=\"/pkg/klens.css\"></head><body><main class=\"content\">\
+         <link rel=\"stylesheet\" href=\"{}\"></head><body><main class=\"content\">\
          <h1>Sign-in failed</h1><p role=\"alert\">{}</p><p><a href=\"/auth/login\">Try again</a></p>\
          </main></body></html>",
+        crate::http::assets::css_href(),
         escape(message)
     );
     (status, Html(body)).into_response()

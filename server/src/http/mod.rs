@@ -24,6 +24,7 @@ use crate::service::Service;
 use backend::Door;
 use guards::GuardConfig;
 
+pub mod assets;
 mod backend;
 mod guards;
 pub mod serve;
@@ -102,6 +103,7 @@ pub fn app(state: AppState) -> Router {
         .route("/api/tail", get(streams::tail))
         // Anything else under /api is not a call klens knows.
         .route("/api/{*name}", any(unknown_api_call))
+        .nest("/pkg", assets::router(&state.leptos.site_root))
         .fallback(leptos_axum::file_and_error_handler::<AppState, _>(shell));
     let router = match &oidc {
         Some(oidc) => router.merge(session::routes(Arc::clone(oidc))),

@@ -5,6 +5,7 @@
 mod support;
 
 mod acls;
+mod assets;
 mod audit;
 mod broker_configs;
 mod catalog;
