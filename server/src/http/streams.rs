@@ -21,7 +21,7 @@ use tokio::sync::mpsc;
 use super::{error_response, AppState};
 use crate::auth::oidc::{now_ms, SignedIn};
 use crate::auth::Caller;
-use crate::records::stream::{self as records_stream, Source, TailEvent};
+use crate::records::stream::{self as records_stream, TailEvent};
 use crate::service::records::{self, Stream, StreamArgs};
 
 /// Buffered chunks between the reading thread and the response: the backpressure window.
@@ -85,7 +85,7 @@ pub async fn export(
     .to_string();
     let file = stream.topic.clone();
     let (tx, rx) = mpsc::channel::<Vec<u8>>(WINDOW);
-    let source = source(&stream);
+    let source = stream.source();
     // Streams stay on tokio's blocking pool: see `records::pool` for why.
     tokio::task::spawn_blocking(move || {
         // The stream keeps its place among the open ones until the reading ends.
@@ -153,7 +153,7 @@ pub async fn tail(
         .collect();
     let allowed = recheck(&state, caller, &stream);
     let (tx, rx) = mpsc::channel::<TailEvent>(64);
-    let source = source(&stream);
+    let source = stream.source();
     tokio::task::spawn_blocking(move || {
         let _permit = stream.permit;
         records_stream::tail(&source, &starts, stream.filter.as_ref(), allowed, tx);
@@ -189,16 +189,6 @@ fn recheck(
             }
         }
         records::still_allowed(&service, &caller, &cluster, &topic).map_err(|e| e.message)
-    }
-}
-
-fn source(stream: &Stream) -> Source {
-    Source {
-        config: stream.link.reader().clone(),
-        topic: stream.topic.clone(),
-        schemas: Arc::clone(&stream.schemas),
-        handle: tokio::runtime::Handle::current(),
-        mask: stream.mask.clone(),
     }
 }
 

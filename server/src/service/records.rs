@@ -121,6 +121,20 @@ pub struct Stream {
     pub mask: Option<Arc<TopicMask>>,
 }
 
+impl Stream {
+    /// What the stream's blocking reader reads from: its consumer settings, topic, schemas
+    /// (fetched on this runtime) and the caller's masking. Called on the runtime.
+    pub fn source(&self) -> crate::records::stream::Source {
+        crate::records::stream::Source {
+            config: self.link.reader().clone(),
+            topic: self.topic.clone(),
+            schemas: Arc::clone(&self.schemas),
+            handle: tokio::runtime::Handle::current(),
+            mask: self.mask.clone(),
+        }
+    }
+}
+
 /// Prepares the export (from `earliest` unless told) or the tail (always from `latest`).
 pub async fn stream(
     service: &Service,

@@ -12,7 +12,7 @@ use serde_json::{json, Value};
 use server::auth::Caller;
 use server::catalog::Catalog;
 use server::masking::Masking;
-use server::records::stream::{self as records_stream, Source, TailEvent};
+use server::records::stream::{self as records_stream, TailEvent};
 use server::service::{self, Service};
 
 use crate::mcp::{call, SECRET};
@@ -357,7 +357,7 @@ async fn export(service: &Service, caller: &Caller, topic: &str, q: Option<&str>
     let stream = service::records::stream(service, caller, args(query), "earliest")
         .await
         .expect("an export");
-    let source = source(&stream);
+    let source = stream.source();
     let (tx, mut rx) = tokio::sync::mpsc::channel(4);
     let reading = tokio::task::spawn_blocking(move || {
         records_stream::export(
@@ -377,16 +377,6 @@ async fn export(service: &Service, caller: &Caller, topic: &str, q: Option<&str>
     String::from_utf8(out).expect("UTF-8")
 }
 
-fn source(stream: &service::records::Stream) -> Source {
-    Source {
-        config: stream.link.reader().clone(),
-        topic: stream.topic.clone(),
-        schemas: Arc::clone(&stream.schemas),
-        handle: tokio::runtime::Handle::current(),
-        mask: stream.mask.clone(),
-    }
-}
-
 /// The first record the tail of `topic` sends once a payment is written after it started.
 async fn tail_one(service: &Service, caller: &Caller, topic: &str) -> String {
     let stream = service::records::stream(
@@ -397,7 +387,7 @@ async fn tail_one(service: &Service, caller: &Caller, topic: &str) -> String {
     )
     .await
     .expect("a tail");
-    let source = source(&stream);
+    let source = stream.source();
     let starts: Vec<(i32, i64)> = stream.spans.iter().map(|s| (s.partition, s.end)).collect();
     let (tx, mut rx) = tokio::sync::mpsc::channel(4);
     let following = tokio::task::spawn_blocking(move || {
