@@ -21,6 +21,7 @@ use crate::auth::oidc::now_ms;
 use crate::auth::Caller;
 use crate::config::{AuditConfig, ClusterConfig};
 use crate::kafka::{client_config, KlensContext};
+use crate::records::scan::{read_spans, Span};
 
 /// One write as the service is about to attempt it.
 pub struct Attempt {
@@ -319,19 +320,12 @@ const READ_TOPIC_FOR: Duration = Duration::from_secs(10);
 
 impl TopicSink {
     /// The newest events of the topic (up to [`READ_FROM_TOPIC`]), in no particular order, and
-    /// whether it holds older ones. Blocks.
+    /// whether it holds older ones (or some were not reached in time). Blocks.
     fn recent(&self) -> Result<(Vec<AuditEvent>, bool), String> {
-        use rdkafka::consumer::{BaseConsumer, Consumer};
-        use rdkafka::message::Message;
-        use rdkafka::{Offset, TopicPartitionList};
+        use rdkafka::producer::Producer;
         let deadline = std::time::Instant::now() + READ_TOPIC_FOR;
-        let consumer: BaseConsumer = self
-            .reader
-            .clone()
-            .set("enable.partition.eof", "true")
-            .create()
-            .map_err(|e| e.to_string())?;
-        let metadata = consumer
+        let client = self.producer.client();
+        let metadata = client
             .fetch_metadata(Some(self.topic.as_str()), TOPIC_WAIT)
             .map_err(|e| e.to_string())?;
         let partitions: Vec<i32> = metadata
@@ -340,56 +334,30 @@ impl TopicSink {
             .map(|t| t.partitions().iter().map(|p| p.id()).collect())
             .unwrap_or_default();
         let per_partition = READ_FROM_TOPIC / (partitions.len().max(1) as i64);
-        let mut assignment = TopicPartitionList::new();
-        let mut ends = std::collections::HashMap::new();
+        let mut spans = Vec::with_capacity(partitions.len());
         let mut older = false;
-        for p in partitions {
-            let (low, high) = consumer
-                .fetch_watermarks(&self.topic, p, TOPIC_WAIT)
+        for partition in partitions {
+            let (low, high) = client
+                .fetch_watermarks(&self.topic, partition, TOPIC_WAIT)
                 .map_err(|e| e.to_string())?;
             let start = low.max(high - per_partition);
             older |= start > low;
-            if start < high {
-                assignment
-                    .add_partition_offset(&self.topic, p, Offset::Offset(start))
-                    .map_err(|e| e.to_string())?;
-                ends.insert(p, high);
-            }
+            spans.push(Span {
+                partition,
+                start,
+                end: high,
+            });
         }
-        consumer.assign(&assignment).map_err(|e| e.to_string())?;
         let mut events = Vec::new();
-        while !ends.is_empty() {
-            if std::time::Instant::now() >= deadline {
-                // What was not reached in time counts as not read.
-                older = true;
-                break;
-            }
-            let message = match consumer.poll(Duration::from_millis(200)) {
-                None => continue,
-                Some(Ok(message)) => message,
-                Some(Err(rdkafka::error::KafkaError::PartitionEOF(p))) => {
-                    // The end: compaction, transaction markers or retention may have left no
-                    // record at the last offset.
-                    ends.remove(&p);
-                    continue;
-                }
-                Some(Err(error)) => {
-                    tracing::warn!(%error, "reading the audit topic");
-                    continue;
-                }
-            };
-            let (p, offset) = (message.partition(), message.offset());
-            if let Some(event) = message
-                .payload()
-                .and_then(|b| serde_json::from_slice::<AuditEvent>(b).ok())
+        let whole = read_spans(&self.reader, &self.topic, &spans, deadline, |record| {
+            if let Some(event) = record
+                .value
+                .and_then(|b| serde_json::from_slice::<AuditEvent>(&b).ok())
             {
                 events.push(event);
             }
-            if ends.get(&p).is_some_and(|end| offset + 1 >= *end) {
-                ends.remove(&p);
-            }
-        }
-        Ok((events, older))
+        })?;
+        Ok((events, older || !whole))
     }
 }
 

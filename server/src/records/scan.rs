@@ -102,6 +102,38 @@ pub fn run(
     Ok(())
 }
 
+/// Reads `spans` of `topic` to their ends, handing each record to `visit`, until `deadline`;
+/// whether every span was read to its end. For reads that are not record views (the audit
+/// log's read-back of its topic). Blocks.
+pub fn read_spans(
+    config: &ClientConfig,
+    topic: &str,
+    spans: &[Span],
+    deadline: Instant,
+    mut visit: impl FnMut(RawRecord),
+) -> Result<bool, String> {
+    let spans: Vec<Span> = spans.iter().copied().filter(|s| s.start < s.end).collect();
+    if spans.is_empty() {
+        return Ok(true);
+    }
+    let starts: Vec<(i32, i64)> = spans.iter().map(|s| (s.partition, s.start)).collect();
+    let consumer = reader::open(config, topic, &starts, Kind::Export)?;
+    let mut whole = true;
+    let result = run(&consumer, topic, &spans, PAGE_POLL, |seen| match seen {
+        Seen::Tick if Instant::now() >= deadline => {
+            whole = false;
+            Flow::Stop
+        }
+        Seen::Tick => Flow::Go,
+        Seen::Record(record) => {
+            visit(record);
+            Flow::Go
+        }
+    });
+    close_later(consumer);
+    result.map(|()| whole)
+}
+
 /// What a page's scan found.
 #[derive(Debug, Default)]
 pub struct Scan {

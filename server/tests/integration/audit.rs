@@ -18,10 +18,30 @@ fn yaml(file: &std::path::Path) -> String {
 }
 
 fn events(file: &std::path::Path) -> Vec<Value> {
-    std::fs::read_to_string(file)
-        .unwrap_or_default()
-        .lines()
+    parse_lines(&std::fs::read_to_string(file).unwrap_or_default())
+}
+
+/// One event per non-empty line of `text`.
+fn parse_lines(text: &str) -> Vec<Value> {
+    text.lines()
+        .filter(|l| !l.is_empty())
         .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect()
+}
+
+/// Each event as (privilege, cluster, decision, door, whether it succeeded).
+fn shape(events: &[Value]) -> Vec<(&str, &str, &str, &str, bool)> {
+    events
+        .iter()
+        .map(|e| {
+            (
+                e["privilege"].as_str().unwrap_or_default(),
+                e["cluster"].as_str().unwrap_or_default(),
+                e["decision"].as_str().unwrap_or_default(),
+                e["door"].as_str().unwrap_or_default(),
+                e["outcome"]["ok"].as_bool().unwrap_or_default(),
+            )
+        })
         .collect()
 }
 
@@ -84,20 +104,8 @@ async fn every_write_attempt_is_one_event_and_no_secret_is_in_any() {
         "a password reached the audit file"
     );
     let got = events(&file);
-    let shape: Vec<(&str, &str, &str, &str, bool)> = got
-        .iter()
-        .map(|e| {
-            (
-                e["privilege"].as_str().unwrap_or_default(),
-                e["cluster"].as_str().unwrap_or_default(),
-                e["decision"].as_str().unwrap_or_default(),
-                e["door"].as_str().unwrap_or_default(),
-                e["outcome"]["ok"].as_bool().unwrap_or_default(),
-            )
-        })
-        .collect();
     assert_eq!(
-        shape,
+        shape(&got),
         [
             ("CREATE_TOPICS", "rw", "allowed", "api", true),
             ("PRODUCE", "rw", "allowed", "api", true),
@@ -172,11 +180,7 @@ fn topic_events(topic: &str) -> Vec<Value> {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .filter(|l| !l.is_empty())
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
-        .collect()
+    parse_lines(&String::from_utf8_lossy(&out.stdout))
 }
 
 /// The router over `yaml`, with only cluster `rw` read (another may be out of reach).
@@ -246,25 +250,14 @@ async fn the_audit_topic_holds_one_event_per_attempt_and_reads_when_asked() {
     assert_eq!(status, StatusCode::OK);
 
     let got = topic_events(&sink);
-    let shape: Vec<(&str, &str, &str, bool)> = got
-        .iter()
-        .map(|e| {
-            (
-                e["privilege"].as_str().unwrap_or_default(),
-                e["cluster"].as_str().unwrap_or_default(),
-                e["decision"].as_str().unwrap_or_default(),
-                e["outcome"]["ok"].as_bool().unwrap_or_default(),
-            )
-        })
-        .collect();
     assert_eq!(
-        shape,
+        shape(&got),
         [
-            ("CREATE_TOPICS", "rw", "allowed", true),
-            ("PRODUCE", "rw", "allowed", true),
-            ("PRODUCE", "ro", "refused", false),
-            ("RECORDS", "rw", "allowed", true),
-            ("TOPIC_CONFIGS", "rw", "allowed", true),
+            ("CREATE_TOPICS", "rw", "allowed", "api", true),
+            ("PRODUCE", "rw", "allowed", "api", true),
+            ("PRODUCE", "ro", "refused", "api", false),
+            ("RECORDS", "rw", "allowed", "api", true),
+            ("TOPIC_CONFIGS", "rw", "allowed", "api", true),
         ]
     );
     let all = serde_json::to_string(&got).expect("JSON");

@@ -255,20 +255,7 @@ async fn a_caller_without_unmask_never_gets_a_masked_value_by_any_form() {
 #[tokio::test]
 async fn the_schema_check_never_reads_masked_records() {
     let topic = masked_topic().await;
-    let (service, _) = service_and_mcp(&yaml("records, register_schemas")).await;
-    // Any proposal would do: here the registered schema itself.
-    let probe = payment_avro();
-    let answer = service::schemas::register_schema(
-        &service,
-        &Caller::Mcp,
-        args(json!({"cluster": "rw", "subject": format!("{topic}-value"),
-                    "schema": probe.to_string(), "dry_run": true})),
-    )
-    .await;
-    let check = answer
-        .map(|a| a.records)
-        .expect("a dry run")
-        .expect("a check");
+    let check = records_check(&topic, "records, register_schemas").await;
     assert_eq!((check.read, check.fit, check.failed), (0, 0, 0));
     assert!(check.first_failure.is_none() && check.first_unchecked.is_none());
     assert!(
@@ -276,19 +263,24 @@ async fn the_schema_check_never_reads_masked_records() {
         "{check:?}"
     );
     // With UNMASK the check reads the records.
-    let (service, _) = service_and_mcp(&yaml("records, unmask, register_schemas")).await;
-    let answer = service::schemas::register_schema(
+    let check = records_check(&topic, "records, unmask, register_schemas").await;
+    assert_eq!(check.read, 3, "{check:?}");
+}
+
+/// The records check of a dry-run registration on `topic`'s value subject, for an MCP ceiling
+/// holding `privileges`. Any proposal would do: here the registered schema itself.
+async fn records_check(topic: &str, privileges: &str) -> app::api::RecordsCheck {
+    let (service, _) = service_and_mcp(&yaml(privileges)).await;
+    service::schemas::register_schema(
         &service,
         &Caller::Mcp,
         args(json!({"cluster": "rw", "subject": format!("{topic}-value"),
-                    "schema": probe.to_string(), "dry_run": true})),
+                    "schema": payment_avro().to_string(), "dry_run": true})),
     )
-    .await;
-    let check = answer
-        .map(|a| a.records)
-        .expect("a dry run")
-        .expect("a check");
-    assert_eq!(check.read, 3, "{check:?}");
+    .await
+    .map(|a| a.records)
+    .expect("a dry run")
+    .expect("a check")
 }
 
 #[tokio::test]

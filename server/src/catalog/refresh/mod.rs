@@ -11,7 +11,7 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::ClusterEntry;
+use super::{ClusterEntry, ClusterState};
 use crate::kafka::Broker;
 
 /// How often metadata and watermarks are read; a write reads its topic back at once besides.
@@ -27,32 +27,60 @@ const SUBJECTS_INTERVAL: Duration = Duration::from_secs(30);
 /// How long the secondary loops wait for the first metadata before looking again.
 const WAIT_FOR_METADATA: Duration = Duration::from_millis(500);
 
+/// A part of the projection as the metrics name it, and how to tell that its last refresh
+/// failed.
+struct Part {
+    name: &'static str,
+    failing: fn(&ClusterState) -> bool,
+}
+
+const METADATA: Part = Part {
+    name: "metadata",
+    failing: |s| s.last_error.is_some(),
+};
+const GROUPS: Part = Part {
+    name: "groups",
+    failing: |s| s.groups.error.is_some(),
+};
+const WATCHED_GROUPS: Part = Part {
+    name: "watched_groups",
+    failing: |s| s.groups.error.is_some(),
+};
+const LOG_DIRS: Part = Part {
+    name: "log_dirs",
+    failing: |s| s.log_dirs.error.is_some() || s.cluster_info.error.is_some(),
+};
+const SUBJECTS: Part = Part {
+    name: "subjects",
+    failing: |s| s.subjects.error.is_some(),
+};
+
 /// Starts every refresh loop of one cluster.
 pub fn spawn(entry: Arc<ClusterEntry>) {
     every(
         &entry,
-        "metadata",
+        METADATA,
         Duration::ZERO,
         METADATA_INTERVAL,
         |e| async move { e.refresh().await },
     );
     every(
         &entry,
-        "groups",
+        GROUPS,
         Duration::ZERO,
         GROUPS_INTERVAL,
         |e| async move { e.refresh_groups().await },
     );
     every(
         &entry,
-        "watched_groups",
+        WATCHED_GROUPS,
         WATCHED_INTERVAL,
         WATCHED_INTERVAL,
         |e| async move { e.refresh_watched().await },
     );
     every(
         &entry,
-        "log_dirs",
+        LOG_DIRS,
         Duration::ZERO,
         LOG_DIRS_INTERVAL,
         |e| async move { e.refresh_log_dirs().await },
@@ -60,7 +88,7 @@ pub fn spawn(entry: Arc<ClusterEntry>) {
     if entry.has_registry() {
         every(
             &entry,
-            "subjects",
+            SUBJECTS,
             Duration::ZERO,
             SUBJECTS_INTERVAL,
             |e| async move { e.refresh_subjects().await },
@@ -70,13 +98,8 @@ pub fn spawn(entry: Arc<ClusterEntry>) {
 
 /// The one runner: after `first`, runs `job` again and again with `pause` between the end of
 /// one run and the start of the next, and counts each run of `part` in the metrics.
-fn every<F, Fut>(
-    entry: &Arc<ClusterEntry>,
-    part: &'static str,
-    first: Duration,
-    pause: Duration,
-    job: F,
-) where
+fn every<F, Fut>(entry: &Arc<ClusterEntry>, part: Part, first: Duration, pause: Duration, job: F)
+where
     F: Fn(Arc<ClusterEntry>) -> Fut + Send + 'static,
     Fut: Future<Output = ()> + Send,
 {
@@ -86,26 +109,14 @@ fn every<F, Fut>(
         loop {
             let started = Instant::now();
             job(Arc::clone(&entry)).await;
-            let failed = entry.part_failing(part);
-            crate::metrics::refreshed(&entry.name, part, started.elapsed(), failed);
+            let failed = (part.failing)(&entry.state());
+            crate::metrics::refreshed(&entry.name, part.name, started.elapsed(), failed);
             tokio::time::sleep(pause).await;
         }
     });
 }
 
 impl ClusterEntry {
-    /// Whether the last refresh of `part` failed.
-    fn part_failing(&self, part: &str) -> bool {
-        let state = self.state();
-        match part {
-            "metadata" => state.last_error.is_some(),
-            "groups" | "watched_groups" => state.groups.error.is_some(),
-            "log_dirs" => state.log_dirs.error.is_some() || state.cluster_info.error.is_some(),
-            "subjects" => state.subjects.error.is_some(),
-            _ => false,
-        }
-    }
-
     /// The brokers of the last good metadata, waiting for the first if need be.
     async fn known_brokers(&self) -> Vec<Broker> {
         loop {
