@@ -8,16 +8,25 @@ export KLENS_CACHE
 export CARGO_TARGET_DIR ?= $(KLENS_CACHE)/target
 export PATH := $(HOME)/.cargo/bin:$(KLENS_CACHE)/tools/node_modules/.bin:$(PATH)
 
-.PHONY: tools build demo demo-auth test lint unit fuzz integration integration-faults integration-3brokers e2e stack stack-down seed
+.PHONY: tools site build demo demo-auth test lint unit fuzz integration integration-faults integration-3brokers e2e stack stack-down seed
 
 tools:
 	dev/install-tools
 
-## Release binary at target/release/klens plus the web assets in target/site.
-build: tools
-	cargo leptos build --release --precompress
+## The web assets in target/site: the front end compiled to WASM, then bound, shrunk, named
+## after their hash and compressed by the workspace's bundle program.
+site: tools
+	cargo build -p frontend --lib --target wasm32-unknown-unknown --profile wasm-release \
+	  --no-default-features --features hydrate
+	cargo run -q -p bundle --profile tools -- \
+	  --wasm "$(CARGO_TARGET_DIR)/wasm32-unknown-unknown/wasm-release/frontend.wasm" \
+	  --css style/klens.css --out target/site
+
+## One self-contained release binary at target/release/klens, with the web assets inside.
+build: site
+	KLENS_EMBED_SITE="$(CURDIR)/target/site" cargo build --release -p server --bin klens
 	mkdir -p target/release
-	cp "$(CARGO_TARGET_DIR)/release/klens" "$(CARGO_TARGET_DIR)/release/hash.txt" target/release/
+	cp "$(CARGO_TARGET_DIR)/release/klens" target/release/
 	@echo "built target/release/klens"
 
 stack:
@@ -51,10 +60,12 @@ lint:
 	cargo fmt --all --check
 	cargo clippy -p app -p server --features app/ssr --all-targets -- -D warnings
 	cargo clippy -p frontend --features hydrate --target wasm32-unknown-unknown -- -D warnings
+	cargo clippy -p bundle --profile tools --all-targets -- -D warnings
 
 unit:
 	cargo test -p app --features ssr --lib
 	cargo test -p server --lib --bins
+	cargo test -p bundle --profile tools
 
 ## The decoders' fuzz tests (group assignments, Avro, record values, the config reader) with
 ## many more cases than `make unit` runs; KLENS_FUZZ_CASES sets how many.

@@ -17,7 +17,7 @@ pub use error::{ApiError, ErrorCode};
 pub use privilege::{Privilege, ResourceKind, UnknownPrivilege, MCP_WRITE_PRIVILEGES};
 
 use leptos::prelude::*;
-use leptos_meta::{provide_meta_context, HashedStylesheet, Link, Meta, MetaTags, Title};
+use leptos_meta::{provide_meta_context, Link, Meta, MetaTags, Title};
 use leptos_router::components::{Route, Router, Routes};
 use leptos_router::{path, SsrMode};
 
@@ -65,7 +65,12 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                 // Apply a stored theme choice before first paint, so the page never flashes.
                 <script nonce=nonce>{components::theme::EARLY_THEME_SCRIPT}</script>
                 <AutoReload options=options.clone() />
-                <HashedStylesheet options=options.clone() id="klens-css" />
+                // The stylesheet shares the bundle's name (`klens.<hash>`), like the scripts.
+                <link
+                    rel="stylesheet"
+                    id="klens-css"
+                    href=format!("/{}/{}.css", options.site_pkg_dir, options.output_name)
+                />
                 <HydrationScripts options />
                 <MetaTags />
             </head>

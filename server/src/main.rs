@@ -7,21 +7,21 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use leptos::config::LeptosOptions;
-
 const USAGE: &str = "usage: klens [--config FILE] [--check-config]
 
   --config FILE     the configuration file (default: ./config.yaml)
   --check-config    validate the configuration and exit 0 (valid) or 1, without connecting
+  --site-root DIR   serve the web assets of DIR (made by `make site`) instead of the built-in ones
   --help            show this help
   --version         show the version
 
-Environment: KLENS_SITE_ROOT is the folder of the built web assets (default: target/site);
-RUST_LOG sets the log filter (default: info).";
+Environment: KLENS_SITE_ROOT is the same as --site-root; RUST_LOG sets the log filter
+(default: info).";
 
 struct Args {
     config: PathBuf,
     check_only: bool,
+    site_root: Option<PathBuf>,
 }
 
 /// Reads the arguments as the OS gives them: a config path need not be UTF-8.
@@ -29,11 +29,16 @@ fn parse_args(arguments: impl IntoIterator<Item = OsString>) -> Result<Option<Ar
     let mut args = Args {
         config: PathBuf::from("config.yaml"),
         check_only: false,
+        site_root: None,
     };
     let mut iter = arguments.into_iter();
     while let Some(arg) = iter.next() {
         if let Some(path) = arg.as_bytes().strip_prefix(b"--config=") {
             args.config = PathBuf::from(OsStr::from_bytes(path));
+            continue;
+        }
+        if let Some(path) = arg.as_bytes().strip_prefix(b"--site-root=") {
+            args.site_root = Some(PathBuf::from(OsStr::from_bytes(path)));
             continue;
         }
         match arg.to_str() {
@@ -42,6 +47,12 @@ fn parse_args(arguments: impl IntoIterator<Item = OsString>) -> Result<Option<Ar
                     .next()
                     .ok_or_else(|| "--config needs a file path".to_string())?;
                 args.config = PathBuf::from(value);
+            }
+            Some("--site-root") => {
+                let value = iter
+                    .next()
+                    .ok_or_else(|| "--site-root needs a folder".to_string())?;
+                args.site_root = Some(PathBuf::from(value));
             }
             Some("--check-config") => args.check_only = true,
             Some("--help" | "-h") => {
@@ -99,6 +110,16 @@ fn main() -> ExitCode {
             .with_env_filter(filter)
             .init(),
     }
+    let site_root = args
+        .site_root
+        .or_else(|| std::env::var_os("KLENS_SITE_ROOT").map(PathBuf::from));
+    let site = match server::http::assets::Site::locate(site_root) {
+        Ok(site) => site,
+        Err(e) => {
+            eprintln!("klens: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -109,7 +130,7 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    match runtime.block_on(serve(config)) {
+    match runtime.block_on(serve(config, site)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
             eprintln!("klens: {message}");
@@ -118,18 +139,18 @@ fn main() -> ExitCode {
     }
 }
 
-async fn serve(config: server::config::Config) -> Result<(), String> {
-    let site_root = std::env::var("KLENS_SITE_ROOT").unwrap_or_else(|_| "target/site".into());
-    let leptos = LeptosOptions::builder()
-        .output_name("klens")
-        .site_root(site_root)
-        .site_pkg_dir("pkg")
-        .hash_files(server::http::assets::hashed())
-        .site_addr(config.listen)
-        .build();
+async fn serve(
+    config: server::config::Config,
+    site: server::http::assets::Site,
+) -> Result<(), String> {
     let catalog = Arc::new(server::catalog::Catalog::new(&config));
     catalog.spawn_refreshers();
-    let state = server::http::AppState::new(leptos, &config, Arc::clone(&catalog))?;
+    let mut state = server::http::AppState::new(
+        site.leptos_options(config.listen),
+        &config,
+        Arc::clone(&catalog),
+    )?;
+    state.files = site.files;
     let mcp = match &config.mcp {
         Some(mcp) => {
             let listener = tokio::net::TcpListener::bind(mcp.listen)

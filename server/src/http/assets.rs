@@ -1,81 +1,207 @@
-//! The web assets under `/pkg`: the WASM bundle, its JavaScript and the stylesheet. A release
-//! build names each after a hash of its content (cargo-leptos writes the hashes to `hash.txt`
-//! beside the binary, where Leptos reads them too), so a browser keeps them for a year and asks
-//! again only for a new build's. A release build also lays brotli and gzip copies beside each
-//! file, sent to browsers that accept them.
+//! The web assets under `/pkg`: the WASM bundle, its JavaScript and the stylesheet, as the
+//! `bundle` program makes them. Each file is named after a hash of the whole set (the stem in
+//! `bundle.txt`, `klens.<hash>`), so a browser keeps them for a year and asks again only for a
+//! new build's; each has a brotli and a gzip copy, sent to browsers that accept one.
+//!
+//! A release binary carries the files inside it (see `build.rs`); `--site-root` or
+//! `KLENS_SITE_ROOT` names a folder to serve instead, as does a build without them.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use axum::extract::Request;
-use axum::http::{header, HeaderValue};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode, Uri};
 use axum::middleware::Next;
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
 use axum::Router;
+use leptos::config::LeptosOptions;
 use tower_http::services::ServeDir;
 
-/// How long a browser keeps an asset whose name carries its hash.
+/// How long a browser keeps an asset: its name changes with its content.
 const FOR_A_YEAR: &str = "public, max-age=31536000, immutable";
-/// An asset without a hash in its name may change under the same name: ask each time
-/// (a `304` when it did not).
-const ASK_AGAIN: &str = "no-cache";
 
-/// The content hashes of this build's assets (`js`, `wasm`, `css`), read once from
-/// `hash.txt` beside the running binary; `None` for a build without them.
-fn hashes() -> Option<&'static Vec<(String, String)>> {
-    static HASHES: OnceLock<Option<Vec<(String, String)>>> = OnceLock::new();
-    HASHES
-        .get_or_init(|| {
-            let exe = std::env::current_exe().ok()?;
-            let text = std::fs::read_to_string(exe.parent()?.join("hash.txt")).ok()?;
-            Some(parse(&text))
+/// One file built into the binary, with its compressed copies.
+pub struct Embedded {
+    /// Relative to `/pkg`, `/`-separated.
+    pub path: &'static str,
+    pub raw: &'static [u8],
+    pub br: Option<&'static [u8]>,
+    pub gzip: Option<&'static [u8]>,
+}
+
+mod embedded {
+    use super::Embedded;
+    include!(concat!(env!("OUT_DIR"), "/embedded_site.rs"));
+}
+
+/// Where the files come from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Files {
+    /// Built into this binary.
+    Embedded,
+    /// A site folder: `pkg/` and `bundle.txt` inside it.
+    Folder(PathBuf),
+}
+
+/// The web assets klens serves: their names' stem and where they are.
+#[derive(Clone, Debug)]
+pub struct Site {
+    pub stem: String,
+    pub files: Files,
+}
+
+/// The stem of the assets this process serves, for pages made outside the application.
+static STEM: OnceLock<String> = OnceLock::new();
+
+/// The folder a development build serves when nothing else is named.
+const DEVELOPMENT_SITE: &str = "target/site";
+
+impl Site {
+    /// The folder `root` when one is named (`--site-root`, `KLENS_SITE_ROOT`), else the files
+    /// built into the binary, else the development build's `target/site`.
+    pub fn locate(root: Option<PathBuf>) -> Result<Site, String> {
+        let site = match (root, embedded::STEM) {
+            (Some(root), _) => Site::folder(&root)?,
+            (None, Some(stem)) => Site {
+                stem: stem.to_string(),
+                files: Files::Embedded,
+            },
+            (None, None) => Site::folder(Path::new(DEVELOPMENT_SITE)).map_err(|e| {
+                format!(
+                    "{e}: this klens was built without its web assets; build it with \
+                     `make build`, or name a site folder with --site-root"
+                )
+            })?,
+        };
+        let _ = STEM.set(site.stem.clone());
+        Ok(site)
+    }
+
+    /// The site in `root`, named by its `bundle.txt`.
+    pub fn folder(root: &Path) -> Result<Site, String> {
+        let stem_file = root.join("bundle.txt");
+        let stem = std::fs::read_to_string(&stem_file)
+            .map_err(|e| format!("web assets: cannot read {} ({e})", stem_file.display()))?;
+        let stem = stem.trim();
+        if stem.is_empty() || stem.contains(['/', '\\']) {
+            return Err(format!(
+                "web assets: {} does not name the files",
+                stem_file.display()
+            ));
+        }
+        Ok(Site {
+            stem: stem.to_string(),
+            files: Files::Folder(root.to_path_buf()),
         })
-        .as_ref()
-}
+    }
 
-/// The lines `kind: hash` of a hash file.
-fn parse(text: &str) -> Vec<(String, String)> {
-    text.lines()
-        .filter_map(|line| line.split_once(':'))
-        .map(|(kind, hash)| (kind.trim().to_string(), hash.trim().to_string()))
-        .filter(|(kind, hash)| !kind.is_empty() && !hash.is_empty())
-        .collect()
-}
-
-/// Whether this build's assets carry their hash in their names.
-pub fn hashed() -> bool {
-    hashes().is_some()
+    /// Leptos's view of the site: the stem is the output name, so the pages' script and
+    /// stylesheet tags name the hashed files.
+    pub fn leptos_options(&self, address: std::net::SocketAddr) -> LeptosOptions {
+        let root = match &self.files {
+            Files::Folder(root) => root.to_string_lossy().into_owned(),
+            Files::Embedded => String::new(),
+        };
+        LeptosOptions::builder()
+            .output_name(self.stem.as_str())
+            .site_root(root)
+            .site_pkg_dir("pkg")
+            .hash_files(false)
+            .site_addr(address)
+            .build()
+    }
 }
 
 /// Where the stylesheet is, for pages made outside the application (the sign-in failures).
 pub fn css_href() -> String {
-    href(hashes().map(Vec::as_slice), "klens", "css")
+    format!("/pkg/{}.css", STEM.get().map_or("klens", String::as_str))
 }
 
-fn href(hashes: Option<&[(String, String)]>, output: &str, kind: &str) -> String {
-    match hashes.and_then(|h| h.iter().find(|(k, _)| k == kind)) {
-        Some((_, hash)) => format!("/pkg/{output}.{hash}.{kind}"),
-        None => format!("/pkg/{output}.{kind}"),
+/// The router of `/pkg`.
+pub fn router<S: Clone + Send + Sync + 'static>(files: &Files) -> Router<S> {
+    let router = match files {
+        Files::Embedded => Router::new()
+            .route("/{*path}", get(embedded_file))
+            .fallback(|| async { StatusCode::NOT_FOUND }),
+        Files::Folder(root) => Router::new().fallback_service(
+            ServeDir::new(root.join("pkg"))
+                .precompressed_br()
+                .precompressed_gzip(),
+        ),
+    };
+    router.layer(axum::middleware::from_fn(caching))
+}
+
+async fn embedded_file(uri: Uri, headers: HeaderMap) -> Response {
+    let path = uri.path().trim_start_matches('/');
+    let Some(file) = embedded::FILES.iter().find(|file| file.path == path) else {
+        return StatusCode::NOT_FOUND.into_response();
+    };
+    let accepts = Accepts::from(&headers);
+    let (body, encoding) = match (file.br, file.gzip) {
+        (Some(br), _) if accepts.br => (br, Some("br")),
+        (_, Some(gzip)) if accepts.gzip => (gzip, Some("gzip")),
+        _ => (file.raw, None),
+    };
+    let mut response = body.into_response();
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static(content_type(path)),
+    );
+    if let Some(encoding) = encoding {
+        headers.insert(header::CONTENT_ENCODING, HeaderValue::from_static(encoding));
+    }
+    response
+}
+
+fn content_type(path: &str) -> &'static str {
+    match path.rsplit_once('.').map(|(_, extension)| extension) {
+        Some("js") => "text/javascript; charset=utf-8",
+        Some("wasm") => "application/wasm",
+        Some("css") => "text/css; charset=utf-8",
+        _ => "application/octet-stream",
     }
 }
 
-/// The router of `/pkg`: files of `site_root/pkg`, their brotli or gzip copy when the browser
-/// accepts one, with the caching their names allow.
-pub fn router<S: Clone + Send + Sync + 'static>(site_root: &str) -> Router<S> {
-    let files = ServeDir::new(Path::new(site_root).join("pkg"))
-        .precompressed_br()
-        .precompressed_gzip();
-    Router::new()
-        .fallback_service(files)
-        .layer(axum::middleware::from_fn(caching))
+/// The compressed forms a request's `Accept-Encoding` allows (a `q=0` refuses one).
+#[derive(Debug, Default, PartialEq, Eq)]
+struct Accepts {
+    br: bool,
+    gzip: bool,
+}
+
+impl Accepts {
+    fn from(headers: &HeaderMap) -> Accepts {
+        let mut accepts = Accepts::default();
+        for value in headers.get_all(header::ACCEPT_ENCODING) {
+            let Ok(value) = value.to_str() else { continue };
+            for item in value.split(',') {
+                let mut parts = item.split(';');
+                let coding = parts.next().unwrap_or_default().trim();
+                let refused = parts.any(|p| {
+                    p.trim()
+                        .strip_prefix("q=")
+                        .and_then(|q| q.trim().parse::<f32>().ok())
+                        .is_some_and(|q| q <= 0.0)
+                });
+                match coding.to_ascii_lowercase().as_str() {
+                    "br" => accepts.br = !refused,
+                    "gzip" | "x-gzip" => accepts.gzip = !refused,
+                    _ => {}
+                }
+            }
+        }
+        accepts
+    }
 }
 
 async fn caching(request: Request, next: Next) -> Response {
     let mut response = next.run(request).await;
-    let policy = if hashed() { FOR_A_YEAR } else { ASK_AGAIN };
-    if response.status().is_success() || response.status().as_u16() == 304 {
+    if response.status().is_success() || response.status() == StatusCode::NOT_MODIFIED {
         let headers = response.headers_mut();
-        headers.insert(header::CACHE_CONTROL, HeaderValue::from_static(policy));
+        headers.insert(header::CACHE_CONTROL, HeaderValue::from_static(FOR_A_YEAR));
         headers.insert(header::VARY, HeaderValue::from_static("accept-encoding"));
     }
     response
@@ -85,15 +211,74 @@ async fn caching(request: Request, next: Next) -> Response {
 mod tests {
     use super::*;
 
+    fn accepts(values: &[&str]) -> Accepts {
+        let mut headers = HeaderMap::new();
+        for value in values {
+            headers.append(
+                header::ACCEPT_ENCODING,
+                HeaderValue::from_str(value).expect("value"),
+            );
+        }
+        Accepts::from(&headers)
+    }
+
     #[test]
-    fn a_hash_file_names_each_asset() {
-        let hashes = parse("js: abc123\nwasm: def456\ncss: 0f0f\n\nbroken line\n");
-        assert_eq!(href(Some(&hashes), "klens", "css"), "/pkg/klens.0f0f.css");
+    fn accept_encoding_allows_what_it_names_without_a_zero_weight() {
         assert_eq!(
-            href(Some(&hashes), "klens", "wasm"),
-            "/pkg/klens.def456.wasm"
+            accepts(&["gzip, deflate, br, zstd"]),
+            Accepts {
+                br: true,
+                gzip: true
+            }
         );
-        assert_eq!(href(None, "klens", "css"), "/pkg/klens.css");
-        assert_eq!(href(Some(&[]), "klens", "css"), "/pkg/klens.css");
+        assert_eq!(
+            accepts(&["gzip;q=0.5, br;q=0"]),
+            Accepts {
+                br: false,
+                gzip: true
+            }
+        );
+        assert_eq!(
+            accepts(&["BR", "x-gzip ; q=0.0"]),
+            Accepts {
+                br: true,
+                gzip: false
+            }
+        );
+        assert_eq!(accepts(&[]), Accepts::default());
+        assert_eq!(accepts(&["identity, *;q=0"]), Accepts::default());
+    }
+
+    #[test]
+    fn a_site_folder_is_named_by_its_bundle_file() {
+        let root = std::env::temp_dir().join(format!("klens-site-{}", std::process::id()));
+        std::fs::create_dir_all(&root).expect("dir");
+        assert!(Site::folder(&root)
+            .err()
+            .is_some_and(|e| e.contains("bundle.txt")));
+        std::fs::write(root.join("bundle.txt"), "../etc\n").expect("write");
+        assert!(Site::folder(&root).is_err(), "a stem is a name, not a path");
+        std::fs::write(root.join("bundle.txt"), "klens.0123abcd\n").expect("write");
+        let site = Site::folder(&root).expect("site");
+        assert_eq!(site.stem, "klens.0123abcd");
+        let options = site.leptos_options(([127, 0, 0, 1], 8080).into());
+        assert_eq!(&*options.output_name, "klens.0123abcd");
+        assert!(!options.hash_files);
+        let _ = std::fs::remove_dir_all(&root);
+    }
+
+    #[test]
+    fn content_types_let_browsers_run_the_files() {
+        assert_eq!(content_type("klens.ab.wasm"), "application/wasm");
+        assert_eq!(
+            content_type("klens.ab.js"),
+            "text/javascript; charset=utf-8"
+        );
+        assert_eq!(
+            content_type("snippets/x/inline0.js"),
+            "text/javascript; charset=utf-8"
+        );
+        assert_eq!(content_type("klens.ab.css"), "text/css; charset=utf-8");
+        assert_eq!(content_type("README"), "application/octet-stream");
     }
 }

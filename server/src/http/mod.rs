@@ -34,6 +34,8 @@ mod streams;
 #[derive(Clone)]
 pub struct AppState {
     pub leptos: LeptosOptions,
+    /// Where `/pkg` comes from: the folder of `leptos.site_root` unless set otherwise.
+    pub files: assets::Files,
     pub catalog: Arc<Catalog>,
     pub policy: Arc<Policy>,
     pub service: Arc<Service>,
@@ -54,6 +56,7 @@ impl AppState {
             None => None,
         };
         Ok(AppState {
+            files: assets::Files::Folder(std::path::PathBuf::from(&*leptos.site_root)),
             leptos,
             service: Arc::new(
                 Service::new(Arc::clone(&policy), Arc::clone(&catalog))
@@ -103,8 +106,18 @@ pub fn app(state: AppState) -> Router {
         .route("/api/tail", get(streams::tail))
         // Anything else under /api is not a call klens knows.
         .route("/api/{*name}", any(unknown_api_call))
-        .nest("/pkg", assets::router(&state.leptos.site_root))
-        .fallback(leptos_axum::file_and_error_handler::<AppState, _>(shell));
+        .nest("/pkg", assets::router(&state.files))
+        // Any other path is a page of the app (its own "not found" page included); no file
+        // outside /pkg is served.
+        .fallback({
+            let state = state.clone();
+            let leptos = state.leptos.clone();
+            let render = leptos_axum::render_app_to_stream_in_order_with_context(
+                move || provide_context(state.clone()),
+                move || shell(leptos.clone()),
+            );
+            move |request: axum::extract::Request| render(request)
+        });
     let router = match &oidc {
         Some(oidc) => router.merge(session::routes(Arc::clone(oidc))),
         None => router,

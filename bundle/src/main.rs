@@ -1,0 +1,285 @@
+//! `bundle`: turns the front end compiled for `wasm32-unknown-unknown` into the web assets klens
+//! serves under `/pkg`, in one folder:
+//!
+//! 1. the JavaScript bindings and the final WASM (wasm-bindgen, as a library of this program);
+//! 2. the WASM made smaller by `wasm-opt -Oz` (binaryen, from `PATH` or `WASM_OPT`);
+//! 3. the stylesheet beside them;
+//! 4. every file named after one hash of the whole set, so a browser may keep them for a year;
+//! 5. a brotli and a gzip copy of each file.
+//!
+//! The folder's `bundle.txt` holds the names' stem (`klens.<hash>`): the server reads it, or
+//! embeds the folder with it, to name the files in its pages. Sizes are printed at the end.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+
+use sha2::{Digest, Sha256};
+
+const USAGE: &str = "usage: bundle --wasm FILE --css FILE --out DIR
+
+  --wasm FILE   the front end as cargo built it for wasm32-unknown-unknown
+  --css FILE    the stylesheet
+  --out DIR     where the site goes: DIR/pkg holds the files, DIR/bundle.txt their stem
+
+Environment: WASM_OPT names the wasm-opt program (default: wasm-opt on PATH).";
+
+/// The stem wasm-bindgen gives the files before they are renamed after their hash.
+const STEM: &str = "klens";
+
+struct Args {
+    wasm: PathBuf,
+    css: PathBuf,
+    out: PathBuf,
+}
+
+fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
+    let (mut wasm, mut css, mut out) = (None, None, None);
+    while let Some(arg) = args.next() {
+        let slot = match arg.as_str() {
+            "--wasm" => &mut wasm,
+            "--css" => &mut css,
+            "--out" => &mut out,
+            "--help" | "-h" => return Err(USAGE.to_string()),
+            other => return Err(format!("unknown argument `{other}`\n{USAGE}")),
+        };
+        let value = args.next().ok_or_else(|| format!("{arg} needs a value"))?;
+        *slot = Some(PathBuf::from(value));
+    }
+    Ok(Args {
+        wasm: wasm.ok_or("--wasm is required")?,
+        css: css.ok_or("--css is required")?,
+        out: out.ok_or("--out is required")?,
+    })
+}
+
+fn main() -> ExitCode {
+    let result = parse_args(std::env::args().skip(1)).and_then(|args| run(&args));
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("bundle: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(args: &Args) -> Result<(), String> {
+    let started = std::time::Instant::now();
+    let mut steps = Vec::new();
+    let mut step = |name: &'static str| steps.push((name, started.elapsed()));
+    std::fs::create_dir_all(&args.out).map_err(|e| io_error(&args.out, e))?;
+    // Built aside and swapped in at the end, so a failed run leaves the last good site.
+    let staging = args.out.join("pkg.new");
+    remove_dir(&staging)?;
+
+    let mut output = wasm_bindgen_cli_support::Bindgen::new()
+        .input_path(&args.wasm)
+        .out_name(STEM)
+        .web(true)
+        .map_err(|e| format!("wasm-bindgen: {e:#}"))?
+        .typescript(false)
+        .remove_producers_section(true)
+        .generate_output()
+        .map_err(|e| format!("wasm-bindgen on {}: {e:#}", args.wasm.display()))?;
+    output
+        .emit(&staging)
+        .map_err(|e| format!("wasm-bindgen writing {}: {e:#}", staging.display()))?;
+    step("bindings");
+
+    let bound = staging.join(format!("{STEM}_bg.wasm"));
+    optimize(&bound)?;
+    step("wasm-opt");
+    let css = std::fs::read(&args.css).map_err(|e| io_error(&args.css, e))?;
+    let css_path = staging.join(format!("{STEM}.css"));
+    std::fs::write(&css_path, css).map_err(|e| io_error(&css_path, e))?;
+
+    let mut files = files_under(&staging)?;
+    let name = format!("{STEM}.{}", hash_of(&staging, &files)?);
+    for (from, to) in [
+        (format!("{STEM}.js"), format!("{name}.js")),
+        (format!("{STEM}_bg.wasm"), format!("{name}.wasm")),
+        (format!("{STEM}.css"), format!("{name}.css")),
+    ] {
+        let (from, to) = (staging.join(from), staging.join(to));
+        std::fs::rename(&from, &to).map_err(|e| io_error(&from, e))?;
+    }
+    files = files_under(&staging)?;
+
+    let mut sizes = Vec::new();
+    for file in &files {
+        sizes.push((file.clone(), compress_beside(&staging.join(file))?));
+    }
+    step("compression");
+
+    let pkg = args.out.join("pkg");
+    remove_dir(&pkg)?;
+    std::fs::rename(&staging, &pkg).map_err(|e| io_error(&staging, e))?;
+    let stem_file = args.out.join("bundle.txt");
+    std::fs::write(&stem_file, format!("{name}\n")).map_err(|e| io_error(&stem_file, e))?;
+
+    println!("bundle: {} ({name})", pkg.display());
+    let mut before = std::time::Duration::ZERO;
+    for (name, at) in steps {
+        println!("  {name}: {:.1} s", (at - before).as_secs_f64());
+        before = at;
+    }
+    println!(
+        "{:<48} {:>10} {:>10} {:>10}",
+        "file", "raw", "gzip", "brotli"
+    );
+    for (file, (raw, gzip, brotli)) in sizes {
+        println!("{:<48} {raw:>10} {gzip:>10} {brotli:>10}", file.display());
+    }
+    Ok(())
+}
+
+/// Runs `wasm-opt -Oz` over `file` in place. Binaryen 116 or newer: older ones emit a module
+/// that fails to hydrate.
+fn optimize(file: &Path) -> Result<(), String> {
+    let program = std::env::var_os("WASM_OPT").unwrap_or_else(|| "wasm-opt".into());
+    let status = Command::new(&program)
+        .args(["-Oz", "--enable-bulk-memory", "--strip-debug"])
+        .arg(file)
+        .arg("-o")
+        .arg(file)
+        .status()
+        .map_err(|e| {
+            format!(
+                "cannot run {} ({e}); `make tools` installs binaryen's wasm-opt",
+                program.to_string_lossy()
+            )
+        })?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("wasm-opt failed on {} ({status})", file.display()))
+    }
+}
+
+/// Every file under `dir`, as paths relative to it, in a stable order.
+fn files_under(dir: &Path) -> Result<Vec<PathBuf>, String> {
+    let mut found = Vec::new();
+    let mut pending = vec![PathBuf::new()];
+    while let Some(relative) = pending.pop() {
+        let here = dir.join(&relative);
+        for entry in std::fs::read_dir(&here).map_err(|e| io_error(&here, e))? {
+            let entry = entry.map_err(|e| io_error(&here, e))?;
+            let path = relative.join(entry.file_name());
+            if entry.file_type().map_err(|e| io_error(&here, e))?.is_dir() {
+                pending.push(path);
+            } else {
+                found.push(path);
+            }
+        }
+    }
+    found.sort();
+    Ok(found)
+}
+
+/// Sixteen hex digits of a SHA-256 over the files' names and contents: any change to any of
+/// them gives every file a new name.
+fn hash_of(dir: &Path, files: &[PathBuf]) -> Result<String, String> {
+    let mut hasher = Sha256::new();
+    for file in files {
+        let path = dir.join(file);
+        let bytes = std::fs::read(&path).map_err(|e| io_error(&path, e))?;
+        hasher.update(file.to_string_lossy().as_bytes());
+        hasher.update((bytes.len() as u64).to_le_bytes());
+        hasher.update(&bytes);
+    }
+    Ok(hasher.finalize()[..8]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect())
+}
+
+/// Writes `file.br` and `file.gz` beside `file`; answers the three sizes.
+fn compress_beside(file: &Path) -> Result<(usize, usize, usize), String> {
+    let raw = std::fs::read(file).map_err(|e| io_error(file, e))?;
+
+    let mut gzip = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    gzip.write_all(&raw)
+        .map_err(|e| format!("gzip {}: {e}", file.display()))?;
+    let gzip = gzip
+        .finish()
+        .map_err(|e| format!("gzip {}: {e}", file.display()))?;
+
+    let mut brotli = Vec::new();
+    {
+        // Quality 11 (the best), a 4 MiB window.
+        let mut writer = brotli::CompressorWriter::new(&mut brotli, 64 * 1024, 11, 22);
+        writer
+            .write_all(&raw)
+            .map_err(|e| format!("brotli {}: {e}", file.display()))?;
+    }
+
+    for (suffix, bytes) in [("gz", &gzip), ("br", &brotli)] {
+        let mut name = file.as_os_str().to_owned();
+        name.push(".");
+        name.push(suffix);
+        let path = PathBuf::from(name);
+        std::fs::write(&path, bytes).map_err(|e| io_error(&path, e))?;
+    }
+    Ok((raw.len(), gzip.len(), brotli.len()))
+}
+
+fn remove_dir(dir: &Path) -> Result<(), String> {
+    match std::fs::remove_dir_all(dir) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(io_error(dir, e)),
+    }
+}
+
+fn io_error(path: &Path, error: std::io::Error) -> String {
+    format!("{}: {error}", path.display())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_hash_changes_with_any_file_and_names_all_of_them() {
+        let dir = std::env::temp_dir().join(format!("bundle-test-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("snippets/x")).expect("dir");
+        std::fs::write(dir.join("klens.js"), "js").expect("js");
+        std::fs::write(dir.join("snippets/x/inline0.js"), "one").expect("snippet");
+        let files = files_under(&dir).expect("files");
+        assert_eq!(
+            files,
+            vec![
+                PathBuf::from("klens.js"),
+                PathBuf::from("snippets/x/inline0.js")
+            ]
+        );
+        let before = hash_of(&dir, &files).expect("hash");
+        assert_eq!(before.len(), 16);
+        std::fs::write(dir.join("snippets/x/inline0.js"), "two").expect("snippet");
+        let after = hash_of(&dir, &files).expect("hash");
+        assert_ne!(before, after, "a change in any file renames them all");
+
+        let (raw, gzip, brotli) = compress_beside(&dir.join("klens.js")).expect("compress");
+        assert_eq!(raw, 2);
+        assert!(dir.join("klens.js.gz").exists() && dir.join("klens.js.br").exists());
+        assert!(gzip > 0 && brotli > 0);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn arguments_name_what_is_missing() {
+        let args = |list: &[&str]| parse_args(list.iter().map(|s| s.to_string()));
+        assert!(args(&["--wasm", "a", "--css", "b"])
+            .err()
+            .is_some_and(|e| e.contains("--out")));
+        assert!(args(&["--wasm"])
+            .err()
+            .is_some_and(|e| e.contains("needs a value")));
+        assert!(args(&["--bogus"])
+            .err()
+            .is_some_and(|e| e.contains("--bogus")));
+        let ok = args(&["--wasm", "a", "--css", "b", "--out", "c"]).expect("args");
+        assert_eq!(ok.out, PathBuf::from("c"));
+    }
+}
