@@ -24,6 +24,9 @@ const USAGE: &str = "usage: bundle --wasm FILE --css FILE --out DIR
 
 Environment: WASM_OPT names the wasm-opt program (default: wasm-opt on PATH).";
 
+/// How wasm-opt is run: smallest code, the bulk-memory instructions Rust emits, no names.
+const WASM_OPT_ARGS: [&str; 3] = ["-Oz", "--enable-bulk-memory", "--strip-debug"];
+
 /// The stem wasm-bindgen gives the files before they are renamed after their hash.
 const STEM: &str = "klens";
 
@@ -69,6 +72,22 @@ fn run(args: &Args) -> Result<(), String> {
     let mut steps = Vec::new();
     let mut step = |name: &'static str| steps.push((name, started.elapsed()));
     std::fs::create_dir_all(&args.out).map_err(|e| io_error(&args.out, e))?;
+    // The same inputs give the same site: skip the minutes wasm-opt takes.
+    let inputs = inputs_hash(args)?;
+    let inputs_file = args.out.join("inputs.txt");
+    let stem_file = args.out.join("bundle.txt");
+    if std::fs::read_to_string(&inputs_file).is_ok_and(|seen| seen.trim() == inputs)
+        && args.out.join("pkg").is_dir()
+    {
+        if let Ok(stem) = std::fs::read_to_string(&stem_file) {
+            println!(
+                "bundle: {} is up to date ({})",
+                args.out.display(),
+                stem.trim()
+            );
+            return Ok(());
+        }
+    }
     // Built aside and swapped in at the end, so a failed run leaves the last good site.
     let staging = args.out.join("pkg.new");
     remove_dir(&staging)?;
@@ -115,8 +134,8 @@ fn run(args: &Args) -> Result<(), String> {
     let pkg = args.out.join("pkg");
     remove_dir(&pkg)?;
     std::fs::rename(&staging, &pkg).map_err(|e| io_error(&staging, e))?;
-    let stem_file = args.out.join("bundle.txt");
     std::fs::write(&stem_file, format!("{name}\n")).map_err(|e| io_error(&stem_file, e))?;
+    std::fs::write(&inputs_file, format!("{inputs}\n")).map_err(|e| io_error(&inputs_file, e))?;
 
     println!("bundle: {} ({name})", pkg.display());
     let mut before = std::time::Duration::ZERO;
@@ -134,12 +153,32 @@ fn run(args: &Args) -> Result<(), String> {
     Ok(())
 }
 
+/// What the site is made from: the compiled front end, the stylesheet, the wasm-opt program
+/// and this program's own version.
+fn inputs_hash(args: &Args) -> Result<String, String> {
+    let mut hasher = Sha256::new();
+    for path in [&args.wasm, &args.css] {
+        let bytes = std::fs::read(path).map_err(|e| io_error(path, e))?;
+        hasher.update((bytes.len() as u64).to_le_bytes());
+        hasher.update(&bytes);
+    }
+    let program = std::env::var_os("WASM_OPT").unwrap_or_else(|| "wasm-opt".into());
+    hasher.update(program.to_string_lossy().as_bytes());
+    hasher.update(env!("CARGO_PKG_VERSION").as_bytes());
+    hasher.update(WASM_OPT_ARGS.join(" ").as_bytes());
+    Ok(hasher
+        .finalize()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect())
+}
+
 /// Runs `wasm-opt -Oz` over `file` in place. Binaryen 116 or newer: older ones emit a module
 /// that fails to hydrate.
 fn optimize(file: &Path) -> Result<(), String> {
     let program = std::env::var_os("WASM_OPT").unwrap_or_else(|| "wasm-opt".into());
     let status = Command::new(&program)
-        .args(["-Oz", "--enable-bulk-memory", "--strip-debug"])
+        .args(WASM_OPT_ARGS)
         .arg(file)
         .arg("-o")
         .arg(file)

@@ -268,4 +268,20 @@ mod tests {
             .expect("arguments");
         assert!(got.check_only);
     }
+
+    #[test]
+    fn a_site_folder_can_be_named_either_way() {
+        for args in [
+            &[b"--site-root".as_slice(), b"/srv/site"][..],
+            &[b"--site-root=/srv/site"],
+        ] {
+            let got = parsed(args).expect("parsed").expect("arguments");
+            assert_eq!(got.site_root, Some(PathBuf::from("/srv/site")));
+        }
+        assert!(parsed(&[b"--site-root"])
+            .err()
+            .is_some_and(|e| e.contains("--site-root needs a folder")));
+        let none = parsed(&[]).expect("parsed").expect("arguments");
+        assert_eq!(none.site_root, None, "the built-in assets by default");
+    }
 }
