@@ -16,16 +16,16 @@ tools:
 ## The web assets: the front end compiled to WASM, then bound, shrunk, named after their hash
 ## and compressed by the workspace's bundle program. They live beside the build output, so
 ## fresh clones reuse them (and their minutes of wasm-opt); target/site links to them.
-SITE := $(CARGO_TARGET_DIR)/site
+SITE := $(abspath $(CARGO_TARGET_DIR))/site
 site: tools
 	cargo build -p frontend --lib --target wasm32-unknown-unknown --profile wasm-release \
 	  --no-default-features --features hydrate
 	cargo run -q -p bundle --profile tools -- \
 	  --wasm "$(CARGO_TARGET_DIR)/wasm32-unknown-unknown/wasm-release/frontend.wasm" \
 	  --css style/klens.css --out "$(SITE)"
-	mkdir -p target
-	[ -L target/site ] || rm -rf target/site
-	ln -sfn "$(SITE)" target/site
+	if [ "$(SITE)" != "$(CURDIR)/target/site" ]; then \
+	  mkdir -p target; [ -L target/site ] || rm -rf target/site; ln -sfn "$(SITE)" target/site; \
+	fi
 
 ## One self-contained release binary at target/release/klens, with the web assets inside.
 build: site

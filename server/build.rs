@@ -30,11 +30,23 @@ fn embed(site: &Path) -> String {
             stem_file.display()
         )
     });
+    let stem = stem.trim();
     let pkg = site.join("pkg");
+    // The pages name these three files by the stem: a site without them is not one to ship.
+    for kind in ["js", "wasm", "css"] {
+        let file = pkg.join(format!("{stem}.{kind}"));
+        if !file.is_file() {
+            panic!(
+                "KLENS_EMBED_SITE: {} names {stem}, but {} is missing",
+                stem_file.display(),
+                file.display()
+            );
+        }
+    }
     let mut files = Vec::new();
     collect(&pkg, &pkg, &mut files);
     files.sort();
-    let mut code = format!("pub const STEM: Option<&str> = Some({:?});\n", stem.trim());
+    let mut code = format!("pub const STEM: Option<&str> = Some({stem:?});\n");
     code.push_str("pub static FILES: &[Embedded] = &[\n");
     for relative in files {
         let path = pkg.join(&relative);

@@ -154,7 +154,7 @@ fn run(args: &Args) -> Result<(), String> {
 }
 
 /// What the site is made from: the compiled front end, the stylesheet, the wasm-opt program
-/// and this program's own version.
+/// and its version, and this program.
 fn inputs_hash(args: &Args) -> Result<String, String> {
     let mut hasher = Sha256::new();
     for path in [&args.wasm, &args.css] {
@@ -162,9 +162,16 @@ fn inputs_hash(args: &Args) -> Result<String, String> {
         hasher.update((bytes.len() as u64).to_le_bytes());
         hasher.update(&bytes);
     }
+    // This program itself (a change to how it names or compresses makes a new site)...
+    let me = std::env::current_exe().map_err(|e| format!("cannot find this program: {e}"))?;
+    let bytes = std::fs::read(&me).map_err(|e| io_error(&me, e))?;
+    hasher.update(&bytes);
+    // ...and the wasm-opt it runs, by version.
     let program = std::env::var_os("WASM_OPT").unwrap_or_else(|| "wasm-opt".into());
     hasher.update(program.to_string_lossy().as_bytes());
-    hasher.update(env!("CARGO_PKG_VERSION").as_bytes());
+    if let Ok(output) = Command::new(&program).arg("--version").output() {
+        hasher.update(&output.stdout);
+    }
     hasher.update(WASM_OPT_ARGS.join(" ").as_bytes());
     Ok(hasher
         .finalize()

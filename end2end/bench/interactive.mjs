@@ -4,11 +4,11 @@
 // that runs only in the browser). Prints every run, the median, and what /pkg transferred.
 //
 //   node end2end/bench/interactive.mjs [URL] [RUNS]
-// URL defaults to $KLENS_URL/clusters/local/topics (klens from `make demo`: 127.0.0.1:8080).
+// URL defaults to $KLENS_URL/c/local/topics (klens from `make demo`: 127.0.0.1:8080).
 import { chromium } from '@playwright/test';
 
 const base = process.env.KLENS_URL ?? 'http://127.0.0.1:8080';
-const url = process.argv[2] ?? `${base}/clusters/local/topics`;
+const url = process.argv[2] ?? `${base}/c/local/topics`;
 const runs = Number(process.argv[3] ?? 5);
 
 const browser = await chromium.launch({
@@ -26,7 +26,10 @@ for (let i = 0; i < runs; i++) {
     const sizes = await response.request().sizes().catch(() => null);
     if (sizes) bytes += sizes.responseBodySize;
   });
-  await page.goto(url, { waitUntil: 'commit' });
+  const response = await page.goto(url, { waitUntil: 'commit' });
+  if (response?.status() !== 200) {
+    throw new Error(`${url} answered ${response?.status()}: not a page to measure`);
+  }
   await page.locator('.app[data-hydrated="true"]').waitFor({ timeout: 30_000 });
   const ms = await page.evaluate(() => performance.now());
   times.push(ms);

@@ -84,7 +84,8 @@ impl Site {
         let stem = std::fs::read_to_string(&stem_file)
             .map_err(|e| format!("web assets: cannot read {} ({e})", stem_file.display()))?;
         let stem = stem.trim();
-        if stem.is_empty() || stem.contains(['/', '\\']) {
+        let name_like = |c: char| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-');
+        if stem.is_empty() || !stem.chars().all(name_like) || stem.starts_with('.') {
             return Err(format!(
                 "web assets: {} does not name the files",
                 stem_file.display()
@@ -181,8 +182,8 @@ impl Accepts {
                 let mut parts = item.split(';');
                 let coding = parts.next().unwrap_or_default().trim();
                 let refused = parts.any(|p| {
-                    p.trim()
-                        .strip_prefix("q=")
+                    let p = p.trim().to_ascii_lowercase();
+                    p.strip_prefix("q=")
                         .and_then(|q| q.trim().parse::<f32>().ok())
                         .is_some_and(|q| q <= 0.0)
                 });
@@ -239,7 +240,7 @@ mod tests {
             }
         );
         assert_eq!(
-            accepts(&["BR", "x-gzip ; q=0.0"]),
+            accepts(&["BR", "x-gzip ; Q=0.0"]),
             Accepts {
                 br: true,
                 gzip: false
@@ -258,6 +259,11 @@ mod tests {
             .is_some_and(|e| e.contains("bundle.txt")));
         std::fs::write(root.join("bundle.txt"), "../etc\n").expect("write");
         assert!(Site::folder(&root).is_err(), "a stem is a name, not a path");
+        std::fs::write(root.join("bundle.txt"), "klens\"><script>\n").expect("write");
+        assert!(
+            Site::folder(&root).is_err(),
+            "a stem goes into pages: names only"
+        );
         std::fs::write(root.join("bundle.txt"), "klens.0123abcd\n").expect("write");
         let site = Site::folder(&root).expect("site");
         assert_eq!(site.stem, "klens.0123abcd");
