@@ -8,7 +8,7 @@ export KLENS_CACHE
 export CARGO_TARGET_DIR ?= $(KLENS_CACHE)/target
 export PATH := $(HOME)/.cargo/bin:$(KLENS_CACHE)/tools/node_modules/.bin:$(PATH)
 
-.PHONY: tools site build demo demo-auth test lint unit fuzz integration integration-faults integration-3brokers e2e stack stack-down seed
+.PHONY: tools site build demo-ready demo demo-auth test lint unit fuzz integration integration-faults integration-3brokers e2e stack stack-down seed
 
 tools:
 	dev/install-tools
@@ -43,15 +43,25 @@ stack-down:
 seed: stack
 	dev/seed
 
+## The release binary and a seeded local stack, side by side: the stack mostly waits on downloads
+## and on Java starting, the build on the processor. The stack's output goes to a log file, shown
+## when it fails.
+demo-ready: tools
+	mkdir -p target
+	{ dev/stack up && dev/seed; } > target/demo-stack.log 2>&1 & stack=$$!; \
+	$(MAKE) --no-print-directory build; \
+	echo "==> waiting for the local stack and its demo data (target/demo-stack.log)"; \
+	wait $$stack || { tail -n 30 target/demo-stack.log; echo "make: the local stack failed (target/demo-stack.log)"; exit 1; }
+
 ## The demo: a seeded local Kafka, klens on http://127.0.0.1:8080 without sign-in.
-demo: build seed
+demo: demo-ready
 	dev/demo-config > target/demo-config.yaml
 	@echo
 	@echo "klens: http://127.0.0.1:8080   (config: target/demo-config.yaml, Ctrl-C to stop)"
 	target/release/klens --config target/demo-config.yaml
 
 ## The same with sign-in through the local OIDC provider (users in README.md).
-demo-auth: build seed
+demo-auth: demo-ready
 	dev/demo-config --auth > target/demo-auth-config.yaml
 	@echo
 	@echo "klens: http://127.0.0.1:8080   sign in as alice, bob, dave or carol (password <name>-pw)"

@@ -2,6 +2,7 @@
 //! each binding lets or forbids one principal one operation on resources of one type, named
 //! exactly or by a prefix, from one host or any.
 
+use super::Answer;
 use leptos::prelude::*;
 use leptos::server_fn::codec::{GetUrl, Json};
 use serde::{Deserialize, Serialize};
@@ -108,7 +109,7 @@ pub struct AclList {
 }
 
 /// Every ACL binding of the cluster (ACLS).
-#[server(endpoint = "acls", input = GetUrl)]
+#[server(endpoint = "acls", input = GetUrl, output = Answer)]
 pub async fn acls(cluster: String) -> Result<AclList, ApiError> {
     super::backend::current()?.acls(cluster).await
 }
@@ -149,13 +150,13 @@ pub struct AclChanged {
 }
 
 /// Create one ACL binding (CREATE_ACLS).
-#[server(endpoint = "create_acl", input = Json)]
+#[server(endpoint = "create_acl", input = Json, output = Answer)]
 pub async fn create_acl(#[server(flatten)] args: AclArgs) -> Result<AclChanged, ApiError> {
     super::backend::current()?.create_acl(args).await
 }
 
 /// Delete exactly one ACL binding, never the others a wider filter would match (DELETE_ACLS).
-#[server(endpoint = "delete_acl", input = Json)]
+#[server(endpoint = "delete_acl", input = Json, output = Answer)]
 pub async fn delete_acl(#[server(flatten)] args: AclArgs) -> Result<AclChanged, ApiError> {
     super::backend::current()?.delete_acl(args).await
 }

@@ -1,6 +1,7 @@
 //! The shape of an audit event, as the audit file holds it one per line and the audit topic
 //! one per record.
 
+use super::Answer;
 use leptos::prelude::*;
 use leptos::server_fn::codec::GetUrl;
 use serde::{Deserialize, Serialize};
@@ -115,7 +116,7 @@ pub struct AuditList {
 }
 
 /// The audit events of a cluster, newest first (AUDIT).
-#[server(endpoint = "audit", input = GetUrl)]
+#[server(endpoint = "audit", input = GetUrl, output = Answer)]
 pub async fn audit(
     cluster: String,
     #[server(flatten)] args: AuditArgs,

@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 
+use super::Answer;
 use leptos::prelude::*;
 use leptos::server_fn::codec::{GetUrl, Json};
 use serde::{Deserialize, Serialize};
@@ -53,7 +54,7 @@ pub struct BrokerConfigsChanged {
 }
 
 /// Every config of a broker, or (without `broker`) the cluster-wide default (BROKER_CONFIGS).
-#[server(endpoint = "broker_configs", input = GetUrl)]
+#[server(endpoint = "broker_configs", input = GetUrl, output = Answer)]
 pub async fn broker_configs(
     cluster: String,
     #[server(default)] broker: Arg<i32>,
@@ -65,7 +66,7 @@ pub async fn broker_configs(
 
 /// Sets and removes dynamic configs of one broker or of the cluster-wide default
 /// (ALTER_BROKER_CONFIGS on a writable cluster).
-#[server(endpoint = "alter_broker_config", input = Json)]
+#[server(endpoint = "alter_broker_config", input = Json, output = Answer)]
 pub async fn alter_broker_config(
     #[server(flatten)] args: AlterBrokerConfigArgs,
 ) -> Result<BrokerConfigsChanged, ApiError> {

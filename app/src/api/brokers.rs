@@ -1,5 +1,6 @@
 //! Brokers from the catalog: address, rack, the active controller, and log dirs with sizes.
 
+use super::Answer;
 use leptos::prelude::*;
 use leptos::server_fn::codec::GetUrl;
 use serde::{Deserialize, Serialize};
@@ -51,13 +52,13 @@ pub struct BrokerList {
 }
 
 /// The brokers of a cluster, from the catalog.
-#[server(endpoint = "brokers", input = GetUrl)]
+#[server(endpoint = "brokers", input = GetUrl, output = Answer)]
 pub async fn brokers(cluster: String) -> Result<BrokerList, ApiError> {
     super::backend::current()?.brokers(cluster).await
 }
 
 /// One broker, from the catalog.
-#[server(endpoint = "broker", input = GetUrl)]
+#[server(endpoint = "broker", input = GetUrl, output = Answer)]
 pub async fn broker(
     cluster: String,
     #[server(default)] id: super::Arg<i32>,

@@ -1,5 +1,6 @@
 //! The catalog: what everyone who sees a cluster may see, with no privilege.
 
+use super::Answer;
 use leptos::prelude::*;
 use leptos::server_fn::codec::GetUrl;
 use serde::{Deserialize, Serialize};
@@ -57,13 +58,13 @@ pub struct ClusterDetail {
 }
 
 /// Every cluster the caller can see, with its health and size.
-#[server(endpoint = "clusters", input = GetUrl)]
+#[server(endpoint = "clusters", input = GetUrl, output = Answer)]
 pub async fn clusters() -> Result<Vec<ClusterSummary>, ApiError> {
     super::backend::current()?.clusters().await
 }
 
 /// One cluster's summary and brokers.
-#[server(endpoint = "cluster", input = GetUrl)]
+#[server(endpoint = "cluster", input = GetUrl, output = Answer)]
 pub async fn cluster(cluster: String) -> Result<ClusterDetail, ApiError> {
     super::backend::current()?.cluster(cluster).await
 }

@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 
+use super::Answer;
 use leptos::prelude::*;
 use leptos::server_fn::codec::{GetUrl, Json};
 use serde::{Deserialize, Serialize};
@@ -322,7 +323,7 @@ pub struct RecordsDeleted {
 }
 
 /// Every config of a topic (TOPIC_CONFIGS).
-#[server(endpoint = "topic_configs", input = GetUrl)]
+#[server(endpoint = "topic_configs", input = GetUrl, output = Answer)]
 pub async fn topic_configs(
     cluster: String,
     #[server(default)] topic: Arg<String>,
@@ -333,7 +334,7 @@ pub async fn topic_configs(
 }
 
 /// Sets and removes config overrides of a topic (ALTER_TOPIC_CONFIGS on a writable cluster).
-#[server(endpoint = "alter_topic_configs", input = Json)]
+#[server(endpoint = "alter_topic_configs", input = Json, output = Answer)]
 pub async fn alter_topic_configs(
     #[server(flatten)] args: AlterTopicConfigsArgs,
 ) -> Result<ConfigsChanged, ApiError> {
@@ -341,7 +342,7 @@ pub async fn alter_topic_configs(
 }
 
 /// Raises the partition count of a topic (ADD_PARTITIONS on a writable cluster).
-#[server(endpoint = "add_partitions", input = Json)]
+#[server(endpoint = "add_partitions", input = Json, output = Answer)]
 pub async fn add_partitions(
     #[server(flatten)] args: AddPartitionsArgs,
 ) -> Result<PartitionsAdded, ApiError> {
@@ -349,7 +350,7 @@ pub async fn add_partitions(
 }
 
 /// Deletes the records of a topic before an offset (DELETE_RECORDS on a writable cluster).
-#[server(endpoint = "delete_records", input = Json)]
+#[server(endpoint = "delete_records", input = Json, output = Answer)]
 pub async fn delete_records(
     #[server(flatten)] args: DeleteRecordsArgs,
 ) -> Result<RecordsDeleted, ApiError> {

@@ -2,6 +2,7 @@
 //! deleting a group's offsets on a topic, deleting a group. Each is behind its own privilege on
 //! the group, on a writable cluster.
 
+use super::Answer;
 use leptos::prelude::*;
 use leptos::server_fn::codec::Json;
 use serde::{Deserialize, Serialize};
@@ -124,7 +125,7 @@ pub struct GroupChanged {
 }
 
 /// Resets a group's committed offsets (RESET_OFFSETS on the group, on a writable cluster).
-#[server(endpoint = "reset_offsets", input = Json)]
+#[server(endpoint = "reset_offsets", input = Json, output = Answer)]
 pub async fn reset_offsets(
     #[server(flatten)] args: ResetOffsetsArgs,
 ) -> Result<OffsetPlan, ApiError> {
@@ -132,7 +133,7 @@ pub async fn reset_offsets(
 }
 
 /// Deletes a group's committed offsets on one topic (DELETE_OFFSETS on the group).
-#[server(endpoint = "delete_offsets", input = Json)]
+#[server(endpoint = "delete_offsets", input = Json, output = Answer)]
 pub async fn delete_offsets(
     cluster: String,
     #[server(default)] group: Arg<String>,
@@ -144,7 +145,7 @@ pub async fn delete_offsets(
 }
 
 /// Deletes an empty consumer group (DELETE_GROUPS on the group).
-#[server(endpoint = "delete_group", input = Json)]
+#[server(endpoint = "delete_group", input = Json, output = Answer)]
 pub async fn delete_group(
     cluster: String,
     #[server(default)] group: Arg<String>,

@@ -1,6 +1,7 @@
 //! Consumer groups from the catalog: every group's state, members, committed offsets and lag.
 //! No privilege is needed to read them.
 
+use super::Answer;
 use leptos::prelude::*;
 use leptos::server_fn::codec::GetUrl;
 use serde::{Deserialize, Serialize};
@@ -121,7 +122,7 @@ pub fn partition_lag(committed: i64, end: Option<i64>) -> Option<u64> {
 
 /// The consumer groups of a cluster, from the catalog: all of them, or the window the
 /// optional arguments describe (as for `topics`).
-#[server(endpoint = "groups", input = GetUrl)]
+#[server(endpoint = "groups", input = GetUrl, output = Answer)]
 pub async fn groups(
     cluster: String,
     #[server(flatten)] window: WindowArgs,
@@ -130,7 +131,7 @@ pub async fn groups(
 }
 
 /// One consumer group: members, assignments, committed offsets and lag.
-#[server(endpoint = "group", input = GetUrl)]
+#[server(endpoint = "group", input = GetUrl, output = Answer)]
 pub async fn group(
     cluster: String,
     #[server(default)] group: Arg<String>,

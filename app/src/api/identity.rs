@@ -1,5 +1,6 @@
 //! `GET /api/whoami`: who the caller is and what they may do on each cluster they can see.
 
+use super::Answer;
 use leptos::prelude::*;
 use leptos::server_fn::codec::GetUrl;
 use serde::{Deserialize, Serialize};
@@ -34,7 +35,7 @@ impl WhoAmI {
 }
 
 /// Who is asking, and what they may do per visible cluster.
-#[server(endpoint = "whoami", input = GetUrl)]
+#[server(endpoint = "whoami", input = GetUrl, output = Answer)]
 pub async fn whoami() -> Result<WhoAmI, ApiError> {
     super::backend::current()?.whoami().await
 }

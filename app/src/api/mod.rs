@@ -3,6 +3,7 @@
 //! `server` crate provides, so this crate never links a Kafka client.
 
 mod acls;
+mod answer;
 mod args;
 mod audit;
 mod broker_configs;
@@ -23,6 +24,7 @@ mod users;
 mod window;
 
 pub use acls::*;
+pub use answer::{Answer, JsonText};
 pub use args::*;
 pub use audit::*;
 pub use broker_configs::*;

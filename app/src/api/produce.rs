@@ -2,6 +2,7 @@
 //! each as text, JSON, base64 bytes or null, the key and value also as JSON encoded through a
 //! registered Avro, Protobuf or JSON schema; to a partition or where its key hashes to.
 
+use super::Answer;
 use leptos::prelude::*;
 use leptos::server_fn::codec::Json;
 use serde::{Deserialize, Serialize};
@@ -111,7 +112,7 @@ pub struct Produced {
 }
 
 /// Writes one record (PRODUCE on the topic, on a writable cluster; never an internal topic).
-#[server(endpoint = "produce", input = Json)]
+#[server(endpoint = "produce", input = Json, output = Answer)]
 pub async fn produce(#[server(flatten)] args: ProduceArgs) -> Result<Produced, ApiError> {
     super::backend::current()?.produce(args).await
 }

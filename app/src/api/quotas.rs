@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 
+use super::Answer;
 use leptos::prelude::*;
 use leptos::server_fn::codec::{GetUrl, Json};
 use serde::{Deserialize, Serialize};
@@ -200,13 +201,13 @@ pub struct QuotaChanged {
 }
 
 /// Every client quota of the cluster (BROKER_CONFIGS).
-#[server(endpoint = "quotas", input = GetUrl)]
+#[server(endpoint = "quotas", input = GetUrl, output = Answer)]
 pub async fn quotas(cluster: String) -> Result<QuotaList, ApiError> {
     super::backend::current()?.quotas(cluster).await
 }
 
 /// Sets and removes the quotas of one entity (ALTER_QUOTAS on a writable cluster).
-#[server(endpoint = "alter_quota", input = Json)]
+#[server(endpoint = "alter_quota", input = Json, output = Answer)]
 pub async fn alter_quota(
     #[server(flatten)] args: AlterQuotaArgs,
 ) -> Result<QuotaChanged, ApiError> {

@@ -1,6 +1,7 @@
 //! Records: pages of a topic's records, one record, and (outside server functions, as streams)
 //! the NDJSON export and the live tail. All of it needs RECORDS.
 
+use super::Answer;
 use leptos::prelude::*;
 use leptos::server_fn::codec::GetUrl;
 use serde::{Deserialize, Serialize};
@@ -107,7 +108,7 @@ pub struct RecordPage {
 /// `limit`), an `offset` (with `partition`), a `timestamp`, or a `cursor` from an earlier page.
 /// `q` keeps records whose key, value or a header contains it (ignoring case), or equals it
 /// with `exact=true`.
-#[server(endpoint = "records", input = GetUrl)]
+#[server(endpoint = "records", input = GetUrl, output = Answer)]
 pub async fn records(#[server(flatten)] args: RecordArgs) -> Result<RecordPage, ApiError> {
     super::backend::current()?.records(args).await
 }
@@ -187,7 +188,7 @@ pub struct RecordQuery {
 }
 
 /// One record by partition and offset.
-#[server(endpoint = "record", input = GetUrl)]
+#[server(endpoint = "record", input = GetUrl, output = Answer)]
 pub async fn get_record(#[server(flatten)] args: RecordAtArgs) -> Result<Record, ApiError> {
     super::backend::current()?.record(args).await
 }

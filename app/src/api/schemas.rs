@@ -2,6 +2,7 @@
 //! compatibility and the topics a subject belongs to. The schema text itself is not catalog:
 //! `schema` needs SCHEMA_TEXT.
 
+use super::Answer;
 use leptos::prelude::*;
 use leptos::server_fn::codec::{GetUrl, Json};
 use serde::{Deserialize, Serialize};
@@ -48,7 +49,7 @@ pub struct SubjectList {
 }
 
 /// The schema subjects of a cluster's registry, from the catalog.
-#[server(endpoint = "subjects", input = GetUrl)]
+#[server(endpoint = "subjects", input = GetUrl, output = Answer)]
 pub async fn subjects(cluster: String) -> Result<SubjectList, ApiError> {
     super::backend::current()?.subjects(cluster).await
 }
@@ -106,7 +107,7 @@ pub struct SchemaDetail {
 }
 
 /// A subject of the cluster's registry: catalog, no privilege (no schema text).
-#[server(endpoint = "subject", input = GetUrl)]
+#[server(endpoint = "subject", input = GetUrl, output = Answer)]
 pub async fn subject(
     cluster: String,
     #[server(default)] subject: Arg<String>,
@@ -116,7 +117,7 @@ pub async fn subject(
 
 /// The text of one version of a subject (SCHEMA_TEXT on the subject); `version` missing: the
 /// newest.
-#[server(endpoint = "schema", input = GetUrl)]
+#[server(endpoint = "schema", input = GetUrl, output = Answer)]
 pub async fn schema(
     cluster: String,
     #[server(default)] subject: Arg<String>,
@@ -204,7 +205,7 @@ pub struct SchemaRegistered {
 }
 
 /// Register a schema, or a new version of a subject (REGISTER_SCHEMAS).
-#[server(endpoint = "register_schema", input = Json)]
+#[server(endpoint = "register_schema", input = Json, output = Answer)]
 pub async fn register_schema(
     #[server(flatten)] args: RegisterSchemaArgs,
 ) -> Result<SchemaRegistered, ApiError> {
@@ -250,7 +251,7 @@ pub struct CompatibilitySet {
 }
 
 /// Change a subject's compatibility level, or go back to the global one (SET_COMPATIBILITY).
-#[server(endpoint = "set_compatibility", input = Json)]
+#[server(endpoint = "set_compatibility", input = Json, output = Answer)]
 pub async fn set_compatibility(
     #[server(flatten)] args: SetCompatibilityArgs,
 ) -> Result<CompatibilitySet, ApiError> {
@@ -284,7 +285,7 @@ pub struct SchemaDeleted {
 }
 
 /// Delete a version or a whole subject, soft first, then for good (DELETE_SCHEMAS).
-#[server(endpoint = "delete_schema", input = Json)]
+#[server(endpoint = "delete_schema", input = Json, output = Answer)]
 pub async fn delete_schema(
     #[server(flatten)] args: DeleteSchemaArgs,
 ) -> Result<SchemaDeleted, ApiError> {

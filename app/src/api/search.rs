@@ -1,6 +1,7 @@
 //! Search across the catalog of every visible cluster: topics, groups, brokers and subjects,
 //! tolerant of small typos.
 
+use super::Answer;
 use leptos::prelude::*;
 use leptos::server_fn::codec::GetUrl;
 use serde::{Deserialize, Serialize};
@@ -147,7 +148,7 @@ fn typos_in_best_window(q: &[char], n: &[char], allowed: u32) -> Option<u32> {
 }
 
 /// Searches the catalog of the visible clusters, or only of `cluster`.
-#[server(endpoint = "search", input = GetUrl)]
+#[server(endpoint = "search", input = GetUrl, output = Answer)]
 pub async fn search(
     #[server(default)] q: super::Arg<String>,
     #[server(default)] cluster: super::Arg<String>,

@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 
+use super::Answer;
 use leptos::prelude::*;
 use leptos::server_fn::codec::{GetUrl, Json};
 use serde::{Deserialize, Serialize};
@@ -129,7 +130,7 @@ pub struct CreateTopicRequest {
 
 /// Topics of a cluster, from the catalog: all of them, or the window the optional arguments
 /// describe (name filter `q`, `sort` column, `desc`, `offset`, `limit`).
-#[server(endpoint = "topics", input = GetUrl)]
+#[server(endpoint = "topics", input = GetUrl, output = Answer)]
 pub async fn topics(
     cluster: String,
     #[server(flatten)] window: WindowArgs,
@@ -138,7 +139,7 @@ pub async fn topics(
 }
 
 /// One topic and its partitions, from the catalog.
-#[server(endpoint = "topic", input = GetUrl)]
+#[server(endpoint = "topic", input = GetUrl, output = Answer)]
 pub async fn topic(
     cluster: String,
     #[server(default)] topic: Arg<String>,
@@ -180,7 +181,7 @@ impl CreateTopicArgs {
 }
 
 /// Creates a topic (CREATE_TOPICS on a writable cluster).
-#[server(endpoint = "create_topic", input = Json)]
+#[server(endpoint = "create_topic", input = Json, output = Answer)]
 pub async fn create_topic(
     #[server(flatten)] args: CreateTopicArgs,
 ) -> Result<TopicChanged, ApiError> {
@@ -188,7 +189,7 @@ pub async fn create_topic(
 }
 
 /// Deletes a topic (DELETE_TOPICS on a writable cluster; never an internal topic).
-#[server(endpoint = "delete_topic", input = Json)]
+#[server(endpoint = "delete_topic", input = Json, output = Answer)]
 pub async fn delete_topic(
     cluster: String,
     #[server(default)] topic: Arg<String>,

@@ -4,6 +4,7 @@
 
 use std::fmt;
 
+use super::Answer;
 use leptos::prelude::*;
 use leptos::server_fn::codec::{GetUrl, Json};
 use serde::{Deserialize, Serialize};
@@ -38,7 +39,7 @@ pub struct ScramUserList {
 }
 
 /// Every SCRAM user of the cluster (ACLS).
-#[server(endpoint = "scram_users", input = GetUrl)]
+#[server(endpoint = "scram_users", input = GetUrl, output = Answer)]
 pub async fn scram_users(cluster: String) -> Result<ScramUserList, ApiError> {
     super::backend::current()?.scram_users(cluster).await
 }
@@ -98,7 +99,7 @@ pub struct ScramChanged {
 }
 
 /// Add a SCRAM user, or set a user's password (SET_SCRAM_CREDENTIALS).
-#[server(endpoint = "set_scram_credential", input = Json)]
+#[server(endpoint = "set_scram_credential", input = Json, output = Answer)]
 pub async fn set_scram_credential(
     #[server(flatten)] args: SetScramArgs,
 ) -> Result<ScramChanged, ApiError> {
@@ -106,7 +107,7 @@ pub async fn set_scram_credential(
 }
 
 /// Delete one SCRAM credential of a user (DELETE_SCRAM_CREDENTIALS).
-#[server(endpoint = "delete_scram_credential", input = Json)]
+#[server(endpoint = "delete_scram_credential", input = Json, output = Answer)]
 pub async fn delete_scram_credential(
     #[server(flatten)] args: DeleteScramArgs,
 ) -> Result<ScramChanged, ApiError> {

@@ -44,13 +44,17 @@ async fn send(request: Request<Body>) -> (StatusCode, String) {
 async fn send_to(router: axum::Router, request: Request<Body>) -> (StatusCode, String) {
     let response = router.oneshot(request).await.expect("router answers");
     let status = response.status();
+    (status, body_text(response).await)
+}
+
+async fn body_text(response: axum::response::Response) -> String {
     let body = response
         .into_body()
         .collect()
         .await
         .expect("body")
         .to_bytes();
-    (status, String::from_utf8_lossy(&body).into_owned())
+    String::from_utf8_lossy(&body).into_owned()
 }
 
 #[tokio::test]
@@ -108,6 +112,33 @@ async fn clusters_lists_the_configured_cluster_before_any_refresh() {
     assert_eq!(clusters[0]["name"], "quiet");
     assert_eq!(clusters[0]["health"]["status"], "unreachable");
     assert_eq!(clusters[0]["topics"], serde_json::Value::Null);
+}
+
+/// Answers are plain JSON for scripts, whatever the browser's reader does with them: the
+/// content type of Leptos's own JSON encoding, and a body another JSON parser reads.
+#[tokio::test]
+async fn a_server_function_answers_application_json() {
+    for uri in ["/api/clusters", "/api/whoami"] {
+        let response = router()
+            .oneshot(
+                Request::get(uri)
+                    .header("host", "127.0.0.1:8080")
+                    .body(Body::empty())
+                    .expect("request"),
+            )
+            .await
+            .expect("router answers");
+        assert_eq!(response.status(), StatusCode::OK, "{uri}");
+        assert_eq!(
+            response
+                .headers()
+                .get("content-type")
+                .and_then(|v| v.to_str().ok()),
+            Some("application/json"),
+            "{uri}"
+        );
+        serde_json::from_str::<serde_json::Value>(&body_text(response).await).expect("a JSON body");
+    }
 }
 
 #[tokio::test]

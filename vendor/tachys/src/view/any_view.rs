@@ -319,28 +319,15 @@ where
             cursor: &Cursor,
             position: &PositionState,
         ) -> Pin<Box<dyn Future<Output = AnyViewState>>> {
-            let cursor = cursor.clone();
-            let position = position.clone();
-            Box::pin(async move {
-                // Patched for klens: hydrate synchronously. klens hydrates with
-                // `hydrate_body` and has no lazy routes, so this path is never taken; calling
-                // the view's own `hydrate_async` here kept every view's asynchronous
-                // hydration in the WASM bundle (about a sixth of its code).
-                let state = ErasedLocal::new(
-                    value.into_inner::<T>().hydrate::<true>(&cursor, &position),
-                );
-                let placeholder =
-                    (!T::EXISTS).then(|| cursor.next_placeholder(&position));
-                AnyViewState {
-                    type_id: TypeId::of::<T>(),
-                    state,
-                    mount: mount_any::<T>,
-                    unmount: unmount_any::<T>,
-                    insert_before_this: insert_before_this::<T>,
-                    elements: elements::<T>,
-                    placeholder,
-                }
-            })
+            // Patched for klens: hydrate synchronously, through the same function as the
+            // synchronous path, and hand back a finished future. klens hydrates with
+            // `hydrate_body` and has no lazy routes, so this path is never taken; calling the
+            // view's own `hydrate_async` here kept every view's asynchronous hydration in the
+            // WASM bundle (about a sixth of its code), and an `async` block per view kept a
+            // second copy of its synchronous hydration.
+            Box::pin(std::future::ready(hydrate_from_server::<T>(
+                value, cursor, position,
+            )))
         }
 
         fn rebuild<T: RenderHtml + 'static>(
