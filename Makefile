@@ -17,12 +17,15 @@ tools:
 ## and compressed by the workspace's bundle program. They live beside the build output, so
 ## fresh clones reuse them (and their minutes of wasm-opt); target/site links to them.
 SITE := $(abspath $(CARGO_TARGET_DIR))/site
+## The most the WASM may weigh with brotli, in bytes: a change past it fails the build, which
+## is the time to see what grew (dev/wasm-sizes; docs/performance.md#web-assets).
+WASM_BUDGET := 600000
 site: tools
 	cargo build -p frontend --lib --target wasm32-unknown-unknown --profile wasm-release \
 	  --no-default-features --features hydrate
 	cargo run -q -p bundle --profile tools -- \
 	  --wasm "$(CARGO_TARGET_DIR)/wasm32-unknown-unknown/wasm-release/frontend.wasm" \
-	  --css style/klens.css --out "$(SITE)"
+	  --css style/klens.css --out "$(SITE)" --max-wasm-brotli $(WASM_BUDGET)
 	if [ "$(SITE)" != "$(CURDIR)/target/site" ]; then \
 	  mkdir -p target; [ -L target/site ] || rm -rf target/site; ln -sfn "$(SITE)" target/site; \
 	fi

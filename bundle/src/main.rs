@@ -5,7 +5,8 @@
 //! 2. the WASM made smaller by `wasm-opt -Oz` (binaryen, from `PATH` or `WASM_OPT`);
 //! 3. the stylesheet beside them;
 //! 4. every file named after one hash of the whole set, so a browser may keep them for a year;
-//! 5. a brotli and a gzip copy of each file.
+//! 5. a brotli and a gzip copy of each file;
+//! 6. with `--max-wasm-brotli`, a refusal of a WASM whose brotli copy is over that budget.
 //!
 //! The folder's `bundle.txt` holds the names' stem (`klens.<hash>`): the server reads it, or
 //! embeds the folder with it, to name the files in its pages. Sizes are printed at the end.
@@ -16,11 +17,12 @@ use std::process::{Command, ExitCode};
 
 use sha2::{Digest, Sha256};
 
-const USAGE: &str = "usage: bundle --wasm FILE --css FILE --out DIR
+const USAGE: &str = "usage: bundle --wasm FILE --css FILE --out DIR [--max-wasm-brotli BYTES]
 
-  --wasm FILE   the front end as cargo built it for wasm32-unknown-unknown
-  --css FILE    the stylesheet
-  --out DIR     where the site goes: DIR/pkg holds the files, DIR/bundle.txt their stem
+  --wasm FILE               the front end as cargo built it for wasm32-unknown-unknown
+  --css FILE                the stylesheet
+  --out DIR                 where the site goes: DIR/pkg holds the files, DIR/bundle.txt their stem
+  --max-wasm-brotli BYTES   refuse the site when the WASM's brotli copy is larger than this
 
 Environment: WASM_OPT names the wasm-opt program (default: wasm-opt on PATH).";
 
@@ -34,25 +36,35 @@ struct Args {
     wasm: PathBuf,
     css: PathBuf,
     out: PathBuf,
+    /// The most bytes the WASM's brotli copy may take, when there is a budget.
+    max_wasm_brotli: Option<usize>,
 }
 
 fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
-    let (mut wasm, mut css, mut out) = (None, None, None);
+    let (mut wasm, mut css, mut out, mut budget) = (None, None, None, None);
     while let Some(arg) = args.next() {
         let slot = match arg.as_str() {
             "--wasm" => &mut wasm,
             "--css" => &mut css,
             "--out" => &mut out,
+            "--max-wasm-brotli" => &mut budget,
             "--help" | "-h" => return Err(USAGE.to_string()),
             other => return Err(format!("unknown argument `{other}`\n{USAGE}")),
         };
-        let value = args.next().ok_or_else(|| format!("{arg} needs a value"))?;
-        *slot = Some(PathBuf::from(value));
+        *slot = Some(args.next().ok_or_else(|| format!("{arg} needs a value"))?);
     }
+    let max_wasm_brotli = match budget {
+        None => None,
+        Some(text) => Some(
+            text.parse()
+                .map_err(|_| format!("--max-wasm-brotli takes a number of bytes, not `{text}`"))?,
+        ),
+    };
     Ok(Args {
-        wasm: wasm.ok_or("--wasm is required")?,
-        css: css.ok_or("--css is required")?,
-        out: out.ok_or("--out is required")?,
+        wasm: wasm.ok_or("--wasm is required")?.into(),
+        css: css.ok_or("--css is required")?.into(),
+        out: out.ok_or("--out is required")?.into(),
+        max_wasm_brotli,
     })
 }
 
@@ -80,6 +92,14 @@ fn run(args: &Args) -> Result<(), String> {
         && args.out.join("pkg").is_dir()
     {
         if let Ok(stem) = std::fs::read_to_string(&stem_file) {
+            // The budget is not among the inputs (changing it needs no new site): check the
+            // site there is against it.
+            let brotli = args
+                .out
+                .join("pkg")
+                .join(format!("{}.wasm.br", stem.trim()));
+            let size = std::fs::metadata(&brotli).map_err(|e| io_error(&brotli, e))?;
+            within_budget(size.len() as usize, args.max_wasm_brotli)?;
             println!(
                 "bundle: {} is up to date ({})",
                 args.out.display(),
@@ -115,21 +135,41 @@ fn run(args: &Args) -> Result<(), String> {
 
     let mut files = files_under(&staging)?;
     let name = format!("{STEM}.{}", hash_of(&staging, &files)?);
-    for (from, to) in [
-        (format!("{STEM}.js"), format!("{name}.js")),
-        (format!("{STEM}_bg.wasm"), format!("{name}.wasm")),
-        (format!("{STEM}.css"), format!("{name}.css")),
-    ] {
-        let (from, to) = (staging.join(from), staging.join(to));
+    let mut renamed_files = 0;
+    for file in &mut files {
+        let renamed = match file.to_str() {
+            Some(js) if js == format!("{STEM}.js") => format!("{name}.js"),
+            Some(wasm) if wasm == format!("{STEM}_bg.wasm") => format!("{name}.wasm"),
+            Some(css) if css == format!("{STEM}.css") => format!("{name}.css"),
+            _ => continue,
+        };
+        let (from, to) = (staging.join(&*file), staging.join(&renamed));
         std::fs::rename(&from, &to).map_err(|e| io_error(&from, e))?;
+        *file = renamed.into();
+        renamed_files += 1;
     }
-    files = files_under(&staging)?;
+    if renamed_files != 3 {
+        return Err(format!(
+            "{} lacks one of {STEM}.js, {STEM}_bg.wasm and {STEM}.css",
+            staging.display()
+        ));
+    }
 
     let mut sizes = Vec::new();
     for file in &files {
         sizes.push((file.clone(), compress_beside(&staging.join(file))?));
     }
     step("compression");
+    let wasm_file = PathBuf::from(format!("{name}.wasm"));
+    let wasm_brotli = sizes
+        .iter()
+        .find(|(file, _)| *file == wasm_file)
+        .map(|(_, (_, _, brotli))| *brotli)
+        .ok_or("wasm-bindgen wrote no WASM file")?;
+    // Checked before the new site replaces the last one, which stays as it was; the refused
+    // one is left in the staging folder to look at.
+    within_budget(wasm_brotli, args.max_wasm_brotli)
+        .map_err(|e| format!("{e} (the refused site is in {})", staging.display()))?;
 
     let pkg = args.out.join("pkg");
     remove_dir(&pkg)?;
@@ -154,7 +194,7 @@ fn run(args: &Args) -> Result<(), String> {
 }
 
 /// What the site is made from: the compiled front end, the stylesheet, the wasm-opt program
-/// and its version, and this program.
+/// and its version, and this program. Not the budget, which changes no file.
 fn inputs_hash(args: &Args) -> Result<String, String> {
     let mut hasher = Sha256::new();
     for path in [&args.wasm, &args.css] {
@@ -166,24 +206,43 @@ fn inputs_hash(args: &Args) -> Result<String, String> {
     let me = std::env::current_exe().map_err(|e| format!("cannot find this program: {e}"))?;
     let bytes = std::fs::read(&me).map_err(|e| io_error(&me, e))?;
     hasher.update(&bytes);
-    // ...and the wasm-opt it runs, by version.
-    let program = std::env::var_os("WASM_OPT").unwrap_or_else(|| "wasm-opt".into());
+    // ...the wasm-opt it runs, by version...
+    let program = wasm_opt_program();
     hasher.update(program.to_string_lossy().as_bytes());
     if let Ok(output) = Command::new(&program).arg("--version").output() {
         hasher.update(&output.stdout);
     }
     hasher.update(WASM_OPT_ARGS.join(" ").as_bytes());
-    Ok(hasher
-        .finalize()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect())
+    Ok(hex(&hasher.finalize()))
+}
+
+/// The WASM's brotli size against its budget: a refusal that says by how much, and where to
+/// look.
+fn within_budget(brotli: usize, budget: Option<usize>) -> Result<(), String> {
+    match budget {
+        Some(most) if brotli > most => Err(format!(
+            "the WASM is {brotli} bytes with brotli, {} over its budget of {most} \
+             (--max-wasm-brotli, WASM_BUDGET in the Makefile); dev/wasm-sizes on the module \
+             cargo built shows where its code goes",
+            brotli - most
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// The wasm-opt program: `WASM_OPT`, or `wasm-opt` on `PATH`.
+fn wasm_opt_program() -> std::ffi::OsString {
+    std::env::var_os("WASM_OPT").unwrap_or_else(|| "wasm-opt".into())
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// Runs `wasm-opt -Oz` over `file` in place. Binaryen 116 or newer: older ones emit a module
 /// that fails to hydrate.
 fn optimize(file: &Path) -> Result<(), String> {
-    let program = std::env::var_os("WASM_OPT").unwrap_or_else(|| "wasm-opt".into());
+    let program = wasm_opt_program();
     let status = Command::new(&program)
         .args(WASM_OPT_ARGS)
         .arg(file)
@@ -234,10 +293,7 @@ fn hash_of(dir: &Path, files: &[PathBuf]) -> Result<String, String> {
         hasher.update((bytes.len() as u64).to_le_bytes());
         hasher.update(&bytes);
     }
-    Ok(hasher.finalize()[..8]
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect())
+    Ok(hex(&hasher.finalize()[..8]))
 }
 
 /// Writes `file.br` and `file.gz` beside `file`; answers the three sizes.
@@ -327,5 +383,26 @@ mod tests {
             .is_some_and(|e| e.contains("--bogus")));
         let ok = args(&["--wasm", "a", "--css", "b", "--out", "c"]).expect("args");
         assert_eq!(ok.out, PathBuf::from("c"));
+        assert_eq!(ok.max_wasm_brotli, None);
+        let with_budget = |budget: &str| {
+            let required = ["--wasm", "a", "--css", "b", "--out", "c"];
+            args(&[&required[..], &["--max-wasm-brotli", budget]].concat())
+        };
+        assert_eq!(
+            with_budget("600000").expect("args").max_wasm_brotli,
+            Some(600_000)
+        );
+        assert!(with_budget("600KB")
+            .err()
+            .is_some_and(|e| e.contains("`600KB`")));
+    }
+
+    #[test]
+    fn a_wasm_over_its_budget_is_refused_with_the_figures() {
+        assert!(within_budget(600_000, Some(600_000)).is_ok());
+        assert!(within_budget(700_000, None).is_ok());
+        let refused = within_budget(600_001, Some(600_000)).expect_err("over the budget");
+        assert!(refused.contains("600001 bytes"), "{refused}");
+        assert!(refused.contains("1 over its budget of 600000"), "{refused}");
     }
 }

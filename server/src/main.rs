@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-const USAGE: &str = "usage: klens [--config FILE] [--check-config]
+const USAGE: &str = "usage: klens [--config FILE] [--check-config] [--site-root DIR]
 
   --config FILE     the configuration file (default: ./config.yaml)
   --check-config    validate the configuration and exit 0 (valid) or 1, without connecting
