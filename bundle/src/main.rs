@@ -88,16 +88,13 @@ fn run(args: &Args) -> Result<(), String> {
     let inputs = inputs_hash(args)?;
     let inputs_file = args.out.join("inputs.txt");
     let stem_file = args.out.join("bundle.txt");
-    if std::fs::read_to_string(&inputs_file).is_ok_and(|seen| seen.trim() == inputs)
-        && args.out.join("pkg").is_dir()
+    let pkg = args.out.join("pkg");
+    if std::fs::read_to_string(&inputs_file).is_ok_and(|seen| seen.trim() == inputs) && pkg.is_dir()
     {
         if let Ok(stem) = std::fs::read_to_string(&stem_file) {
             // The budget is not among the inputs (changing it needs no new site): check the
             // site there is against it.
-            let brotli = args
-                .out
-                .join("pkg")
-                .join(format!("{}.wasm.br", stem.trim()));
+            let brotli = pkg.join(format!("{}.wasm.br", stem.trim()));
             let size = std::fs::metadata(&brotli).map_err(|e| io_error(&brotli, e))?;
             within_budget(size.len() as usize, args.max_wasm_brotli)?;
             println!(
@@ -135,20 +132,26 @@ fn run(args: &Args) -> Result<(), String> {
 
     let mut files = files_under(&staging)?;
     let name = format!("{STEM}.{}", hash_of(&staging, &files)?);
+    // What wasm-bindgen and the stylesheet step named each file, and its name under the hash.
+    let renames = [
+        (format!("{STEM}.js"), format!("{name}.js")),
+        (format!("{STEM}_bg.wasm"), format!("{name}.wasm")),
+        (format!("{STEM}.css"), format!("{name}.css")),
+    ];
     let mut renamed_files = 0;
     for file in &mut files {
-        let renamed = match file.to_str() {
-            Some(js) if js == format!("{STEM}.js") => format!("{name}.js"),
-            Some(wasm) if wasm == format!("{STEM}_bg.wasm") => format!("{name}.wasm"),
-            Some(css) if css == format!("{STEM}.css") => format!("{name}.css"),
-            _ => continue,
+        let Some((_, renamed)) = renames
+            .iter()
+            .find(|(from, _)| file.as_os_str() == from.as_str())
+        else {
+            continue;
         };
-        let (from, to) = (staging.join(&*file), staging.join(&renamed));
+        let (from, to) = (staging.join(&*file), staging.join(renamed));
         std::fs::rename(&from, &to).map_err(|e| io_error(&from, e))?;
         *file = renamed.into();
         renamed_files += 1;
     }
-    if renamed_files != 3 {
+    if renamed_files != renames.len() {
         return Err(format!(
             "{} lacks one of {STEM}.js, {STEM}_bg.wasm and {STEM}.css",
             staging.display()
@@ -171,7 +174,6 @@ fn run(args: &Args) -> Result<(), String> {
     within_budget(wasm_brotli, args.max_wasm_brotli)
         .map_err(|e| format!("{e} (the refused site is in {})", staging.display()))?;
 
-    let pkg = args.out.join("pkg");
     remove_dir(&pkg)?;
     std::fs::rename(&staging, &pkg).map_err(|e| io_error(&staging, e))?;
     std::fs::write(&stem_file, format!("{name}\n")).map_err(|e| io_error(&stem_file, e))?;
