@@ -25,6 +25,10 @@ pub struct ClusterAccess {
     /// catalog shows only the resources the scopes cover.
     #[serde(default)]
     pub scoped_catalog: bool,
+    /// Topics of this cluster that hold klens's own state (the audit): no caller reads their
+    /// records or changes them, whatever they hold.
+    #[serde(default)]
+    pub protected_topics: Vec<String>,
 }
 
 /// Privileges held on the resources some patterns cover (one scoped binding, or the MCP
@@ -216,6 +220,8 @@ pub enum Decision {
     ReadOnlyCluster,
     /// A change to an internal topic.
     InternalTopic,
+    /// Reading the records of, or changing, a topic that holds klens's own state.
+    ProtectedTopic,
     /// The caller lacks this privilege on the resource.
     MissingPrivilege(Privilege, Resource),
 }
@@ -234,6 +240,11 @@ impl Decision {
             Decision::InternalTopic => Some(ApiError::new(
                 ErrorCode::InternalTopic,
                 "Internal topics belong to Kafka; klens does not change them.",
+            )),
+            Decision::ProtectedTopic => Some(ApiError::new(
+                ErrorCode::ProtectedTopic,
+                "This topic holds klens's own audit log: nobody reads its records or changes it \
+                 through klens. Holders of AUDIT read its events on the Audit log page.",
             )),
             Decision::MissingPrivilege(p, resource) => Some(ApiError {
                 privilege: Some(p),
@@ -265,10 +276,25 @@ impl ClusterAccess {
                 return Decision::InternalTopic;
             }
         }
+        if self.protects(privilege, &action.resource) {
+            return Decision::ProtectedTopic;
+        }
         if !self.holds(privilege, &action.resource) {
             return Decision::MissingPrivilege(privilege, action.resource.clone());
         }
         Decision::Allowed
+    }
+
+    /// Whether `privilege` on `resource` touches a protected topic's records or the topic
+    /// itself: every write on it, and RECORDS and UNMASK (its configs and the catalog stay
+    /// readable).
+    pub fn protects(&self, privilege: Privilege, resource: &Resource) -> bool {
+        let Resource::Topic { name, .. } = resource else {
+            return false;
+        };
+        let touches =
+            privilege.is_write() || matches!(privilege, Privilege::Records | Privilege::Unmask);
+        touches && privilege.kind() == ResourceKind::Topic && self.protected_topics.contains(name)
     }
 
     /// Whether `privilege` is held on `resource`, leaving the writable flag and Kafka's
@@ -326,6 +352,7 @@ mod tests {
             privileges: privileges.iter().copied().collect(),
             scopes: Vec::new(),
             scoped_catalog: false,
+            protected_topics: Vec::new(),
         }
     }
 
@@ -362,6 +389,33 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    /// Issue 31: the audit topic's records and the topic itself are nobody's, whatever they
+    /// hold; its configs stay readable and a read-only cluster still says so first.
+    #[test]
+    fn a_protected_topic_refuses_its_records_and_every_change_to_everyone() {
+        for writable in [false, true] {
+            let mut a = access(writable, Privilege::ALL);
+            a.protected_topics = vec!["t".into()];
+            for &p in Privilege::ALL {
+                let got = a.decide(&Action::new(p, topic(false)));
+                let want = if p.is_write() && !writable {
+                    Decision::ReadOnlyCluster
+                } else if p.kind() == ResourceKind::Topic
+                    && (p.is_write() || matches!(p, Privilege::Records | Privilege::Unmask))
+                {
+                    Decision::ProtectedTopic
+                } else {
+                    Decision::Allowed
+                };
+                assert_eq!(got, want, "{p:?} writable={writable}");
+            }
+            let other = Resource::topic("t2");
+            assert!(a
+                .decide(&Action::new(Privilege::Records, other))
+                .is_allowed());
         }
     }
 

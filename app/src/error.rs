@@ -23,6 +23,7 @@ pub enum ErrorCode {
     UnknownCluster,
     ReadOnlyCluster,
     InternalTopic,
+    ProtectedTopic,
     MissingPrivilege,
     NotFound,
     BadRequest,
@@ -45,6 +46,7 @@ impl ErrorCode {
             ErrorCode::UnknownCluster => "UNKNOWN_CLUSTER",
             ErrorCode::ReadOnlyCluster => "READ_ONLY_CLUSTER",
             ErrorCode::InternalTopic => "INTERNAL_TOPIC",
+            ErrorCode::ProtectedTopic => "PROTECTED_TOPIC",
             ErrorCode::MissingPrivilege => "MISSING_PRIVILEGE",
             ErrorCode::NotFound => "NOT_FOUND",
             ErrorCode::BadRequest => "BAD_REQUEST",
@@ -124,6 +126,7 @@ impl ApiError {
             | (ErrorCode::CrossSite, _)
             | (ErrorCode::ReadOnlyCluster, _)
             | (ErrorCode::InternalTopic, _)
+            | (ErrorCode::ProtectedTopic, _)
             | (ErrorCode::MissingPrivilege, _)
             | (ErrorCode::Refused, _) => 403,
             (ErrorCode::UnknownCluster, _)
@@ -223,6 +226,7 @@ mod tests {
             (ErrorCode::UnknownCluster, Flavor::Plain, 404),
             (ErrorCode::ReadOnlyCluster, Flavor::Plain, 403),
             (ErrorCode::InternalTopic, Flavor::Plain, 403),
+            (ErrorCode::ProtectedTopic, Flavor::Plain, 403),
             (ErrorCode::MissingPrivilege, Flavor::Plain, 403),
             (ErrorCode::NotFound, Flavor::Plain, 404),
             (ErrorCode::BadRequest, Flavor::Plain, 400),

@@ -1,25 +1,31 @@
-//! The audit log: one event for every write attempt, allowed or refused, from every door. The
-//! event reaches each configured sink before the write's answer leaves klens. Before a write is
-//! attempted the sinks are asked whether they can take an event; when one cannot, the write is
-//! refused with `AUDIT_UNAVAILABLE` and Kafka is never asked, so nothing changes unrecorded.
+//! The audit log: every write attempt, allowed or refused, from every door, and the guards'
+//! refusals. A write that reaches Kafka is recorded twice under one id: its attempt, in every
+//! configured sink before anything is sent (when a sink cannot take it, the write is refused
+//! with `AUDIT_UNAVAILABLE` and never happens), and its outcome after. Everything else is one
+//! event. Events are bounded ([`MAX_NAME`], [`MAX_MESSAGE`], [`MAX_SUMMARY`]), refusals of one
+//! caller are recorded one by one only up to [`REFUSALS_PER_MINUTE`] a minute and counted past
+//! that, and with `audit.key` each event carries an HMAC that the Audit log page checks.
 //!
 //! What must never happen here: a password, a secret or a record's content in an event. Each
 //! write describes itself through [`Attempt::summary`], built by the service from its arguments,
 //! and the service never puts those there.
 
+use std::collections::HashMap;
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use app::access::Resource;
-use app::api::{AuditEvent, AuditOutcome, AuditResource, AuditWho, Door};
+use app::api::{AuditEvent, AuditOutcome, AuditPhase, AuditResource, AuditWho, Door};
 use app::{ApiError, ErrorCode, Privilege, ResourceKind};
+use hmac::{Hmac, Mac};
 use serde_json::Value;
+use sha2::Sha256;
 
 use crate::auth::oidc::now_ms;
 use crate::auth::Caller;
-use crate::config::{AuditConfig, ClusterConfig};
+use crate::config::{AuditConfig, ClusterConfig, Secret};
 use crate::kafka::{client_config, KlensContext};
 use crate::records::scan::{read_spans, Span};
 
@@ -91,6 +97,10 @@ pub struct Audit {
     topic: Option<Arc<TopicSink>>,
     /// Privileged reads are recorded too.
     reads: bool,
+    /// Signs each event (`audit.key`).
+    key: Option<Secret>,
+    /// Refused attempts per caller in the current minute.
+    refusals: Mutex<Refusals>,
 }
 
 /// How long the topic sink may take to say it can take events, or to take one.
@@ -130,29 +140,6 @@ impl TopicSink {
             producer,
             reader: crate::kafka::reader_config(cluster),
         })
-    }
-
-    /// Whether the topic's cluster answers now and lists the topic with partitions. Blocks.
-    fn check(&self) -> Result<(), String> {
-        use rdkafka::producer::Producer;
-        let metadata = self
-            .producer
-            .client()
-            .fetch_metadata(Some(self.topic.as_str()), TOPIC_WAIT)
-            .map_err(|e| e.to_string())?;
-        match metadata.topics().first() {
-            Some(t) if t.error().is_none() && !t.partitions().is_empty() => Ok(()),
-            Some(t) => Err(format!(
-                "topic {} of cluster {}: {:?}",
-                self.topic,
-                self.cluster,
-                t.error()
-            )),
-            None => Err(format!(
-                "cluster {} does not list topic {}",
-                self.cluster, self.topic
-            )),
-        }
     }
 
     async fn send(&self, key: &str, line: &[u8]) -> Result<(), String> {
@@ -206,6 +193,8 @@ impl Audit {
             file: None,
             topic: None,
             reads: false,
+            key: None,
+            refusals: Mutex::new(Refusals::default()),
         }
     }
 
@@ -236,7 +225,16 @@ impl Audit {
             }),
             topic,
             reads: config.reads,
+            key: config.key.clone(),
+            refusals: Mutex::new(Refusals::default()),
         })
+    }
+
+    /// The audit topic, as (cluster, topic), when there is one.
+    pub fn topic(&self) -> Option<(&str, &str)> {
+        self.topic
+            .as_ref()
+            .map(|t| (t.cluster.as_str(), t.topic.as_str()))
     }
 
     /// Whether any sink is configured.
@@ -270,42 +268,276 @@ impl Audit {
         }
     }
 
-    /// Whether every sink can take an event now: asked before a write reaches Kafka.
-    pub async fn ready(&self) -> Result<(), ApiError> {
-        self.on_file(
-            "the audit file cannot be opened; writes are refused",
-            |sink| sink.open().map(drop),
-        )
-        .await?;
-        let Some(topic) = &self.topic else {
-            return Ok(());
-        };
-        let sink = Arc::clone(topic);
-        let checked = tokio::task::spawn_blocking(move || sink.check()).await;
-        match checked {
-            Ok(Ok(())) => Ok(()),
-            Ok(Err(error)) => {
-                tracing::error!(%error, topic = %topic.topic, cluster = %topic.cluster, "the audit topic cannot take events; writes are refused");
-                Err(unavailable())
-            }
-            Err(_) => Err(unavailable()),
-        }
-    }
-
-    /// Writes `event` to every sink: synced to the file, acknowledged by the topic's replicas.
+    /// Writes `event` to every sink, bounded and signed: synced to the file, acknowledged by
+    /// the topic's replicas. Every sink is tried even when another fails; `AUDIT_UNAVAILABLE`
+    /// when any failed.
     pub async fn record(&self, event: &AuditEvent) -> Result<(), ApiError> {
-        let mut line = serde_json::to_vec(event).map_err(|_| unavailable())?;
+        if !self.enabled() {
+            return Ok(());
+        }
+        let mut event = event.clone();
+        bound(&mut event);
+        event.genuine = None;
+        event.mac = self.key.as_ref().and_then(|key| mac_of(key, &event));
+        let mut line = serde_json::to_vec(&event).map_err(|_| unavailable())?;
         line.push(b'\n');
+        let mut failed = false;
         if let Some(topic) = &self.topic {
             if let Err(error) = topic.send(&event.cluster, &line[..line.len() - 1]).await {
                 tracing::error!(%error, topic = %topic.topic, cluster = %topic.cluster, "an audit event could not be sent");
-                return Err(unavailable());
+                failed = true;
             }
         }
-        self.on_file("an audit event could not be written", move |sink| {
-            sink.append(&line)
-        })
-        .await
+        let filed = self
+            .on_file("an audit event could not be written", move |sink| {
+                sink.append(&line)
+            })
+            .await;
+        if failed || filed.is_err() {
+            return Err(unavailable());
+        }
+        Ok(())
+    }
+
+    /// Records a refused attempt, or only counts it when its caller already had
+    /// [`REFUSALS_PER_MINUTE`] recorded this minute (the count is recorded as one event when the
+    /// minute is over). A sink that fails is logged: the refusal stands either way.
+    pub async fn record_refusal(&self, event: AuditEvent) {
+        if !self.enabled() {
+            return;
+        }
+        let (admitted, summaries) = {
+            let mut refusals = self.refusals.lock().unwrap_or_else(|p| p.into_inner());
+            refusals.admit(&event)
+        };
+        for summary in summaries.iter().chain(admitted.then_some(&event)) {
+            if self.record(summary).await.is_err() {
+                let line = serde_json::to_string(summary).unwrap_or_default();
+                tracing::error!(event = %line, "a refused attempt could not be recorded");
+            }
+        }
+    }
+
+    /// Records the counts of refusals from minutes that are over. Called every few seconds.
+    pub async fn flush_refusals(&self) {
+        let summaries = {
+            let mut refusals = self.refusals.lock().unwrap_or_else(|p| p.into_inner());
+            refusals.over(now_ms())
+        };
+        for summary in &summaries {
+            if self.record(summary).await.is_err() {
+                tracing::error!("a count of refused attempts could not be recorded");
+            }
+        }
+    }
+
+    /// Sets `genuine` on each event when events are signed: whether its `mac` is klens's.
+    fn check_signatures(&self, events: &mut [AuditEvent]) {
+        let Some(key) = &self.key else {
+            return;
+        };
+        for event in events {
+            event.genuine = Some(signed_by(key, event));
+        }
+    }
+}
+
+/// The longest resource, cluster or person name an event keeps, in bytes.
+pub const MAX_NAME: usize = 256;
+/// The longest outcome message an event keeps, in bytes.
+pub const MAX_MESSAGE: usize = 512;
+/// The longest summary an event keeps, as JSON text in bytes.
+pub const MAX_SUMMARY: usize = 1024;
+/// The most groups of a person an event names.
+pub const MAX_GROUPS: usize = 32;
+/// How many refused attempts of one caller a minute are recorded one by one.
+pub const REFUSALS_PER_MINUTE: u32 = 10;
+/// The most callers whose refusals are counted apart in one minute; past it they share a count.
+const REFUSAL_CALLERS: usize = 10_000;
+
+/// Keeps `text` to at most `max` bytes (on a character boundary, with an ellipsis), answering
+/// its original length when it was cut.
+fn cut(text: &mut String, max: usize) -> Option<u64> {
+    if text.len() <= max {
+        return None;
+    }
+    let length = text.len() as u64;
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    text.truncate(end);
+    text.push('…');
+    Some(length)
+}
+
+/// Cuts every part of `event` a caller can make long: so one event stays a few KiB however
+/// large the request that caused it.
+pub fn bound(event: &mut AuditEvent) {
+    cut(&mut event.cluster, MAX_NAME);
+    if let Some(name) = &mut event.resource.name {
+        if let Some(length) = cut(name, MAX_NAME) {
+            event.resource.length = Some(length);
+        }
+    }
+    for text in [&mut event.who.name, &mut event.who.subject]
+        .into_iter()
+        .flatten()
+    {
+        cut(text, MAX_NAME);
+    }
+    event.who.groups.truncate(MAX_GROUPS);
+    for group in &mut event.who.groups {
+        cut(group, MAX_NAME);
+    }
+    for text in [&mut event.outcome.message, &mut event.outcome.code]
+        .into_iter()
+        .flatten()
+    {
+        cut(text, MAX_MESSAGE);
+    }
+    let length = serde_json::to_string(&event.summary).map_or(0, |t| t.len());
+    if length > MAX_SUMMARY {
+        // First each text of the summary, then, if that is not enough, the summary itself.
+        if let Value::Object(map) = &mut event.summary {
+            for value in map.values_mut() {
+                match value {
+                    Value::String(text) => {
+                        cut(text, MAX_SUMMARY / 8);
+                    }
+                    Value::Array(_) | Value::Object(_) => {
+                        if value.to_string().len() > MAX_SUMMARY / 8 {
+                            *value = Value::String("(cut)".into());
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        if serde_json::to_string(&event.summary).map_or(0, |t| t.len()) > MAX_SUMMARY {
+            event.summary = serde_json::json!({ "cut": true });
+        }
+        if let Value::Object(map) = &mut event.summary {
+            map.insert("summary_length".into(), length.into());
+        }
+    }
+}
+
+/// The HMAC of an event under `key`: over its JSON without `mac` and `genuine`, hex.
+fn mac_of(key: &Secret, event: &AuditEvent) -> Option<String> {
+    let mut mac = Hmac::<Sha256>::new_from_slice(key.expose().as_bytes()).ok()?;
+    mac.update(&signed_bytes(event)?);
+    Some(
+        mac.finalize()
+            .into_bytes()
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect(),
+    )
+}
+
+fn signed_bytes(event: &AuditEvent) -> Option<Vec<u8>> {
+    let unsigned = AuditEvent {
+        mac: None,
+        genuine: None,
+        ..event.clone()
+    };
+    serde_json::to_vec(&unsigned).ok()
+}
+
+/// Whether `event` carries klens's HMAC under `key` (compared in constant time).
+fn signed_by(key: &Secret, event: &AuditEvent) -> bool {
+    let Some(given) = event.mac.as_deref().and_then(from_hex) else {
+        return false;
+    };
+    let Some(bytes) = signed_bytes(event) else {
+        return false;
+    };
+    let Ok(mut mac) = Hmac::<Sha256>::new_from_slice(key.expose().as_bytes()) else {
+        return false;
+    };
+    mac.update(&bytes);
+    mac.verify_slice(&given).is_ok()
+}
+
+fn from_hex(text: &str) -> Option<Vec<u8>> {
+    if text.len() != 64 {
+        return None;
+    }
+    (0..text.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(text.get(i..i + 2)?, 16).ok())
+        .collect()
+}
+
+/// Refused attempts of the current minute, per caller and cluster.
+#[derive(Default)]
+struct Refusals {
+    /// The minute counted, in minutes since the epoch.
+    minute: i64,
+    by_caller: HashMap<(String, String), Counted>,
+}
+
+struct Counted {
+    recorded: u32,
+    /// Those not recorded one by one, and the last of them, which stands for them.
+    suppressed: u64,
+    last: Option<AuditEvent>,
+}
+
+impl Refusals {
+    /// Whether `event` is to be recorded, and the counts of a minute now over.
+    fn admit(&mut self, event: &AuditEvent) -> (bool, Vec<AuditEvent>) {
+        let over = self.over(event.time);
+        let mut key = (caller_key(event), event.cluster.clone());
+        if self.by_caller.len() >= REFUSAL_CALLERS && !self.by_caller.contains_key(&key) {
+            key = ("(many callers)".to_string(), String::new());
+        }
+        let counted = self.by_caller.entry(key).or_insert(Counted {
+            recorded: 0,
+            suppressed: 0,
+            last: None,
+        });
+        if counted.recorded < REFUSALS_PER_MINUTE {
+            counted.recorded += 1;
+            return (true, over);
+        }
+        counted.suppressed += 1;
+        let mut last = event.clone();
+        bound(&mut last);
+        counted.last = Some(last);
+        (false, over)
+    }
+
+    /// When `now` is past the counted minute: one event per caller whose refusals were only
+    /// counted, and a fresh minute.
+    fn over(&mut self, now: i64) -> Vec<AuditEvent> {
+        let minute = now.div_euclid(60_000);
+        if minute == self.minute {
+            return Vec::new();
+        }
+        self.minute = minute;
+        self.by_caller
+            .drain()
+            .filter_map(|(_, counted)| {
+                let mut event = counted.last?;
+                event.id = uuid_like();
+                event.time = now;
+                event.suppressed = Some(counted.suppressed);
+                Some(event)
+            })
+            .collect()
+    }
+}
+
+/// Who made a refused attempt, for counting: a person by subject, else the door and the
+/// forwarded name.
+fn caller_key(event: &AuditEvent) -> String {
+    let door = format!("{:?}", event.door);
+    match (&event.who.subject, &event.who.name) {
+        (Some(subject), _) => format!("user {subject}"),
+        (None, Some(name)) => format!("{} {door} {name}", event.who.kind),
+        (None, None) => format!("{} {door}", event.who.kind),
     }
 }
 
@@ -362,10 +594,19 @@ impl TopicSink {
 }
 
 impl Audit {
-    /// The newest events, oldest first, and whether older ones were not read: from the topic
-    /// when there is one (it holds every replica's events), else from the file. `None`
-    /// without a sink.
+    /// The newest attempts, oldest first, and whether older ones were not read: from the topic
+    /// when there is one (it holds every replica's events), else from the file. An attempt's
+    /// outcome takes the place of its attempt event; an attempt without one stays as it is.
+    /// With `audit.key`, each says whether klens signed it. `None` without a sink.
     pub async fn recent(&self) -> Result<Option<(Vec<AuditEvent>, bool)>, ApiError> {
+        let Some((mut events, older)) = self.read_back().await? else {
+            return Ok(None);
+        };
+        self.check_signatures(&mut events);
+        Ok(Some((merge_phases(events), older)))
+    }
+
+    async fn read_back(&self) -> Result<Option<(Vec<AuditEvent>, bool)>, ApiError> {
         if let Some(topic) = &self.topic {
             let sink = Arc::clone(topic);
             return match tokio::task::spawn_blocking(move || sink.recent()).await {
@@ -445,27 +686,56 @@ impl Audit {
     }
 }
 
+/// Events oldest first with each outcome in its attempt's place (an outcome is trusted to
+/// replace an attempt only when it is as genuine as the attempt).
+fn merge_phases(events: Vec<AuditEvent>) -> Vec<AuditEvent> {
+    let mut merged: Vec<AuditEvent> = Vec::with_capacity(events.len());
+    let mut attempts: HashMap<String, usize> = HashMap::new();
+    for event in events {
+        if event.phase == AuditPhase::Outcome {
+            if let Some(&at) = attempts.get(&event.id) {
+                if merged[at].genuine == event.genuine {
+                    merged[at] = event;
+                    continue;
+                }
+            }
+        }
+        if event.phase == AuditPhase::Attempt {
+            attempts.insert(event.id.clone(), merged.len());
+        }
+        merged.push(event);
+    }
+    merged
+}
+
 /// Who made an attempt, as the event names them.
 fn who(caller: &Caller) -> AuditWho {
-    match caller.user() {
-        Some(user) => AuditWho {
+    match caller {
+        Caller::User(user, _) => AuditWho {
             kind: "user".into(),
             subject: Some(user.subject.clone()),
             name: user.name.clone(),
             groups: user.groups.clone(),
+            forwarded: false,
         },
-        None if caller.door() == Door::Mcp => AuditWho {
+        Caller::Mcp(forwarded) => AuditWho {
             kind: "mcp".into(),
             subject: None,
-            name: None,
+            name: forwarded.clone(),
             groups: Vec::new(),
+            forwarded: forwarded.is_some(),
         },
-        None => AuditWho {
-            kind: "anonymous".into(),
-            subject: None,
-            name: None,
-            groups: Vec::new(),
-        },
+        Caller::Anonymous(_) => nobody("anonymous"),
+    }
+}
+
+fn nobody(kind: &str) -> AuditWho {
+    AuditWho {
+        kind: kind.into(),
+        subject: None,
+        name: None,
+        groups: Vec::new(),
+        forwarded: false,
     }
 }
 
@@ -479,29 +749,31 @@ fn resource(resource: &Resource) -> AuditResource {
     AuditResource {
         kind: kind.into(),
         name,
+        length: None,
     }
 }
 
 /// Whether an error is the decision's refusal rather than a failure after it.
-fn refused_by_decision(code: ErrorCode) -> bool {
+pub fn refused_by_decision(code: ErrorCode) -> bool {
     matches!(
         code,
         ErrorCode::Unauthenticated
             | ErrorCode::UnknownCluster
             | ErrorCode::ReadOnlyCluster
             | ErrorCode::InternalTopic
+            | ErrorCode::ProtectedTopic
             | ErrorCode::MissingPrivilege
     )
 }
 
-/// The event of one attempt and how it ended; `result` adds to the summary what the answer
-/// says (such as the offset a record got).
+/// The event of one attempt and how it ended, as one `whole` event; `result` adds to the
+/// summary what the answer says (such as the offset a record got).
 pub fn event(
     caller: &Caller,
-    attempt: Attempt,
+    attempt: &Attempt,
     outcome: Result<Option<Value>, &ApiError>,
 ) -> AuditEvent {
-    let mut summary = attempt.summary;
+    let mut summary = attempt.summary.clone();
     let (decision, outcome) = match outcome {
         Ok(result) => {
             if let (Some(Value::Object(extra)), Value::Object(map)) = (result, &mut summary) {
@@ -534,13 +806,56 @@ pub fn event(
         time: now_ms(),
         who: who(caller),
         door: caller.door(),
-        cluster: attempt.cluster,
-        privilege: attempt.privilege,
+        cluster: attempt.cluster.clone(),
+        privilege: Some(attempt.privilege),
         resource: resource(&attempt.resource),
         summary,
         dry_run: attempt.dry_run,
         decision: decision.to_string(),
         outcome,
+        phase: AuditPhase::Whole,
+        suppressed: None,
+        mac: None,
+        genuine: None,
+    }
+}
+
+/// The event recorded before a write that the decision allowed reaches Kafka: how it ends is
+/// not known yet.
+pub fn attempt_event(caller: &Caller, attempt: &Attempt) -> AuditEvent {
+    let mut event = event(caller, attempt, Ok(None));
+    event.phase = AuditPhase::Attempt;
+    event.outcome.ok = false;
+    event
+}
+
+/// A request the HTTP or MCP guards refused before any cluster or privilege was asked: the
+/// path it asked for stands as the resource.
+pub fn guard_refusal(door: Door, who_kind: &str, path: &str, error: &ApiError) -> AuditEvent {
+    AuditEvent {
+        id: uuid_like(),
+        time: now_ms(),
+        who: nobody(who_kind),
+        door,
+        cluster: String::new(),
+        privilege: None,
+        resource: AuditResource {
+            kind: "request".into(),
+            name: Some(path.to_string()),
+            length: None,
+        },
+        summary: Value::Object(serde_json::Map::new()),
+        dry_run: false,
+        decision: "refused".into(),
+        outcome: AuditOutcome {
+            ok: false,
+            code: Some(error.code.as_str().to_string()),
+            message: Some(error.message.clone()),
+        },
+        phase: AuditPhase::Whole,
+        suppressed: None,
+        mac: None,
+        genuine: None,
     }
 }
 
@@ -548,4 +863,106 @@ pub fn event(
 fn uuid_like() -> String {
     let bytes: [u8; 16] = rand::random();
     bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn refusal(who: &str, time: i64) -> AuditEvent {
+        let mut event = guard_refusal(
+            Door::Api,
+            "user",
+            "/api/produce",
+            &ApiError::new(ErrorCode::ReadOnlyCluster, "read-only"),
+        );
+        event.who.subject = Some(who.to_string());
+        event.cluster = "c".into();
+        event.time = time;
+        event
+    }
+
+    #[test]
+    fn an_event_stays_small_however_large_what_it_names() {
+        let huge = "é".repeat(1_000_000);
+        let mut event = refusal(&huge, 0);
+        event.cluster = huge.clone();
+        event.resource.name = Some(huge.clone());
+        event.who.groups = vec![huge.clone(); 1000];
+        event.outcome.message = Some(huge.clone());
+        event.summary = serde_json::json!({ "topic": huge, "configs": { "a": huge }, "n": 5 });
+        bound(&mut event);
+        let size = serde_json::to_string(&event).expect("JSON").len();
+        assert!(
+            size < 4 * 1024 + MAX_GROUPS * (MAX_NAME + 8),
+            "{size} bytes"
+        );
+        assert_eq!(event.resource.length, Some(huge.len() as u64));
+        assert_eq!(event.summary["n"], 5);
+        assert_eq!(event.summary["summary_length"].as_u64().is_some(), true);
+        // A cut never splits a character.
+        assert!(event.cluster.ends_with('…'));
+    }
+
+    #[test]
+    fn a_signature_holds_only_for_the_event_klens_wrote() {
+        let key = Secret::new("k".repeat(32));
+        let mut event = refusal("alice", 1);
+        event.mac = mac_of(&key, &event);
+        assert!(signed_by(&key, &event));
+        let mut renamed = event.clone();
+        renamed.who.subject = Some("mallory".into());
+        assert!(!signed_by(&key, &renamed));
+        let other_key = Secret::new("o".repeat(32));
+        assert!(!signed_by(&other_key, &event));
+        let mut unsigned = event.clone();
+        unsigned.mac = None;
+        assert!(!signed_by(&key, &unsigned));
+        // Read back from JSON, the same event still verifies.
+        let back: AuditEvent =
+            serde_json::from_str(&serde_json::to_string(&event).expect("JSON")).expect("event");
+        assert!(signed_by(&key, &back));
+    }
+
+    #[test]
+    fn refusals_past_the_limit_are_counted_and_recorded_once_the_minute_is_over() {
+        let mut refusals = Refusals::default();
+        let minute = 60_000 * 100;
+        let mut recorded = 0;
+        for i in 0..25 {
+            let (admit, over) = refusals.admit(&refusal("alice", minute + i));
+            assert!(over.is_empty() || i == 0);
+            recorded += u32::from(admit);
+        }
+        // Another caller has a count of their own.
+        assert!(refusals.admit(&refusal("bob", minute + 30)).0);
+        assert_eq!(recorded, REFUSALS_PER_MINUTE);
+        let over = refusals.over(minute + 60_000);
+        assert_eq!(over.len(), 1, "only alice had refusals only counted");
+        assert_eq!(
+            over[0].suppressed,
+            Some(25 - u64::from(REFUSALS_PER_MINUTE))
+        );
+        assert_eq!(over[0].who.subject.as_deref(), Some("alice"));
+        assert!(refusals.admit(&refusal("alice", minute + 60_001)).0);
+    }
+
+    #[test]
+    fn an_outcome_takes_its_attempt_s_place() {
+        let attempt = AuditEvent {
+            phase: AuditPhase::Attempt,
+            ..refusal("alice", 1)
+        };
+        let outcome = AuditEvent {
+            phase: AuditPhase::Outcome,
+            time: 2,
+            ..attempt.clone()
+        };
+        let lone = AuditEvent {
+            id: "lone".into(),
+            ..attempt.clone()
+        };
+        let merged = merge_phases(vec![attempt, lone.clone(), outcome.clone()]);
+        assert_eq!(merged, vec![outcome, lone]);
+    }
 }

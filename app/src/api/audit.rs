@@ -32,14 +32,21 @@ pub struct AuditWho {
     pub subject: Option<String>,
     pub name: Option<String>,
     pub groups: Vec<String>,
+    /// For `mcp`: `name` is who the gateway in front of klens said the person is (trusted only
+    /// with the MCP secret), not someone klens signed in itself.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub forwarded: bool,
 }
 
 /// What an attempt touched.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AuditResource {
-    /// `cluster`, `topic`, `group` or `subject`.
+    /// `cluster`, `topic`, `group`, `subject`, or `request` (a guard's refusal: the path).
     pub kind: String,
     pub name: Option<String>,
+    /// The name's length in bytes when the event keeps only its start.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub length: Option<u64>,
 }
 
 /// How an attempt ended.
@@ -51,6 +58,19 @@ pub struct AuditOutcome {
     pub message: Option<String>,
 }
 
+/// Which part of an attempt an event records. A write that reaches Kafka leaves two events
+/// with the same id: its `attempt`, in every sink before anything is sent, and its `outcome`
+/// after; everything else (refusals, reads, the guards' refusals, counts of refusals that
+/// were not recorded one by one) is one `whole` event.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AuditPhase {
+    Attempt,
+    Outcome,
+    #[default]
+    Whole,
+}
+
 /// One write attempt.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct AuditEvent {
@@ -60,8 +80,11 @@ pub struct AuditEvent {
     pub time: i64,
     pub who: AuditWho,
     pub door: Door,
+    /// Empty for what concerns no one cluster (the HTTP and MCP guards' refusals).
     pub cluster: String,
-    pub privilege: Privilege,
+    /// `None` for the guards' refusals, which come before any privilege is asked.
+    #[serde(default)]
+    pub privilege: Option<Privilege>,
     pub resource: AuditResource,
     /// What was asked, without passwords, secrets or record contents (a produce gives the key's
     /// and value's lengths, and the offset the record got).
@@ -70,6 +93,19 @@ pub struct AuditEvent {
     /// `allowed` or `refused` (by the decision: sign-in, cluster, writable flag, privilege).
     pub decision: String,
     pub outcome: AuditOutcome,
+    #[serde(default)]
+    pub phase: AuditPhase,
+    /// How many more refused attempts of the same caller in the same minute were only
+    /// counted, not recorded one by one (this event stands for them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suppressed: Option<u64>,
+    /// HMAC-SHA256 of the event without this field, under `audit.key`, in hex.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mac: Option<String>,
+    /// Set when read back with `audit.key` configured: whether `mac` shows klens wrote the
+    /// event. Never stored.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub genuine: Option<bool>,
 }
 
 /// The filters of `/api/audit`, as sent.

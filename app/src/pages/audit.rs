@@ -163,6 +163,10 @@ fn asked(e: &AuditEvent) -> String {
 }
 
 fn outcome(e: &AuditEvent) -> (String, &'static str) {
+    if e.phase == crate::api::AuditPhase::Attempt {
+        // Recorded before the change reached Kafka; klens never recorded how it ended.
+        return ("no outcome recorded".to_string(), "badge badge-warn");
+    }
     if e.outcome.ok {
         let said = if e.dry_run { "dry run" } else { "done" };
         (said.to_string(), "badge badge-ok")
@@ -220,16 +224,25 @@ fn AuditTable(
                                             Some(name) => format!("{} {name}", e.resource.kind),
                                             None => e.resource.kind.clone(),
                                         };
-                                        let asked = asked(&e);
+                                        let mut asked = asked(&e);
+                                        if let Some(n) = e.suppressed {
+                                            asked = format!("{n} more refused attempts this minute, counted only. {asked}");
+                                        }
+                                        let forged = e.genuine == Some(false);
+                                        let privilege = e.privilege.map_or("—", |p| p.wire_name());
+                                        let door = if e.who.forwarded { "mcp (gateway)".to_string() } else { format!("{:?}", e.door).to_lowercase() };
                                         let time = e.time;
                                         view! {
-                                            <tr data-id=e.id.clone()>
+                                            <tr data-id=e.id.clone() class:forged=forged>
                                                 <td class="mono">{move || shown_time(time, local.get())}</td>
                                                 <td title=e.who.groups.join(", ")>{who(&e)}</td>
-                                                <td>{format!("{:?}", e.door).to_lowercase()}</td>
-                                                <td class="mono">{e.privilege.wire_name()}</td>
+                                                <td>{door}</td>
+                                                <td class="mono">{privilege}</td>
                                                 <td class="mono resource">{resource}</td>
-                                                <td><span class=class title=reason>{said}</span></td>
+                                                <td>
+                                                    <span class=class title=reason>{said}</span>
+                                                    {forged.then(|| view! { <span class="badge badge-bad" title="This record's signature does not match audit.key: another client wrote it to the audit topic or file, or changed it.">"not signed by klens"</span> })}
+                                                </td>
                                                 <td class="mono asked">{asked}</td>
                                             </tr>
                                         }

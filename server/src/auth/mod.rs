@@ -42,8 +42,9 @@ pub enum Caller {
     Anonymous(Door),
     /// A signed-in person, with their session.
     User(SignedIn, Door),
-    /// A call on the MCP listener, which holds the fixed ceiling.
-    Mcp,
+    /// A call on the MCP listener, which holds the fixed ceiling; with the name a gateway
+    /// forwarded along with the secret, when it did.
+    Mcp(Option<String>),
 }
 
 impl Caller {
@@ -73,7 +74,7 @@ impl Caller {
             Caller::User(user, _) => Subject::User {
                 groups: user.groups.clone(),
             },
-            Caller::Mcp => Subject::Mcp,
+            Caller::Mcp(_) => Subject::Mcp,
         }
     }
 
@@ -81,7 +82,7 @@ impl Caller {
     pub fn door(&self) -> Door {
         match self {
             Caller::Anonymous(door) | Caller::User(_, door) => *door,
-            Caller::Mcp => Door::Mcp,
+            Caller::Mcp(_) => Door::Mcp,
         }
     }
 
@@ -95,11 +96,15 @@ impl Caller {
 
 /// Proof that the decision allowed one action, naming the cluster, the privilege and the
 /// resource. Only [`Policy::decide`] makes one; what reads a cluster's data or changes it calls
-/// [`Grant::require`] first, so a grant for something else opens nothing.
+/// [`Grant::require`] first, so a grant for something else opens nothing. A grant for a write
+/// opens nothing either until the audit has recorded the attempt ([`Grant::open`], called only
+/// by `Service::open`), so no change reaches Kafka or the registry unrecorded.
 #[derive(Debug)]
 pub struct Grant {
     cluster: String,
     action: Action,
+    /// For a write: its attempt is in every audit sink.
+    recorded: bool,
 }
 
 impl Grant {
@@ -109,6 +114,12 @@ impl Grant {
 
     pub fn action(&self) -> &Action {
         &self.action
+    }
+
+    /// Marks the write's attempt as recorded by the audit. Only `Service::open` calls this,
+    /// after every sink took the attempt.
+    pub(crate) fn open(&mut self) {
+        self.recorded = true;
     }
 
     /// `Ok` exactly when this grant was given for `privilege` on `resource` (topics, groups
@@ -122,6 +133,14 @@ impl Grant {
             _ => false,
         };
         if self.action.privilege == Some(privilege) && same_resource {
+            if privilege.is_write() && !self.recorded {
+                // Also klens's own mistake: a write path that skipped the audit.
+                tracing::error!(cluster = %self.cluster, granted = ?self.action, "a write's grant was used before its attempt was recorded");
+                return Err(ApiError::new(
+                    ErrorCode::AuditUnavailable,
+                    "klens did not record this change before making it, so it did not make it.",
+                ));
+            }
             return Ok(());
         }
         // A caller never sees this: it means klens itself passed the wrong grant along.
@@ -205,6 +224,8 @@ pub struct Policy {
     /// `None` when auth is off or has no roles: everyone holds everything.
     bindings: Option<Vec<RoleBinding>>,
     mcp: Option<McpCeiling>,
+    /// (cluster, topic) of the topics holding klens's own state: the audit topic.
+    protected: Vec<(String, String)>,
 }
 
 impl Policy {
@@ -243,6 +264,13 @@ impl Policy {
                 clusters: m.clusters.as_ref().map(|c| c.iter().cloned().collect()),
                 resources: m.resources.clone(),
             }),
+            protected: config
+                .audit
+                .as_ref()
+                .and_then(|a| a.topic.as_ref())
+                .map(|t| (t.cluster.clone(), t.name.clone()))
+                .into_iter()
+                .collect(),
         }
     }
 
@@ -265,6 +293,12 @@ impl Policy {
             privileges: held.privileges,
             scoped_catalog: scoped && !held.unscoped,
             scopes: held.scopes,
+            protected_topics: self
+                .protected
+                .iter()
+                .filter(|(c, _)| c == cluster)
+                .map(|(_, t)| t.clone())
+                .collect(),
         })
     }
 
@@ -327,6 +361,7 @@ impl Policy {
             None => Ok(Grant {
                 cluster: cluster.to_string(),
                 action,
+                recorded: false,
             }),
         }
     }

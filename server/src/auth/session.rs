@@ -80,7 +80,7 @@ pub async fn require_session(session: Session, mut request: Request, next: Next)
 
 fn unauthenticated(request: &Request, message: &str) -> Response {
     if request.uri().path().starts_with("/api/") {
-        return crate::http::error_response(&ApiError::new(ErrorCode::Unauthenticated, message));
+        return crate::http::guards::refusal(ApiError::new(ErrorCode::Unauthenticated, message));
     }
     let next = request
         .uri()

@@ -96,7 +96,7 @@ pub enum MaskStrategy {
 }
 
 /// The audit log's sinks: at least one of them.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub struct AuditConfig {
     /// An NDJSON file klens appends to (relative paths are taken from the config's folder);
     /// its folder exists when the config is read.
@@ -105,6 +105,9 @@ pub struct AuditConfig {
     pub topic: Option<AuditTopic>,
     /// Privileged reads are recorded too, not only write attempts.
     pub reads: bool,
+    /// The HMAC key each event is signed with, shared by every replica: the Audit log page
+    /// flags an event whose signature does not match (another client wrote it).
+    pub key: Option<Secret>,
 }
 
 /// `audit.topic`: where on Kafka the events go.

@@ -32,7 +32,7 @@ const TOP_KEYS: &[&str] = &[
 ];
 const METRICS_KEYS: &[&str] = &["listen"];
 const MASKING_KEYS: &[&str] = &["topics", "fields", "keys", "strategy"];
-const AUDIT_KEYS: &[&str] = &["file", "topic", "reads"];
+const AUDIT_KEYS: &[&str] = &["file", "topic", "reads", "key"];
 const AUDIT_TOPIC_KEYS: &[&str] = &["cluster", "name"];
 const LOG_KEYS: &[&str] = &["format"];
 const CLUSTER_KEYS: &[&str] = &[
@@ -157,7 +157,8 @@ fn metrics_listen(
 /// The shortest `masking_key`: shorter keys make hashes that can be tried by brute force.
 const MIN_MASKING_KEY: usize = 16;
 
-/// `masking_key:` the HMAC key of the `hash` strategy, never echoed.
+/// `masking_key:` the HMAC key of the `hash` strategy, never echoed; `audit.key` is read the
+/// same way.
 fn masking_key(value: &Value<'_>) -> Result<Secret, ConfigError> {
     let key = value.secret()?;
     if key.expose().len() < MIN_MASKING_KEY {
@@ -287,7 +288,16 @@ fn audit(
         Some(value) => value.bool()?,
         None => false,
     };
-    Ok(AuditConfig { file, topic, reads })
+    let key = map
+        .get("key")
+        .map(|value| masking_key(&value))
+        .transpose()?;
+    Ok(AuditConfig {
+        file,
+        topic,
+        reads,
+        key,
+    })
 }
 
 /// `audit.topic`: a configured cluster and a topic name Kafka accepts.

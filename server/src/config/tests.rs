@@ -1503,7 +1503,12 @@ fn reads_the_audit_file_and_refuses_one_klens_cannot_write_to() {
             (
                 concat!(base!(), "audit:\n  file: a.ndjson\n  topics: x\n"),
                 "config.yaml:6:3: audit.topics: unknown key \"topics\"; did you mean \
-                 \"topic\"? allowed keys in audit: file, topic, reads",
+                 \"topic\"? allowed keys in audit: file, topic, reads, key",
+            ),
+            (
+                concat!(base!(), "audit:\n  file: a.ndjson\n  key: short\n"),
+                "config.yaml:6:8: audit.key: is shorter than 16 bytes; give a long random key \
+                 (such as 32 bytes from a password generator), the same on every replica",
             ),
             (
                 concat!(

@@ -25,11 +25,15 @@ use crate::auth::oidc::SignedIn;
 use crate::auth::Caller;
 use crate::service::{self, Service};
 
-/// Which door a request came through: a browser marks its requests with `Sec-Fetch-Site`
-/// (scripts and other clients do not), and a browser reaches `/api` from klens's own pages (the
-/// cross-site rule refuses the rest), so such a request is the UI's.
+/// Which door a request came through: the UI's when it says a page of klens's own origin made
+/// it (`Sec-Fetch-Site: same-origin`, which browsers set and pages cannot change), else `/api`.
+/// A script can send that header too: the door is what the request claims, never who is asking
+/// (docs/security.md).
 pub fn door(headers: &axum::http::HeaderMap) -> app::api::Door {
-    if headers.contains_key("sec-fetch-site") {
+    let same_origin = headers
+        .get("sec-fetch-site")
+        .is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"same-origin"));
+    if same_origin {
         app::api::Door::Ui
     } else {
         app::api::Door::Api

@@ -1,7 +1,8 @@
 //! Checks that run before any handler: the allowed-hosts guard against DNS rebinding (auth off
 //! only), the cross-site guard on requests that change something (`/auth/logout` included), and
-//! the JSON-only guard on `/api` writes. Each answers with the contract's error body and lets
-//! nothing else run.
+//! the JSON-only guard on `/api` writes, and the body limit of each `/api` write. Each answers
+//! with the contract's error body (marked as a guard's refusal, which the audit records) and
+//! lets nothing else run.
 
 use std::sync::Arc;
 
@@ -12,6 +13,81 @@ use axum::middleware::Next;
 use axum::response::Response;
 
 use super::error_response;
+use crate::service::Service;
+
+/// A guard's refusal, carried on its answer so that [`record_refusals`] can audit it.
+#[derive(Clone, Debug)]
+pub struct GuardRefusal(pub ApiError);
+
+/// A guard's answer: the contract's error body, marked for the audit.
+pub fn refusal(error: ApiError) -> Response {
+    let mut response = error_response(&error);
+    response.extensions_mut().insert(GuardRefusal(error));
+    response
+}
+
+/// Records in the audit every answer a guard refused (rate-limited per caller like every
+/// refusal), with the door the request came through and the path it asked for.
+pub async fn record_refusals(
+    State(service): State<Arc<Service>>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let door = super::backend::door(request.headers());
+    let path = request.uri().path().to_string();
+    let response = next.run(request).await;
+    if let Some(GuardRefusal(error)) = response.extensions().get::<GuardRefusal>() {
+        let event = crate::audit::guard_refusal(door, "unknown", &path, error);
+        service.audit().record_refusal(event).await;
+    }
+    response
+}
+
+/// The largest body each `/api` write takes, in bytes: what its arguments can need at most (a
+/// record of 8 MiB as base64, a schema of 1 MiB as JSON text, a reset plan of many
+/// partitions), and 64 KiB for every other call.
+pub fn body_limit(path: &str) -> usize {
+    const KIB: usize = 1024;
+    match path.strip_prefix("/api/").unwrap_or_default() {
+        "produce" => 12 * KIB * KIB,
+        "register_schema" => 3 * KIB * KIB,
+        "reset_offsets" => 8 * KIB * KIB,
+        "alter_topic_configs" | "alter_broker_config" => KIB * KIB,
+        _ => 64 * KIB,
+    }
+}
+
+/// Refuses a request whose body is over its call's [`body_limit`], before anything reads it
+/// as arguments: a body that big can only be a mistake or a flood. This is the one body limit
+/// of the UI port (axum's default one is switched off, so it does not cut produce's records).
+pub async fn body_limits(request: Request, next: Next) -> Response {
+    if is_safe(request.method()) {
+        return next.run(request).await;
+    }
+    let limit = body_limit(request.uri().path());
+    let too_big = || {
+        refusal(ApiError::bad_request(
+            "body",
+            format!("This call takes a body of at most {limit} bytes."),
+        ))
+    };
+    let declared = request
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|n| n > limit as u64) {
+        return too_big();
+    }
+    let (parts, body) = request.into_parts();
+    match axum::body::to_bytes(body, limit).await {
+        Ok(bytes) => {
+            next.run(Request::from_parts(parts, axum::body::Body::from(bytes)))
+                .await
+        }
+        Err(_) => too_big(),
+    }
+}
 
 /// What the guards need from the config.
 #[derive(Clone, Debug)]
@@ -56,7 +132,7 @@ pub async fn allowed_hosts(
         host = host.as_deref().unwrap_or("-"),
         "refused a request for a host not in allowed_hosts"
     );
-    error_response(&ApiError::new(
+    refusal(ApiError::new(
         ErrorCode::HostNotAllowed,
         "This host name is not in allowed_hosts of the klens config.",
     ))
@@ -75,7 +151,7 @@ pub async fn same_origin_writes(request: Request, next: Next) -> Response {
             path = request.uri().path(),
             "refused a cross-site write"
         );
-        return error_response(&ApiError::new(
+        return refusal(ApiError::new(
             ErrorCode::CrossSite,
             "klens accepts changes only from its own pages, not from another site.",
         ));
@@ -90,7 +166,7 @@ pub async fn json_writes(request: Request, next: Next) -> Response {
         return next.run(request).await;
     }
     if !is_json(request.headers()) {
-        return error_response(&ApiError::new(
+        return refusal(ApiError::new(
             ErrorCode::UnsupportedMediaType,
             "A change takes a JSON body: send Content-Type: application/json.",
         ));

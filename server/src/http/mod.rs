@@ -26,7 +26,7 @@ use guards::GuardConfig;
 
 pub mod assets;
 mod backend;
-mod guards;
+pub mod guards;
 pub mod serve;
 mod streams;
 
@@ -124,6 +124,8 @@ pub fn app(state: AppState) -> Router {
     };
     // Layers run outermost first: session → host → cross-site → JSON body, then the handler.
     let router = router
+        .layer(axum::extract::DefaultBodyLimit::disable())
+        .layer(axum::middleware::from_fn(guards::body_limits))
         .layer(axum::middleware::from_fn(guards::json_writes))
         .layer(axum::middleware::from_fn(guards::same_origin_writes))
         .layer(axum::middleware::from_fn_with_state(
@@ -138,8 +140,12 @@ pub fn app(state: AppState) -> Router {
         None => router,
     };
     // Outermost: every answer, refusals included, carries the security headers, and is
-    // counted by its route and status.
+    // counted by its route and status; the guards' refusals are audited.
     router
+        .layer(axum::middleware::from_fn_with_state(
+            Arc::clone(&state.service),
+            guards::record_refusals,
+        ))
         .layer(axum::middleware::from_fn_with_state(
             guards,
             guards::security_headers,

@@ -2,7 +2,11 @@
 //! (`rmcp`), stateless and answering JSON. In front of it, one guard: with `mcp.secret` every
 //! request carries `Authorization: Bearer <secret>` (compared in constant time) or gets 401,
 //! and a request with an `Origin` header (a browser) is refused with 403 unless it carries the
-//! secret. The tools (`tools.rs`) call the same service as `/api`, as the ceiling.
+//! secret. With the secret, a gateway may name the person it signed in with
+//! [`FORWARDED_USER`]; the audit records that name as forwarded (it is never trusted without the
+//! secret, and it grants nothing: every call holds the ceiling). The guard's refusals are
+//! recorded in the audit too. The tools (`tools.rs`) call the same service as `/api`, as the
+//! ceiling.
 
 mod boundary;
 mod findings;
@@ -25,8 +29,25 @@ use crate::service::Service;
 /// The largest request body the listener reads.
 pub const MAX_BODY: usize = 64 * 1024;
 
+/// The header in which a gateway holding the secret names the person it forwards a call for.
+pub const FORWARDED_USER: &str = "x-klens-user";
+/// The longest forwarded name kept, in bytes.
+const MAX_FORWARDED: usize = 256;
+
+/// The name a gateway forwarded with the secret, put into the request for the tools.
+#[derive(Clone, Debug)]
+pub struct ForwardedUser(pub String);
+
 struct Guard {
     secret: Option<Secret>,
+    service: Arc<Service>,
+}
+
+/// The forwarded name, when the header holds printable text of a sane length.
+fn forwarded_user(headers: &axum::http::HeaderMap) -> Option<String> {
+    let name = headers.get(FORWARDED_USER)?.to_str().ok()?.trim();
+    let printable = name.chars().all(|c| !c.is_control());
+    (!name.is_empty() && name.len() <= MAX_FORWARDED && printable).then(|| name.to_string())
 }
 
 /// Whether `given` is `secret`, in time that depends on neither (both are hashed first, so
@@ -52,7 +73,7 @@ fn refuse(status: StatusCode, code: &str, message: &str) -> Response {
     response
 }
 
-async fn guard(State(guard): State<Arc<Guard>>, request: Request, next: Next) -> Response {
+async fn guard(State(guard): State<Arc<Guard>>, mut request: Request, next: Next) -> Response {
     let bearer = request
         .headers()
         .get(header::AUTHORIZATION)
@@ -65,19 +86,30 @@ async fn guard(State(guard): State<Arc<Guard>>, request: Request, next: Next) ->
         (Some(secret), Some(given)) => same_secret(given, secret),
         _ => false,
     };
-    if guard.secret.is_some() && !carries_secret {
-        return refuse(
-            StatusCode::UNAUTHORIZED,
-            "UNAUTHENTICATED",
+    let refusal = if guard.secret.is_some() && !carries_secret {
+        Some(app::ApiError::new(
+            app::ErrorCode::Unauthenticated,
             "This MCP listener needs `Authorization: Bearer <mcp.secret>`.",
-        );
-    }
-    if request.headers().contains_key(header::ORIGIN) && !carries_secret {
-        return refuse(
-            StatusCode::FORBIDDEN,
-            "CROSS_SITE",
+        ))
+    } else if request.headers().contains_key(header::ORIGIN) && !carries_secret {
+        Some(app::ApiError::new(
+            app::ErrorCode::CrossSite,
             "A request from a browser page reaches this MCP listener only with its secret.",
-        );
+        ))
+    } else {
+        None
+    };
+    if let Some(error) = refusal {
+        let event =
+            crate::audit::guard_refusal(app::api::Door::Mcp, "mcp", request.uri().path(), &error);
+        guard.service.audit().record_refusal(event).await;
+        let status = StatusCode::from_u16(error.status()).unwrap_or(StatusCode::FORBIDDEN);
+        return refuse(status, error.code.as_str(), &error.message);
+    }
+    if carries_secret {
+        if let Some(name) = forwarded_user(request.headers()) {
+            request.extensions_mut().insert(ForwardedUser(name));
+        }
     }
     next.run(request).await
 }
@@ -99,6 +131,7 @@ pub fn router(service: Arc<Service>, config: &McpConfig) -> axum::Router {
     );
     let guard_state = Arc::new(Guard {
         secret: config.secret.clone(),
+        service,
     });
     axum::Router::new()
         .nest_service("/mcp", mcp)

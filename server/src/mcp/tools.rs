@@ -1,5 +1,5 @@
 //! The tools of the MCP listener: each a thin adapter over the service functions `/api` calls,
-//! with the ceiling (`Caller::Mcp`) as the caller. A tool checks nothing itself: the service
+//! with the ceiling (`Caller::Mcp`, with a gateway's forwarded name for the audit) as the caller. A tool checks nothing itself: the service
 //! decides, as it does for the UI. `tools/list` shows the tools the ceiling can use on some
 //! cluster; any tool can be called, and one the ceiling may not use answers the service's
 //! refusal (`MISSING_PRIVILEGE` naming the privilege, `READ_ONLY_CLUSTER`, …) as a tool error.
@@ -342,9 +342,14 @@ impl Klens {
     }
 
     /// Runs `name` with `arguments`: the answer, or the service's refusal.
-    pub async fn run(&self, spec: &ToolSpec, arguments: Value) -> Result<Value, ApiError> {
+    pub async fn run(
+        &self,
+        spec: &ToolSpec,
+        arguments: Value,
+        caller: Caller,
+    ) -> Result<Value, ApiError> {
         let s = self.service.as_ref();
-        let c = &Caller::Mcp;
+        let c = &caller;
         match spec.name {
             "klens_clusters_list" => to_json(service::catalog::clusters(s, c).await?),
             "klens_topics_list" | "klens_groups_list" => {
@@ -568,8 +573,14 @@ impl ServerHandler for Klens {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
+        // The name a gateway forwarded with the secret (the guard put it there).
+        let forwarded = context
+            .extensions
+            .get::<axum::http::request::Parts>()
+            .and_then(|parts| parts.extensions.get::<super::ForwardedUser>())
+            .map(|user| user.0.clone());
         let Some(spec) = spec(&request.name) else {
             // The name the caller sent is not repeated: it could be anyone's text.
             return Err(McpError::invalid_params(
@@ -578,7 +589,7 @@ impl ServerHandler for Klens {
             ));
         };
         let arguments = Value::Object(request.arguments.unwrap_or_default());
-        let result = match self.run(spec, arguments).await {
+        let result = match self.run(spec, arguments, Caller::Mcp(forwarded)).await {
             Ok(value) => {
                 crate::metrics::mcp_call(spec.name, "ok");
                 CallToolResult::success(vec![ContentBlock::text(enclose(&value))])

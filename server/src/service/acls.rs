@@ -211,9 +211,11 @@ async fn change(
         Change::Delete => Privilege::DeleteAcls,
     };
     let cluster = args.cluster.clone();
-    let granted = service.decide(caller, &cluster, Action::new(privilege, Resource::Cluster))?;
+    let mut granted =
+        service.decide(caller, &cluster, Action::new(privilege, Resource::Cluster))?;
     let (acl, dry_run) = binding(args, matches!(change, Change::Create))?;
     if !dry_run {
+        service.open(&mut granted).await?;
         let (grant, link) = (&granted.grant, granted.link());
         let known = granted.entry.known_brokers_now();
         match change {

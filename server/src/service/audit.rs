@@ -33,7 +33,7 @@ impl Filters {
             .as_deref()
             .is_none_or(|r| e.resource.name.as_deref().is_some_and(|n| n.contains(r)));
         user && resource
-            && self.privilege.is_none_or(|p| e.privilege == p)
+            && self.privilege.is_none_or(|p| e.privilege == Some(p))
             && self.since.is_none_or(|t| e.time >= t)
             && self.until.is_none_or(|t| e.time < t)
     }
@@ -108,7 +108,7 @@ async fn list_read(
     let kept: Vec<AuditEvent> = events
         .into_iter()
         .rev()
-        .filter(|e| e.cluster == cluster && filters.keeps(e))
+        .filter(|e| (e.cluster == cluster || e.cluster.is_empty()) && filters.keeps(e))
         .collect();
     let matched = kept.len() as u64;
     let events = kept

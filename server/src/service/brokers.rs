@@ -96,7 +96,7 @@ async fn alter_broker_config_now(
     caller: &Caller,
     args: AlterBrokerConfigArgs,
 ) -> Result<BrokerConfigsChanged, ApiError> {
-    let granted = service.decide(
+    let mut granted = service.decide(
         caller,
         &args.cluster,
         Action::new(Privilege::AlterBrokerConfigs, Resource::Cluster),
@@ -107,6 +107,7 @@ async fn alter_broker_config_now(
     let dry_run = args.dry_run.or("dry_run", false)?;
     let changes = config_changes(set, remove)?;
     let (known, broker) = target(&granted, id)?;
+    service.open(&mut granted).await?;
     let changes = brokers::alter_broker_configs(
         &granted.grant,
         &granted.link(),

@@ -133,7 +133,7 @@ async fn reset_offsets_now(
     args: ResetOffsetsArgs,
 ) -> Result<OffsetPlan, ApiError> {
     let cluster = args.cluster;
-    let (granted, id) = decide_group(
+    let (mut granted, id) = decide_group(
         service,
         caller,
         &cluster,
@@ -211,6 +211,7 @@ async fn reset_offsets_now(
             ),
         ));
     }
+    service.open(&mut granted).await?;
     admin::groups::commit_plan(&granted.grant, &link, &coordinator, &id, &sent).await?;
     // What the plan moved, as the plan said (each from where it started).
     let done: Vec<app::api::OffsetMove> = now
@@ -264,7 +265,8 @@ async fn delete_offsets_now(
     group: Arg<String>,
     topic: Arg<String>,
 ) -> Result<GroupChanged, ApiError> {
-    let (granted, id) = decide_group(service, caller, cluster, Privilege::DeleteOffsets, &group)?;
+    let (mut granted, id) =
+        decide_group(service, caller, cluster, Privilege::DeleteOffsets, &group)?;
     let topic = topic.required("topic")?;
     check_topic_name(&topic, "topic")?;
     service.check_topic(caller, cluster, Privilege::DeleteOffsets, &topic)?;
@@ -282,6 +284,7 @@ async fn delete_offsets_now(
         ));
     }
     refuse_if_busy(&group, "delete its offsets")?;
+    service.open(&mut granted).await?;
     admin::groups::delete_offsets(
         &granted.grant,
         &granted.link(),
@@ -322,9 +325,11 @@ async fn delete_group_now(
     cluster: &str,
     group: Arg<String>,
 ) -> Result<GroupChanged, ApiError> {
-    let (granted, id) = decide_group(service, caller, cluster, Privilege::DeleteGroups, &group)?;
+    let (mut granted, id) =
+        decide_group(service, caller, cluster, Privilege::DeleteGroups, &group)?;
     let (group, coordinator) = group_now(&granted, &id).await?;
     refuse_if_busy(&group, "delete it")?;
+    service.open(&mut granted).await?;
     admin::groups::delete_group(&granted.grant, &granted.link(), &coordinator, &id).await?;
     granted.entry.apply_group(&id, None);
     Ok(GroupChanged {

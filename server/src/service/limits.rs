@@ -52,7 +52,7 @@ impl StreamLimits {
         let key = match caller {
             Caller::Anonymous(_) => "anonymous".to_string(),
             Caller::User(user, _) => format!("user:{}", user.subject),
-            Caller::Mcp => "mcp".to_string(),
+            Caller::Mcp(_) => "mcp".to_string(),
         };
         let mut open = self.open.lock().map_err(|_| busy("klens"))?;
         let mine = open.by_caller.get(&key).copied().unwrap_or(0);

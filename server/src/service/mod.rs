@@ -33,6 +33,19 @@ use crate::kafka::{Link, Topic};
 use crate::masking::{Masking, TopicMask};
 use crate::records::decode::Schemas;
 
+/// The write under way in this task, for [`Service::open`].
+struct Pending {
+    /// Its attempt as recorded before Kafka is reached.
+    event: app::api::AuditEvent,
+    /// Whether the attempt is in every sink.
+    opened: std::sync::atomic::AtomicBool,
+    audit: Arc<Audit>,
+}
+
+tokio::task_local! {
+    static WRITE: Arc<Pending>;
+}
+
 /// What every operation may reach.
 pub struct Service {
     pub policy: Arc<Policy>,
@@ -118,12 +131,24 @@ impl Service {
         (!unmasked).then(|| Arc::new(mask))
     }
 
-    /// The service with its write attempts recorded in `audit`.
+    /// The service with its write attempts recorded in `audit`. Under a runtime, a task
+    /// records the counts of rate-limited refusals once their minute is over.
     pub fn with_audit(self, audit: Audit) -> Service {
-        Service {
-            audit: Arc::new(audit),
-            ..self
+        let audit = Arc::new(audit);
+        if audit.enabled() {
+            if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+                let weak = Arc::downgrade(&audit);
+                runtime.spawn(async move {
+                    let mut every = tokio::time::interval(std::time::Duration::from_secs(5));
+                    loop {
+                        every.tick().await;
+                        let Some(audit) = weak.upgrade() else { break };
+                        audit.flush_refusals().await;
+                    }
+                });
+            }
         }
+        Service { audit, ..self }
     }
 
     /// The audit log.
@@ -131,10 +156,13 @@ impl Service {
         &self.audit
     }
 
-    /// Runs one write under the audit. When a sink is configured, it is asked first whether it
-    /// can take an event: if not, the write is refused with `AUDIT_UNAVAILABLE` before anything
-    /// is decided or sent. Then the write runs (decision, arguments, Kafka), and its event,
-    /// with how it ended, reaches the sinks before the answer is given. `noted` adds what the
+    /// Runs one write under the audit. The write decides, judges its arguments, then calls
+    /// [`Self::open`] with its grant just before it reaches Kafka or the registry: that records
+    /// the attempt in every sink (or refuses the write with `AUDIT_UNAVAILABLE`). After the
+    /// write, its outcome is recorded under the same id; if that fails the change stands (its
+    /// attempt is recorded) and the event goes to the log. A write refused before it was opened
+    /// (the decision, its arguments) is recorded as one event when a sink can take it,
+    /// rate-limited per caller, and answers its refusal either way. `noted` adds what the
     /// answer says to the event (the offset of a produced record).
     pub async fn audited<T>(
         &self,
@@ -143,15 +171,61 @@ impl Service {
         noted: impl FnOnce(&T) -> Option<serde_json::Value>,
         write: impl std::future::Future<Output = Result<T, ApiError>>,
     ) -> Result<T, ApiError> {
+        let pending = Arc::new(Pending {
+            event: crate::audit::attempt_event(caller, &attempt),
+            opened: std::sync::atomic::AtomicBool::new(false),
+            audit: Arc::clone(&self.audit),
+        });
+        let answer = WRITE.scope(Arc::clone(&pending), write).await;
         if !self.audit.enabled() {
-            return write.await;
+            return answer;
         }
-        self.recorded(caller, attempt, noted, write, true).await
+        let opened = pending.opened.load(std::sync::atomic::Ordering::SeqCst);
+        let mut event = crate::audit::event(caller, &attempt, answer.as_ref().map(noted));
+        if opened {
+            event.id = pending.event.id.clone();
+            event.phase = app::api::AuditPhase::Outcome;
+            if self.audit.record(&event).await.is_err() {
+                let line = serde_json::to_string(&event).unwrap_or_default();
+                tracing::error!(event = %line, "the outcome of a recorded attempt could not be written");
+            }
+            return answer;
+        }
+        match &answer {
+            Err(_) => {
+                self.audit.record_refusal(event).await;
+                answer
+            }
+            // Answered without reaching Kafka (nothing to change): still recorded first.
+            Ok(_) => self.audit.record(&event).await.and(answer),
+        }
     }
 
-    /// Runs one privileged read under the audit when `audit.reads` is on, as [`Self::audited`]
-    /// runs a write: a read whose event no sink can take is not answered. The event's summary
-    /// holds the arguments but `q` and `key`, which may be what someone searched records for.
+    /// Records the attempt of the write under way in every audit sink, then opens its grant
+    /// for Kafka: called by each write right before it reaches Kafka or the registry. Fails
+    /// with `AUDIT_UNAVAILABLE` when a sink cannot take it (the write must then not happen),
+    /// and for a write that does not run under [`Self::audited`].
+    pub async fn open(&self, granted: &mut Granted) -> Result<(), ApiError> {
+        let Ok(pending) = WRITE.try_with(Arc::clone) else {
+            tracing::error!(cluster = %granted.grant.cluster(), "a write ran outside the audit");
+            return Err(ApiError::new(
+                ErrorCode::AuditUnavailable,
+                "klens did not record this change before making it, so it did not make it.",
+            ));
+        };
+        if !pending.opened.load(std::sync::atomic::Ordering::SeqCst) {
+            pending.audit.record(&pending.event).await?;
+            pending
+                .opened
+                .store(true, std::sync::atomic::Ordering::SeqCst);
+        }
+        granted.grant.open();
+        Ok(())
+    }
+
+    /// Runs one privileged read under the audit when `audit.reads` is on: a read whose event
+    /// no sink can take is not answered. The event's summary holds the arguments but `q` and
+    /// `key`, which may be what someone searched records for.
     pub async fn audited_read<T>(
         &self,
         caller: &Caller,
@@ -164,31 +238,15 @@ impl Service {
             return read.await;
         }
         let attempt = Attempt::of(cluster, privilege, args, &["q", "key"]);
-        self.recorded(caller, attempt, |_| None, read, false).await
-    }
-
-    async fn recorded<T>(
-        &self,
-        caller: &Caller,
-        attempt: Attempt,
-        noted: impl FnOnce(&T) -> Option<serde_json::Value>,
-        work: impl std::future::Future<Output = Result<T, ApiError>>,
-        changes: bool,
-    ) -> Result<T, ApiError> {
-        self.audit.ready().await?;
-        let answer = work.await;
-        let changed = changes && answer.is_ok() && !attempt.dry_run;
-        let event = crate::audit::event(caller, attempt, answer.as_ref().map(noted));
-        if let Err(unrecorded) = self.audit.record(&event).await {
-            if changed {
-                // The change was made: its answer stands, and the event goes to the log.
-                let line = serde_json::to_string(&event).unwrap_or_default();
-                tracing::error!(event = %line, "a change was made but its audit event could not be written");
-                return answer;
+        let answer = read.await;
+        let event = crate::audit::event(caller, &attempt, answer.as_ref().map(|_| None));
+        match &answer {
+            Err(_) => {
+                self.audit.record_refusal(event).await;
+                answer
             }
-            return Err(unrecorded);
+            Ok(_) => self.audit.record(&event).await.and(answer),
         }
-        answer
     }
 
     /// What `caller` holds on `cluster`; a cluster they cannot see answers as one that does

@@ -235,7 +235,7 @@ async fn produce_now(
     args: ProduceArgs,
 ) -> Result<Produced, ApiError> {
     let cluster = args.cluster;
-    let (granted, topic) =
+    let (mut granted, topic) =
         service.decide_named_topic(caller, &cluster, Privilege::Produce, &args.topic)?;
     let partition = args.partition.optional("partition")?;
     let key = args.key.optional("key")?;
@@ -339,6 +339,7 @@ async fn produce_now(
         headers,
         timestamp: now_ms(),
     };
+    service.open(&mut granted).await?;
     let (partition, offset) = write(&granted.grant, &link, &record).await?;
     Ok(answer(
         Some(partition),

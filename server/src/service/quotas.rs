@@ -186,7 +186,7 @@ async fn alter_quota_now(
     caller: &Caller,
     args: AlterQuotaArgs,
 ) -> Result<QuotaChanged, ApiError> {
-    let granted = service.decide(
+    let mut granted = service.decide(
         caller,
         &args.cluster,
         Action::new(Privilege::AlterQuotas, Resource::Cluster),
@@ -196,6 +196,7 @@ async fn alter_quota_now(
     let parts = entity(args.entity, !set.is_empty())?;
     let ops = operations(&parts, set, remove)?;
     let dry_run = args.dry_run.or("dry_run", false)?;
+    service.open(&mut granted).await?;
     let known = granted.entry.known_brokers_now();
     let changes = quotas::alter_quota(
         &granted.grant,

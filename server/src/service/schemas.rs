@@ -307,7 +307,7 @@ async fn register_schema_now(
     caller: &Caller,
     args: RegisterSchemaArgs,
 ) -> Result<SchemaRegistered, ApiError> {
-    let (granted, name) = decide_subject(
+    let (mut granted, name) = decide_subject(
         service,
         caller,
         &args.cluster,
@@ -340,6 +340,7 @@ async fn register_schema_now(
         version: None,
         id: None,
     };
+    service.open(&mut granted).await?;
     if !dry_run {
         let (version, id) = registry
             .register(&granted.grant, &name, &proposal)
@@ -492,7 +493,7 @@ async fn set_compatibility_now(
     caller: &Caller,
     args: SetCompatibilityArgs,
 ) -> Result<CompatibilitySet, ApiError> {
-    let (granted, name) = decide_subject(
+    let (mut granted, name) = decide_subject(
         service,
         caller,
         &args.cluster,
@@ -537,6 +538,7 @@ async fn set_compatibility_now(
     if dry_run {
         return Ok(answer);
     }
+    service.open(&mut granted).await?;
     registry
         .set_level(&granted.grant, &name, level.as_deref())
         .await
@@ -571,7 +573,7 @@ async fn delete_schema_now(
     caller: &Caller,
     args: DeleteSchemaArgs,
 ) -> Result<SchemaDeleted, ApiError> {
-    let (granted, name) = decide_subject(
+    let (mut granted, name) = decide_subject(
         service,
         caller,
         &args.cluster,
@@ -671,6 +673,7 @@ async fn delete_schema_now(
     if dry_run {
         return Ok(answer);
     }
+    service.open(&mut granted).await?;
     let mut deleted = registry
         .delete(&granted.grant, &name, version, permanent)
         .await

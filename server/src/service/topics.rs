@@ -33,7 +33,8 @@ async fn create_topic_now(
     args: CreateTopicArgs,
 ) -> Result<TopicChanged, ApiError> {
     let named = args.topic.given().map(String::as_str);
-    let granted = service.decide_topic(caller, &args.cluster, Privilege::CreateTopics, named)?;
+    let mut granted =
+        service.decide_topic(caller, &args.cluster, Privilege::CreateTopics, named)?;
     let request = args.parse()?;
     let spec = TopicSpec::new(
         &request.topic,
@@ -41,6 +42,7 @@ async fn create_topic_now(
         request.replication_factor,
         &request.configs,
     )?;
+    service.open(&mut granted).await?;
     if request.dry_run {
         admin::validate_topic(&granted.grant, &granted.link(), &spec).await?;
     } else {
@@ -77,8 +79,9 @@ async fn delete_topic_now(
     cluster: &str,
     topic: Arg<String>,
 ) -> Result<TopicChanged, ApiError> {
-    let (granted, topic) =
+    let (mut granted, topic) =
         service.decide_named_topic(caller, cluster, Privilege::DeleteTopics, &topic)?;
+    service.open(&mut granted).await?;
     let known = granted.entry.known_brokers_now();
     let read_back = admin::delete_topic(&granted.grant, &granted.link(), &known, &topic).await?;
     apply(&granted, &topic, read_back);
@@ -202,13 +205,14 @@ async fn alter_topic_configs_now(
     args: AlterTopicConfigsArgs,
 ) -> Result<ConfigsChanged, ApiError> {
     let cluster = args.cluster;
-    let (granted, name) =
+    let (mut granted, name) =
         service.decide_named_topic(caller, &cluster, Privilege::AlterTopicConfigs, &args.topic)?;
     let set = args.set.or("set", BTreeMap::new())?;
     let remove = args.remove.or("remove", Vec::new())?;
     let dry_run = args.dry_run.or("dry_run", false)?;
     let changes = config_changes(set, remove)?;
     granted.listed_topic(&name)?;
+    service.open(&mut granted).await?;
     let known = granted.entry.known_brokers_now();
     let changes = admin::alter_topic_configs(
         &granted.grant,
@@ -243,7 +247,7 @@ async fn add_partitions_now(
     args: AddPartitionsArgs,
 ) -> Result<PartitionsAdded, ApiError> {
     let cluster = args.cluster;
-    let (granted, name) =
+    let (mut granted, name) =
         service.decide_named_topic(caller, &cluster, Privilege::AddPartitions, &args.topic)?;
     let count = args.count.required("count")?;
     let dry_run = args.dry_run.or("dry_run", false)?;
@@ -254,6 +258,7 @@ async fn add_partitions_now(
         ));
     }
     let before = granted.listed_topic(&name)?.partitions.len() as u64;
+    service.open(&mut granted).await?;
     let known = granted.entry.known_brokers_now();
     let read_back = admin::add_partitions(
         &granted.grant,
@@ -300,7 +305,7 @@ async fn delete_records_now(
     args: DeleteRecordsArgs,
 ) -> Result<RecordsDeleted, ApiError> {
     let cluster = args.cluster;
-    let (granted, name) =
+    let (mut granted, name) =
         service.decide_named_topic(caller, &cluster, Privilege::DeleteRecords, &args.topic)?;
     let partition = args.partition.optional("partition")?;
     let offset = args.offset.optional("offset")?;
@@ -338,6 +343,7 @@ async fn delete_records_now(
     let partitions = if dry_run {
         cuts.preview()
     } else {
+        service.open(&mut granted).await?;
         let known = granted.entry.known_brokers_now();
         let (done, read_back) =
             admin::delete_records(&granted.grant, &link, &known, &topic, &cuts).await?;

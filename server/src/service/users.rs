@@ -102,7 +102,7 @@ async fn set_scram_credential_now(
     caller: &Caller,
     args: SetScramArgs,
 ) -> Result<ScramChanged, ApiError> {
-    let granted = service.decide(
+    let mut granted = service.decide(
         caller,
         &args.cluster,
         Action::new(Privilege::SetScramCredentials, Resource::Cluster),
@@ -132,6 +132,7 @@ async fn set_scram_credential_now(
     }
     let dry_run = args.dry_run.optional("dry_run")?.unwrap_or(false);
     if !dry_run {
+        service.open(&mut granted).await?;
         let known = granted.entry.known_brokers_now();
         users::set_scram(
             &granted.grant,
@@ -168,7 +169,7 @@ async fn delete_scram_credential_now(
     caller: &Caller,
     args: DeleteScramArgs,
 ) -> Result<ScramChanged, ApiError> {
-    let granted = service.decide(
+    let mut granted = service.decide(
         caller,
         &args.cluster,
         Action::new(Privilege::DeleteScramCredentials, Resource::Cluster),
@@ -177,6 +178,7 @@ async fn delete_scram_credential_now(
     let mechanism = mechanism(args.mechanism)?;
     let dry_run = args.dry_run.optional("dry_run")?.unwrap_or(false);
     if !dry_run {
+        service.open(&mut granted).await?;
         let known = granted.entry.known_brokers_now();
         users::delete_scram(&granted.grant, &granted.link(), &known, &user, &mechanism).await?;
     }

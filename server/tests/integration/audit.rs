@@ -1,6 +1,8 @@
-//! The audit file: one event per write attempt, allowed or refused, from the UI and `/api`, with
-//! its fields, and nothing of a password or a record's content in it; a sink that cannot take
-//! events refuses the write before Kafka is asked.
+//! The audit file: every write attempt, allowed or refused, from the UI and `/api`, with its
+//! fields, and nothing of a password or a record's content in it; a write that reaches Kafka is
+//! recorded before (its attempt) and after (its outcome); a sink that cannot take events refuses
+//! the write before Kafka is asked. The audit topic is klens's alone; events are signed, bounded
+//! and rate-limited.
 
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
@@ -17,8 +19,31 @@ fn yaml(file: &std::path::Path) -> String {
     )
 }
 
+/// The events of the file, an attempt's outcome in its attempt's place.
 fn events(file: &std::path::Path) -> Vec<Value> {
+    merged(raw_events(file))
+}
+
+fn raw_events(file: &std::path::Path) -> Vec<Value> {
     parse_lines(&std::fs::read_to_string(file).unwrap_or_default())
+}
+
+/// Each attempt once: an `outcome` event replaces the `attempt` of the same id, which must come
+/// before it.
+fn merged(events: Vec<Value>) -> Vec<Value> {
+    let mut out: Vec<Value> = Vec::new();
+    for e in events {
+        if e["phase"] == "outcome" {
+            let at = out
+                .iter()
+                .position(|a| a["id"] == e["id"] && a["phase"] == "attempt")
+                .unwrap_or_else(|| panic!("an outcome without its attempt before it: {e}"));
+            out[at] = e;
+        } else {
+            out.push(e);
+        }
+    }
+    out
 }
 
 /// One event per non-empty line of `text`.
@@ -103,7 +128,18 @@ async fn every_write_attempt_is_one_event_and_no_secret_is_in_any() {
         !text.contains(password),
         "a password reached the audit file"
     );
-    let got = events(&file);
+    let raw = raw_events(&file);
+    // The three writes that reached Kafka were recorded before and after; the refusal and the
+    // dry run (which sent nothing) once.
+    let phases: Vec<&str> = raw
+        .iter()
+        .map(|e| e["phase"].as_str().unwrap_or(""))
+        .collect();
+    assert_eq!(
+        phases,
+        ["attempt", "outcome", "attempt", "outcome", "whole", "whole", "attempt", "outcome"]
+    );
+    let got = merged(raw);
     assert_eq!(
         shape(&got),
         [
@@ -249,7 +285,8 @@ async fn the_audit_topic_holds_one_event_per_attempt_and_reads_when_asked() {
     let (status, _) = get_raw(&router, "/api/topics?cluster=rw").await;
     assert_eq!(status, StatusCode::OK);
 
-    let got = topic_events(&sink);
+    let raw = topic_events(&sink);
+    let got = merged(raw.clone());
     assert_eq!(
         shape(&got),
         [
@@ -288,7 +325,7 @@ async fn the_audit_topic_holds_one_event_per_attempt_and_reads_when_asked() {
     assert_eq!(ids, want);
     assert_eq!(
         topic_events(&sink).len(),
-        got.len() + 1,
+        raw.len() + 1,
         "the listing itself is recorded"
     );
 }

@@ -7,6 +7,7 @@ mod support;
 mod acls;
 mod assets;
 mod audit;
+mod audit_trust;
 mod broker_configs;
 mod catalog;
 mod changes;

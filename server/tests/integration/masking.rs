@@ -136,7 +136,7 @@ fn args<T: serde::de::DeserializeOwned>(value: Value) -> T {
 async fn a_caller_without_unmask_never_gets_a_masked_value_by_any_form() {
     let topic = masked_topic().await;
     let (service, mcp) = service_and_mcp(&yaml("records")).await;
-    let caller = Caller::Mcp;
+    let caller = Caller::Mcp(None);
 
     // A page: every value masked, the JSON and Avro ones field by field, the text one whole.
     let page = service::records::records(
@@ -273,7 +273,7 @@ async fn records_check(topic: &str, privileges: &str) -> app::api::RecordsCheck 
     let (service, _) = service_and_mcp(&yaml(privileges)).await;
     service::schemas::register_schema(
         &service,
-        &Caller::Mcp,
+        &Caller::Mcp(None),
         args(json!({"cluster": "rw", "subject": format!("{topic}-value"),
                     "schema": payment_avro().to_string(), "dry_run": true})),
     )
@@ -306,7 +306,7 @@ async fn unmask_shows_the_records_as_kafka_holds_them() {
     assert!(records.iter().all(|r| r["value"].get("masked").is_none()));
     let found = service::records::records(
         &service,
-        &Caller::Mcp,
+        &Caller::Mcp(None),
         args(json!({"cluster": "rw", "topic": topic, "key": "customer-7"})),
     )
     .await
@@ -331,7 +331,7 @@ async fn unmask_shows_the_records_as_kafka_holds_them() {
     let (service, _) = service_and_mcp(&yaml("records")).await;
     let page = service::records::records(
         &service,
-        &Caller::Mcp,
+        &Caller::Mcp(None),
         args(json!({"cluster": "rw", "topic": plain, "from": "earliest"})),
     )
     .await
