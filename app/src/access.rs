@@ -27,7 +27,7 @@ pub struct ClusterAccess {
     pub scoped_catalog: bool,
     /// Topics of this cluster that hold klens's own state (the audit): no caller reads their
     /// records or changes them, whatever they hold.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub protected_topics: Vec<String>,
 }
 

@@ -296,13 +296,19 @@ fn a_grant_opens_only_what_it_names() {
     assert!(read
         .require(Privilege::Records, &Resource::group("orders"))
         .is_err());
-    let write = p
+    let mut write = p
         .decide(
             &Subject::Anonymous,
             "staging",
             Action::new(Privilege::DeleteOffsets, Resource::group("g")),
         )
         .expect("allowed");
+    // A write's grant opens nothing until the audit has recorded its attempt.
+    let unrecorded = write
+        .require(Privilege::DeleteOffsets, &Resource::group("g"))
+        .expect_err("not recorded yet");
+    assert_eq!(unrecorded.code, ErrorCode::AuditUnavailable);
+    write.open();
     assert!(write
         .require(Privilege::DeleteOffsets, &Resource::group("g"))
         .is_ok());

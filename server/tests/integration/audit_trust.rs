@@ -388,3 +388,79 @@ async fn the_guards_refusals_are_recorded() {
     assert_eq!(listed["matched"], 2, "{listed}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// One JSON-RPC call to the MCP router with `headers`: its status.
+async fn mcp_call(router: &axum::Router, headers: &[(&str, &str)], body: &Value) -> StatusCode {
+    let mut request = Request::post("/mcp")
+        .header("host", "127.0.0.1:18999")
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream");
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    send(
+        router,
+        request.body(Body::from(body.to_string())).expect("request"),
+    )
+    .await
+    .0
+}
+
+#[tokio::test]
+async fn mcp_events_name_the_gateway_s_user_only_with_the_secret() {
+    let dir = std::env::temp_dir().join(unique("klens-audit-mcp"));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let file = dir.join("audit.ndjson");
+    let yaml = format!(
+        "{}mcp:\n  listen: 127.0.0.1:18999\n  privileges: [create_topics]\n  secret: gateway-secret\n",
+        file_sink_yaml(&file)
+    );
+    let config = config(&yaml);
+    let catalog = std::sync::Arc::new(server::catalog::Catalog::new(&config));
+    for entry in catalog.clusters() {
+        entry.refresh().await;
+    }
+    let policy = std::sync::Arc::new(server::auth::Policy::from_config(&config));
+    let audit = server::audit::Audit::new(config.audit.as_ref(), &config.clusters).expect("audit");
+    let service =
+        std::sync::Arc::new(server::service::Service::new(policy, catalog).with_audit(audit));
+    let router = server::mcp::router(service, config.mcp.as_ref().expect("mcp"));
+    let create = |topic: &str| json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "klens_topic_create", "arguments": {"cluster": "rw", "topic": topic, "partitions": 1, "dry_run": true}}});
+    let bearer = "Bearer gateway-secret";
+    let status = mcp_call(
+        &router,
+        &[
+            ("authorization", bearer),
+            ("x-klens-user", "carol@example.com"),
+        ],
+        &create(&unique("it-audit-mcp")),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    // Without the secret the name is not even read: the guard refuses, and that is recorded.
+    let status = mcp_call(
+        &router,
+        &[("x-klens-user", "mallory@example.com")],
+        &create(&unique("it-audit-mcp")),
+    )
+    .await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    let events = lines(&std::fs::read_to_string(&file).expect("the audit file"));
+    // The dry run asked Kafka to validate the topic: its attempt, its outcome, the refusal.
+    assert_eq!(events.len(), 3, "{events:?}");
+    assert_eq!(
+        (&events[0]["phase"], &events[1]["phase"]),
+        (&json!("attempt"), &json!("outcome"))
+    );
+    assert_eq!(events[0]["door"], "mcp");
+    assert_eq!(
+        events[0]["who"],
+        json!({"kind": "mcp", "subject": null, "name": "carol@example.com", "groups": [], "forwarded": true})
+    );
+    assert_eq!(events[0]["privilege"], "CREATE_TOPICS");
+    assert_eq!(events[2]["outcome"]["code"], "UNAUTHENTICATED");
+    assert_eq!(events[2]["who"]["name"], Value::Null);
+    let text = std::fs::read_to_string(&file).expect("file");
+    assert!(!text.contains("mallory") && !text.contains("gateway-secret"));
+    let _ = std::fs::remove_dir_all(&dir);
+}

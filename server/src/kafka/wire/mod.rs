@@ -770,13 +770,14 @@ mod tests {
                 .expect_err("the wrong grant");
             assert!(e.contains("DELETE_OFFSETS"), "{e}");
         }
-        let grant = policy
+        let mut grant = policy
             .decide(
                 &anyone,
                 "c",
                 Action::new(Privilege::DeleteOffsets, group("g")),
             )
             .expect("allowed");
+        grant.open();
         let e = lease
             .write(&grant, &request, 0)
             .await
