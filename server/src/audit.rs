@@ -405,10 +405,10 @@ pub fn bound(event: &mut AuditEvent) {
                     Value::String(text) => {
                         cut(text, MAX_SUMMARY / 8);
                     }
-                    Value::Array(_) | Value::Object(_) => {
-                        if value.to_string().len() > MAX_SUMMARY / 8 {
-                            *value = Value::String("(cut)".into());
-                        }
+                    Value::Array(_) | Value::Object(_)
+                        if value.to_string().len() > MAX_SUMMARY / 8 =>
+                    {
+                        *value = Value::String("(cut)".into());
                     }
                     _ => {}
                 }
@@ -899,7 +899,7 @@ mod tests {
         );
         assert_eq!(event.resource.length, Some(huge.len() as u64));
         assert_eq!(event.summary["n"], 5);
-        assert_eq!(event.summary["summary_length"].as_u64().is_some(), true);
+        assert!(event.summary["summary_length"].as_u64().is_some());
         // A cut never splits a character.
         assert!(event.cluster.ends_with('…'));
     }
