@@ -9,7 +9,7 @@ use base64::Engine;
 
 use serde_json::json;
 
-use super::schemas::{registry_error, registry_of};
+use super::schemas::{check_subject, registry_error, registry_of};
 use super::{Granted, Service};
 use crate::audit::Attempt;
 use crate::auth::oidc::now_ms;
@@ -115,6 +115,7 @@ async fn chosen_schema(
         .clone()
         .filter(|s| !s.is_empty())
         .unwrap_or_else(|| format!("{topic}-{field}"));
+    check_subject(&subject, &format!("{field}.subject"))?;
     let found = registry
         .subject_version(&subject, payload.version)
         .await
