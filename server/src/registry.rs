@@ -434,6 +434,34 @@ impl Registry {
         self.get(&["subjects", subject, "versions", &number]).await
     }
 
+    /// Whether `subject` holds version `version`.
+    pub async fn has_version(&self, subject: &str, version: i64) -> Result<bool, RegistryError> {
+        let number = version.to_string();
+        Ok(self
+            .get::<serde_json::Value>(&["subjects", subject, "versions", &number])
+            .await?
+            .is_some())
+    }
+
+    /// The subjects whose versions hold the schema `id`, soft-deleted ones included; empty when
+    /// the registry has no such id.
+    pub async fn subjects_of_id(&self, id: u32) -> Result<Vec<String>, RegistryError> {
+        #[derive(Deserialize)]
+        struct Held {
+            subject: String,
+        }
+        let held: Vec<Held> = self
+            .get_with(
+                &["schemas", "ids", &id.to_string(), "versions"],
+                &[("deleted", "true")],
+            )
+            .await?
+            .unwrap_or_default();
+        let mut subjects: Vec<String> = held.into_iter().map(|h| h.subject).collect();
+        subjects.dedup();
+        Ok(subjects)
+    }
+
     /// A registered schema with the texts of the schemas it references, references of
     /// references included; `what` names it in errors.
     async fn with_references(

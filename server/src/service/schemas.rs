@@ -78,6 +78,32 @@ pub fn check_subject(name: &str, field: &str) -> Result<(), ApiError> {
     Ok(())
 }
 
+/// Whether `caller` may read the schemas of `subject`: SCHEMA_TEXT on it, by the one decision
+/// (which a scoped caller passes only for subjects their scopes cover). An operation that reads
+/// a subject's schema on the caller's behalf (produce through the registry, a reference) answers
+/// a subject they may not read exactly as one that does not exist.
+pub fn reads_subject(service: &Service, caller: &Caller, cluster: &str, subject: &str) -> bool {
+    service
+        .decide(
+            caller,
+            cluster,
+            Action::new(Privilege::SchemaText, Resource::Subject(subject.to_string())),
+        )
+        .is_ok()
+}
+
+/// A reference to a version the registry lacks, or that the caller may not read: the same
+/// answer for both.
+fn no_reference(index: usize, reference: &Reference) -> ApiError {
+    ApiError::new(
+        ErrorCode::NotFound,
+        format!(
+            "Reference {index} (\"{}\"): the registry has no version {} of subject \"{}\".",
+            reference.name, reference.version, reference.subject
+        ),
+    )
+}
+
 fn no_subject(subject: &str) -> ApiError {
     ApiError::new(
         ErrorCode::NotFound,
@@ -328,6 +354,18 @@ async fn register_schema_now(
     let proposal = proposal(&args)?;
     let dry_run = args.dry_run.clone().optional("dry_run")?.unwrap_or(false);
     let registry = registry_of(&granted)?;
+    // A reference reads the referenced subject's schema: one the caller may not read answers
+    // as one the registry lacks, before the registry is asked about it.
+    for (i, reference) in proposal.references.iter().enumerate() {
+        let readable = reads_subject(service, caller, &args.cluster, &reference.subject)
+            && registry
+                .has_version(&reference.subject, reference.version)
+                .await
+                .map_err(registry_error)?;
+        if !readable {
+            return Err(no_reference(i, reference));
+        }
+    }
     // The schema must parse, with the schemas it references, before the registry sees it.
     let text = registry
         .proposal_text(&proposal)

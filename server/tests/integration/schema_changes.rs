@@ -317,6 +317,63 @@ async fn a_subject_name_that_is_path_syntax_never_reaches_the_registry() {
     );
 }
 
+/// A reference reads the referenced subject's schema: without SCHEMA_TEXT on it, or with a
+/// scope that does not cover it, a reference answers exactly as one to a subject the registry
+/// lacks; with SCHEMA_TEXT on it the proposal is judged.
+#[tokio::test]
+async fn a_reference_needs_schema_text_on_its_subject() {
+    let own = unique("it-refpriv");
+    let referenced = format!("{own}-base");
+    let missing = format!("{own}-missing");
+    registry(
+        Method::POST,
+        &format!("subjects/{referenced}/versions"),
+        json!({ "schema": V1 }),
+    )
+    .await;
+    let user = r#"{"type":"record","name":"U","fields":[{"name":"p","type":"P"}]}"#;
+    let propose = |service: std::sync::Arc<server::service::Service>, to: String| {
+        let own = own.clone();
+        async move {
+            let args = serde_json::from_value(json!({"cluster": "local",
+                "subject": format!("{own}-user"), "schema": user, "dry_run": true,
+                "references": [{"name": "P", "subject": to, "version": 1}]}))
+            .expect("arguments");
+            server::service::schemas::register_schema(&service, &server::auth::Caller::Mcp, args)
+                .await
+        }
+    };
+    let refusing = [
+        registry_ceiling_yaml("register_schemas", ""),
+        registry_ceiling_yaml(
+            "register_schemas, schema_text",
+            &format!("  resources:\n    subjects: [\"{own}-user\"]\n"),
+        ),
+    ];
+    for yaml in refusing {
+        let service = ceiling_service(&yaml).await;
+        let refused = propose(std::sync::Arc::clone(&service), referenced.clone())
+            .await
+            .expect_err("refused");
+        let lacking = propose(service, missing.clone())
+            .await
+            .expect_err("not found");
+        let same = |e: &app::ApiError| {
+            (
+                e.code,
+                e.message.replace(&referenced, "S").replace(&missing, "S"),
+                e.field.clone(),
+                e.privilege,
+            )
+        };
+        assert_eq!(same(&refused), same(&lacking), "{yaml}");
+        assert_eq!(refused.code.as_str(), "NOT_FOUND", "{}", refused.message);
+    }
+    let service = ceiling_service(&registry_ceiling_yaml("register_schemas, schema_text", "")).await;
+    let judged = propose(service, referenced.clone()).await.expect("judged");
+    assert!(judged.dry_run && judged.existing.is_none(), "{judged:?}");
+}
+
 #[tokio::test]
 async fn a_subjects_level_is_set_and_given_back_to_the_global_one() {
     let subject = unique("it-level");
