@@ -855,9 +855,9 @@ pub fn segment_problem(name: &str) -> Option<&'static str> {
         return Some("it cannot hold a control character (a tab, a line break)");
     }
     let bytes = name.as_bytes();
-    let escaped = bytes.windows(3).any(|w| {
-        w[0] == b'%' && w[1].is_ascii_hexdigit() && w[2].is_ascii_hexdigit()
-    });
+    let escaped = bytes
+        .windows(3)
+        .any(|w| w[0] == b'%' && w[1].is_ascii_hexdigit() && w[2].is_ascii_hexdigit());
     if escaped {
         return Some("it cannot hold a percent-encoded sequence such as %2e or %2F");
     }

@@ -16,6 +16,8 @@ use crate::auth::oidc::now_ms;
 use crate::auth::Caller;
 use crate::kafka::admin::produce::{produce as write, Outgoing};
 use crate::kafka::partition::Partitioner;
+use crate::masking::TopicMask;
+use crate::records::decode::Schemas;
 use crate::records::encode::{encode, Unfit};
 use crate::registry::{Registry, SchemaText};
 
@@ -222,6 +224,45 @@ async fn part_bytes(
     Ok((within_part(field, bytes)?, Some(used)))
 }
 
+/// Refuses a record that holds a field the topic's `hash` rules mask, for a caller who sees
+/// the topic masked: reading it back would show its hash beside the hashes of the values they
+/// may not read, so they could write guesses until one matches. Each part is read as a record
+/// read would read it (through its schema when it is framed), so no encoding gets around it.
+/// It is the UNMASK privilege that is missing: the same record is a plain write for a caller
+/// who holds it, and for whom nothing is hidden.
+async fn no_hashed_field(
+    schemas: &Schemas,
+    mask: &TopicMask,
+    topic: &str,
+    key: Option<&[u8]>,
+    value: Option<&[u8]>,
+) -> Result<(), ApiError> {
+    let loaded = schemas
+        .load(
+            [schemas.wanted(key), schemas.wanted(value)]
+                .into_iter()
+                .flatten(),
+        )
+        .await;
+    for (part, bytes, is_key) in [("key", key, true), ("value", value, false)] {
+        let Some(path) = mask.hashed_field(&schemas.decode(&loaded, bytes), is_key) else {
+            continue;
+        };
+        return Err(ApiError {
+            privilege: Some(Privilege::Unmask),
+            ..ApiError::new(
+                ErrorCode::MissingPrivilege,
+                format!(
+                    "Topic \"{topic}\" masks the field {path} of its {part}s by hash, and this \
+                     {part} holds it: writing it needs the UNMASK privilege on the topic, since \
+                     its hash read back would confirm a guess of a value hidden the same way."
+                ),
+            )
+        });
+    }
+    Ok(())
+}
+
 pub async fn produce(
     service: &Service,
     caller: &Caller,
@@ -307,6 +348,10 @@ async fn produce_now(
     };
     let (key, key_schema) = part_bytes(&reader, &granted, &topic, key, "key").await?;
     let (value, value_schema) = part_bytes(&reader, &granted, &topic, value, "value").await?;
+    if let Some(mask) = service.mask(caller, &cluster, &topic) {
+        let schemas = service.schemas(&cluster);
+        no_hashed_field(&schemas, &mask, &topic, key.as_deref(), value.as_deref()).await?;
+    }
     let total = key.as_ref().map_or(0, Vec::len)
         + value.as_ref().map_or(0, Vec::len)
         + headers

@@ -87,7 +87,10 @@ pub fn reads_subject(service: &Service, caller: &Caller, cluster: &str, subject:
         .decide(
             caller,
             cluster,
-            Action::new(Privilege::SchemaText, Resource::Subject(subject.to_string())),
+            Action::new(
+                Privilege::SchemaText,
+                Resource::Subject(subject.to_string()),
+            ),
         )
         .is_ok()
 }
@@ -486,8 +489,7 @@ async fn records_check(
         ));
         return Some(check);
     }
-    let records = match crate::records::newest_for_check(&read.grant, &read.link(), &topic).await
-    {
+    let records = match crate::records::newest_for_check(&read.grant, &read.link(), &topic).await {
         Ok(records) => records,
         Err(e) => {
             check.error = Some(e.message);

@@ -602,7 +602,10 @@ async fn encoding_through_a_subject_needs_schema_text_on_it() {
     let missing = format!("{topic}-missing");
     // (what is asked, the same asked of what the registry lacks), as the value's extra fields.
     let pairs = [
-        (serde_json::json!({}), serde_json::json!({"subject": missing})),
+        (
+            serde_json::json!({}),
+            serde_json::json!({"subject": missing}),
+        ),
         (
             serde_json::json!({"subject": subject, "version": 1}),
             serde_json::json!({"subject": missing, "version": 1}),
@@ -618,7 +621,10 @@ async fn encoding_through_a_subject_needs_schema_text_on_it() {
             "produce, schema_text",
             &format!("  resources:\n    topics: [\"{topic}\"]\n"),
         )
-        .replace("    writable: true\n", "    writable: true\n    catalog: scoped\n"),
+        .replace(
+            "    writable: true\n",
+            "    writable: true\n    catalog: scoped\n",
+        ),
     )
     .await;
     for (service, cases) in [

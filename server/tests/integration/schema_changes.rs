@@ -202,7 +202,9 @@ async fn the_records_check_needs_records_on_the_topic() {
     let id = first["id"].as_u64().expect("id") as u32;
     produce_values(
         &topic,
-        &(0..3).map(|i| (0, Some(framed_v1(id, i)))).collect::<Vec<_>>(),
+        &(0..3)
+            .map(|i| (0, Some(framed_v1(id, i))))
+            .collect::<Vec<_>>(),
     );
     let check = |privileges: &'static str, extra: &'static str| {
         let subject = subject.clone();
@@ -235,7 +237,10 @@ async fn the_records_check_needs_records_on_the_topic() {
         );
         assert!(check.first_failure.is_none() && check.first_unchecked.is_none());
         assert!(
-            check.skipped.as_deref().is_some_and(|why| why.contains("RECORDS")),
+            check
+                .skipped
+                .as_deref()
+                .is_some_and(|why| why.contains("RECORDS")),
             "{check:?}"
         );
         assert_eq!(check.error, None);
@@ -286,11 +291,19 @@ async fn a_subject_name_that_is_path_syntax_never_reaches_the_registry() {
             body["subject"] = json!(name);
             let (status, answer) = post(&router, &format!("/api/{call}"), body.clone()).await;
             assert_eq!(
-                (status.as_u16(), answer["code"].as_str(), answer["field"].as_str()),
+                (
+                    status.as_u16(),
+                    answer["code"].as_str(),
+                    answer["field"].as_str()
+                ),
                 (400, Some("BAD_REQUEST"), Some("subject")),
                 "{call} {body}: {answer}"
             );
-            assert_eq!(global().await, before, "{call} {body} moved the global level");
+            assert_eq!(
+                global().await,
+                before,
+                "{call} {body} moved the global level"
+            );
         }
         // A reference cannot name such a subject either.
         let (status, answer) = post(
@@ -369,7 +382,8 @@ async fn a_reference_needs_schema_text_on_its_subject() {
         assert_eq!(same(&refused), same(&lacking), "{yaml}");
         assert_eq!(refused.code.as_str(), "NOT_FOUND", "{}", refused.message);
     }
-    let service = ceiling_service(&registry_ceiling_yaml("register_schemas, schema_text", "")).await;
+    let service =
+        ceiling_service(&registry_ceiling_yaml("register_schemas, schema_text", "")).await;
     let judged = propose(service, referenced.clone()).await.expect("judged");
     assert!(judged.dry_run && judged.existing.is_none(), "{judged:?}");
 }

@@ -445,11 +445,9 @@ pub(crate) async fn ceiling_service(yaml: &str) -> Arc<server::service::Service>
         entry.refresh().await;
     }
     let policy = Arc::new(server::auth::Policy::from_config(&config));
-    Arc::new(
-        server::service::Service::new(policy, catalog).with_masking(
-            server::masking::Masking::new(config.masking.clone(), config.masking_key.clone()),
-        ),
-    )
+    Arc::new(server::service::Service::new(policy, catalog).with_masking(
+        server::masking::Masking::new(config.masking.clone(), config.masking_key.clone()),
+    ))
 }
 
 /// A cluster `local` with the dev stack's registry, writable, and an MCP ceiling holding
