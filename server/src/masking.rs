@@ -72,6 +72,24 @@ impl TopicMask {
         self.rules.iter().any(|r| r.keys)
     }
 
+    /// The first field of `part` (a key when `is_key`) that a `hash` rule would replace when
+    /// the record is read back, as its dotted path; `None` when there is none. One key hashes
+    /// every value, so a caller who may write such a field and read its hash back could confirm
+    /// a guess of any value hidden the same way. A part framed with a schema that did not
+    /// decode may hold such a field: it names the rule's first.
+    pub fn hashed_field(&self, part: &Encoded, is_key: bool) -> Option<String> {
+        let structured = matches!(
+            part.encoding,
+            Encoding::Json | Encoding::Avro | Encoding::Protobuf | Encoding::JsonSchema
+        );
+        self.rules
+            .iter()
+            .filter(|r| r.strategy == MaskStrategy::Hash && (!is_key || r.keys))
+            .flat_map(|r| &r.fields)
+            .find(|path| part.error.is_some() || (structured && holds(&part.data, path)))
+            .map(|path| path.join("."))
+    }
+
     /// Masks a decoded record in place: its value, and its key where a rule says so. Headers
     /// are not fields of the value and stay as they are.
     pub fn apply(&self, record: &mut Record) {
@@ -175,6 +193,21 @@ impl TopicMask {
                 None => REDACTED.to_string(),
             },
         }
+    }
+}
+
+/// Whether `value` has a field at `path` (in any element of the arrays on the way) whose value
+/// masking would replace: anything but `null`.
+fn holds(value: &Value, path: &[String]) -> bool {
+    let Some((first, rest)) = path.split_first() else {
+        return !value.is_null();
+    };
+    match value {
+        Value::Array(items) => items.iter().any(|item| holds(item, path)),
+        Value::Object(fields) => fields
+            .iter()
+            .any(|(name, inner)| field_matches(first, name) && holds(inner, rest)),
+        _ => false,
     }
 }
 

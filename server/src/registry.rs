@@ -224,6 +224,13 @@ impl Registry {
     }
 
     fn url(&self, segments: &[&str]) -> Result<Url, String> {
+        // The service refuses such names with the argument's name, before any request; this is
+        // the last guard against what the URL library itself would rewrite.
+        if let Some(bad) = segments.iter().find(|s| rewritten_by_url(s)) {
+            return Err(format!(
+                "registry: {bad:?} cannot be a part of the registry's URL path"
+            ));
+        }
         let mut url = self.base.clone();
         {
             let mut path = url
@@ -231,7 +238,8 @@ impl Registry {
                 .map_err(|_| "the registry URL cannot take a path".to_string())?;
             path.pop_if_empty();
             for segment in segments {
-                // Each segment is percent-encoded, so a subject name cannot change the path.
+                // Each segment is percent-encoded (`/`, `\`, `%` too), so it stays one segment
+                // once `rewritten_by_url` has kept out what the library would drop or join.
                 path.push(segment);
             }
         }
@@ -426,6 +434,34 @@ impl Registry {
         self.get(&["subjects", subject, "versions", &number]).await
     }
 
+    /// Whether `subject` holds version `version`.
+    pub async fn has_version(&self, subject: &str, version: i64) -> Result<bool, RegistryError> {
+        let number = version.to_string();
+        Ok(self
+            .get::<serde_json::Value>(&["subjects", subject, "versions", &number])
+            .await?
+            .is_some())
+    }
+
+    /// The subjects whose versions hold the schema `id`, soft-deleted ones included; empty when
+    /// the registry has no such id.
+    pub async fn subjects_of_id(&self, id: u32) -> Result<Vec<String>, RegistryError> {
+        #[derive(Deserialize)]
+        struct Held {
+            subject: String,
+        }
+        let held: Vec<Held> = self
+            .get_with(
+                &["schemas", "ids", &id.to_string(), "versions"],
+                &[("deleted", "true")],
+            )
+            .await?
+            .unwrap_or_default();
+        let mut subjects: Vec<String> = held.into_iter().map(|h| h.subject).collect();
+        subjects.dedup();
+        Ok(subjects)
+    }
+
     /// A registered schema with the texts of the schemas it references, references of
     /// references included; `what` names it in errors.
     async fn with_references(
@@ -477,6 +513,16 @@ impl Registry {
             .await?
             .and_then(|c| c.level);
         let reads = stream::iter(names.into_iter().map(|name| async move {
+            // A name no URL can carry as it is was not registered through klens: it is listed,
+            // but never asked about (and never read as another path).
+            if rewritten_by_url(&name) {
+                return Ok(Subject {
+                    name,
+                    versions: Vec::new(),
+                    latest: None,
+                    compatibility: None,
+                });
+            }
             let summary = self.subject_summary(&name).await?;
             Ok::<_, RegistryError>(summary.unwrap_or(Subject {
                 name,
@@ -793,6 +839,37 @@ impl Registry {
     }
 }
 
+/// Why `name` cannot be one segment of a registry URL's path, or `None` when it can. The URL
+/// library drops a segment `.` or `..`, removes tabs and line breaks (so `.\t.` becomes `..` and
+/// climbs), and reads `%2e` as a dot; a registry decodes percent-encoded sequences (`%2F`,
+/// `%5C`) and may read `/` or `\` as separators. Any of these would send a request for one
+/// subject to another path: `config/..` is the global level's.
+pub fn segment_problem(name: &str) -> Option<&'static str> {
+    if name == "." || name == ".." {
+        return Some("it cannot be \".\" or \"..\"");
+    }
+    if name.contains(['/', '\\']) {
+        return Some("it cannot hold \"/\" or \"\\\"");
+    }
+    if name.chars().any(char::is_control) {
+        return Some("it cannot hold a control character (a tab, a line break)");
+    }
+    let bytes = name.as_bytes();
+    let escaped = bytes
+        .windows(3)
+        .any(|w| w[0] == b'%' && w[1].is_ascii_hexdigit() && w[2].is_ascii_hexdigit());
+    if escaped {
+        return Some("it cannot hold a percent-encoded sequence such as %2e or %2F");
+    }
+    None
+}
+
+/// Whether the URL library would not push `segment` as it is: it skips `.` and `..`, and
+/// removes tabs and line breaks before it reads a segment as a dot segment.
+fn rewritten_by_url(segment: &str) -> bool {
+    segment == "." || segment == ".." || segment.chars().any(char::is_control)
+}
+
 /// A schema as proposed for registration.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Proposal {
@@ -833,4 +910,62 @@ fn require(grant: &Grant, privilege: Privilege, subject: &str) -> Result<(), Reg
     grant
         .require(privilege, &Resource::Subject(subject.to_string()))
         .map_err(|e| RegistryError::new(e.message))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn registry() -> Registry {
+        Registry::new(&RegistryConfig {
+            url: "http://127.0.0.1:1/apis/ccompat/v7".into(),
+            username: None,
+            password: None,
+        })
+        .expect("a registry")
+    }
+
+    /// What the URL library does with a segment that is path syntax: `..` is dropped, and a
+    /// tab inside dots is removed before the dots climb, so `config/<name>` would be the
+    /// global level's `config`. Such a segment is refused; others stay one segment.
+    #[test]
+    fn a_name_never_becomes_another_path() {
+        let registry = registry();
+        for name in [".", "..", ".\t.", "\t", ".\n", "a\rb"] {
+            assert!(registry.url(&["config", name]).is_err(), "{name:?}");
+        }
+        for (name, path) in [
+            ("a b", "/apis/ccompat/v7/config/a%20b"),
+            ("a/b", "/apis/ccompat/v7/config/a%2Fb"),
+            ("a\\b", "/apis/ccompat/v7/config/a%5Cb"),
+            ("%2e%2e", "/apis/ccompat/v7/config/%252e%252e"),
+            ("x?y#z", "/apis/ccompat/v7/config/x%3Fy%23z"),
+        ] {
+            let url = registry.url(&["config", name]).expect("a URL");
+            assert_eq!(url.path(), path, "{name:?}");
+        }
+    }
+
+    #[test]
+    fn names_that_are_path_syntax_are_told_apart() {
+        for bad in [
+            ".", "..", "a/b", "/", "a\\b", "%2e", "%2E%2e", "a%2Fb", "a%2fb", "a%5Cb", "x%00",
+            ".\t.", "a\nb", "\u{7f}", "\u{85}",
+        ] {
+            assert!(segment_problem(bad).is_some(), "{bad:?}");
+        }
+        for good in [
+            "payments-value",
+            "com.example.Payment",
+            "...",
+            ".hidden",
+            "a..b",
+            "100%",
+            "50% off",
+            "%zz",
+            "naïve-value",
+        ] {
+            assert_eq!(segment_problem(good), None, "{good:?}");
+        }
+    }
 }

@@ -176,6 +176,10 @@ pub struct RecordsCheck {
     /// Why the records could not be read, when they could not.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// Why the check did not run for this caller (no RECORDS on the topic, or the part is
+    /// masked for them): nothing was read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skipped: Option<String>,
 }
 
 /// The answer of `register_schema`: with `dry_run`, the registry's verdict and the records

@@ -243,6 +243,12 @@ fn Verdict(
 /// How the topic's newest records read with the proposed schema.
 #[component]
 fn RecordsVerdict(check: RecordsCheck, cluster: String) -> impl IntoView {
+    if let Some(why) = check.skipped.clone() {
+        return view! {
+            <p class="note" data-figure="records">{format!("The records of {} were not checked: {why}", check.topic)}</p>
+        }
+        .into_any();
+    }
     if let Some(e) = check.error.clone() {
         return view! {
             <p class="error">{format!("The records of {} could not be read: {e}", check.topic)}</p>

@@ -365,3 +365,71 @@ fn the_key_never_shows_in_debug_output() {
     let m = mask(vec![rule(&["a"], MaskStrategy::Hash, false)]);
     assert!(!format!("{m:?}").contains(KEY));
 }
+
+/// Writing a field that a hash rule masks, then reading its hash back, would confirm a guess:
+/// such a field is found wherever a read would hash it (in arrays, by Protobuf's JSON name, in a
+/// key only under `keys`), and nowhere else.
+#[test]
+fn a_field_a_read_would_hash_is_found_before_it_is_written() {
+    let m = mask(vec![
+        rule(&["customer.email"], MaskStrategy::Hash, true),
+        rule(&["card_number"], MaskStrategy::Hash, false),
+        rule(&["note"], MaskStrategy::Redact, true),
+    ]);
+    let hashed = |encoding, data: Value, is_key| m.hashed_field(&part(encoding, data), is_key);
+    let email = json!({"customer": {"email": "ann@example.com"}});
+    for encoding in [
+        Encoding::Json,
+        Encoding::Avro,
+        Encoding::Protobuf,
+        Encoding::JsonSchema,
+    ] {
+        assert_eq!(
+            hashed(encoding, email.clone(), false).as_deref(),
+            Some("customer.email")
+        );
+    }
+    assert_eq!(
+        hashed(Encoding::Json, email.clone(), true).as_deref(),
+        Some("customer.email"),
+        "the email rule masks keys too"
+    );
+    assert_eq!(
+        hashed(
+            Encoding::Json,
+            json!([{"customer": [{"email": "x"}]}]),
+            false
+        )
+        .as_deref(),
+        Some("customer.email")
+    );
+    assert_eq!(
+        hashed(Encoding::Protobuf, json!({"cardNumber": "4111"}), false).as_deref(),
+        Some("card_number")
+    );
+    // The card rule does not mask keys; redacted fields tell nothing; null is not hashed.
+    assert_eq!(
+        hashed(Encoding::Json, json!({"card_number": "4111"}), true),
+        None
+    );
+    assert_eq!(hashed(Encoding::Json, json!({"note": "x"}), false), None);
+    assert_eq!(
+        hashed(Encoding::Json, json!({"customer": {"email": null}}), false),
+        None
+    );
+    assert_eq!(
+        hashed(Encoding::Json, json!({"customer": "x"}), false),
+        None
+    );
+    // Text and bytes are masked whole, never hashed.
+    assert_eq!(hashed(Encoding::Text, json!("customer.email"), false), None);
+    assert_eq!(hashed(Encoding::Base64, json!("AAE="), false), None);
+    assert_eq!(hashed(Encoding::Null, Value::Null, false), None);
+    // A framed part that did not decode could hold the field.
+    let mut unread = part(Encoding::Base64, json!("AAAAAAE="));
+    unread.error = Some("schema 1 could not be fetched".into());
+    assert_eq!(
+        m.hashed_field(&unread, false).as_deref(),
+        Some("customer.email")
+    );
+}

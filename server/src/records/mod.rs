@@ -321,18 +321,14 @@ pub async fn one(
 pub const RECHECK_LIMIT: usize = 500;
 
 /// The newest records of `topic` (up to [`RECHECK_LIMIT`], from every partition), read to
-/// check a schema proposed for `subject` against them. Nothing read is shown: the check answers
-/// counts, places and reasons.
+/// check a schema proposed for the topic's subject against them, under the grant of RECORDS on
+/// the topic. Nothing read is shown: the check answers counts, places and reasons.
 pub async fn newest_for_check(
     grant: &Grant,
     link: &Link,
     topic: &Topic,
-    subject: &str,
 ) -> Result<Vec<RawRecord>, ApiError> {
-    grant.require(
-        Privilege::RegisterSchemas,
-        &app::access::Resource::Subject(subject.to_string()),
-    )?;
+    grant.require_topic(Privilege::Records, &topic.name)?;
     let deadline = Instant::now() + PAGE_DEADLINE;
     let clients = link.clients().map_err(client_error)?;
     let bounds = bounds(&clients, topic, deadline).await?;

@@ -9,13 +9,15 @@ use base64::Engine;
 
 use serde_json::json;
 
-use super::schemas::{registry_error, registry_of};
+use super::schemas::{check_subject, reads_subject, registry_error, registry_of};
 use super::{Granted, Service};
 use crate::audit::Attempt;
 use crate::auth::oidc::now_ms;
 use crate::auth::Caller;
 use crate::kafka::admin::produce::{produce as write, Outgoing};
 use crate::kafka::partition::Partitioner;
+use crate::masking::TopicMask;
+use crate::records::decode::Schemas;
 use crate::records::encode::{encode, Unfit};
 use crate::registry::{Registry, SchemaText};
 
@@ -78,8 +80,11 @@ fn schema_type(encoding: Encoding) -> Option<&'static str> {
 }
 
 /// The schema `payload` names: by id, or by subject (default `<topic>-<field>`) and version
-/// (default the newest).
+/// (default the newest). Encoding reads the schema, so the caller needs SCHEMA_TEXT on its
+/// subject (for an id, on one of the subjects that hold it); a schema they may not read answers
+/// exactly as one the registry lacks.
 async fn chosen_schema(
+    reader: &Reader<'_>,
     registry: &Registry,
     topic: &str,
     payload: &Payload,
@@ -92,16 +97,21 @@ async fn chosen_schema(
                 format!("Give `{field}.schema_id` or `{field}.subject`, not both."),
             ));
         }
+        let missing = || {
+            ApiError::new(
+                ErrorCode::NotFound,
+                format!("The registry has no schema {id}."),
+            )
+        };
+        let holders = registry.subjects_of_id(id).await.map_err(registry_error)?;
+        if !holders.iter().any(|s| reader.reads(s)) {
+            return Err(missing());
+        }
         let text = registry
             .schema_by_id(id)
             .await
             .map_err(registry_error)?
-            .ok_or_else(|| {
-                ApiError::new(
-                    ErrorCode::NotFound,
-                    format!("The registry has no schema {id}."),
-                )
-            })?;
+            .ok_or_else(missing)?;
         let used = SchemaUsed {
             subject: None,
             version: None,
@@ -115,17 +125,22 @@ async fn chosen_schema(
         .clone()
         .filter(|s| !s.is_empty())
         .unwrap_or_else(|| format!("{topic}-{field}"));
+    check_subject(&subject, &format!("{field}.subject"))?;
+    let missing = || {
+        let what = match payload.version {
+            Some(v) => format!("version {v} of subject \"{subject}\""),
+            None => format!("subject \"{subject}\""),
+        };
+        ApiError::new(ErrorCode::NotFound, format!("The registry has no {what}."))
+    };
+    if !reader.reads(&subject) {
+        return Err(missing());
+    }
     let found = registry
         .subject_version(&subject, payload.version)
         .await
         .map_err(registry_error)?
-        .ok_or_else(|| {
-            let what = match payload.version {
-                Some(v) => format!("version {v} of subject \"{subject}\""),
-                None => format!("a subject \"{subject}\""),
-            };
-            ApiError::new(ErrorCode::NotFound, format!("The registry has no {what}."))
-        })?;
+        .ok_or_else(missing)?;
     let used = SchemaUsed {
         subject: Some(subject),
         version: Some(found.version),
@@ -133,6 +148,19 @@ async fn chosen_schema(
         schema_type: found.schema.schema_type.clone(),
     };
     Ok((found.schema, used))
+}
+
+/// Who reads schemas for the record: the caller, on a cluster.
+struct Reader<'a> {
+    service: &'a Service,
+    caller: &'a Caller,
+    cluster: &'a str,
+}
+
+impl Reader<'_> {
+    fn reads(&self, subject: &str) -> bool {
+        reads_subject(self.service, self.caller, self.cluster, subject)
+    }
 }
 
 /// A key or value as judged with the other arguments: its bytes, or, for a schema encoding,
@@ -155,6 +183,7 @@ fn judge_part(payload: Option<Payload>, field: &str) -> Result<Part, ApiError> {
 /// The bytes of a key or value, a schema encoding's JSON encoded with the registered schema it
 /// names (and which one that was).
 async fn part_bytes(
+    reader: &Reader<'_>,
     granted: &Granted,
     topic: &str,
     part: Part,
@@ -166,7 +195,7 @@ async fn part_bytes(
     };
     let registry = registry_of(granted)?;
     let payload = &payload;
-    let (text, used) = chosen_schema(&registry, topic, payload, field).await?;
+    let (text, used) = chosen_schema(reader, &registry, topic, payload, field).await?;
     if text.schema_type != wanted {
         return Err(ApiError::bad_request(
             field,
@@ -193,6 +222,45 @@ async fn part_bytes(
             }
         })?;
     Ok((within_part(field, bytes)?, Some(used)))
+}
+
+/// Refuses a record that holds a field the topic's `hash` rules mask, for a caller who sees
+/// the topic masked: reading it back would show its hash beside the hashes of the values they
+/// may not read, so they could write guesses until one matches. Each part is read as a record
+/// read would read it (through its schema when it is framed), so no encoding gets around it.
+/// It is the UNMASK privilege that is missing: the same record is a plain write for a caller
+/// who holds it, and for whom nothing is hidden.
+async fn no_hashed_field(
+    schemas: &Schemas,
+    mask: &TopicMask,
+    topic: &str,
+    key: Option<&[u8]>,
+    value: Option<&[u8]>,
+) -> Result<(), ApiError> {
+    let loaded = schemas
+        .load(
+            [schemas.wanted(key), schemas.wanted(value)]
+                .into_iter()
+                .flatten(),
+        )
+        .await;
+    for (part, bytes, is_key) in [("key", key, true), ("value", value, false)] {
+        let Some(path) = mask.hashed_field(&schemas.decode(&loaded, bytes), is_key) else {
+            continue;
+        };
+        return Err(ApiError {
+            privilege: Some(Privilege::Unmask),
+            ..ApiError::new(
+                ErrorCode::MissingPrivilege,
+                format!(
+                    "Topic \"{topic}\" masks the field {path} of its {part}s by hash, and this \
+                     {part} holds it: writing it needs the UNMASK privilege on the topic, since \
+                     its hash read back would confirm a guess of a value hidden the same way."
+                ),
+            )
+        });
+    }
+    Ok(())
 }
 
 pub async fn produce(
@@ -273,8 +341,17 @@ async fn produce_now(
         }
     }
     // The registry is asked only once the arguments it does not judge have been.
-    let (key, key_schema) = part_bytes(&granted, &topic, key, "key").await?;
-    let (value, value_schema) = part_bytes(&granted, &topic, value, "value").await?;
+    let reader = Reader {
+        service,
+        caller,
+        cluster: &cluster,
+    };
+    let (key, key_schema) = part_bytes(&reader, &granted, &topic, key, "key").await?;
+    let (value, value_schema) = part_bytes(&reader, &granted, &topic, value, "value").await?;
+    if let Some(mask) = service.mask(caller, &cluster, &topic) {
+        let schemas = service.schemas(&cluster);
+        no_hashed_field(&schemas, &mask, &topic, key.as_deref(), value.as_deref()).await?;
+    }
     let total = key.as_ref().map_or(0, Vec::len)
         + value.as_ref().map_or(0, Vec::len)
         + headers

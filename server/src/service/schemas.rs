@@ -55,13 +55,56 @@ const MAX_SUBJECT: usize = 1000;
 
 fn subject_name(subject: Arg<String>) -> Result<String, ApiError> {
     let name = subject.required("subject")?;
+    check_subject(&name, "subject")?;
+    Ok(name)
+}
+
+/// A subject name as the registry's URL can carry it: 1 to [`MAX_SUBJECT`] bytes, and nothing
+/// the URL would read as path syntax (`..`, `/`, `%2e`, a control character), refused before
+/// any request; `field` names it in the refusal.
+pub fn check_subject(name: &str, field: &str) -> Result<(), ApiError> {
     if name.is_empty() || name.len() > MAX_SUBJECT {
         return Err(ApiError::bad_request(
-            "subject",
+            field,
             format!("A subject name is 1 to {MAX_SUBJECT} bytes."),
         ));
     }
-    Ok(name)
+    if let Some(why) = crate::registry::segment_problem(name) {
+        return Err(ApiError::bad_request(
+            field,
+            format!("A subject name becomes a part of the registry's URL, so {why}."),
+        ));
+    }
+    Ok(())
+}
+
+/// Whether `caller` may read the schemas of `subject`: SCHEMA_TEXT on it, by the one decision
+/// (which a scoped caller passes only for subjects their scopes cover). An operation that reads
+/// a subject's schema on the caller's behalf (produce through the registry, a reference) answers
+/// a subject they may not read exactly as one that does not exist.
+pub fn reads_subject(service: &Service, caller: &Caller, cluster: &str, subject: &str) -> bool {
+    service
+        .decide(
+            caller,
+            cluster,
+            Action::new(
+                Privilege::SchemaText,
+                Resource::Subject(subject.to_string()),
+            ),
+        )
+        .is_ok()
+}
+
+/// A reference to a version the registry lacks, or that the caller may not read: the same
+/// answer for both.
+fn no_reference(index: usize, reference: &Reference) -> ApiError {
+    ApiError::new(
+        ErrorCode::NotFound,
+        format!(
+            "Reference {index} (\"{}\"): the registry has no version {} of subject \"{}\".",
+            reference.name, reference.version, reference.subject
+        ),
+    )
 }
 
 fn no_subject(subject: &str) -> ApiError {
@@ -263,16 +306,13 @@ fn proposal(args: &RegisterSchemaArgs) -> Result<Proposal, ApiError> {
     }
     let mut references = Vec::new();
     for (i, r) in given.into_iter().enumerate() {
-        if r.name.is_empty()
-            || r.subject.is_empty()
-            || r.subject.len() > MAX_SUBJECT
-            || r.version < 1
-        {
+        if r.name.is_empty() || r.subject.is_empty() || r.version < 1 {
             return Err(ApiError::bad_request(
                 &format!("references/{i}"),
                 "A reference has a name, a subject and a version from 1.",
             ));
         }
+        check_subject(&r.subject, &format!("references/{i}"))?;
         references.push(Reference {
             name: r.name,
             subject: r.subject,
@@ -317,6 +357,18 @@ async fn register_schema_now(
     let proposal = proposal(&args)?;
     let dry_run = args.dry_run.clone().optional("dry_run")?.unwrap_or(false);
     let registry = registry_of(&granted)?;
+    // A reference reads the referenced subject's schema: one the caller may not read answers
+    // as one the registry lacks, before the registry is asked about it.
+    for (i, reference) in proposal.references.iter().enumerate() {
+        let readable = reads_subject(service, caller, &args.cluster, &reference.subject)
+            && registry
+                .has_version(&reference.subject, reference.version)
+                .await
+                .map_err(registry_error)?;
+        if !readable {
+            return Err(no_reference(i, reference));
+        }
+    }
     // The schema must parse, with the schemas it references, before the registry sees it.
     let text = registry
         .proposal_text(&proposal)
@@ -390,8 +442,10 @@ async fn register_schema_now(
 }
 
 /// How the newest records of the topic `subject` names read with `proposed`; `None` when the
-/// subject names no topic of the cluster. Where that part of the records is masked for
-/// `caller`, there is no check: a schema's constraints would tell masked values piece by piece.
+/// subject names no topic of the cluster the caller sees. The check reads records, so it runs
+/// only for a caller the one decision allows RECORDS on that topic, and not where that part of
+/// the records is masked for them: a schema's constraints (a `const`, a `pattern`) would tell
+/// values piece by piece. Otherwise the answer says why it was skipped.
 async fn records_check(
     service: &Service,
     caller: &Caller,
@@ -399,39 +453,50 @@ async fn records_check(
     subject: &str,
     proposed: &Proposed,
 ) -> Option<RecordsCheck> {
+    let cluster = &granted.entry.name;
+    let access = service.access(caller, cluster).ok()?;
     let (topic, part) = [("-key", "key"), ("-value", "value")]
         .into_iter()
         .find_map(|(suffix, part)| {
             let topic = subject.strip_suffix(suffix)?;
             let listed = granted.entry.topic_metadata(topic).ok().flatten()?;
-            Some((listed, part))
+            // A topic a scoped catalog hides is one the cluster does not have.
+            access
+                .sees(&Resource::topic(&listed.name))
+                .then_some((listed, part))
         })?;
     let mut check = RecordsCheck {
         topic: topic.name.clone(),
         part: part.to_string(),
         ..RecordsCheck::default()
     };
+    let Ok(read) = service.decide_topic(caller, cluster, Privilege::Records, Some(&topic.name))
+    else {
+        check.skipped = Some(format!(
+            "Checking a schema against the records of topic \"{}\" needs the RECORDS privilege \
+             on the topic.",
+            topic.name
+        ));
+        return Some(check);
+    };
     let masked = service
-        .mask(caller, &granted.entry.name, &topic.name)
+        .mask(caller, cluster, &topic.name)
         .is_some_and(|m| part == "value" || m.masks_keys());
     if masked {
-        check.error = Some(format!(
+        check.skipped = Some(format!(
             "The {part}s of topic \"{}\" are masked for you: checking a schema against them \
              needs the UNMASK privilege on the topic.",
             topic.name
         ));
         return Some(check);
     }
-    let records =
-        match crate::records::newest_for_check(&granted.grant, &granted.link(), &topic, subject)
-            .await
-        {
-            Ok(records) => records,
-            Err(e) => {
-                check.error = Some(e.message);
-                return Some(check);
-            }
-        };
+    let records = match crate::records::newest_for_check(&read.grant, &read.link(), &topic).await {
+        Ok(records) => records,
+        Err(e) => {
+            check.error = Some(e.message);
+            return Some(check);
+        }
+    };
     let bytes = |r: &crate::records::RawRecord| {
         if part == "key" {
             r.key.clone()
@@ -439,7 +504,7 @@ async fn records_check(
             r.value.clone()
         }
     };
-    let schemas = service.schemas(&granted.entry.name);
+    let schemas = service.schemas(cluster);
     let loaded = schemas
         .load(
             records

@@ -554,3 +554,123 @@ async fn json_encoded_through_each_schema_type_is_read_back_by_other_decoders() 
 fn kafka_end_offset(topic: &str) -> i64 {
     watermarks(topic, 1)[0].1
 }
+
+/// Encoding through the registry reads a subject's schema: a caller without SCHEMA_TEXT on it
+/// (or whose scoped catalog hides it) gets exactly the answer of a subject or schema id the
+/// registry does not have, by subject, by version and by id, and nothing reaches Kafka; with
+/// SCHEMA_TEXT the same record is encoded.
+#[tokio::test]
+async fn encoding_through_a_subject_needs_schema_text_on_it() {
+    let topic = unique("it-produce-text");
+    create_topic(&topic, 1).await;
+    let subject = format!("{topic}-value");
+    let other = format!("{topic}-other");
+    let name = topic.replace('-', "_");
+    let schema = serde_json::json!({"type": "record", "name": name, "namespace": "it",
+        "fields": [{"name": "a", "type": "int"}]})
+    .to_string();
+    let mut ids = Vec::new();
+    for held in [&subject, &other] {
+        let id = registry(
+            reqwest::Method::POST,
+            &format!("subjects/{held}/versions"),
+            serde_json::json!({ "schema": schema }),
+        )
+        .await["id"]
+            .as_u64()
+            .expect("id") as u32;
+        ids.push(id);
+    }
+    let id = ids[0];
+    let produce = |service: std::sync::Arc<server::service::Service>, value: serde_json::Value| {
+        let topic = topic.clone();
+        async move {
+            let args = serde_json::from_value(serde_json::json!({"cluster": "local",
+                "topic": topic, "value": value}))
+            .expect("arguments");
+            server::service::produce::produce(&service, &server::auth::Caller::Mcp, args).await
+        }
+    };
+    let avro = |extra: serde_json::Value| {
+        let mut value = serde_json::json!({"encoding": "avro", "data": {"a": 1}});
+        value
+            .as_object_mut()
+            .expect("an object")
+            .extend(extra.as_object().cloned().unwrap_or_default());
+        value
+    };
+    let missing = format!("{topic}-missing");
+    // (what is asked, the same asked of what the registry lacks), as the value's extra fields.
+    let pairs = [
+        (
+            serde_json::json!({}),
+            serde_json::json!({"subject": missing}),
+        ),
+        (
+            serde_json::json!({"subject": subject, "version": 1}),
+            serde_json::json!({"subject": missing, "version": 1}),
+        ),
+        (
+            serde_json::json!({"schema_id": id}),
+            serde_json::json!({"schema_id": 999_999_999}),
+        ),
+    ];
+    let without = ceiling_service(&registry_ceiling_yaml("produce", "")).await;
+    let hidden = ceiling_service(
+        &registry_ceiling_yaml(
+            "produce, schema_text",
+            &format!("  resources:\n    topics: [\"{topic}\"]\n"),
+        )
+        .replace(
+            "    writable: true\n",
+            "    writable: true\n    catalog: scoped\n",
+        ),
+    )
+    .await;
+    for (service, cases) in [
+        (&without, pairs.to_vec()),
+        // The topic's own subject is covered; another subject is not, and by id only the
+        // covered one holds it.
+        (
+            &hidden,
+            vec![(
+                serde_json::json!({"subject": other}),
+                serde_json::json!({"subject": missing}),
+            )],
+        ),
+    ] {
+        for (asked, unknown) in cases {
+            let refused = produce(std::sync::Arc::clone(service), avro(asked.clone()))
+                .await
+                .expect_err("refused");
+            let lacking = produce(std::sync::Arc::clone(service), avro(unknown.clone()))
+                .await
+                .expect_err("not found");
+            let same = |e: &app::ApiError| {
+                (
+                    e.code,
+                    e.message
+                        .replace(&subject, "S")
+                        .replace(&other, "S")
+                        .replace(&missing, "S")
+                        .replace("999999999", "N")
+                        .replace(&id.to_string(), "N"),
+                    e.field.clone(),
+                    e.privilege,
+                )
+            };
+            assert_eq!(same(&refused), same(&lacking), "{asked} and {unknown}");
+            assert_eq!(refused.code.as_str(), "NOT_FOUND", "{}", refused.message);
+        }
+    }
+    assert_eq!(watermarks(&topic, 1), vec![(0, 0)], "nothing was written");
+
+    let allowed = ceiling_service(&registry_ceiling_yaml("produce, schema_text", "")).await;
+    for asked in [serde_json::json!({}), serde_json::json!({"schema_id": id})] {
+        let done = produce(std::sync::Arc::clone(&allowed), avro(asked))
+            .await
+            .expect("produced");
+        assert_eq!(done.value_schema.map(|s| s.id), Some(id));
+    }
+    assert_eq!(watermarks(&topic, 1), vec![(0, 2)]);
+}

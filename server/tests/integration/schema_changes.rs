@@ -185,6 +185,209 @@ async fn a_proposed_version_is_judged_by_the_registry_and_by_the_topics_records(
     );
 }
 
+/// The records check of a dry run reads the topic's records: REGISTER_SCHEMAS alone does not
+/// reach them. A caller without RECORDS on the topic (here a ceiling holding it on other topics
+/// only) gets no counts and no failure, and the answer says why; with RECORDS it gets them.
+#[tokio::test]
+async fn the_records_check_needs_records_on_the_topic() {
+    let topic = unique("it-recheck-priv");
+    create_topic(&topic, 1).await;
+    let subject = format!("{topic}-value");
+    let first = registry(
+        Method::POST,
+        &format!("subjects/{subject}/versions"),
+        json!({ "schema": V1 }),
+    )
+    .await;
+    let id = first["id"].as_u64().expect("id") as u32;
+    produce_values(
+        &topic,
+        &(0..3)
+            .map(|i| (0, Some(framed_v1(id, i))))
+            .collect::<Vec<_>>(),
+    );
+    let check = |privileges: &'static str, extra: &'static str| {
+        let subject = subject.clone();
+        async move {
+            let service = ceiling_service(&registry_ceiling_yaml(privileges, extra)).await;
+            let args = serde_json::from_value(json!({"cluster": "local", "subject": subject,
+                "schema": V2, "dry_run": true}))
+            .expect("arguments");
+            server::service::schemas::register_schema(&service, &server::auth::Caller::Mcp, args)
+                .await
+                .expect("a dry run")
+                .records
+                .expect("a check")
+        }
+    };
+
+    let skipped = [
+        check("register_schemas", "").await,
+        check(
+            "register_schemas, records",
+            "  resources:\n    topics: [\"it-elsewhere-*\"]\n    subjects: [\"it-recheck-priv-*\"]\n",
+        )
+        .await,
+    ];
+    for check in skipped {
+        assert_eq!(
+            (check.read, check.fit, check.failed, check.unchecked),
+            (0, 0, 0, 0),
+            "{check:?}"
+        );
+        assert!(check.first_failure.is_none() && check.first_unchecked.is_none());
+        assert!(
+            check
+                .skipped
+                .as_deref()
+                .is_some_and(|why| why.contains("RECORDS")),
+            "{check:?}"
+        );
+        assert_eq!(check.error, None);
+    }
+
+    let read = check("register_schemas, records", "").await;
+    assert_eq!((read.read, read.failed), (3, 3), "{read:?}");
+    assert_eq!(read.skipped, None);
+}
+
+/// A subject name becomes a path segment of the registry's URL. The URL library drops `..` (so
+/// `config/..` is `config`, the registry's global level) and removes a tab between dots before
+/// they climb; the registry decodes `%2e` and `%2F`. Each such name is refused as the argument
+/// it is before any request, and the registry's global level, read from its own REST API, never
+/// moves, whatever the write.
+#[tokio::test]
+async fn a_subject_name_that_is_path_syntax_never_reaches_the_registry() {
+    let router = router(&registry_yaml()).await;
+    let own = unique("it-path");
+    let names = [
+        ".".to_string(),
+        "..".to_string(),
+        ".\t.".to_string(),
+        ".\n".to_string(),
+        format!("{own}/.."),
+        format!("{own}\\..\\.."),
+        format!("{own}%2e%2e"),
+        format!("{own}%2E"),
+        format!("{own}%2F..%2F.."),
+        format!("{own}%5c"),
+        format!("{own}\u{0}"),
+    ];
+    let global = || async { registry_status(Method::GET, "config").await };
+    let before = global().await;
+    assert_eq!(before.0, 200, "{before:?}");
+    for name in &names {
+        let calls = [
+            ("set_compatibility", json!({"compatibility": "NONE"})),
+            ("set_compatibility", json!({"compatibility": "GLOBAL"})),
+            ("delete_schema", json!({})),
+            ("delete_schema", json!({"permanent": true})),
+            ("delete_schema", json!({"version": 1})),
+            ("register_schema", json!({"schema": V1, "dry_run": true})),
+            ("register_schema", json!({"schema": V1})),
+        ];
+        for (call, mut body) in calls {
+            body["cluster"] = json!("local");
+            body["subject"] = json!(name);
+            let (status, answer) = post(&router, &format!("/api/{call}"), body.clone()).await;
+            assert_eq!(
+                (
+                    status.as_u16(),
+                    answer["code"].as_str(),
+                    answer["field"].as_str()
+                ),
+                (400, Some("BAD_REQUEST"), Some("subject")),
+                "{call} {body}: {answer}"
+            );
+            assert_eq!(
+                global().await,
+                before,
+                "{call} {body} moved the global level"
+            );
+        }
+        // A reference cannot name such a subject either.
+        let (status, answer) = post(
+            &router,
+            "/api/register_schema",
+            json!({"cluster": "local", "subject": format!("{own}-value"), "schema": V1,
+                   "references": [{"name": "r", "subject": name, "version": 1}]}),
+        )
+        .await;
+        assert_eq!(
+            (status.as_u16(), answer["field"].as_str()),
+            (400, Some("references/0")),
+            "{answer}"
+        );
+    }
+    let (_, subjects) = registry_status(Method::GET, "subjects").await;
+    let held: Vec<&str> = subjects
+        .as_array()
+        .map(|all| all.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    assert!(
+        !held.iter().any(|s| s.starts_with(&own)),
+        "the registry holds {held:?}"
+    );
+}
+
+/// A reference reads the referenced subject's schema: without SCHEMA_TEXT on it, or with a
+/// scope that does not cover it, a reference answers exactly as one to a subject the registry
+/// lacks; with SCHEMA_TEXT on it the proposal is judged.
+#[tokio::test]
+async fn a_reference_needs_schema_text_on_its_subject() {
+    let own = unique("it-refpriv");
+    let referenced = format!("{own}-base");
+    let missing = format!("{own}-missing");
+    registry(
+        Method::POST,
+        &format!("subjects/{referenced}/versions"),
+        json!({ "schema": V1 }),
+    )
+    .await;
+    let user = r#"{"type":"record","name":"U","fields":[{"name":"p","type":"P"}]}"#;
+    let propose = |service: std::sync::Arc<server::service::Service>, to: String| {
+        let own = own.clone();
+        async move {
+            let args = serde_json::from_value(json!({"cluster": "local",
+                "subject": format!("{own}-user"), "schema": user, "dry_run": true,
+                "references": [{"name": "P", "subject": to, "version": 1}]}))
+            .expect("arguments");
+            server::service::schemas::register_schema(&service, &server::auth::Caller::Mcp, args)
+                .await
+        }
+    };
+    let refusing = [
+        registry_ceiling_yaml("register_schemas", ""),
+        registry_ceiling_yaml(
+            "register_schemas, schema_text",
+            &format!("  resources:\n    subjects: [\"{own}-user\"]\n"),
+        ),
+    ];
+    for yaml in refusing {
+        let service = ceiling_service(&yaml).await;
+        let refused = propose(std::sync::Arc::clone(&service), referenced.clone())
+            .await
+            .expect_err("refused");
+        let lacking = propose(service, missing.clone())
+            .await
+            .expect_err("not found");
+        let same = |e: &app::ApiError| {
+            (
+                e.code,
+                e.message.replace(&referenced, "S").replace(&missing, "S"),
+                e.field.clone(),
+                e.privilege,
+            )
+        };
+        assert_eq!(same(&refused), same(&lacking), "{yaml}");
+        assert_eq!(refused.code.as_str(), "NOT_FOUND", "{}", refused.message);
+    }
+    let service =
+        ceiling_service(&registry_ceiling_yaml("register_schemas, schema_text", "")).await;
+    let judged = propose(service, referenced.clone()).await.expect("judged");
+    assert!(judged.dry_run && judged.existing.is_none(), "{judged:?}");
+}
+
 #[tokio::test]
 async fn a_subjects_level_is_set_and_given_back_to_the_global_one() {
     let subject = unique("it-level");

@@ -435,3 +435,27 @@ pub(crate) fn kafka_configs(entity: &[&str]) -> String {
     args.extend_from_slice(entity);
     kafka_tool("kafka.admin.ConfigCommand", &args)
 }
+
+/// The service over `yaml` (masking as configured), its clusters refreshed once, for calls as
+/// the MCP ceiling (`server::auth::Caller::Mcp`), whose privileges and resources `yaml` sets.
+pub(crate) async fn ceiling_service(yaml: &str) -> Arc<server::service::Service> {
+    let config = config(yaml);
+    let catalog = Arc::new(Catalog::new(&config));
+    for entry in catalog.clusters() {
+        entry.refresh().await;
+    }
+    let policy = Arc::new(server::auth::Policy::from_config(&config));
+    Arc::new(server::service::Service::new(policy, catalog).with_masking(
+        server::masking::Masking::new(config.masking.clone(), config.masking_key.clone()),
+    ))
+}
+
+/// A cluster `local` with the dev stack's registry, writable, and an MCP ceiling holding
+/// `privileges` (a YAML list's inside) with `extra` lines below it (`resources:`).
+pub(crate) fn registry_ceiling_yaml(privileges: &str, extra: &str) -> String {
+    format!(
+        "clusters:\n{}    writable: true\n    schema_registry:\n      url: http://127.0.0.1:18081/apis/ccompat/v7\n\
+         mcp:\n  listen: 127.0.0.1:18997\n  privileges: [{privileges}]\n  secret: mcp-test-secret\n{extra}",
+        scram_cluster("local", "klens-secret"),
+    )
+}
