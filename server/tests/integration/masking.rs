@@ -432,7 +432,7 @@ async fn a_field_masked_by_hash_is_written_only_with_unmask() {
         async move {
             service::produce::produce(
                 &service,
-                &Caller::Mcp,
+                &Caller::Mcp(None),
                 args(
                     json!({"cluster": "rw", "topic": topic, "key": key, "value": value,
                             "dry_run": dry_run}),

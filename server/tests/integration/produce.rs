@@ -588,7 +588,8 @@ async fn encoding_through_a_subject_needs_schema_text_on_it() {
             let args = serde_json::from_value(serde_json::json!({"cluster": "local",
                 "topic": topic, "value": value}))
             .expect("arguments");
-            server::service::produce::produce(&service, &server::auth::Caller::Mcp, args).await
+            server::service::produce::produce(&service, &server::auth::Caller::Mcp(None), args)
+                .await
         }
     };
     let avro = |extra: serde_json::Value| {

@@ -213,11 +213,15 @@ async fn the_records_check_needs_records_on_the_topic() {
             let args = serde_json::from_value(json!({"cluster": "local", "subject": subject,
                 "schema": V2, "dry_run": true}))
             .expect("arguments");
-            server::service::schemas::register_schema(&service, &server::auth::Caller::Mcp, args)
-                .await
-                .expect("a dry run")
-                .records
-                .expect("a check")
+            server::service::schemas::register_schema(
+                &service,
+                &server::auth::Caller::Mcp(None),
+                args,
+            )
+            .await
+            .expect("a dry run")
+            .records
+            .expect("a check")
         }
     };
 
@@ -352,8 +356,12 @@ async fn a_reference_needs_schema_text_on_its_subject() {
                 "subject": format!("{own}-user"), "schema": user, "dry_run": true,
                 "references": [{"name": "P", "subject": to, "version": 1}]}))
             .expect("arguments");
-            server::service::schemas::register_schema(&service, &server::auth::Caller::Mcp, args)
-                .await
+            server::service::schemas::register_schema(
+                &service,
+                &server::auth::Caller::Mcp(None),
+                args,
+            )
+            .await
         }
     };
     let refusing = [
