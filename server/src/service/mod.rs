@@ -232,12 +232,20 @@ impl Service {
     ) -> Result<Granted, ApiError> {
         // A cluster the caller cannot see is refused before klens looks anything up in it, on
         // the same path as one that does not exist.
-        self.access(caller, cluster)?;
+        let access = self.access(caller, cluster)?;
         let name = topic.unwrap_or_default();
+        // A topic a scoped catalog hides is taken as one Kafka does not list: its internal flag
+        // (or anything else klens knows of it) cannot change the answer.
         let listed = self
             .catalog
             .get(cluster)
-            .and_then(|entry| entry.topic_metadata(name).ok().flatten());
+            .and_then(|entry| entry.topic_metadata(name).ok().flatten())
+            .filter(|t| {
+                access.sees(&Resource::Topic {
+                    name: t.name.clone(),
+                    internal: t.internal,
+                })
+            });
         let resource = Resource::Topic {
             name: name.to_string(),
             internal: listed.as_ref().is_some_and(|t| t.internal),
