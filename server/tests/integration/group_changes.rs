@@ -465,8 +465,17 @@ async fn a_group_now_on_an_uncovered_topic_is_not_deleted() {
     produce(&outside, &[(0, 3)]);
     let (router, _) = router_and_catalog(&scoped_yaml(&covered)).await;
     let erin = sign_in(&router, "erin").await;
-    let (status, _) = get_as(&router, &erin, &format!("/api/group?cluster=rw&group={group}")).await;
-    assert_eq!(status, StatusCode::OK, "klens last read the group on her topic");
+    let (status, _) = get_as(
+        &router,
+        &erin,
+        &format!("/api/group?cluster=rw&group={group}"),
+    )
+    .await;
+    assert_eq!(
+        status,
+        StatusCode::OK,
+        "klens last read the group on her topic"
+    );
 
     // Since then, the group has committed on a topic outside her scope.
     commit_offsets(&group, &outside, &[(0, 2)]);
@@ -495,7 +504,12 @@ async fn a_group_now_on_an_uncovered_topic_is_not_deleted() {
     assert_eq!(committed(&group, &topic, 1), [Some(1)]);
     assert_eq!(committed(&group, &outside, 1), [Some(2)]);
     // The catalog now shows her what the decision saw: a group she does not see.
-    let (_, body) = get_as(&router, &erin, &format!("/api/group?cluster=rw&group={group}")).await;
+    let (_, body) = get_as(
+        &router,
+        &erin,
+        &format!("/api/group?cluster=rw&group={group}"),
+    )
+    .await;
     let body: serde_json::Value = serde_json::from_slice(&body).expect("JSON");
     assert_eq!(body["code"], "NOT_FOUND", "{body}");
 }

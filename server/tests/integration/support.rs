@@ -580,7 +580,11 @@ pub(crate) async fn post_as(
 }
 
 /// GETs `path` as the session of `cookie`: the status and the raw body.
-pub(crate) async fn get_as(router: &axum::Router, cookie: &str, path: &str) -> (StatusCode, Vec<u8>) {
+pub(crate) async fn get_as(
+    router: &axum::Router,
+    cookie: &str,
+    path: &str,
+) -> (StatusCode, Vec<u8>) {
     let request = Request::get(path)
         .header("host", "127.0.0.1:8080")
         .header("cookie", cookie)
