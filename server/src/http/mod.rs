@@ -140,12 +140,27 @@ pub fn app(state: AppState) -> Router {
     // Outermost: every answer, refusals included, carries the security headers, and is
     // counted by its route and status.
     router
+        .layer(axum::middleware::from_fn(retry_after))
         .layer(axum::middleware::from_fn_with_state(
             guards,
             guards::security_headers,
         ))
         .layer(axum::middleware::from_fn(crate::metrics::track))
         .with_state(state)
+}
+
+/// Every `429 TOO_MANY_REQUESTS` says when to try again, the server functions' too.
+async fn retry_after(request: axum::extract::Request, next: axum::middleware::Next) -> Response {
+    let mut response = next.run(request).await;
+    if response.status() == StatusCode::TOO_MANY_REQUESTS {
+        response
+            .headers_mut()
+            .entry(axum::http::header::RETRY_AFTER)
+            .or_insert(axum::http::HeaderValue::from(
+                crate::service::limits::RETRY_AFTER_SECONDS,
+            ));
+    }
+    response
 }
 
 /// `/metrics`: Prometheus's text format. On this port it takes a session when sign-in is on,

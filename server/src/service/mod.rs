@@ -41,6 +41,8 @@ pub struct Service {
     schemas: Vec<(String, Arc<Schemas>)>,
     /// The record streams open now.
     pub streams: Arc<limits::StreamLimits>,
+    /// The expensive reads running now: pages of records, find by key, schema dry runs.
+    pub reads: Arc<limits::StreamLimits>,
     /// Where write attempts are recorded.
     audit: Arc<Audit>,
     /// What records show to callers without UNMASK.
@@ -90,6 +92,11 @@ impl Service {
             catalog,
             schemas,
             streams: limits::StreamLimits::new(limits::MAX_STREAMS, limits::MAX_STREAMS_PER_CALLER),
+            reads: limits::StreamLimits::counting(
+                "expensive reads",
+                limits::MAX_READS,
+                limits::MAX_READS_PER_CALLER,
+            ),
             audit: Arc::new(Audit::none()),
             masking: Arc::new(Masking::default()),
         }

@@ -316,6 +316,8 @@ async fn register_schema_now(
     )?;
     let proposal = proposal(&args)?;
     let dry_run = args.dry_run.clone().optional("dry_run")?.unwrap_or(false);
+    // A dry run reads the topic's newest records: it counts among the expensive reads.
+    let _running = dry_run.then(|| service.reads.admit(caller)).transpose()?;
     let registry = registry_of(&granted)?;
     // The schema must parse, with the schemas it references, before the registry sees it.
     let text = registry
