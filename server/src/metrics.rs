@@ -17,6 +17,8 @@ use axum::middleware::Next;
 use axum::response::Response;
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
 
+use app::access::ClusterAccess;
+
 use crate::auth::oidc::now_ms;
 use crate::catalog::Catalog;
 
@@ -91,14 +93,80 @@ pub async fn track(request: Request, next: Next) -> Response {
     response
 }
 
-/// The whole scrape: the recorder's series, then the projection's.
-pub fn render(catalog: &Catalog, open_streams: usize) -> String {
-    let mut out = handle().map(PrometheusHandle::render).unwrap_or_default();
+/// Who a scrape is for: the scraper of `metrics.listen`, which sees every name, or a caller of
+/// the UI port, who sees the clusters they may see (each as [`ClusterAccess::sees`] shows it).
+pub enum Audience {
+    All,
+    Caller(Vec<ClusterAccess>),
+}
+
+impl Audience {
+    /// How the audience sees `cluster`: `None` when they do not, `Some(None)` when they see
+    /// all of it, `Some(Some(access))` when a scoped catalog shows them part of it.
+    fn cluster(&self, cluster: &str) -> Option<Option<&ClusterAccess>> {
+        match self {
+            Audience::All => Some(None),
+            Audience::Caller(seen) => seen
+                .iter()
+                .find(|a| a.name == cluster)
+                .map(|a| a.scoped_catalog.then_some(a)),
+        }
+    }
+}
+
+/// The whole scrape for `audience`: the recorder's series, then the projection's. A caller
+/// gets no series of a cluster they do not see, and of a scoped catalog only the covered
+/// topics and groups.
+pub fn render(catalog: &Catalog, open_streams: usize, audience: &Audience) -> String {
+    let recorded = handle().map(PrometheusHandle::render).unwrap_or_default();
+    let mut out = match audience {
+        Audience::All => recorded,
+        Audience::Caller(_) => recorded
+            .lines()
+            .filter(|line| {
+                line.starts_with('#')
+                    || label(line, "cluster").is_none_or(|c| audience.cluster(&c).is_some())
+            })
+            .fold(String::new(), |mut out, line| {
+                out.push_str(line);
+                out.push('\n');
+                out
+            }),
+    };
     if !out.is_empty() && !out.ends_with('\n') {
         out.push('\n');
     }
-    out.push_str(&projection(catalog, open_streams, now_ms()));
+    out.push_str(&projection(catalog, open_streams, now_ms(), audience));
     out
+}
+
+/// The value of the label `name` of one sample line of the text format, unescaped.
+fn label(line: &str, name: &str) -> Option<String> {
+    let open = line.find('{')?;
+    let mut rest = &line[open + 1..];
+    loop {
+        let (key, after) = rest.split_once("=\"")?;
+        let key = key.trim_start_matches(',').trim();
+        let mut value = String::new();
+        let mut chars = after.char_indices();
+        let end = loop {
+            match chars.next()? {
+                (_, '\\') => match chars.next()?.1 {
+                    'n' => value.push('\n'),
+                    c => value.push(c),
+                },
+                (i, '"') => break i,
+                (_, c) => value.push(c),
+            }
+        };
+        if key == name {
+            return Some(value);
+        }
+        rest = &after[end + 1..];
+        if rest.starts_with('}') {
+            return None;
+        }
+    }
 }
 
 /// A label value as the text format wants it: backslash, double quote and newline escaped.
@@ -132,8 +200,8 @@ fn family(out: &mut String, name: &str, help: &str, samples: &[(Vec<(&str, &str)
     }
 }
 
-/// The series klens reads off its projection at `now` (ms).
-fn projection(catalog: &Catalog, open_streams: usize, now: i64) -> String {
+/// The series klens reads off its projection at `now` (ms), of what `audience` sees.
+fn projection(catalog: &Catalog, open_streams: usize, now: i64, audience: &Audience) -> String {
     let mut out = String::new();
     let mut ages: Vec<(Vec<(&str, &str)>, f64)> = Vec::new();
     let mut failing: Vec<(Vec<(&str, &str)>, f64)> = Vec::new();
@@ -142,7 +210,30 @@ fn projection(catalog: &Catalog, open_streams: usize, now: i64) -> String {
     let states: Vec<(String, crate::catalog::ClusterState)> = catalog
         .clusters()
         .iter()
-        .map(|e| (e.name.clone(), e.state()))
+        .filter_map(|e| {
+            let state = match audience.cluster(&e.name)? {
+                None => e.state(),
+                Some(access) => {
+                    // What the scoped catalog shows: its topics and groups, and the rates of
+                    // those topics alone.
+                    let mut state = e.state().seen_by(access);
+                    let shown: std::collections::HashSet<&str> = state
+                        .metadata
+                        .iter()
+                        .flat_map(|m| m.topics.iter().map(|t| t.name.as_str()))
+                        .collect();
+                    let rates = state
+                        .produce_rates
+                        .iter()
+                        .filter(|(topic, _)| shown.contains(topic.as_str()))
+                        .map(|(topic, rate)| (topic.clone(), *rate))
+                        .collect();
+                    state.produce_rates = std::sync::Arc::new(rates);
+                    state
+                }
+            };
+            Some((e.name.clone(), state))
+        })
         .collect();
     let group_lags: Vec<HashMap<String, u64>> = states
         .iter()
@@ -229,6 +320,19 @@ fn projection(catalog: &Catalog, open_streams: usize, now: i64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_sample_line_gives_its_labels_back_unescaped() {
+        let line = r#"klens_refreshes_total{cluster="a\"b=\"c",part="metadata"} 3"#;
+        assert_eq!(label(line, "cluster").as_deref(), Some("a\"b=\"c"));
+        assert_eq!(label(line, "part").as_deref(), Some("metadata"));
+        assert_eq!(label(line, "topic"), None);
+        assert_eq!(label("klens_open_streams 0", "cluster"), None);
+        assert_eq!(
+            label(r#"x{route="/a",cluster="b\\n"} 1"#, "cluster").as_deref(),
+            Some("b\\n")
+        );
+    }
 
     #[test]
     fn label_values_are_escaped() {

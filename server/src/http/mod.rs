@@ -142,6 +142,7 @@ pub fn app(state: AppState) -> Router {
     // Outermost: every answer, refusals included, carries the security headers, and is
     // counted by its route and status; the guards' refusals are audited.
     router
+        .layer(axum::middleware::from_fn(retry_after))
         .layer(axum::middleware::from_fn_with_state(
             Arc::clone(&state.service),
             guards::record_refusals,
@@ -154,19 +155,52 @@ pub fn app(state: AppState) -> Router {
         .with_state(state)
 }
 
-/// `/metrics`: Prometheus's text format. On this port it takes a session when sign-in is on;
-/// `metrics.listen` serves it on a port of its own for a scraper.
-async fn metrics(State(state): State<AppState>) -> Response {
-    metrics_answer(&state.catalog, state.service.streams.open())
+/// Every `429 TOO_MANY_REQUESTS` says when to try again, the server functions' too.
+async fn retry_after(request: axum::extract::Request, next: axum::middleware::Next) -> Response {
+    let mut response = next.run(request).await;
+    if response.status() == StatusCode::TOO_MANY_REQUESTS {
+        response
+            .headers_mut()
+            .entry(axum::http::header::RETRY_AFTER)
+            .or_insert(axum::http::HeaderValue::from(
+                crate::service::limits::RETRY_AFTER_SECONDS,
+            ));
+    }
+    response
 }
 
-fn metrics_answer(catalog: &Catalog, open_streams: usize) -> Response {
+/// `/metrics`: Prometheus's text format. On this port it takes a session when sign-in is on,
+/// and shows a cluster, topic or group only to a caller who sees it; `metrics.listen` serves
+/// every name on a port of its own for a scraper.
+async fn metrics(
+    State(state): State<AppState>,
+    user: Option<axum::Extension<crate::auth::oidc::SignedIn>>,
+    headers: axum::http::HeaderMap,
+) -> Response {
+    let user = user.map(|axum::Extension(u)| u);
+    let caller = match crate::auth::Caller::of_request(
+        &state.policy,
+        user.as_ref(),
+        backend::door(&headers),
+    ) {
+        Ok(caller) => caller,
+        Err(error) => return error_response(&error),
+    };
+    let audience = crate::metrics::Audience::Caller(state.policy.visible(&caller.subject()));
+    metrics_answer(&state.catalog, state.service.streams.open(), &audience)
+}
+
+fn metrics_answer(
+    catalog: &Catalog,
+    open_streams: usize,
+    audience: &crate::metrics::Audience,
+) -> Response {
     (
         [(
             axum::http::header::CONTENT_TYPE,
             "text/plain; version=0.0.4; charset=utf-8",
         )],
-        crate::metrics::render(catalog, open_streams),
+        crate::metrics::render(catalog, open_streams, audience),
     )
         .into_response()
 }
@@ -178,7 +212,13 @@ pub fn metrics_router(service: Arc<Service>) -> Router {
         "/metrics",
         get(move || {
             let service = Arc::clone(&service);
-            async move { metrics_answer(&service.catalog, service.streams.open()) }
+            async move {
+                metrics_answer(
+                    &service.catalog,
+                    service.streams.open(),
+                    &crate::metrics::Audience::All,
+                )
+            }
         }),
     )
 }

@@ -166,8 +166,7 @@ async fn bounds(
     let marks = pool::run("reading offsets", move || {
         clients.fetch_watermarks(std::slice::from_ref(&topic), left(deadline))
     })
-    .await
-    .map_err(client_error)?;
+    .await?;
     Ok(marks
         .into_iter()
         .map(|((_, partition), marks)| (partition, marks))
@@ -188,7 +187,6 @@ async fn offsets_at(
         clients.offsets_at(&topic, &partitions, timestamp, left(deadline))
     })
     .await
-    .map_err(client_error)
 }
 
 /// What is left until `deadline`.
@@ -365,7 +363,6 @@ async fn read(
         )
     })
     .await
-    .map_err(client_error)
 }
 
 /// Where a stream of `topic` reads, fixed now: from `from` (`earliest`, `latest`, or a

@@ -215,7 +215,7 @@ async fn change(
         service.decide(caller, &cluster, Action::new(privilege, Resource::Cluster))?;
     let (acl, dry_run) = binding(args, matches!(change, Change::Create))?;
     if !dry_run {
-        service.open(&mut granted).await?;
+        service.open(&mut granted.grant).await?;
         let (grant, link) = (&granted.grant, granted.link());
         let known = granted.entry.known_brokers_now();
         match change {

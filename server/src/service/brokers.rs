@@ -107,7 +107,7 @@ async fn alter_broker_config_now(
     let dry_run = args.dry_run.or("dry_run", false)?;
     let changes = config_changes(set, remove)?;
     let (known, broker) = target(&granted, id)?;
-    service.open(&mut granted).await?;
+    service.open(&mut granted.grant).await?;
     let changes = brokers::alter_broker_configs(
         &granted.grant,
         &granted.link(),

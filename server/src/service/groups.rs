@@ -10,7 +10,7 @@ use serde_json::json;
 use super::{Granted, Service};
 use crate::audit::Attempt;
 use crate::auth::oidc::now_ms;
-use crate::auth::Caller;
+use crate::auth::{Caller, Grant};
 use crate::kafka::admin::{self, check_topic_name};
 use crate::kafka::wire::Group;
 use crate::kafka::{Broker, Topic};
@@ -60,6 +60,29 @@ async fn group_now(granted: &Granted, id: &str) -> Result<(Group, Broker), ApiEr
     })?;
     let known = granted.entry.known_brokers_now();
     admin::groups::group_now(&granted.link(), &known, id, &listed.kind).await
+}
+
+/// The decision for `privilege` on the group again, over its offsets and assignments as its
+/// coordinator described them just now: its topics may have changed since the projection read
+/// them, and a scope that covered the group then may not now. A refusal puts the fresh group
+/// into the projection, so the catalog shows the caller what the decision saw. The change is
+/// made under the grant of this decision.
+fn decide_fresh(
+    service: &Service,
+    caller: &Caller,
+    granted: &Granted,
+    privilege: Privilege,
+    group: &Group,
+) -> Result<Grant, ApiError> {
+    let decided = service.policy.decide(
+        &caller.subject(),
+        &granted.entry.name,
+        Action::new(privilege, group.resource()),
+    );
+    if decided.is_err() {
+        granted.entry.apply_group(&group.id, Some(group.clone()));
+    }
+    decided
 }
 
 /// The topics a reset covers, each with the partitions in scope: one topic (all its
@@ -133,13 +156,18 @@ async fn reset_offsets_now(
     args: ResetOffsetsArgs,
 ) -> Result<OffsetPlan, ApiError> {
     let cluster = args.cluster;
-    let (mut granted, id) = decide_group(
+    let (granted, id) = decide_group(
         service,
         caller,
         &cluster,
         Privilege::ResetOffsets,
         &args.group,
     )?;
+    // A topic named is decided on before klens looks it up: one the caller's scope hides
+    // answers exactly as one that does not exist, whatever its partitions.
+    if let Some(named) = args.topic.given() {
+        service.check_topic(caller, &cluster, Privilege::ResetOffsets, named)?;
+    }
     let topic = args.topic.optional("topic")?;
     let partitions = args.partitions.optional("partitions")?;
     let to = args.to.required("to")?;
@@ -168,6 +196,7 @@ async fn reset_offsets_now(
         ));
     }
     let (group, coordinator) = group_now(&granted, &id).await?;
+    let mut grant = decide_fresh(service, caller, &granted, Privilege::ResetOffsets, &group)?;
     refuse_if_busy(&group, "reset its offsets")?;
     let topics = scope(&granted, &group, topic, partitions)?;
     for topic in &topics {
@@ -211,8 +240,8 @@ async fn reset_offsets_now(
             ),
         ));
     }
-    service.open(&mut granted).await?;
-    admin::groups::commit_plan(&granted.grant, &link, &coordinator, &id, &sent).await?;
+    service.open(&mut grant).await?;
+    admin::groups::commit_plan(&grant, &link, &coordinator, &id, &sent).await?;
     // What the plan moved, as the plan said (each from where it started).
     let done: Vec<app::api::OffsetMove> = now
         .iter()
@@ -265,12 +294,12 @@ async fn delete_offsets_now(
     group: Arg<String>,
     topic: Arg<String>,
 ) -> Result<GroupChanged, ApiError> {
-    let (mut granted, id) =
-        decide_group(service, caller, cluster, Privilege::DeleteOffsets, &group)?;
+    let (granted, id) = decide_group(service, caller, cluster, Privilege::DeleteOffsets, &group)?;
     let topic = topic.required("topic")?;
     check_topic_name(&topic, "topic")?;
     service.check_topic(caller, cluster, Privilege::DeleteOffsets, &topic)?;
     let (group, coordinator) = group_now(&granted, &id).await?;
+    let mut grant = decide_fresh(service, caller, &granted, Privilege::DeleteOffsets, &group)?;
     let partitions: Vec<i32> = group
         .offsets
         .iter()
@@ -284,9 +313,9 @@ async fn delete_offsets_now(
         ));
     }
     refuse_if_busy(&group, "delete its offsets")?;
-    service.open(&mut granted).await?;
+    service.open(&mut grant).await?;
     admin::groups::delete_offsets(
-        &granted.grant,
+        &grant,
         &granted.link(),
         &coordinator,
         &id,
@@ -325,12 +354,12 @@ async fn delete_group_now(
     cluster: &str,
     group: Arg<String>,
 ) -> Result<GroupChanged, ApiError> {
-    let (mut granted, id) =
-        decide_group(service, caller, cluster, Privilege::DeleteGroups, &group)?;
+    let (granted, id) = decide_group(service, caller, cluster, Privilege::DeleteGroups, &group)?;
     let (group, coordinator) = group_now(&granted, &id).await?;
+    let mut grant = decide_fresh(service, caller, &granted, Privilege::DeleteGroups, &group)?;
     refuse_if_busy(&group, "delete it")?;
-    service.open(&mut granted).await?;
-    admin::groups::delete_group(&granted.grant, &granted.link(), &coordinator, &id).await?;
+    service.open(&mut grant).await?;
+    admin::groups::delete_group(&grant, &granted.link(), &coordinator, &id).await?;
     granted.entry.apply_group(&id, None);
     Ok(GroupChanged {
         cluster: cluster.to_string(),

@@ -1,8 +1,10 @@
-//! How many record streams (exports and tails) may be open at once: in all, and per caller
-//! (without sign-in, everyone is one caller, so only the limit in all applies).
-//! A stream holds a reader, a blocking thread and a broker's fetches for as long as it runs,
-//! so past these limits klens answers `TOO_MANY_REQUESTS` with a time to try again instead of
-//! running out of threads.
+//! How many record streams (exports and tails) may be open at once, and how many expensive
+//! reads (pages of records, find by key, schema dry runs with their records check) may run at
+//! once: in all, and per caller (without sign-in, everyone is one caller, so only the limit in
+//! all applies). A stream holds a reader, a blocking thread and a broker's fetches for as long
+//! as it runs, and a read for up to its deadline, so past these limits klens answers
+//! `TOO_MANY_REQUESTS` with a time to try again instead of running out of threads or queueing
+//! without end.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -14,6 +16,10 @@ use crate::auth::Caller;
 /// The most streams open at once, and per caller.
 pub const MAX_STREAMS: usize = 64;
 pub const MAX_STREAMS_PER_CALLER: usize = 4;
+/// The most expensive reads running at once, and per caller. Below the record pool's threads
+/// (`records::pool`), so pages alone never fill it.
+pub const MAX_READS: usize = 32;
+pub const MAX_READS_PER_CALLER: usize = 4;
 /// What `Retry-After` says, in seconds.
 pub const RETRY_AFTER_SECONDS: u64 = 5;
 
@@ -23,12 +29,14 @@ struct Open {
     by_caller: HashMap<String, usize>,
 }
 
-/// The open streams.
+/// The open streams (or the expensive reads running).
 #[derive(Debug)]
 pub struct StreamLimits {
     open: Mutex<Open>,
     max: usize,
     max_per_caller: usize,
+    /// What is counted, as a refusal names it.
+    what: &'static str,
 }
 
 /// One open stream; the place is given back when it is dropped.
@@ -40,10 +48,16 @@ pub struct StreamPermit {
 
 impl StreamLimits {
     pub fn new(max: usize, max_per_caller: usize) -> Arc<StreamLimits> {
+        Self::counting("record streams", max, max_per_caller)
+    }
+
+    /// Limits of `what` (as a refusal names it), in all and per caller.
+    pub fn counting(what: &'static str, max: usize, max_per_caller: usize) -> Arc<StreamLimits> {
         Arc::new(StreamLimits {
             open: Mutex::new(Open::default()),
             max,
             max_per_caller,
+            what,
         })
     }
 
@@ -54,17 +68,24 @@ impl StreamLimits {
             Caller::User(user, _) => format!("user:{}", user.subject),
             Caller::Mcp(_) => "mcp".to_string(),
         };
-        let mut open = self.open.lock().map_err(|_| busy("klens"))?;
+        let what = self.what;
+        let mut open = self
+            .open
+            .lock()
+            .map_err(|_| busy(what, "klens cannot count them"))?;
         let mine = open.by_caller.get(&key).copied().unwrap_or(0);
         if open.total >= self.max {
-            return Err(busy(&format!("{} record streams are open", self.max)));
+            return Err(busy(
+                what,
+                &format!("{} are running for everyone", self.max),
+            ));
         }
         // Without sign-in everyone is the same caller: only the limit in all applies.
         if !matches!(caller, Caller::Anonymous(_)) && mine >= self.max_per_caller {
-            return Err(busy(&format!(
-                "you have {} record streams open; close one",
-                self.max_per_caller
-            )));
+            return Err(busy(
+                what,
+                &format!("you have {} running; let one end", self.max_per_caller),
+            ));
         }
         open.total += 1;
         open.by_caller.insert(key.clone(), mine + 1);
@@ -80,10 +101,10 @@ impl StreamLimits {
     }
 }
 
-fn busy(why: &str) -> ApiError {
+fn busy(what: &str, why: &str) -> ApiError {
     ApiError::new(
         ErrorCode::TooManyRequests,
-        format!("Too many streams: {why}. Try again in {RETRY_AFTER_SECONDS} seconds."),
+        format!("Too many {what}: {why}. Try again in {RETRY_AFTER_SECONDS} seconds."),
     )
 }
 
@@ -144,5 +165,35 @@ mod tests {
         drop(a1);
         assert_eq!(limits.open(), 4);
         let _again = limits.admit(&user("a")).expect("a place was given back");
+    }
+
+    #[test]
+    fn expensive_reads_are_bounded_per_caller_and_in_all_and_say_what() {
+        let reads = StreamLimits::counting("expensive reads", MAX_READS, MAX_READS_PER_CALLER);
+        let mine: Vec<StreamPermit> = (0..MAX_READS_PER_CALLER)
+            .map(|_| reads.admit(&user("a")).expect("within the caller's bound"))
+            .collect();
+        let e = reads
+            .admit(&user("a"))
+            .expect_err("one more for the same caller");
+        assert_eq!((e.code, e.status()), (ErrorCode::TooManyRequests, 429));
+        assert!(
+            e.message
+                .starts_with("Too many expensive reads: you have 4 running"),
+            "{}",
+            e.message
+        );
+        let others: Vec<StreamPermit> = (0..MAX_READS - MAX_READS_PER_CALLER)
+            .map(|i| reads.admit(&user(&format!("u{}", i / 2))).expect("others"))
+            .collect();
+        let e = reads.admit(&user("z")).expect_err("past the bound in all");
+        assert!(
+            e.message.contains("32 are running for everyone"),
+            "{}",
+            e.message
+        );
+        drop(mine);
+        drop(others);
+        assert_eq!(reads.open(), 0, "every place is given back");
     }
 }

@@ -54,6 +54,8 @@ pub struct Service {
     schemas: Vec<(String, Arc<Schemas>)>,
     /// The record streams open now.
     pub streams: Arc<limits::StreamLimits>,
+    /// The expensive reads running now: pages of records, find by key, schema dry runs.
+    pub reads: Arc<limits::StreamLimits>,
     /// Where write attempts are recorded.
     audit: Arc<Audit>,
     /// What records show to callers without UNMASK.
@@ -103,6 +105,11 @@ impl Service {
             catalog,
             schemas,
             streams: limits::StreamLimits::new(limits::MAX_STREAMS, limits::MAX_STREAMS_PER_CALLER),
+            reads: limits::StreamLimits::counting(
+                "expensive reads",
+                limits::MAX_READS,
+                limits::MAX_READS_PER_CALLER,
+            ),
             audit: Arc::new(Audit::none()),
             masking: Arc::new(Masking::default()),
         }
@@ -205,9 +212,9 @@ impl Service {
     /// for Kafka: called by each write right before it reaches Kafka or the registry. Fails
     /// with `AUDIT_UNAVAILABLE` when a sink cannot take it (the write must then not happen),
     /// and for a write that does not run under [`Self::audited`].
-    pub async fn open(&self, granted: &mut Granted) -> Result<(), ApiError> {
+    pub async fn open(&self, grant: &mut Grant) -> Result<(), ApiError> {
         let Ok(pending) = WRITE.try_with(Arc::clone) else {
-            tracing::error!(cluster = %granted.grant.cluster(), "a write ran outside the audit");
+            tracing::error!(cluster = %grant.cluster(), "a write ran outside the audit");
             return Err(ApiError::new(
                 ErrorCode::AuditUnavailable,
                 "klens did not record this change before making it, so it did not make it.",
@@ -219,7 +226,7 @@ impl Service {
                 .opened
                 .store(true, std::sync::atomic::Ordering::SeqCst);
         }
-        granted.grant.open();
+        grant.open();
         Ok(())
     }
 
@@ -290,12 +297,20 @@ impl Service {
     ) -> Result<Granted, ApiError> {
         // A cluster the caller cannot see is refused before klens looks anything up in it, on
         // the same path as one that does not exist.
-        self.access(caller, cluster)?;
+        let access = self.access(caller, cluster)?;
         let name = topic.unwrap_or_default();
+        // A topic a scoped catalog hides is taken as one Kafka does not list: its internal flag
+        // (or anything else klens knows of it) cannot change the answer.
         let listed = self
             .catalog
             .get(cluster)
-            .and_then(|entry| entry.topic_metadata(name).ok().flatten());
+            .and_then(|entry| entry.topic_metadata(name).ok().flatten())
+            .filter(|t| {
+                access.sees(&Resource::Topic {
+                    name: t.name.clone(),
+                    internal: t.internal,
+                })
+            });
         let resource = Resource::Topic {
             name: name.to_string(),
             internal: listed.as_ref().is_some_and(|t| t.internal),

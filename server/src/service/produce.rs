@@ -416,7 +416,7 @@ async fn produce_now(
         headers,
         timestamp: now_ms(),
     };
-    service.open(&mut granted).await?;
+    service.open(&mut granted.grant).await?;
     let (partition, offset) = write(&granted.grant, &link, &record).await?;
     Ok(answer(
         Some(partition),

@@ -196,7 +196,7 @@ async fn alter_quota_now(
     let parts = entity(args.entity, !set.is_empty())?;
     let ops = operations(&parts, set, remove)?;
     let dry_run = args.dry_run.or("dry_run", false)?;
-    service.open(&mut granted).await?;
+    service.open(&mut granted.grant).await?;
     let known = granted.entry.known_brokers_now();
     let changes = quotas::alter_quota(
         &granted.grant,

@@ -41,6 +41,8 @@ async fn records_read(
         // Finding a key by its bytes would tell a masked key from others: that is UNMASK's.
         service.decide_topic(caller, &cluster, Privilege::Unmask, Some(&name))?;
     }
+    // A page (find by key too) holds a reader for up to its deadline: a bounded number run.
+    let _running = service.reads.admit(caller)?;
     records::page(
         &granted.grant,
         &granted.link(),

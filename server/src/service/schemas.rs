@@ -356,6 +356,8 @@ async fn register_schema_now(
     )?;
     let proposal = proposal(&args)?;
     let dry_run = args.dry_run.clone().optional("dry_run")?.unwrap_or(false);
+    // A dry run reads the topic's newest records: it counts among the expensive reads.
+    let _running = dry_run.then(|| service.reads.admit(caller)).transpose()?;
     let registry = registry_of(&granted)?;
     // A reference reads the referenced subject's schema: one the caller may not read answers
     // as one the registry lacks, before the registry is asked about it.
@@ -392,7 +394,7 @@ async fn register_schema_now(
         version: None,
         id: None,
     };
-    service.open(&mut granted).await?;
+    service.open(&mut granted.grant).await?;
     if !dry_run {
         let (version, id) = registry
             .register(&granted.grant, &name, &proposal)
@@ -603,7 +605,7 @@ async fn set_compatibility_now(
     if dry_run {
         return Ok(answer);
     }
-    service.open(&mut granted).await?;
+    service.open(&mut granted.grant).await?;
     registry
         .set_level(&granted.grant, &name, level.as_deref())
         .await
@@ -738,7 +740,7 @@ async fn delete_schema_now(
     if dry_run {
         return Ok(answer);
     }
-    service.open(&mut granted).await?;
+    service.open(&mut granted.grant).await?;
     let mut deleted = registry
         .delete(&granted.grant, &name, version, permanent)
         .await

@@ -42,7 +42,7 @@ async fn create_topic_now(
         request.replication_factor,
         &request.configs,
     )?;
-    service.open(&mut granted).await?;
+    service.open(&mut granted.grant).await?;
     if request.dry_run {
         admin::validate_topic(&granted.grant, &granted.link(), &spec).await?;
     } else {
@@ -81,7 +81,7 @@ async fn delete_topic_now(
 ) -> Result<TopicChanged, ApiError> {
     let (mut granted, topic) =
         service.decide_named_topic(caller, cluster, Privilege::DeleteTopics, &topic)?;
-    service.open(&mut granted).await?;
+    service.open(&mut granted.grant).await?;
     let known = granted.entry.known_brokers_now();
     let read_back = admin::delete_topic(&granted.grant, &granted.link(), &known, &topic).await?;
     apply(&granted, &topic, read_back);
@@ -212,7 +212,7 @@ async fn alter_topic_configs_now(
     let dry_run = args.dry_run.or("dry_run", false)?;
     let changes = config_changes(set, remove)?;
     granted.listed_topic(&name)?;
-    service.open(&mut granted).await?;
+    service.open(&mut granted.grant).await?;
     let known = granted.entry.known_brokers_now();
     let changes = admin::alter_topic_configs(
         &granted.grant,
@@ -258,7 +258,7 @@ async fn add_partitions_now(
         ));
     }
     let before = granted.listed_topic(&name)?.partitions.len() as u64;
-    service.open(&mut granted).await?;
+    service.open(&mut granted.grant).await?;
     let known = granted.entry.known_brokers_now();
     let read_back = admin::add_partitions(
         &granted.grant,
@@ -343,7 +343,7 @@ async fn delete_records_now(
     let partitions = if dry_run {
         cuts.preview()
     } else {
-        service.open(&mut granted).await?;
+        service.open(&mut granted.grant).await?;
         let known = granted.entry.known_brokers_now();
         let (done, read_back) =
             admin::delete_records(&granted.grant, &link, &known, &topic, &cuts).await?;

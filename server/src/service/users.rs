@@ -132,7 +132,7 @@ async fn set_scram_credential_now(
     }
     let dry_run = args.dry_run.optional("dry_run")?.unwrap_or(false);
     if !dry_run {
-        service.open(&mut granted).await?;
+        service.open(&mut granted.grant).await?;
         let known = granted.entry.known_brokers_now();
         users::set_scram(
             &granted.grant,
@@ -178,7 +178,7 @@ async fn delete_scram_credential_now(
     let mechanism = mechanism(args.mechanism)?;
     let dry_run = args.dry_run.optional("dry_run")?.unwrap_or(false);
     if !dry_run {
-        service.open(&mut granted).await?;
+        service.open(&mut granted.grant).await?;
         let known = granted.entry.known_brokers_now();
         users::delete_scram(&granted.grant, &granted.link(), &known, &user, &mechanism).await?;
     }

@@ -368,3 +368,148 @@ async fn offsets_on_a_topic_and_then_the_group_are_deleted() {
     assert!(group_listed(&guarded));
     assert_eq!(committed(&guarded, &readable, 1), [Some(1)]);
 }
+
+/// Cluster `rw`, writable with a scoped catalog, and sign-in where erin's team holds the group
+/// changes on the topics `covered` starts.
+fn scoped_yaml(covered: &str) -> String {
+    format!(
+        "clusters:\n{}    writable: true\n    catalog: scoped\n{}",
+        scram_cluster("rw", "klens-secret"),
+        auth_block(&format!(
+            "  roles:\n    groups: [records, reset_offsets, delete_offsets, delete_groups]\n  bindings:\n    - groups: [payments-team]\n      role: groups\n      resources:\n        topics: [\"{covered}*\"]\n"
+        )),
+    )
+}
+
+/// A topic the caller's scope hides answers a reset (and a deletion of offsets) exactly as a
+/// topic that does not exist: same status, same code, same words, whatever partitions are
+/// named, so nothing tells whether it exists or how many partitions it has.
+#[tokio::test]
+async fn a_topic_the_scope_hides_answers_a_reset_as_a_missing_one() {
+    let covered = unique("it-cover");
+    let topic = format!("{covered}-t");
+    create_topic(&topic, 2).await;
+    produce(&topic, &[(0, 3), (1, 3)]);
+    let group = format!("{covered}-g");
+    commit_offsets(&group, &topic, &[(0, 1), (1, 1)]);
+    let hidden = unique("it-hidden");
+    let missing = hidden.replace("it-hidden", "it-absent");
+    create_topic(&hidden, 3).await;
+    produce(&hidden, &[(0, 2)]);
+    let (router, _) = router_and_catalog(&scoped_yaml(&covered)).await;
+    let erin = sign_in(&router, "erin").await;
+
+    // The group and its own topic are hers to reset.
+    let (status, plan) = post_as(
+        &router,
+        &erin,
+        "/api/reset_offsets",
+        serde_json::json!({ "cluster": "rw", "group": group, "topic": topic, "to": "earliest", "dry_run": true }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{plan}");
+
+    let asks = |name: &str| {
+        vec![
+            (
+                "/api/reset_offsets",
+                serde_json::json!({ "cluster": "rw", "group": group, "topic": name, "to": "earliest", "dry_run": true }),
+            ),
+            (
+                "/api/reset_offsets",
+                serde_json::json!({ "cluster": "rw", "group": group, "topic": name, "partitions": [2], "to": "earliest", "dry_run": true }),
+            ),
+            (
+                "/api/reset_offsets",
+                serde_json::json!({ "cluster": "rw", "group": group, "topic": name, "partitions": [7], "to": "latest", "dry_run": true }),
+            ),
+            (
+                "/api/reset_offsets",
+                serde_json::json!({ "cluster": "rw", "group": group, "topic": name, "partitions": [0], "to": "offset", "value": 1, "dry_run": false, "plan": [] }),
+            ),
+            (
+                "/api/delete_offsets",
+                serde_json::json!({ "cluster": "rw", "group": group, "topic": name }),
+            ),
+        ]
+    };
+    for ((path, about_hidden), (_, about_missing)) in asks(&hidden).into_iter().zip(asks(&missing))
+    {
+        let (hidden_status, hidden_answer) = post_as(&router, &erin, path, about_hidden).await;
+        let (missing_status, missing_answer) = post_as(&router, &erin, path, about_missing).await;
+        assert_ne!(hidden_status, StatusCode::OK, "{path}: {hidden_answer}");
+        assert_eq!(
+            (
+                hidden_status,
+                hidden_answer.to_string().replace(&hidden, &missing)
+            ),
+            (missing_status, missing_answer.to_string()),
+            "{path}: a hidden topic answers as a missing one"
+        );
+    }
+}
+
+/// A group erin's scope covered when klens last read it, which has since committed offsets on
+/// a topic her scope does not cover: the decision is made again on the group as its coordinator
+/// describes it now, and the group stays.
+#[tokio::test]
+async fn a_group_now_on_an_uncovered_topic_is_not_deleted() {
+    let covered = unique("it-cover");
+    let topic = format!("{covered}-t");
+    create_topic(&topic, 1).await;
+    produce(&topic, &[(0, 3)]);
+    let group = format!("{covered}-g");
+    commit_offsets(&group, &topic, &[(0, 1)]);
+    let outside = unique("it-outside");
+    create_topic(&outside, 1).await;
+    produce(&outside, &[(0, 3)]);
+    let (router, _) = router_and_catalog(&scoped_yaml(&covered)).await;
+    let erin = sign_in(&router, "erin").await;
+    let (status, _) = get_as(
+        &router,
+        &erin,
+        &format!("/api/group?cluster=rw&group={group}"),
+    )
+    .await;
+    assert_eq!(
+        status,
+        StatusCode::OK,
+        "klens last read the group on her topic"
+    );
+
+    // Since then, the group has committed on a topic outside her scope.
+    commit_offsets(&group, &outside, &[(0, 2)]);
+    for (path, body) in [
+        (
+            "/api/delete_group",
+            serde_json::json!({ "cluster": "rw", "group": group }),
+        ),
+        (
+            "/api/delete_offsets",
+            serde_json::json!({ "cluster": "rw", "group": group, "topic": topic }),
+        ),
+        (
+            "/api/reset_offsets",
+            serde_json::json!({ "cluster": "rw", "group": group, "topic": topic, "to": "earliest", "dry_run": true }),
+        ),
+    ] {
+        let (status, answer) = post_as(&router, &erin, path, body).await;
+        assert_eq!(
+            code(status, &answer),
+            (403, "MISSING_PRIVILEGE".into()),
+            "{path}: {answer}"
+        );
+    }
+    assert!(group_listed(&group), "Kafka still lists the group");
+    assert_eq!(committed(&group, &topic, 1), [Some(1)]);
+    assert_eq!(committed(&group, &outside, 1), [Some(2)]);
+    // The catalog now shows her what the decision saw: a group she does not see.
+    let (_, body) = get_as(
+        &router,
+        &erin,
+        &format!("/api/group?cluster=rw&group={group}"),
+    )
+    .await;
+    let body: serde_json::Value = serde_json::from_slice(&body).expect("JSON");
+    assert_eq!(body["code"], "NOT_FOUND", "{body}");
+}

@@ -626,3 +626,175 @@ async fn a_scoped_ceiling_reaches_only_the_topics_it_covers() {
     let (_, explained) = call(&mcp, "klens_access_explain", json!({"cluster": "rw"})).await;
     assert_eq!(explained["scopes"][0]["topics"], json!(["it-scope-*"]));
 }
+
+/// The text of a tool's result: within the cap (and the sentence around the markers), and the
+/// JSON between the markers.
+async fn capped_call(router: &axum::Router, tool: &str, arguments: Value) -> Value {
+    let answer = rpc(
+        router,
+        "tools/call",
+        json!({"name": tool, "arguments": arguments}),
+    )
+    .await;
+    let text = answer["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{tool}: {answer}"));
+    assert_ne!(answer["result"]["isError"], json!(true), "{tool}: {text}");
+    assert!(
+        text.len() <= 24_000 + 400,
+        "{tool}: {} bytes of result",
+        text.len()
+    );
+    enclosed(text)
+}
+
+/// One record, one schema and one topic each larger than the result cap come cut to it, saying
+/// what was cut and the `/api` call that gives the whole.
+#[tokio::test]
+async fn a_big_record_schema_or_topic_is_cut_to_the_cap() {
+    // A record whose value is 60 KB of JSON, with a header of 10 KB.
+    let topic = unique("it-mcp-bigrec");
+    create_topic(&topic, 1).await;
+    let body = json!({"items": (0..5000).map(|i| format!("item-{i:05}")).collect::<Vec<_>>()});
+    let value = body.to_string();
+    assert!(value.len() > 40_000);
+    {
+        use rdkafka::message::{Header, OwnedHeaders};
+        use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
+        let producer: BaseProducer = rdkafka::ClientConfig::new()
+            .set("bootstrap.servers", OPEN_PORT)
+            .create()
+            .expect("producer");
+        let header = "h".repeat(10_000);
+        producer
+            .send(
+                BaseRecord::<str, str>::to(&topic)
+                    .partition(0)
+                    .key("k")
+                    .payload(&value)
+                    .headers(OwnedHeaders::new().insert(Header {
+                        key: "trace",
+                        value: Some(&header),
+                    })),
+            )
+            .unwrap_or_else(|(e, _)| panic!("send: {e}"));
+        producer
+            .flush(std::time::Duration::from_secs(10))
+            .expect("flush");
+    }
+    // A schema of 40 KB.
+    let subject = unique("it-mcp-bigschema");
+    let fields: Vec<String> = (0..1200)
+        .map(|i| format!(r#"{{"name":"field_{i:05}","type":"string"}}"#))
+        .collect();
+    let text = format!(
+        r#"{{"type":"record","name":"Big","fields":[{}]}}"#,
+        fields.join(",")
+    );
+    assert!(text.len() > 40_000);
+    registry(
+        reqwest::Method::POST,
+        &format!("subjects/{subject}/versions"),
+        json!({ "schema": text }),
+    )
+    .await;
+    // A topic whose configs are larger than the cap: two throttled-replica lists of 20 KB.
+    let wide = unique("it-mcp-wide");
+    let throttled: Vec<String> = (0..3000).map(|i| format!("{i}:1")).collect();
+    let throttled = throttled.join(",");
+    {
+        use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
+        let admin: AdminClient<rdkafka::client::DefaultClientContext> =
+            rdkafka::ClientConfig::new()
+                .set("bootstrap.servers", OPEN_PORT)
+                .create()
+                .expect("admin client");
+        let new = NewTopic::new(&wide, 40, TopicReplication::Fixed(1))
+            .set("leader.replication.throttled.replicas", &throttled)
+            .set("follower.replication.throttled.replicas", &throttled);
+        for result in admin
+            .create_topics([&new], &AdminOptions::new())
+            .await
+            .expect("create_topics answered")
+        {
+            result.unwrap_or_else(|(t, e)| panic!("creating {t}: {e}"));
+        }
+    }
+
+    let router = mcp_router(&yaml("records, topic_configs, schema_text", true)).await;
+
+    let record = capped_call(
+        &router,
+        "klens_record_get",
+        json!({"cluster": "rw", "topic": topic, "partition": 0, "offset": 0}),
+    )
+    .await;
+    assert_eq!(
+        record["cut"]["parts"],
+        json!(["value"]),
+        "{}",
+        record["cut"]
+    );
+    let shown = record["value"]["data"].as_str().expect("the start as text");
+    assert!(
+        shown.len() > 5_000 && value.starts_with(shown),
+        "the value's text from its start"
+    );
+    assert_eq!(record["value"]["cut"]["of_bytes"], value.len());
+    assert_eq!(
+        record["headers"][0]["value"]["data"].as_str().map(str::len),
+        Some(10_000),
+        "a smaller part stays whole"
+    );
+    let why = record["cut"]["why"].as_str().unwrap_or_default();
+    assert!(
+        why.contains(&format!(
+            "GET /api/record?cluster=rw&topic={topic}&partition=0&offset=0"
+        )),
+        "{why}"
+    );
+    // The same record on a page of its own is cut the same way.
+    let page = capped_call(
+        &router,
+        "klens_records_read",
+        json!({"cluster": "rw", "topic": topic, "from": "earliest", "limit": 1}),
+    )
+    .await;
+    assert_eq!(page["records"][0]["cut"]["parts"], json!(["value"]));
+
+    let schema = capped_call(
+        &router,
+        "klens_schema_get",
+        json!({"cluster": "rw", "subject": subject}),
+    )
+    .await;
+    let start = schema["schema"].as_str().expect("schema text");
+    assert!(start.len() > 10_000 && text.starts_with(start));
+    assert_eq!(schema["cut"]["of_bytes"], text.len());
+    let why = schema["cut"]["why"].as_str().unwrap_or_default();
+    assert!(
+        why.contains(&format!(
+            "GET /api/schema?cluster=rw&subject={subject}&version=1"
+        )),
+        "{why}"
+    );
+
+    let described = capped_call(
+        &router,
+        "klens_topic_describe",
+        json!({"cluster": "rw", "topic": wide}),
+    )
+    .await;
+    let cut = &described["cut"];
+    assert_eq!(cut["partitions"]["of"], 40, "{cut}");
+    assert!(
+        cut["configs"]["of"].as_u64().unwrap_or(0) > cut["configs"]["shown"].as_u64().unwrap_or(0)
+            || cut["documentation_left_out"] == json!(true),
+        "{cut}"
+    );
+    let why = cut["why"].as_str().unwrap_or_default();
+    assert!(
+        why.contains(&format!("GET /api/topic?cluster=rw&topic={wide}")),
+        "{why}"
+    );
+}

@@ -189,3 +189,119 @@ async fn metrics_parse_as_prometheus_text_and_move_with_requests_and_failures() 
         assert!(!text.contains("no-such-cluster"), "{name} {text}");
     }
 }
+
+/// On the UI port, `/metrics` shows a cluster, topic or group only to a signed-in caller who
+/// sees it: carol (no cluster) sees none, erin (scoped to `payments-*` on `local`, whose catalog
+/// is scoped) only those topics and their groups. `metrics.listen` still shows every name.
+#[tokio::test]
+async fn metrics_on_the_ui_port_show_only_what_the_caller_sees() {
+    server::metrics::install();
+    let covered = unique("payments-it-metrics");
+    let hidden = unique("it-metrics-hidden");
+    create_topic(&covered, 1).await;
+    create_topic(&hidden, 1).await;
+    let covered_group = format!("{covered}-g");
+    let hidden_group = format!("{hidden}-g");
+    produce(&covered, &[(0, 10)]);
+    produce(&hidden, &[(0, 10)]);
+    commit_offsets(&covered_group, &covered, &[(0, 0)]);
+    commit_offsets(&hidden_group, &hidden, &[(0, 0)]);
+    let yaml = format!(
+        "clusters:\n{}    catalog: scoped\n{}{}",
+        scram_cluster("local", "klens-secret"),
+        scram_cluster("other", "klens-secret"),
+        auth_block(
+            "  roles:\n    payments: [records]\n  bindings:\n    - groups: [payments-team]\n      role: payments\n      clusters: [local]\n      resources:\n        topics: [\"payments-*\"]\n"
+        ),
+    );
+    let config = config(&yaml);
+    let catalog = Arc::new(Catalog::new(&config));
+    // Two reads of the watermarks a moment apart, with records between, give each topic a
+    // produce rate; the groups' lag comes from the second.
+    for entry in catalog.clusters() {
+        entry.refresh().await;
+    }
+    tokio::time::sleep(Duration::from_millis(1200)).await;
+    produce(&covered, &[(0, 5000)]);
+    produce(&hidden, &[(0, 5000)]);
+    for entry in catalog.clusters() {
+        entry.refresh().await;
+        entry.refresh_groups().await;
+    }
+    let leptos = leptos::config::LeptosOptions::builder()
+        .output_name("klens")
+        .build();
+    let state = AppState::new(leptos, &config, Arc::clone(&catalog)).expect("state");
+    let scraper = server::http::metrics_router(Arc::clone(&state.service));
+    let router = app(state);
+    // Something with a cluster label from the recorder, for each cluster.
+    server::metrics::refreshed("local", "metadata", Duration::from_millis(1), false);
+    server::metrics::refreshed("other", "metadata", Duration::from_millis(1), false);
+
+    let scrape_as = |cookie: String| {
+        let router = router.clone();
+        async move {
+            let (status, bytes) = get_as(&router, &cookie, "/metrics").await;
+            assert_eq!(status, StatusCode::OK);
+            String::from_utf8(bytes).expect("UTF-8")
+        }
+    };
+    let names = |samples: &[(String, Value, f64, String)], family: &str, label: &str| {
+        samples
+            .iter()
+            .filter(|(n, _, _, _)| n == family)
+            .filter_map(|(_, l, _, _)| l[label].as_str().map(str::to_string))
+            .collect::<Vec<String>>()
+    };
+
+    let carol = sign_in(&router, "carol").await;
+    let text = scrape_as(carol).await;
+    let samples = parse(&text);
+    assert!(
+        samples.iter().all(|(_, l, _, _)| l.get("cluster").is_none()
+            && l.get("topic").is_none()
+            && l.get("group").is_none()),
+        "carol sees no cluster, topic or group:\n{text}"
+    );
+    assert!(samples.iter().any(|(n, _, _, _)| n == "klens_open_streams"));
+
+    let erin = sign_in(&router, "erin").await;
+    let text = scrape_as(erin).await;
+    let samples = parse(&text);
+    assert!(
+        samples
+            .iter()
+            .all(|(_, l, _, _)| l.get("cluster").is_none() || l["cluster"] == "local"),
+        "erin sees local alone:\n{text}"
+    );
+    let topics = names(&samples, "klens_topic_produce_rate", "topic");
+    assert!(topics.contains(&covered), "{topics:?}");
+    assert!(
+        topics.iter().all(|t| t.starts_with("payments-")),
+        "{topics:?}"
+    );
+    let groups = names(&samples, "klens_group_lag", "group");
+    assert!(groups.contains(&covered_group), "{groups:?}");
+    assert!(!text.contains(&hidden), "erin sees nothing of {hidden}");
+    assert!(
+        samples
+            .iter()
+            .any(|(n, l, _, _)| n == "klens_refreshes_total" && l["cluster"] == "local"),
+        "the recorder's series of local stay"
+    );
+
+    // The scraper's port shows every name.
+    let (status, bytes) = get_raw(&scraper, "/metrics").await;
+    assert_eq!(status, StatusCode::OK);
+    let text = String::from_utf8(bytes).expect("UTF-8");
+    let samples = parse(&text);
+    let topics = names(&samples, "klens_topic_produce_rate", "topic");
+    assert!(
+        topics.contains(&hidden) && topics.contains(&covered),
+        "{topics:?}"
+    );
+    let groups = names(&samples, "klens_group_lag", "group");
+    assert!(groups.contains(&hidden_group), "{groups:?}");
+    let clusters = names(&samples, "klens_part_failing", "cluster");
+    assert!(clusters.contains(&"other".to_string()), "{clusters:?}");
+}

@@ -321,3 +321,75 @@ async fn a_stream_holds_its_place_until_its_client_leaves() {
     }
     assert!(freed, "the place of a closed stream was not given back");
 }
+
+/// One signed-in caller runs at most 4 pages of records at once: the others answer 429
+/// `TOO_MANY_REQUESTS` with `Retry-After` at once, instead of waiting; the places come back
+/// when the pages end.
+#[tokio::test]
+async fn a_caller_runs_a_bounded_number_of_pages_at_once() {
+    let topic = unique("it-busy-pages");
+    create_topic(&topic, 1).await;
+    // Enough records that a page looking for text none has scans for a while.
+    produce(&topic, &[(0, 60_000)]);
+    let yaml = format!(
+        "clusters:\n{}{}",
+        scram_cluster("rw", "klens-secret"),
+        auth_block(
+            "  roles:\n    reader: [records]\n  bindings:\n    - groups: [payments-team]\n      role: reader\n"
+        ),
+    );
+    let router = router(&yaml).await;
+    let erin = sign_in(&router, "erin").await;
+    let path =
+        format!("/api/records?cluster=rw&topic={topic}&from=earliest&limit=10&q=none-has-this");
+    let pages = (0..8).map(|_| {
+        let (router, erin, path) = (router.clone(), erin.clone(), path.clone());
+        async move {
+            let request = axum::http::Request::get(&path)
+                .header("host", "127.0.0.1:8080")
+                .header("cookie", &erin)
+                .body(axum::body::Body::empty())
+                .expect("request");
+            let response = tower::ServiceExt::oneshot(router, request)
+                .await
+                .expect("router answers");
+            let retry = response
+                .headers()
+                .get("retry-after")
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_string);
+            let status = response.status();
+            let body = http_body_util::BodyExt::collect(response.into_body())
+                .await
+                .expect("body")
+                .to_bytes();
+            let body: serde_json::Value = serde_json::from_slice(&body).expect("JSON");
+            (status, retry, body)
+        }
+    });
+    let answers = futures::future::join_all(pages).await;
+    let refused: Vec<_> = answers
+        .iter()
+        .filter(|(status, _, _)| *status == StatusCode::TOO_MANY_REQUESTS)
+        .collect();
+    let read = answers
+        .iter()
+        .filter(|(status, _, _)| *status == StatusCode::OK)
+        .count();
+    assert_eq!(
+        (read, refused.len()),
+        (4, 4),
+        "{:?}",
+        answers
+            .iter()
+            .map(|(s, _, b)| (s, b.to_string()))
+            .collect::<Vec<_>>()
+    );
+    for (_, retry, body) in refused {
+        assert_eq!(body["code"], "TOO_MANY_REQUESTS", "{body}");
+        assert_eq!(retry.as_deref(), Some("5"));
+    }
+    // The places came back with the pages.
+    let (status, body) = get_as(&router, &erin, &path).await;
+    assert_eq!(status, StatusCode::OK, "{}", String::from_utf8_lossy(&body));
+}

@@ -459,3 +459,160 @@ pub(crate) fn registry_ceiling_yaml(privileges: &str, extra: &str) -> String {
         scram_cluster("local", "klens-secret"),
     )
 }
+
+/// The OpenID Connect provider `dev/stack` runs, whose users are `dev/oidc/users.json`.
+pub(crate) const OIDC_ISSUER: &str = "http://127.0.0.1:19000";
+
+/// The `auth` block for the dev stack's provider, with `rest` (roles and bindings, indented
+/// two spaces) after it.
+pub(crate) fn auth_block(rest: &str) -> String {
+    format!(
+        "auth:\n  oidc:\n    issuer: {OIDC_ISSUER}\n    client_id: klens\n    client_secret: klens-secret\n    redirect_uri: http://127.0.0.1:8080/auth/callback\n  claim: groups\n{rest}"
+    )
+}
+
+/// The `name=value` of each cookie `headers` set.
+fn set_cookies(headers: &axum::http::HeaderMap) -> Vec<(String, String)> {
+    headers
+        .get_all(axum::http::header::SET_COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .filter_map(|v| v.split(';').next())
+        .filter_map(|pair| pair.split_once('='))
+        .map(|(n, v)| (n.trim().to_string(), v.trim().to_string()))
+        .collect()
+}
+
+/// Signs `user` (password `<user>-pw`) in to the klens of `router` through the real provider,
+/// as a browser would: klens's `/auth/login`, the provider's login form, klens's callback.
+/// Answers the `Cookie` header of the session.
+pub(crate) async fn sign_in(router: &axum::Router, user: &str) -> String {
+    let request = |uri: &str, cookie: Option<&str>| {
+        let mut r = Request::get(uri).header("host", "127.0.0.1:8080");
+        if let Some(cookie) = cookie {
+            r = r.header("cookie", cookie);
+        }
+        r.body(Body::empty()).expect("request")
+    };
+    let started = router
+        .clone()
+        .oneshot(request("/auth/login", None))
+        .await
+        .expect("router answers");
+    assert!(started.status().is_redirection(), "{}", started.status());
+    let pending = set_cookies(started.headers())
+        .into_iter()
+        .map(|(n, v)| format!("{n}={v}"))
+        .collect::<Vec<_>>()
+        .join("; ");
+    let mut location = started.headers()["location"]
+        .to_str()
+        .expect("location")
+        .to_string();
+
+    // The provider's side, with its own cookies, one redirect at a time.
+    let provider = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .expect("client");
+    let mut jar: std::collections::BTreeMap<String, String> = Default::default();
+    let callback = "http://127.0.0.1:8080/auth/callback";
+    for _ in 0..12 {
+        if location.starts_with(callback) {
+            break;
+        }
+        let url = if location.starts_with('/') {
+            format!("{OIDC_ISSUER}{location}")
+        } else {
+            location.clone()
+        };
+        let cookies = jar
+            .iter()
+            .map(|(n, v)| format!("{n}={v}"))
+            .collect::<Vec<_>>()
+            .join("; ");
+        let mut response = provider
+            .get(&url)
+            .header("cookie", &cookies)
+            .send()
+            .await
+            .unwrap_or_else(|e| panic!("{url}: {e}"));
+        jar.extend(set_cookies(response.headers()));
+        if response.status().is_success() {
+            // The login form: post the user's name and password to it.
+            let login = format!("{}/login", url.split('?').next().unwrap_or(&url));
+            let cookies = jar
+                .iter()
+                .map(|(n, v)| format!("{n}={v}"))
+                .collect::<Vec<_>>()
+                .join("; ");
+            response = provider
+                .post(&login)
+                .header("cookie", &cookies)
+                .header("content-type", "application/x-www-form-urlencoded")
+                .body(format!("username={user}&password={user}-pw"))
+                .send()
+                .await
+                .unwrap_or_else(|e| panic!("{login}: {e}"));
+            jar.extend(set_cookies(response.headers()));
+        }
+        assert!(
+            response.status().is_redirection(),
+            "{url}: {}",
+            response.status()
+        );
+        location = response.headers()["location"]
+            .to_str()
+            .expect("location")
+            .to_string();
+    }
+    assert!(location.starts_with(callback), "{location}");
+
+    let path = &location["http://127.0.0.1:8080".len()..];
+    let done = router
+        .clone()
+        .oneshot(request(path, Some(&pending)))
+        .await
+        .expect("router answers");
+    assert!(done.status().is_redirection(), "{}", done.status());
+    let session = set_cookies(done.headers())
+        .into_iter()
+        .map(|(n, v)| format!("{n}={v}"))
+        .collect::<Vec<_>>()
+        .join("; ");
+    assert!(!session.is_empty(), "the callback starts a session");
+    session
+}
+
+/// POSTs `body` to `path` as the session of `cookie`: the status and the JSON answer.
+pub(crate) async fn post_as(
+    router: &axum::Router,
+    cookie: &str,
+    path: &str,
+    body: serde_json::Value,
+) -> (StatusCode, serde_json::Value) {
+    let request = Request::post(path)
+        .header("host", "127.0.0.1:8080")
+        .header("content-type", "application/json")
+        .header("cookie", cookie)
+        .body(Body::from(body.to_string()))
+        .expect("request");
+    let (status, bytes) = send(router, request).await;
+    let json = serde_json::from_slice(&bytes)
+        .unwrap_or_else(|_| panic!("not JSON ({status}): {}", String::from_utf8_lossy(&bytes)));
+    (status, json)
+}
+
+/// GETs `path` as the session of `cookie`: the status and the raw body.
+pub(crate) async fn get_as(
+    router: &axum::Router,
+    cookie: &str,
+    path: &str,
+) -> (StatusCode, Vec<u8>) {
+    let request = Request::get(path)
+        .header("host", "127.0.0.1:8080")
+        .header("cookie", cookie)
+        .body(Body::empty())
+        .expect("request");
+    send(router, request).await
+}
