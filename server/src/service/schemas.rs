@@ -143,10 +143,8 @@ pub async fn subject(
     let name = subject_name(subject)?;
     let registry = registry_of(&granted)?;
     // Under a scoped catalog a subject the caller may not see answers as one that is not there.
-    if !service
-        .access(caller, cluster)?
-        .sees(&Resource::Subject(name.clone()))
-    {
+    let access = service.access(caller, cluster)?;
+    if !access.sees(&Resource::Subject(name.clone())) {
         return Err(no_subject(&name));
     }
     let deleted_versions = registry
@@ -174,7 +172,10 @@ pub async fn subject(
         .filter_map(|(suffix, part)| {
             let topic = name.strip_suffix(suffix)?;
             let listed = granted.entry.topic_metadata(topic).ok().flatten()?;
-            Some((listed.name, part.to_string()))
+            // A subject a scope covers by its own name may be named after a hidden topic.
+            access
+                .sees(&Resource::topic(&listed.name))
+                .then(|| (listed.name, part.to_string()))
         })
         .collect();
     Ok(SubjectDetail {

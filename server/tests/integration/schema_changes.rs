@@ -641,3 +641,44 @@ async fn versions_are_soft_deleted_then_deleted_for_good_and_references_keep_the
         "{gone}"
     );
 }
+
+/// A subject a scope covers by its own name, named after a topic the scoped catalog hides:
+/// its page does not name that topic.
+#[tokio::test]
+async fn a_subject_s_page_never_names_a_topic_the_scope_hides() {
+    let topic = unique("it-hidden-behind");
+    create_topic(&topic, 1).await;
+    let subject = format!("{topic}-value");
+    registry(
+        Method::POST,
+        &format!("subjects/{subject}/versions"),
+        json!({ "schema": V1 }),
+    )
+    .await;
+    let yaml = registry_ceiling_yaml(
+        "schema_text",
+        &format!("  resources:\n    subjects: [\"{subject}\"]\n"),
+    )
+    .replace(
+        "    writable: true\n",
+        "    writable: true\n    catalog: scoped\n",
+    );
+    let service = ceiling_service(&yaml).await;
+    let caller = server::auth::Caller::Mcp(None);
+    let seen = server::service::schemas::subject(
+        &service,
+        &caller,
+        "local",
+        app::api::Arg::Given(subject.clone()),
+    )
+    .await
+    .expect("the subject is in scope");
+    assert!(seen.topics.is_empty(), "{:?}", seen.topics);
+    // Without the scope the same page names it.
+    let open = ceiling_service(&registry_ceiling_yaml("schema_text", "")).await;
+    let all =
+        server::service::schemas::subject(&open, &caller, "local", app::api::Arg::Given(subject))
+            .await
+            .expect("the subject");
+    assert_eq!(all.topics, [(topic, "value".to_string())]);
+}
