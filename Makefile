@@ -85,10 +85,12 @@ unit:
 	cargo test -p server --lib --bins
 	cargo test -p bundle --profile tools
 
-## The decoders' fuzz tests (group assignments, Avro, record values, the config reader) with
-## many more cases than `make unit` runs; KLENS_FUZZ_CASES sets how many.
+## The fuzz tests (the decoders: group assignments, Avro, record values, the config reader; the
+## decision over random scoped bindings and globs) with many more cases than `make unit` runs;
+## KLENS_FUZZ_CASES sets how many.
 fuzz:
 	KLENS_FUZZ_CASES=$${KLENS_FUZZ_CASES:-2000000} cargo test -p server --release --lib fuzz_ -- --nocapture
+	KLENS_FUZZ_CASES=$${KLENS_FUZZ_CASES:-2000000} cargo test -p app --features ssr --release --lib fuzz_ -- --nocapture
 
 integration: seed
 	cargo test -p server --test integration -- --test-threads=2

@@ -342,6 +342,9 @@ pub fn decide(access: Option<&ClusterAccess>, action: &Action) -> Decision {
 }
 
 #[cfg(test)]
+mod properties;
+
+#[cfg(test)]
 mod tests {
     use super::*;
 

@@ -60,7 +60,19 @@ test('the ACLs page lists, filters, creates after a preview, and deletes exactly
   await page.getByRole('button', { name: `Delete ACL: User:reporting may WRITE topics whose names start with ${prefix} from any host` }).click();
   const confirm = page.getByRole('group', { name: 'Delete this ACL' });
   await expect(confirm).toContainText('Removes exactly this binding');
-  await confirm.getByRole('button', { name: 'Delete this ACL' }).click();
+  // The delete waits for the principal, typed exactly.
+  const remove = confirm.getByRole('button', { name: 'Delete this ACL' });
+  await expect(remove).toBeDisabled();
+  await confirm.getByLabel('Principal').fill('User:reportin');
+  await expect(remove).toBeDisabled();
+  await confirm.getByLabel('Principal').fill('user:reporting');
+  await expect(remove).toBeDisabled();
+  await confirm.getByLabel('Principal').fill('User:reporting');
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await confirm.screenshot({ path: test.info().outputPath(`acls-delete-${scheme}.png`) });
+  }
+  await remove.click();
   await expect(page.getByRole('status').filter({ hasText: 'Deleted: User:reporting may WRITE' })).toBeVisible();
   expect(kafkaBindings(prefix)).toEqual(['User:reporting * TOPIC PREFIXED DESCRIBE ALLOW']);
   await expect(rows).toHaveCount(1);

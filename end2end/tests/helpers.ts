@@ -22,21 +22,28 @@ const sessionCookie = async (page: Page, base: string) =>
   (await page.context().cookies(base)).find((c) => c.name === 'klens_session');
 
 /** Signs `user` in to the klens at `base` through the dev/stack OIDC provider's form (password
- * `<user>-pw`), checking the session cookie it leaves. */
+ * `<user>-pw`), checking the cookies it leaves. */
 export async function signIn(page: Page, base: string, user: string) {
   await page.goto(`${base}/`);
   await expect(page).toHaveURL(new RegExp(`^${PROVIDER}/`));
+  // A sign-in under way is the browser's own cookie, sent back to /auth only; klens keeps no
+  // session for it.
   const before = await sessionCookie(page, base);
+  const signInCookie = async () =>
+    (await page.context().cookies(`${base}/auth/callback`)).find((c) => c.name === 'klens_sign_in');
+  expect(await signInCookie()).toMatchObject({ httpOnly: true, sameSite: 'Lax', secure: false, path: '/auth' });
   await page.getByLabel('Username').fill(user);
   await page.getByLabel('Password').fill(`${user}-pw`);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await expect(page).toHaveURL(`${base}/`);
   await expect(page.locator('.app[data-hydrated="true"]')).toBeVisible();
-  // The session cookie: HttpOnly, SameSite=Lax, not Secure over http, and a new id at sign-in.
+  // The session cookie: HttpOnly, SameSite=Lax, not Secure over http, and a new id at sign-in;
+  // the sign-in cookie is gone.
   const after = await sessionCookie(page, base);
   expect(after).toMatchObject({ httpOnly: true, sameSite: 'Lax', secure: false });
-  expect(before?.value).toBeTruthy();
+  expect(after?.value).toBeTruthy();
   expect(after?.value).not.toBe(before?.value);
+  expect(await signInCookie()).toBeUndefined();
 }
 
 /** Commits offsets for a group (topic, partition → offset) with confluent-kafka, as a tool would. */

@@ -123,6 +123,24 @@ p.flush(10)
   expect(readBack(to, 0, 0)).toEqual(readBack(from, 0, 0));
 });
 
+test('a record of an internal topic offers no Duplicate', async ({ page }) => {
+  // Kafka's own __consumer_offsets: the newest record of a partition that has one (the active
+  // segment is never compacted, so it is there).
+  const [partition, end] = [...kafkaEndOffsets('__consumer_offsets')].find(([, end]) => end > 0)!;
+  const problems = await openHydrated(page, `/c/local/topics/__consumer_offsets/records/${partition}/${end - 1}`);
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText(`__consumer_offsets · partition ${partition} · offset ${end - 1}`);
+  await expect(page.locator('pre.payload[data-part="key"]')).toBeVisible();
+  await page.waitForLoadState('networkidle');
+  await expect(page.getByRole('button', { name: 'Duplicate this record' })).toHaveCount(0);
+  // The API refuses a write there too, whatever the page offers.
+  const res = await page.request.post('/api/produce', {
+    data: { cluster: 'local', topic: '__consumer_offsets', value: { encoding: 'text', data: 'x' }, dry_run: true },
+  });
+  expect(res.status()).toBe(403);
+  expect((await res.json()).code).toBe('INTERNAL_TOPIC');
+  expect(problems).toEqual([]);
+});
+
 test('find records by key on the Data tab, reading only the key\'s partitions', async ({ page }) => {
   const topic = await newTopic(page, 6);
   for (let p = 0; p < 6; p++) kafkaProduceLines(topic, p, Array.from({ length: 20 }, (_, i) => `noise ${p}-${i}`));

@@ -52,7 +52,14 @@ test('set, edit and remove a user quota; Kafka lists each change', async ({ page
 
   await page.getByRole('button', { name: `Remove quota of user ${user}` }).click();
   const confirm = page.getByRole('group', { name: 'Remove this quota' });
-  await confirm.getByRole('button', { name: 'Remove this quota' }).click();
+  // The removal waits for the entity in words, typed exactly.
+  const remove = confirm.getByRole('button', { name: 'Remove this quota' });
+  await expect(remove).toBeDisabled();
+  await confirm.getByLabel('Entity').fill(user);
+  await expect(remove).toBeDisabled();
+  await confirm.getByLabel('Entity').fill(`user ${user}`);
+  await shoot(page, 'quotas-remove');
+  await remove.click();
   await expect(page.getByRole('status').filter({ hasText: 'are removed.' })).toBeVisible();
   await expect(page.locator(`tr[data-entity="user ${user}"]`)).toHaveCount(0);
   await expect.poll(() => ofUser(user)).not.toContain('byte_rate');
@@ -76,7 +83,9 @@ test('an IP quota takes only the connection rate', async ({ page }) => {
   const ofIp = () => kafkaConfigs(['--entity-type', 'ips', '--entity-name', ip]);
   await expect.poll(ofIp).toContain('connection_creation_rate=5.0');
   await page.getByRole('button', { name: `Remove quota of IP ${ip}` }).click();
-  await page.getByRole('group', { name: 'Remove this quota' }).getByRole('button', { name: 'Remove this quota' }).click();
+  const confirm = page.getByRole('group', { name: 'Remove this quota' });
+  await confirm.getByLabel('Entity').fill(`IP ${ip}`);
+  await confirm.getByRole('button', { name: 'Remove this quota' }).click();
   await expect.poll(ofIp).not.toContain('connection_creation_rate');
   expect(problems).toEqual([]);
 });

@@ -64,7 +64,19 @@ test('add a SCRAM user, who then signs in; delete the credential, and they canno
   await page.getByRole('button', { name: `Delete the SCRAM-SHA-512 credential of ${user}` }).click();
   const confirm = page.getByRole('group', { name: 'Delete this credential' });
   await expect(confirm).toContainText('can no longer sign in');
-  await confirm.getByRole('button', { name: 'Delete this credential' }).click();
+  // The delete waits for the user's name, typed exactly.
+  const remove = confirm.getByRole('button', { name: 'Delete this credential' });
+  await expect(remove).toBeDisabled();
+  await confirm.getByLabel('User name').fill(user.slice(0, -1));
+  await expect(remove).toBeDisabled();
+  await confirm.getByLabel('User name').fill(`${user} `);
+  await expect(remove).toBeDisabled();
+  await confirm.getByLabel('User name').fill(user);
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await confirm.screenshot({ path: test.info().outputPath(`users-delete-${scheme}.png`) });
+  }
+  await remove.click();
   await expect(page.getByRole('status').filter({ hasText: 'is deleted.' })).toBeVisible();
   await expect(page.locator(`tr[data-user="${user}"]`)).toHaveCount(0);
   expect(signsIn(user, password, false)).toBe(false);

@@ -1,6 +1,6 @@
 //! `/c/{cluster}/acls`: every ACL binding (ACLS), filterable by principal, resource and
 //! operation; Create ACL with a preview that says in words what the binding allows; Delete on a
-//! row removes exactly that binding, after a confirmation.
+//! row removes exactly that binding, once its principal is typed to confirm.
 
 use leptos::prelude::*;
 use leptos_meta::Title;
@@ -11,7 +11,7 @@ use crate::api::{
     ACL_PATTERN_TYPES, ACL_PERMISSIONS, ACL_RESOURCE_TYPES,
 };
 use crate::components::access::{identity, offers, NeedsPrivilege};
-use crate::components::change::follow_change;
+use crate::components::change::{follow_change, TypedConfirm};
 use crate::Privilege;
 
 /// The arguments that name `acl` exactly.
@@ -169,12 +169,13 @@ fn AclRow(acl: AclBinding, can_delete: bool, on_done: Callback<String>) -> impl 
                         on:click=move |_| { open.update(|o| *o = !*o); error.set(None); }>"Delete"</button>
                     <Show when=move || open.get()>
                         <div class="panel" role="group" aria-label="Delete this ACL">
-                            <p>{format!("Removes exactly this binding: {}. Other bindings stay, even those a wider filter would match.", stored.get_value().words())}</p>
-                            <div class="panel-actions">
-                                <button type="button" class="button button-danger" disabled=move || send.pending().get()
-                                    on:click=move |_| { send.dispatch(()); }>"Delete this ACL"</button>
-                                <button type="button" class="button" on:click=move |_| open.set(false)>"Cancel"</button>
-                            </div>
+                            <TypedConfirm label="Delete this ACL".to_string() field="Principal"
+                                name=stored.with_value(|a| a.principal.clone())
+                                warning=format!("Removes exactly this binding: {}. Other bindings stay, even those a wider filter would match.", stored.with_value(AclBinding::words))
+                                ready=Signal::derive(|| true)
+                                pending=send.pending().into()
+                                act=Callback::new(move |()| { send.dispatch(()); })
+                                cancel=Callback::new(move |()| open.set(false)) />
                             {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
                         </div>
                     </Show>

@@ -4,7 +4,7 @@
 use leptos::prelude::*;
 
 use crate::api::{
-    produce, Encoded, Encoding, HeaderIn, Payload, ProduceArgs, Produced, Record, SchemaUsed,
+    produce, topic, Encoded, Encoding, HeaderIn, Payload, ProduceArgs, Produced, Record, SchemaUsed,
 };
 use crate::components::access::{allows, identity};
 use crate::format::page_url;
@@ -397,22 +397,28 @@ fn describe(p: &Produced) -> String {
     )
 }
 
-/// Duplicate this record, where the caller may produce to the cluster.
+/// Duplicate this record, where the caller may produce to its topic: never on a topic Kafka
+/// marks internal (the decision refuses a change to one, so it is not offered).
 #[component]
 pub fn DuplicateRecord(cluster: String, record: Record) -> impl IntoView {
     let who = identity();
     let cluster = StoredValue::new(cluster);
     let record = StoredValue::new(record);
+    // The topic as the catalog has it, for Kafka's internal flag.
+    let detail = Resource::new(
+        move || (cluster.get_value(), record.with_value(|r| r.topic.clone())),
+        |(cluster, name)| topic(cluster, name.into()),
+    );
     view! {
         <Suspense fallback=|| ()>
             {move || Suspend::new(async move {
-                let may = who
-                    .await
-                    .ok()
-                    .is_some_and(|w| {
-                        let topic = crate::access::Resource::topic(record.with_value(|r| r.topic.clone()));
-                        allows(w.cluster(&cluster.get_value()), Privilege::Produce, &topic)
-                    });
+                let may = match (who.await, detail.await) {
+                    (Ok(w), Ok(t)) => {
+                        let target = crate::access::Resource::Topic { name: t.name, internal: t.internal };
+                        allows(w.cluster(&cluster.get_value()), Privilege::Produce, &target)
+                    }
+                    _ => false,
+                };
                 may.then(|| {
                     let r = record.get_value();
                     let masked = r.key.masked || r.value.masked;

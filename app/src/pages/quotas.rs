@@ -13,7 +13,7 @@ use crate::api::{
     QuotaEntityPart, QuotaKey, QuotaList, QuotaUnit, BYTE_UNITS, QUOTA_KEYS,
 };
 use crate::components::access::{identity, offers, NeedsPrivilege};
-use crate::components::change::follow_change;
+use crate::components::change::{follow_change, TypedConfirm};
 use crate::error::ApiError;
 use crate::Privilege;
 
@@ -484,7 +484,7 @@ fn QuotaChanges(changes: QuotaChanged) -> impl IntoView {
     }
 }
 
-/// Remove every quota of one entity, after a confirmation.
+/// Remove every quota of one entity, once the entity is typed (in words) to confirm.
 #[component]
 fn RemoveQuota(cluster: String, quota: ClientQuota, on_done: Callback<String>) -> impl IntoView {
     let open = RwSignal::new(false);
@@ -522,12 +522,13 @@ fn RemoveQuota(cluster: String, quota: ClientQuota, on_done: Callback<String>) -
             on:click=move |_| { open.update(|o| *o = !*o); error.set(None); }>"Remove"</button>
         <Show when=move || open.get()>
             <div class="panel" role="group" aria-label="Remove this quota">
-                <p>{warning.clone()}</p>
-                <div class="panel-actions">
-                    <button type="button" class="button button-danger" disabled=move || send.pending().get()
-                        on:click=move |_| { send.dispatch(()); }>"Remove this quota"</button>
-                    <button type="button" class="button" on:click=move |_| open.set(false)>"Cancel"</button>
-                </div>
+                <TypedConfirm label="Remove this quota".to_string() field="Entity"
+                    name=words.clone()
+                    warning=warning.clone()
+                    ready=Signal::derive(|| true)
+                    pending=send.pending().into()
+                    act=Callback::new(move |()| { send.dispatch(()); })
+                    cancel=Callback::new(move |()| open.set(false)) />
                 {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
             </div>
         </Show>

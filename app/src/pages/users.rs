@@ -10,6 +10,7 @@ use crate::api::{
     ScramUserList, SetScramArgs, SCRAM_MAX_ITERATIONS, SCRAM_MECHANISMS, SCRAM_MIN_ITERATIONS,
 };
 use crate::components::access::{identity, offers, NeedsPrivilege};
+use crate::components::change::TypedConfirm;
 use crate::error::ApiError;
 use crate::format::thousands;
 use crate::Privilege;
@@ -218,7 +219,7 @@ fn said(done: &ScramChanged, what: &str) -> String {
     )
 }
 
-/// Delete one credential, after a confirmation.
+/// Delete one credential, once the user's name is typed to confirm.
 #[component]
 fn DeleteCredential(
     cluster: String,
@@ -258,12 +259,13 @@ fn DeleteCredential(
             on:click=move |_| { open.update(|o| *o = !*o); error.set(None); }>"Delete"</button>
         <Show when=move || open.get()>
             <div class="panel" role="group" aria-label="Delete this credential">
-                <p>{warning.clone()}</p>
-                <div class="panel-actions">
-                    <button type="button" class="button button-danger" disabled=move || send.pending().get()
-                        on:click=move |_| { send.dispatch(()); }>"Delete this credential"</button>
-                    <button type="button" class="button" on:click=move |_| open.set(false)>"Cancel"</button>
-                </div>
+                <TypedConfirm label="Delete this credential".to_string() field="User name"
+                    name=target.with_value(|(_, user, _)| user.clone())
+                    warning=warning.clone()
+                    ready=Signal::derive(|| true)
+                    pending=send.pending().into()
+                    act=Callback::new(move |()| { send.dispatch(()); })
+                    cancel=Callback::new(move |()| open.set(false)) />
                 {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
             </div>
         </Show>

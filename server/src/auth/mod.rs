@@ -5,13 +5,15 @@
 //! with a grant for another. A [`Caller`] is who a door found: a signed-in user, nobody (sign-in
 //! off), or the MCP ceiling.
 //!
-//! `oidc.rs` runs the sign-in flow and `session.rs` the sessions and `/auth/*` routes.
+//! `oidc.rs` runs the sign-in flow, `sign_in.rs` carries a sign-in under way in the browser's
+//! signed cookie, and `session.rs` holds the sessions and `/auth/*` routes.
 //!
 //! What must never happen here: I/O in the decision. It is a pure function over the config;
 //! only the sign-in flow talks to the identity provider.
 
 pub mod oidc;
 pub mod session;
+mod sign_in;
 mod store;
 
 use std::collections::{BTreeMap, BTreeSet};

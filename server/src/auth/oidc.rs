@@ -68,7 +68,8 @@ struct Provider {
     end_session: Option<String>,
 }
 
-/// A sign-in that has left for the provider and not come back yet; kept in the session.
+/// A sign-in that has left for the provider and not come back yet; carried in the browser's
+/// sign-in cookie (`sign_in.rs`).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct PendingSignIn {
     state: String,
@@ -83,6 +84,22 @@ impl PendingSignIn {
     pub fn matches(&self, state: &str) -> bool {
         // Both are random and single-use; compare in constant time all the same.
         bool::from(self.state.as_bytes().ct_eq(state.as_bytes()))
+    }
+
+    /// A mark of this sign-in that does not give its state away: the state's digest.
+    pub fn digest(&self) -> [u8; 32] {
+        use sha2::Digest;
+        sha2::Sha256::digest(self.state.as_bytes()).into()
+    }
+
+    #[cfg(test)]
+    pub(crate) fn new(state: &str, nonce: &str, pkce_verifier: &str, next: &str) -> PendingSignIn {
+        PendingSignIn {
+            state: state.into(),
+            nonce: nonce.into(),
+            pkce_verifier: pkce_verifier.into(),
+            next: next.into(),
+        }
     }
 }
 

@@ -1,12 +1,13 @@
 //! Sessions and the `/auth/*` routes. With auth on, every page and `/api` call needs a live
 //! session; `/health`, `/ready`, `/auth/*` and the static assets do not. Sessions live in
-//! process memory (`store.rs`: bounded, evicting), in cookies signed with a key made at start-up.
+//! process memory (`store.rs`: bounded, evicting, signed-in people only), in cookies signed with
+//! a key made at start-up; a sign-in under way lives in the browser's own cookie (`sign_in.rs`).
 
 use std::sync::Arc;
 
 use app::{ApiError, ErrorCode};
 use axum::extract::{Query, Request, State};
-use axum::http::StatusCode;
+use axum::http::{header, HeaderMap, StatusCode};
 use axum::middleware::Next;
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
@@ -16,10 +17,10 @@ use tower_sessions::cookie::{Key, SameSite};
 use tower_sessions::{Expiry, Session, SessionManagerLayer};
 
 use super::oidc::{now_ms, Oidc, PendingSignIn, SignedIn};
+use super::sign_in::SignIns;
 use super::store::BoundedStore;
 
 const USER_KEY: &str = "user";
-const PENDING_KEY: &str = "pending_sign_in";
 
 /// The session cookie's settings: HttpOnly, SameSite=Lax, Secure when the redirect URI is https,
 /// signed with a key that exists only in this process.
@@ -43,13 +44,20 @@ pub fn session_layer(
         .with_signed(Key::generate())
 }
 
+/// What the `/auth` routes share: the flow, and the cookies of sign-ins under way.
+struct Auth {
+    oidc: Arc<Oidc>,
+    sign_ins: SignIns,
+}
+
 /// The routes under `/auth`.
 pub fn routes<S: Clone + Send + Sync + 'static>(oidc: Arc<Oidc>) -> Router<S> {
+    let sign_ins = SignIns::new(oidc.secure_cookies());
     Router::new()
         .route("/auth/login", get(login))
         .route("/auth/callback", get(callback))
         .route("/auth/logout", post(logout))
-        .with_state(oidc)
+        .with_state(Arc::new(Auth { oidc, sign_ins }))
 }
 
 /// Paths that need no session.
@@ -149,21 +157,21 @@ struct LoginQuery {
     next: Option<String>,
 }
 
-async fn login(
-    State(oidc): State<Arc<Oidc>>,
-    session: Session,
-    Query(q): Query<LoginQuery>,
-) -> Response {
-    match oidc.begin(safe_next(q.next)).await {
+/// Starts a sign-in: what comes back to the callback travels in the browser's sign-in cookie,
+/// and nothing is kept here.
+async fn login(State(auth): State<Arc<Auth>>, Query(q): Query<LoginQuery>) -> Response {
+    match auth.oidc.begin(safe_next(q.next)).await {
         Ok((url, pending)) => {
-            if let Err(e) = session.insert(PENDING_KEY, pending).await {
-                tracing::error!(error = %e, "cannot store the pending sign-in");
+            let Some(cookie) = auth.sign_ins.carry(pending, now_ms()) else {
+                tracing::error!("cannot write the sign-in cookie");
                 return failure(
                     StatusCode::INTERNAL_SERVER_ERROR,
                     "klens could not start the sign-in.",
                 );
-            }
-            Redirect::to(&url).into_response()
+            };
+            let mut response = Redirect::to(&url).into_response();
+            response.headers_mut().append(header::SET_COOKIE, cookie);
+            response
         }
         Err(reason) => {
             tracing::warn!(reason = ?reason, "sign-in could not start");
@@ -185,16 +193,28 @@ struct CallbackQuery {
 }
 
 async fn callback(
-    State(oidc): State<Arc<Oidc>>,
+    State(auth): State<Arc<Auth>>,
     session: Session,
+    headers: HeaderMap,
     Query(q): Query<CallbackQuery>,
 ) -> Response {
-    // A pending sign-in is used once, whatever happens next.
-    let pending = session
-        .remove::<PendingSignIn>(PENDING_KEY)
-        .await
-        .ok()
-        .flatten();
+    let now = now_ms();
+    let pending = auth.sign_ins.read(&headers, now);
+    let mut response = finish_sign_in(&auth, session, pending, q, now).await;
+    // A sign-in cookie is used once, whatever happens next.
+    if let Some(removal) = auth.sign_ins.removal() {
+        response.headers_mut().append(header::SET_COOKIE, removal);
+    }
+    response
+}
+
+async fn finish_sign_in(
+    auth: &Auth,
+    session: Session,
+    pending: Option<PendingSignIn>,
+    q: CallbackQuery,
+    now: i64,
+) -> Response {
     if let Some(error) = q.error {
         // Debug formatting escapes what the query carries, so it cannot forge log lines.
         tracing::warn!(error = ?error, detail = ?q.error_description, "the identity provider ended the sign-in with an error");
@@ -220,7 +240,8 @@ async fn callback(
         );
     }
     let next = pending.next.clone();
-    let user = match oidc.finish(pending, code).await {
+    let finished = pending.clone();
+    let user = match auth.oidc.finish(pending, code).await {
         Ok(user) => user,
         Err(reason) => {
             tracing::warn!(reason = ?reason, "sign-in failed");
@@ -231,6 +252,14 @@ async fn callback(
             );
         }
     };
+    // The same callback twice at once: the second is refused here, even should the provider
+    // have taken its code twice.
+    if !auth.sign_ins.finish(&finished, now) {
+        return failure(
+            StatusCode::BAD_REQUEST,
+            "This sign-in link has expired or was already used.",
+        );
+    }
     // A new session id at sign-in, so an id planted before cannot ride on the new identity.
     if let Err(e) = session.cycle_id().await {
         tracing::error!(error = %e, "cannot rotate the session id");
@@ -250,7 +279,8 @@ async fn callback(
     Redirect::to(&safe_next(Some(next))).into_response()
 }
 
-async fn logout(State(oidc): State<Arc<Oidc>>, session: Session, request: Request) -> Response {
+async fn logout(State(auth): State<Arc<Auth>>, session: Session, request: Request) -> Response {
+    let oidc = &auth.oidc;
     let user = session.get::<SignedIn>(USER_KEY).await.ok().flatten();
     let _ = session.flush().await;
     if let Some(user) = &user {

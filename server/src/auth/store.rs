@@ -1,7 +1,7 @@
-//! Where sessions live: process memory, bounded and evicting. Sign-ins that have left for the
-//! identity provider and not come back are kept apart from signed-in sessions, for at most ten
-//! minutes and in a smaller space, so anonymous requests to `/auth/login` can neither grow
-//! memory without limit nor push signed-in people out.
+//! Where sessions live: process memory, bounded and evicting. Only signed-in people take room:
+//! a sign-in under way lives in the browser's cookie (`sign_in.rs`), and a record without a
+//! signed-in user is never kept, so anonymous requests can neither grow memory nor push
+//! signed-in people out.
 
 use std::time::{Duration, Instant};
 
@@ -16,30 +16,22 @@ use tower_sessions::SessionStore;
 
 /// The most signed-in sessions kept at once; past it, the longest idle one goes.
 const MAX_SESSIONS: u64 = 10_000;
-/// The most sign-ins under way at once, and how long one may take.
-const MAX_PENDING: u64 = 1_000;
-pub const PENDING_FOR: Duration = Duration::from_secs(10 * 60);
 
 /// The session store of the UI port.
 #[derive(Clone, Debug)]
 pub struct BoundedStore {
     /// Records that hold a signed-in user (`user_key`).
     sessions: Cache<Id, Record>,
-    /// Every other record: a sign-in under way.
-    pending: Cache<Id, Record>,
     user_key: &'static str,
 }
 
-/// A record lives until its own expiry, a pending one at most [`PENDING_FOR`].
-struct Life {
-    cap: Option<Duration>,
-}
+/// A record lives until its own expiry.
+struct Life;
 
 impl Life {
     fn of(&self, record: &Record) -> Duration {
         let left = record.expiry_date - OffsetDateTime::now_utc();
-        let left = Duration::try_from(left).unwrap_or(Duration::ZERO);
-        self.cap.map_or(left, |cap| left.min(cap))
+        Duration::try_from(left).unwrap_or(Duration::ZERO)
     }
 }
 
@@ -59,25 +51,21 @@ impl Expiry<Id, Record> for Life {
     }
 }
 
-fn cache(capacity: u64, cap: Option<Duration>) -> Cache<Id, Record> {
-    Cache::builder()
-        .max_capacity(capacity)
-        // Least recently used goes first; the default policy may refuse a new entry instead.
-        .eviction_policy(EvictionPolicy::lru())
-        .expire_after(Life { cap })
-        .build()
-}
-
 impl BoundedStore {
     /// `user_key` is the session key whose presence makes a record a signed-in session.
     pub fn new(user_key: &'static str) -> BoundedStore {
-        BoundedStore::with_capacity(user_key, MAX_SESSIONS, MAX_PENDING)
+        BoundedStore::with_capacity(user_key, MAX_SESSIONS)
     }
 
-    fn with_capacity(user_key: &'static str, sessions: u64, pending: u64) -> BoundedStore {
+    fn with_capacity(user_key: &'static str, sessions: u64) -> BoundedStore {
         BoundedStore {
-            sessions: cache(sessions, None),
-            pending: cache(pending, Some(PENDING_FOR)),
+            sessions: Cache::builder()
+                .max_capacity(sessions)
+                // Least recently used goes first; the default policy may refuse a new entry
+                // instead.
+                .eviction_policy(EvictionPolicy::lru())
+                .expire_after(Life)
+                .build(),
             user_key,
         }
     }
@@ -91,34 +79,29 @@ impl BoundedStore {
 impl SessionStore for BoundedStore {
     async fn create(&self, record: &mut Record) -> Result<()> {
         // A new id that no live record has.
-        while self.sessions.contains_key(&record.id) || self.pending.contains_key(&record.id) {
+        while self.sessions.contains_key(&record.id) {
             record.id = Id::default();
         }
         self.save(record).await
     }
 
+    /// Keeps a record that holds a signed-in user; forgets any other.
     async fn save(&self, record: &Record) -> Result<()> {
         if self.is_signed_in(record) {
-            self.pending.invalidate(&record.id).await;
             self.sessions.insert(record.id, record.clone()).await;
         } else {
             self.sessions.invalidate(&record.id).await;
-            self.pending.insert(record.id, record.clone()).await;
         }
         Ok(())
     }
 
     async fn load(&self, id: &Id) -> Result<Option<Record>> {
-        let found = match self.sessions.get(id).await {
-            Some(record) => Some(record),
-            None => self.pending.get(id).await,
-        };
+        let found = self.sessions.get(id).await;
         Ok(found.filter(|r| r.expiry_date > OffsetDateTime::now_utc()))
     }
 
     async fn delete(&self, id: &Id) -> Result<()> {
         self.sessions.invalidate(id).await;
-        self.pending.invalidate(id).await;
         Ok(())
     }
 }
@@ -129,7 +112,7 @@ mod tests {
 
     fn record(signed_in: bool) -> Record {
         let mut data = std::collections::HashMap::new();
-        let key = if signed_in { "user" } else { "pending" };
+        let key = if signed_in { "user" } else { "other" };
         data.insert(key.to_string(), serde_json::json!("x"));
         Record {
             id: Id::default(),
@@ -138,28 +121,25 @@ mod tests {
         }
     }
 
-    /// A flood of sign-ins that never come back is bounded, and pushes out no signed-in
-    /// session.
+    /// Records without a signed-in user take no room, and push out no signed-in session.
     #[tokio::test]
-    async fn pending_sign_ins_are_bounded_and_leave_sessions_alone() {
-        let store = BoundedStore::with_capacity("user", 10, 5);
+    async fn only_signed_in_sessions_are_kept() {
+        let store = BoundedStore::with_capacity("user", 10);
         let mut user = record(true);
         store.create(&mut user).await.expect("stored");
         for _ in 0..200 {
-            store.create(&mut record(false)).await.expect("stored");
+            let mut anonymous = record(false);
+            store.create(&mut anonymous).await.expect("stored");
+            assert!(store.load(&anonymous.id).await.expect("loads").is_none());
         }
-        store.pending.run_pending_tasks().await;
-        assert!(
-            store.pending.entry_count() <= 5,
-            "{}",
-            store.pending.entry_count()
-        );
+        store.sessions.run_pending_tasks().await;
+        assert_eq!(store.sessions.entry_count(), 1);
         assert!(store.load(&user.id).await.expect("loads").is_some());
     }
 
     #[tokio::test]
     async fn sessions_are_bounded_and_expired_records_are_gone() {
-        let store = BoundedStore::with_capacity("user", 10, 5);
+        let store = BoundedStore::with_capacity("user", 10);
         for _ in 0..100 {
             store.create(&mut record(true)).await.expect("stored");
         }
@@ -171,16 +151,15 @@ mod tests {
         store.create(&mut old).await.expect("stored");
         assert!(store.load(&old.id).await.expect("loads").is_none());
 
-        // Signing in moves a record from the pending space to the sessions.
-        let mut pending = record(false);
-        store.create(&mut pending).await.expect("stored");
-        pending
-            .data
-            .insert("user".into(), serde_json::json!("alice"));
-        store.save(&pending).await.expect("saved");
-        assert!(store.pending.get(&pending.id).await.is_none());
-        assert!(store.sessions.get(&pending.id).await.is_some());
-        store.delete(&pending.id).await.expect("deleted");
-        assert!(store.load(&pending.id).await.expect("loads").is_none());
+        // A session that loses its user is forgotten.
+        let mut session = record(true);
+        store.create(&mut session).await.expect("stored");
+        session.data.clear();
+        store.save(&session).await.expect("saved");
+        assert!(store.load(&session.id).await.expect("loads").is_none());
+        let mut again = record(true);
+        store.create(&mut again).await.expect("stored");
+        store.delete(&again.id).await.expect("deleted");
+        assert!(store.load(&again.id).await.expect("loads").is_none());
     }
 }

@@ -24,6 +24,7 @@ mod registry;
 mod schema_changes;
 mod search;
 mod security;
+mod sign_in;
 mod sizes;
 mod topics;
 mod users;
