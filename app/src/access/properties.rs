@@ -104,6 +104,7 @@ impl Random {
             privileges: BTreeSet::new(),
             scopes,
             scoped_catalog: self.chance(2),
+            protected_topics: Vec::new(),
         }
     }
 }
