@@ -25,7 +25,7 @@ impl Inputs {
         }
     }
 
-    fn next_u64(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         // xorshift64*
         self.state ^= self.state >> 12;
         self.state ^= self.state << 25;

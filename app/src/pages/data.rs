@@ -13,6 +13,7 @@ use super::topic_changes::DeleteRecords;
 use crate::access::Resource as Target;
 use crate::api::{
     get_record, records, topic, Arg, Encoded, Encoding, Record, RecordArgs, RecordAtArgs,
+    TopicDetail,
 };
 use crate::components::access::{allows, identity, NeedsPrivilege};
 use crate::components::clock::{local_time, shown_time, ZoneSwitch};
@@ -458,16 +459,22 @@ pub fn RecordPage() -> impl IntoView {
     let params = use_params_map();
     let get = move |k: &str| params.read().get(k).unwrap_or_default();
     let cluster = move || get("cluster");
-    let topic = move || get("topic");
+    let topic_name = move || get("topic");
+    // The topic as the catalog has it (partitions, Kafka's internal flag), read once here for
+    // every action of the page.
+    let detail = Resource::new(
+        move || (get("cluster"), get("topic")),
+        |(c, t)| topic(c, t.into()),
+    );
     view! {
-        <Title text=move || format!("{} {}/{}", topic(), get("partition"), get("offset")) />
+        <Title text=move || format!("{} {}/{}", topic_name(), get("partition"), get("offset")) />
         <div class="page-head">
-            <h1 class="mono">{move || format!("{} · partition {} · offset {}", topic(), get("partition"), get("offset"))}</h1>
-            <RecordActions />
+            <h1 class="mono">{move || format!("{} · partition {} · offset {}", topic_name(), get("partition"), get("offset"))}</h1>
+            <RecordActions detail=detail />
         </div>
-        <TopicTabs cluster=cluster() topic=topic() current=TopicTab::Data />
-        <NeedsRecords cluster=cluster() topic=topic()>
-            <RecordDetail />
+        <TopicTabs cluster=cluster() topic=topic_name() current=TopicTab::Data />
+        <NeedsRecords cluster=cluster() topic=topic_name()>
+            <RecordDetail topic=detail />
         </NeedsRecords>
     }
 }
@@ -475,13 +482,9 @@ pub fn RecordPage() -> impl IntoView {
 /// "Delete records before this", where the caller may delete records of the topic (never an
 /// internal one): the records of the partition before this offset go, this one stays.
 #[component]
-fn RecordActions() -> impl IntoView {
+fn RecordActions(detail: Resource<Result<TopicDetail, crate::ApiError>>) -> impl IntoView {
     let params = use_params_map();
     let get = move |k: &str| params.read().get(k).unwrap_or_default();
-    let detail = Resource::new(
-        move || (get("cluster"), get("topic")),
-        |(c, t)| topic(c, t.into()),
-    );
     let who = identity();
     let notice = RwSignal::new(None::<String>);
     let done = Callback::new(move |said: String| notice.set(Some(said)));
@@ -509,7 +512,7 @@ fn RecordActions() -> impl IntoView {
 
 /// The record itself, read only once the caller is known to hold RECORDS.
 #[component]
-fn RecordDetail() -> impl IntoView {
+fn RecordDetail(topic: Resource<Result<TopicDetail, crate::ApiError>>) -> impl IntoView {
     let params = use_params_map();
     let get = move |k: &str| params.read().get(k).unwrap_or_default();
     let detail = Resource::new(
@@ -547,7 +550,7 @@ fn RecordDetail() -> impl IntoView {
                         let cluster = get("cluster");
                         view! {
                             <div class="toolbar">
-                                <DuplicateRecord cluster=cluster record=r.clone() />
+                                <DuplicateRecord cluster=cluster record=r.clone() detail=topic />
                             </div>
                             <RecordView record=r />
                         }.into_any()

@@ -4,7 +4,8 @@
 use leptos::prelude::*;
 
 use crate::api::{
-    produce, topic, Encoded, Encoding, HeaderIn, Payload, ProduceArgs, Produced, Record, SchemaUsed,
+    produce, Encoded, Encoding, HeaderIn, Payload, ProduceArgs, Produced, Record, SchemaUsed,
+    TopicDetail,
 };
 use crate::components::access::{allows, identity};
 use crate::format::page_url;
@@ -398,17 +399,18 @@ fn describe(p: &Produced) -> String {
 }
 
 /// Duplicate this record, where the caller may produce to its topic: never on a topic Kafka
-/// marks internal (the decision refuses a change to one, so it is not offered).
+/// marks internal (the decision refuses a change to one, so it is not offered). `detail` is
+/// the topic as the catalog has it, for Kafka's internal flag: the record page reads it once,
+/// before anything suspends, so that the page hydrates with the resources it rendered with.
 #[component]
-pub fn DuplicateRecord(cluster: String, record: Record) -> impl IntoView {
+pub fn DuplicateRecord(
+    cluster: String,
+    record: Record,
+    detail: Resource<Result<TopicDetail, crate::ApiError>>,
+) -> impl IntoView {
     let who = identity();
     let cluster = StoredValue::new(cluster);
     let record = StoredValue::new(record);
-    // The topic as the catalog has it, for Kafka's internal flag.
-    let detail = Resource::new(
-        move || (cluster.get_value(), record.with_value(|r| r.topic.clone())),
-        |(cluster, name)| topic(cluster, name.into()),
-    );
     view! {
         <Suspense fallback=|| ()>
             {move || Suspend::new(async move {

@@ -17,6 +17,9 @@ use apache_avro::schema::{
 };
 use apache_avro::Schema;
 
+/// The named types of a schema and of those it references, by full name.
+pub type Names = std::collections::HashMap<Name, Schema>;
+
 /// The deepest nesting klens decodes.
 pub const MAX_DEPTH: usize = 64;
 /// Items and entries a datum may hold beyond one per byte: room for arrays of nulls or of
@@ -206,6 +209,312 @@ impl Walk<'_, '_> {
                     format!("the schema has no type named {}", full.fullname(None))
                 })?;
                 self.datum(found, &full.namespace, depth + 1)
+            }
+        }
+    }
+}
+
+/// Writes the datum `bytes` of `schema` as JSON into `out` in one pass, as the pages show Avro
+/// values: records and maps as objects, enums as their symbol, unions as the chosen branch,
+/// bytes and fixed as arrays of numbers, logical dates and times as their numbers.
+///
+/// The walk accepts only what `apache-avro` would write back byte for byte (the shortest
+/// varints, one block per array or map, no repeated map key, booleans 0 and 1, finite
+/// floats), within the same bounds as [`check`]. Anything else, and the logical types it does
+/// not write (decimal, duration, uuid), is an error, and the caller decodes the slower way,
+/// which says why. On error `out` holds a partial write the caller discards.
+pub fn to_json(
+    schema: &Schema,
+    names: &Names,
+    bytes: &[u8],
+    out: &mut Vec<u8>,
+) -> Result<(), String> {
+    let mut walk = Json {
+        names,
+        bytes,
+        at: 0,
+        items_left: bytes.len().saturating_add(ZERO_WIDTH_ITEMS),
+        keys: Vec::new(),
+        out,
+    };
+    walk.datum(schema, &None, 0)?;
+    if walk.at != bytes.len() {
+        return Err(format!(
+            "{} bytes left after the Avro datum",
+            bytes.len() - walk.at
+        ));
+    }
+    Ok(())
+}
+
+struct Json<'a> {
+    names: &'a Names,
+    bytes: &'a [u8],
+    at: usize,
+    items_left: usize,
+    /// The keys of the maps being written, as byte ranges, to refuse a repeated one.
+    keys: Vec<(usize, usize)>,
+    out: &'a mut Vec<u8>,
+}
+
+impl Json<'_> {
+    fn take(&mut self, n: usize) -> Result<&[u8], String> {
+        let end = self
+            .at
+            .checked_add(n)
+            .filter(|end| *end <= self.bytes.len())
+            .ok_or("the datum is cut short")?;
+        let taken = &self.bytes[self.at..end];
+        self.at = end;
+        Ok(taken)
+    }
+
+    /// A zig-zag varint in its shortest form (the only one written back the same).
+    fn long(&mut self) -> Result<i64, String> {
+        let mut value: u64 = 0;
+        for (i, shift) in (0..70).step_by(7).enumerate() {
+            let Some(&byte) = self.bytes.get(self.at) else {
+                return Err("the datum is cut short inside a number".into());
+            };
+            self.at += 1;
+            if shift == 63 && byte > 1 {
+                return Err("a number longer than 64 bits".into());
+            }
+            value |= u64::from(byte & 0x7f) << shift;
+            if byte & 0x80 == 0 {
+                if byte == 0 && i > 0 {
+                    return Err("a number not in its shortest form".into());
+                }
+                return Ok((value >> 1) as i64 ^ -((value & 1) as i64));
+            }
+        }
+        Err("a number longer than 64 bits".into())
+    }
+
+    fn int(&mut self) -> Result<i32, String> {
+        let n = self.long()?;
+        i32::try_from(n).map_err(|_| format!("{n} is out of range for an int"))
+    }
+
+    fn length(&mut self) -> Result<usize, String> {
+        let n = self.long()?;
+        usize::try_from(n).map_err(|_| format!("a negative length ({n})"))
+    }
+
+    /// The one block of an array or map: its item count (0 for none). A second block, or a
+    /// negative count, is written back otherwise.
+    fn block(&mut self) -> Result<usize, String> {
+        let n = self.long()?;
+        let n = usize::try_from(n).map_err(|_| "a block with a negative count".to_string())?;
+        if n > self.items_left {
+            return Err(format!(
+                "a block of {n} items, more than the datum's bytes can hold"
+            ));
+        }
+        self.items_left -= n;
+        Ok(n)
+    }
+
+    fn end_of_blocks(&mut self) -> Result<(), String> {
+        match self.long()? {
+            0 => Ok(()),
+            _ => Err("more than one block".into()),
+        }
+    }
+
+    fn number(&mut self, n: i64) {
+        self.out
+            .extend_from_slice(itoa::Buffer::new().format(n).as_bytes());
+    }
+
+    fn float(&mut self, f: f64) -> Result<(), String> {
+        if !f.is_finite() {
+            return Err(format!("{f} has no JSON form"));
+        }
+        // As serde_json prints a float (its own exponent form, `1e+308`).
+        serde_json::to_writer(&mut *self.out, &f).map_err(|e| e.to_string())
+    }
+
+    fn string(&mut self, text: &str) {
+        let _ = serde_json::to_writer(&mut *self.out, text);
+    }
+
+    /// A string's bytes, checked to be UTF-8: their range.
+    fn text(&mut self) -> Result<(usize, usize), String> {
+        let n = self.length()?;
+        let start = self.at;
+        let bytes = self.take(n)?;
+        std::str::from_utf8(bytes).map_err(|_| "a string that is not UTF-8".to_string())?;
+        Ok((start, start + n))
+    }
+
+    fn write_text(&mut self, (start, end): (usize, usize)) {
+        let bytes = self.bytes;
+        if let Ok(text) = std::str::from_utf8(&bytes[start..end]) {
+            self.string(text);
+        }
+    }
+
+    fn byte_array(&mut self, n: usize) -> Result<(), String> {
+        let bytes = self.bytes;
+        let start = self.at;
+        self.take(n)?;
+        self.out.push(b'[');
+        for (i, byte) in bytes[start..start + n].iter().enumerate() {
+            if i > 0 {
+                self.out.push(b',');
+            }
+            self.out
+                .extend_from_slice(itoa::Buffer::new().format(*byte).as_bytes());
+        }
+        self.out.push(b']');
+        Ok(())
+    }
+
+    fn datum(&mut self, schema: &Schema, space: &Namespace, depth: usize) -> Result<(), String> {
+        if depth > MAX_DEPTH {
+            return Err(format!("the datum nests deeper than {MAX_DEPTH} levels"));
+        }
+        match schema {
+            Schema::Null => {
+                self.out.extend_from_slice(b"null");
+                Ok(())
+            }
+            Schema::Boolean => {
+                let word: &[u8] = match self.take(1)? {
+                    [0] => b"false",
+                    [1] => b"true",
+                    _ => return Err("not a boolean".into()),
+                };
+                self.out.extend_from_slice(word);
+                Ok(())
+            }
+            Schema::Int | Schema::Date | Schema::TimeMillis => {
+                let n = self.int()?;
+                self.number(n.into());
+                Ok(())
+            }
+            Schema::Long
+            | Schema::TimeMicros
+            | Schema::TimestampMillis
+            | Schema::TimestampMicros
+            | Schema::TimestampNanos
+            | Schema::LocalTimestampMillis
+            | Schema::LocalTimestampMicros
+            | Schema::LocalTimestampNanos => {
+                let n = self.long()?;
+                self.number(n);
+                Ok(())
+            }
+            Schema::Float => {
+                let raw: [u8; 4] = self
+                    .take(4)?
+                    .try_into()
+                    .map_err(|_| "the datum is cut short")?;
+                self.float(f32::from_le_bytes(raw).into())
+            }
+            Schema::Double => {
+                let raw: [u8; 8] = self
+                    .take(8)?
+                    .try_into()
+                    .map_err(|_| "the datum is cut short")?;
+                self.float(f64::from_le_bytes(raw))
+            }
+            Schema::String => {
+                let range = self.text()?;
+                self.write_text(range);
+                Ok(())
+            }
+            Schema::Bytes => {
+                let n = self.length()?;
+                self.byte_array(n)
+            }
+            Schema::Fixed(FixedSchema { size, .. }) => self.byte_array(*size),
+            Schema::Enum(EnumSchema { symbols, .. }) => {
+                let index = self.long()?;
+                let symbol = usize::try_from(index)
+                    .ok()
+                    .and_then(|i| symbols.get(i))
+                    .ok_or_else(|| format!("enum index {index} out of range"))?;
+                self.string(symbol);
+                Ok(())
+            }
+            Schema::Union(union) => {
+                let index = self.long()?;
+                let variant = usize::try_from(index)
+                    .ok()
+                    .and_then(|i| union.variants().get(i))
+                    .ok_or_else(|| format!("union index {index} out of range"))?;
+                self.datum(variant, space, depth + 1)
+            }
+            Schema::Record(RecordSchema { name, fields, .. }) => {
+                let inner = name.fully_qualified_name(space).namespace;
+                self.out.push(b'{');
+                for (i, field) in fields.iter().enumerate() {
+                    if i > 0 {
+                        self.out.push(b',');
+                    }
+                    self.string(&field.name);
+                    self.out.push(b':');
+                    self.datum(&field.schema, &inner, depth + 1)?;
+                }
+                self.out.push(b'}');
+                Ok(())
+            }
+            Schema::Array(array) => {
+                let n = self.block()?;
+                self.out.push(b'[');
+                if n > 0 {
+                    for i in 0..n {
+                        if i > 0 {
+                            self.out.push(b',');
+                        }
+                        self.datum(&array.items, space, depth + 1)?;
+                    }
+                    self.end_of_blocks()?;
+                }
+                self.out.push(b']');
+                Ok(())
+            }
+            Schema::Map(map) => {
+                let n = self.block()?;
+                self.out.push(b'{');
+                if n > 0 {
+                    let first_key = self.keys.len();
+                    for i in 0..n {
+                        if i > 0 {
+                            self.out.push(b',');
+                        }
+                        let key = self.text()?;
+                        self.keys.push(key);
+                        self.write_text(key);
+                        self.out.push(b':');
+                        self.datum(&map.types, space, depth + 1)?;
+                    }
+                    // A key written twice reads as one entry, which is not written back the
+                    // same.
+                    let bytes = self.bytes;
+                    let text = |(start, end): (usize, usize)| &bytes[start..end];
+                    let keys = &mut self.keys[first_key..];
+                    keys.sort_unstable_by(|a, b| text(*a).cmp(text(*b)));
+                    if keys.windows(2).any(|w| text(w[0]) == text(w[1])) {
+                        return Err("a map key written twice".into());
+                    }
+                    self.keys.truncate(first_key);
+                    self.end_of_blocks()?;
+                }
+                self.out.push(b'}');
+                Ok(())
+            }
+            Schema::Ref { name } => {
+                let full: Name = name.fully_qualified_name(space);
+                let found = self.names.get(&full).ok_or_else(|| {
+                    format!("the schema has no type named {}", full.fullname(None))
+                })?;
+                self.datum(found, &full.namespace, depth + 1)
+            }
+            Schema::Decimal(_) | Schema::BigDecimal | Schema::Duration | Schema::Uuid => {
+                Err("a logical type decoded the slower way".into())
             }
         }
     }

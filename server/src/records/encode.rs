@@ -59,7 +59,9 @@ pub fn encode(
             out.extend_from_slice(&bytes);
         }
         _ => match Decoder::new(schema).map_err(Unfit::Schema)? {
-            Decoder::Avro { schema, references } => {
+            Decoder::Avro {
+                schema, references, ..
+            } => {
                 let schemata: Vec<&Schema> =
                     std::iter::once(&schema).chain(references.iter()).collect();
                 let resolved = ResolvedSchema::try_from(schemata.clone())

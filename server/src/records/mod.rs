@@ -14,6 +14,7 @@ mod cursor;
 pub mod decode;
 pub mod encode;
 mod filter;
+pub mod lines;
 mod page;
 mod plan;
 pub mod pool;
@@ -120,14 +121,8 @@ impl RawRecord {
     }
 }
 
-/// Fetches the schemas a batch of records needs, then decodes them, masked by `mask` when the
-/// caller sees the topic masked.
-pub async fn decode_all(
-    records: &[RawRecord],
-    topic: &str,
-    schemas: &Schemas,
-    mask: Option<&TopicMask>,
-) -> Vec<Record> {
+/// The decoders a batch of records needs, fetched from the registry where not known yet.
+pub async fn load_schemas(records: &[RawRecord], schemas: &Schemas) -> Loaded {
     let ids: Vec<u32> = records
         .iter()
         .flat_map(|r| {
@@ -138,7 +133,18 @@ pub async fn decode_all(
         })
         .flatten()
         .collect();
-    let loaded = schemas.load(ids).await;
+    schemas.load(ids).await
+}
+
+/// Fetches the schemas a batch of records needs, then decodes them, masked by `mask` when the
+/// caller sees the topic masked.
+pub async fn decode_all(
+    records: &[RawRecord],
+    topic: &str,
+    schemas: &Schemas,
+    mask: Option<&TopicMask>,
+) -> Vec<Record> {
+    let loaded = load_schemas(records, schemas).await;
     records
         .iter()
         .map(|r| {

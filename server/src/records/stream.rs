@@ -12,11 +12,12 @@ use tokio::runtime::Handle;
 use tokio::sync::mpsc::error::TrySendError;
 use tokio::sync::mpsc::Sender;
 
-use super::decode::Schemas;
+use super::decode::{Loaded, Schemas};
 use super::filter::Filter;
+use super::lines::{self, Scratch};
 use super::reader::{self, close_later, Kind};
 use super::scan::{self, Flow, Seen, Span};
-use super::{decode_all, RawRecord};
+use super::{decode_all, load_schemas, RawRecord};
 use crate::masking::TopicMask;
 
 /// Records decoded and sent together; also the size of a batch of NDJSON lines.
@@ -91,21 +92,31 @@ pub struct Source {
 }
 
 impl Source {
-    /// Decodes a batch (fetching any schemas it needs) and renders it as NDJSON lines.
-    fn render(&self, records: &[RawRecord]) -> Vec<u8> {
-        let decoded = self.handle.block_on(decode_all(
-            records,
-            &self.topic,
-            &self.schemas,
-            self.mask.as_deref(),
-        ));
-        let mut out = Vec::with_capacity(records.len() * 256);
-        for record in decoded {
-            if serde_json::to_writer(&mut out, &record).is_ok() {
-                out.push(b'\n');
+    /// Decodes a batch (fetching any schemas it needs) and appends its NDJSON lines to `out`.
+    fn render(&self, records: &[RawRecord], out: &mut Vec<u8>, scratch: &mut Scratch) {
+        if let Some(mask) = self.mask.as_deref() {
+            // A masked topic: the pages' decoding, then the caller's masks over it.
+            let decoded =
+                self.handle
+                    .block_on(decode_all(records, &self.topic, &self.schemas, Some(mask)));
+            for record in decoded {
+                if serde_json::to_writer(&mut *out, &record).is_ok() {
+                    out.push(b'\n');
+                }
             }
+            return;
         }
-        out
+        let loaded = if records.iter().any(|r| {
+            self.schemas.wanted(r.value.as_deref()).is_some()
+                || self.schemas.wanted(r.key.as_deref()).is_some()
+        }) {
+            self.handle.block_on(load_schemas(records, &self.schemas))
+        } else {
+            Loaded::default()
+        };
+        for record in records {
+            lines::write_record(out, &self.topic, record, &self.schemas, &loaded, scratch);
+        }
     }
 }
 
@@ -139,6 +150,7 @@ pub fn export(
     };
     let mut batch: Vec<RawRecord> = Vec::with_capacity(BATCH);
     let mut chunk: Vec<u8> = Vec::with_capacity(CHUNK_BYTES);
+    let mut scratch = Scratch::default();
     let mut recheck = Recheck::new(allowed);
     let mut refused = None;
     let result = scan::run(&consumer, topic, spans, POLL, |seen| match seen {
@@ -158,10 +170,14 @@ pub fn export(
                 batch.push(record);
             }
             if batch.len() >= BATCH {
-                chunk.extend(source.render(&batch));
+                source.render(&batch, &mut chunk, &mut scratch);
                 batch.clear();
                 if chunk.len() >= CHUNK_BYTES
-                    && !send_patiently(&out, std::mem::take(&mut chunk), STALLED_FOR)
+                    && !send_patiently(
+                        &out,
+                        std::mem::replace(&mut chunk, Vec::with_capacity(CHUNK_BYTES)),
+                        STALLED_FOR,
+                    )
                 {
                     return Flow::Stop;
                 }
@@ -176,7 +192,7 @@ pub fn export(
     };
     match result {
         Ok(()) => {
-            chunk.extend(source.render(&batch));
+            source.render(&batch, &mut chunk, &mut scratch);
             if !chunk.is_empty() {
                 send_patiently(&out, chunk, STALLED_FOR);
             }

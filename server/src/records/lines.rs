@@ -1,0 +1,663 @@
+//! The export's NDJSON lines, written straight from a record's bytes into the output.
+//!
+//! A line is exactly what serialising the decoded [`Record`](app::api::Record) would give (the
+//! pages' shape), but most of a line is written without building it first. The common case is
+//! a value that is JSON already in the form serde_json writes (compact, keys once, numbers and
+//! escapes as serde_json prints them): such a value is checked in one pass and copied as it
+//! is. Anything else (JSON in another form, values decoded through the registry, masked
+//! topics) goes through the same decoding the pages use, so the two can never disagree on what
+//! a record says; the unit tests below compare both ways on every kind of input.
+
+use base64::engine::general_purpose::STANDARD;
+use base64::Engine;
+use serde_json::Value;
+
+use super::decode::{self, Loaded, Schemas};
+use super::RawRecord;
+
+/// Buffers one export reuses from record to record.
+#[derive(Default)]
+pub struct Scratch {
+    /// The keys of the objects being checked, as byte ranges of the document.
+    keys: Vec<(usize, usize)>,
+    /// A float as serde_json prints it.
+    number: Vec<u8>,
+}
+
+/// Appends the NDJSON line of `record` (read from `topic`, unmasked) to `out`.
+pub fn write_record(
+    out: &mut Vec<u8>,
+    topic: &str,
+    record: &RawRecord,
+    schemas: &Schemas,
+    loaded: &Loaded,
+    scratch: &mut Scratch,
+) {
+    out.extend_from_slice(b"{\"topic\":");
+    write_str(out, topic);
+    out.extend_from_slice(b",\"partition\":");
+    out.extend_from_slice(itoa::Buffer::new().format(record.partition).as_bytes());
+    out.extend_from_slice(b",\"offset\":");
+    out.extend_from_slice(itoa::Buffer::new().format(record.offset).as_bytes());
+    out.extend_from_slice(b",\"timestamp\":");
+    match record.timestamp {
+        Some(t) => out.extend_from_slice(itoa::Buffer::new().format(t).as_bytes()),
+        None => out.extend_from_slice(b"null"),
+    }
+    out.extend_from_slice(b",\"timestamp_type\":");
+    write_json(out, &record.timestamp_type);
+    out.extend_from_slice(b",\"key\":");
+    write_part(out, record.key.as_deref(), schemas, loaded, scratch);
+    out.extend_from_slice(b",\"value\":");
+    write_part(out, record.value.as_deref(), schemas, loaded, scratch);
+    out.extend_from_slice(b",\"headers\":[");
+    for (i, (key, value)) in record.headers.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        out.extend_from_slice(b"{\"key\":");
+        write_str(out, key);
+        out.extend_from_slice(b",\"value\":");
+        write_plain(out, value.as_deref(), scratch);
+        out.push(b'}');
+    }
+    out.extend_from_slice(b"],\"size\":");
+    out.extend_from_slice(itoa::Buffer::new().format(record.size()).as_bytes());
+    out.extend_from_slice(b"}\n");
+}
+
+/// A key or value: through its schema when the registry frames it, else as plain bytes.
+fn write_part(
+    out: &mut Vec<u8>,
+    bytes: Option<&[u8]>,
+    schemas: &Schemas,
+    loaded: &Loaded,
+    scratch: &mut Scratch,
+) {
+    let (Some(raw), Some(id)) = (bytes, schemas.wanted(bytes)) else {
+        write_plain(out, bytes, scratch);
+        return;
+    };
+    if let (Some(decoder), Some((_, payload))) = (loaded.decoder(id), decode::confluent_frame(raw))
+    {
+        let start = out.len();
+        let written = match decoder.kind() {
+            "AVRO" => {
+                out.extend_from_slice(b"{\"encoding\":\"avro\",\"data\":");
+                decoder.write_avro(payload, out)
+            }
+            "PROTOBUF" => {
+                out.extend_from_slice(b"{\"encoding\":\"protobuf\",\"data\":");
+                decoder.write_protobuf(payload, out)
+            }
+            _ => false,
+        };
+        if written {
+            out.extend_from_slice(b",\"schema_id\":");
+            out.extend_from_slice(itoa::Buffer::new().format(id).as_bytes());
+            out.extend_from_slice(b",\"raw\":\"");
+            write_base64(out, raw);
+            out.extend_from_slice(b"\"}");
+            return;
+        }
+        out.truncate(start);
+    }
+    // Anything else framed (JSON Schema, a datum the walk refuses, a schema that
+    // could not be fetched) as the pages decode it.
+    write_json(out, &schemas.decode(loaded, bytes));
+}
+
+/// Bytes without a schema, as [`super::decode::plain`] shows them.
+fn write_plain(out: &mut Vec<u8>, bytes: Option<&[u8]>, scratch: &mut Scratch) {
+    let Some(bytes) = bytes else {
+        out.extend_from_slice(b"{\"encoding\":\"null\",\"data\":null}");
+        return;
+    };
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        out.extend_from_slice(b"{\"encoding\":\"base64\",\"data\":\"");
+        write_base64(out, bytes);
+        out.extend_from_slice(b"\"}");
+        return;
+    };
+    if !matches!(text.trim_start().as_bytes().first(), Some(b'{' | b'[')) {
+        write_text(out, text);
+        return;
+    }
+    if is_canonical(bytes, scratch) {
+        out.extend_from_slice(b"{\"encoding\":\"json\",\"data\":");
+        out.extend_from_slice(bytes);
+        out.push(b'}');
+        return;
+    }
+    // JSON in another form than serde_json's (or not JSON at all): parsed as the pages parse
+    // it, written out once, and compared with the bytes to know whether they must go too.
+    let Ok(json) = serde_json::from_str::<Value>(text) else {
+        write_text(out, text);
+        return;
+    };
+    out.extend_from_slice(b"{\"encoding\":\"json\",\"data\":");
+    let start = out.len();
+    write_json(out, &json);
+    if out[start..] != *bytes {
+        out.extend_from_slice(b",\"raw\":\"");
+        write_base64(out, bytes);
+        out.push(b'"');
+    }
+    out.push(b'}');
+}
+
+fn write_text(out: &mut Vec<u8>, text: &str) {
+    out.extend_from_slice(b"{\"encoding\":\"text\",\"data\":");
+    write_str(out, text);
+    out.push(b'}');
+}
+
+fn write_str(out: &mut Vec<u8>, text: &str) {
+    write_json(out, text);
+}
+
+/// Serialising into a `Vec` fails only for values JSON cannot hold (a map with keys that are
+/// not strings), which no part of a line has.
+fn write_json<T: serde::Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) {
+    let _ = serde_json::to_writer(&mut *out, value);
+}
+
+fn write_base64(out: &mut Vec<u8>, bytes: &[u8]) {
+    let start = out.len();
+    out.resize(
+        start + base64::encoded_len(bytes.len(), true).unwrap_or(0),
+        0,
+    );
+    let written = STANDARD.encode_slice(bytes, &mut out[start..]).unwrap_or(0);
+    out.truncate(start + written);
+}
+
+/// The deepest nesting the one-pass check follows; deeper documents take the parser's way,
+/// which has its own limit.
+const MAX_DEPTH: usize = 64;
+/// Integers of at most this many digits fit both `i64` and `u64`, so serde_json prints them
+/// back as they are.
+const EXACT_DIGITS: usize = 18;
+
+/// Whether `bytes` is a JSON object or array exactly as serde_json (with its `preserve_order`
+/// feature) would write the value it parses to: no whitespace, every key once, strings with
+/// only the escapes serde_json writes, numbers printed as serde_json prints them. A `true`
+/// is certain; a `false` only sends the document the slower way, which decides for itself.
+pub fn is_canonical(bytes: &[u8], scratch: &mut Scratch) -> bool {
+    scratch.keys.clear();
+    let mut check = Check {
+        bytes,
+        at: 0,
+        keys: &mut scratch.keys,
+        number: &mut scratch.number,
+    };
+    matches!(bytes.first(), Some(b'{' | b'['))
+        && check.value(0).is_some()
+        && check.at == bytes.len()
+}
+
+/// One pass over a document; each step answers `None` as soon as the document is not
+/// canonical (or not JSON).
+struct Check<'a> {
+    bytes: &'a [u8],
+    at: usize,
+    keys: &'a mut Vec<(usize, usize)>,
+    number: &'a mut Vec<u8>,
+}
+
+impl Check<'_> {
+    fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.at).copied()
+    }
+
+    fn eat(&mut self, byte: u8) -> Option<()> {
+        (self.peek()? == byte).then(|| self.at += 1)
+    }
+
+    fn value(&mut self, depth: usize) -> Option<()> {
+        match self.peek()? {
+            b'{' => self.object(depth + 1),
+            b'[' => self.array(depth + 1),
+            b'"' => self.string().map(|_| ()),
+            b't' => self.literal(b"true"),
+            b'f' => self.literal(b"false"),
+            b'n' => self.literal(b"null"),
+            b'-' | b'0'..=b'9' => self.number(),
+            _ => None,
+        }
+    }
+
+    fn literal(&mut self, word: &[u8]) -> Option<()> {
+        let end = self.at.checked_add(word.len())?;
+        (self.bytes.get(self.at..end)? == word).then(|| self.at = end)
+    }
+
+    fn array(&mut self, depth: usize) -> Option<()> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        self.eat(b'[')?;
+        if self.eat(b']').is_some() {
+            return Some(());
+        }
+        loop {
+            self.value(depth)?;
+            match self.peek()? {
+                b',' => self.at += 1,
+                b']' => {
+                    self.at += 1;
+                    return Some(());
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    fn object(&mut self, depth: usize) -> Option<()> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        self.eat(b'{')?;
+        if self.eat(b'}').is_some() {
+            return Some(());
+        }
+        let first_key = self.keys.len();
+        loop {
+            let key = self.string()?;
+            // A key with escapes could equal another written differently: the parser decides.
+            if self.bytes[key.0..key.1].contains(&b'\\') {
+                return None;
+            }
+            self.keys.push(key);
+            self.eat(b':')?;
+            self.value(depth)?;
+            match self.peek()? {
+                b',' => self.at += 1,
+                b'}' => {
+                    self.at += 1;
+                    break;
+                }
+                _ => return None,
+            }
+        }
+        // A key written twice parses to one entry, so the document reads otherwise than its
+        // bytes.
+        let bytes = self.bytes;
+        let keys = &mut self.keys[first_key..];
+        let text = |(start, end): (usize, usize)| &bytes[start..end];
+        let repeated = if keys.len() <= 8 {
+            keys.iter()
+                .enumerate()
+                .any(|(i, a)| keys[i + 1..].iter().any(|b| text(*a) == text(*b)))
+        } else {
+            keys.sort_unstable_by(|a, b| text(*a).cmp(text(*b)));
+            keys.windows(2).any(|w| text(w[0]) == text(w[1]))
+        };
+        self.keys.truncate(first_key);
+        (!repeated).then_some(())
+    }
+
+    /// A string whose escapes are those serde_json writes; the range of its contents.
+    fn string(&mut self) -> Option<(usize, usize)> {
+        self.eat(b'"')?;
+        let start = self.at;
+        loop {
+            let byte = self.peek()?;
+            match byte {
+                b'"' => {
+                    let end = self.at;
+                    self.at += 1;
+                    return Some((start, end));
+                }
+                b'\\' => {
+                    let escaped = *self.bytes.get(self.at + 1)?;
+                    match escaped {
+                        b'"' | b'\\' | b'b' | b'f' | b'n' | b'r' | b't' => self.at += 2,
+                        b'u' => {
+                            // serde_json writes `\u00xx`, lower-case, only for the control
+                            // characters that have no short escape.
+                            let hex = self.bytes.get(self.at + 2..self.at + 6)?;
+                            let short = [0x08, 0x09, 0x0a, 0x0c, 0x0d];
+                            let code = match hex {
+                                [b'0', b'0', high @ (b'0' | b'1'), low] => {
+                                    let low = match low {
+                                        b'0'..=b'9' => low - b'0',
+                                        b'a'..=b'f' => low - b'a' + 10,
+                                        _ => return None,
+                                    };
+                                    (high - b'0') * 16 + low
+                                }
+                                _ => return None,
+                            };
+                            if short.contains(&code) {
+                                return None;
+                            }
+                            self.at += 6;
+                        }
+                        _ => return None,
+                    }
+                }
+                // A raw control character is not JSON.
+                0x00..=0x1f => return None,
+                _ => self.at += 1,
+            }
+        }
+    }
+
+    /// A number as serde_json prints it back: an integer of at most [`EXACT_DIGITS`] digits
+    /// (not `-0`, which reads as a float), or a float in the shortest form that reads back as
+    /// the same `f64`.
+    fn number(&mut self) -> Option<()> {
+        let start = self.at;
+        let negative = self.eat(b'-').is_some();
+        let digits_start = self.at;
+        match self.peek()? {
+            b'0' => self.at += 1,
+            b'1'..=b'9' => {
+                while matches!(self.peek(), Some(b'0'..=b'9')) {
+                    self.at += 1;
+                }
+            }
+            _ => return None,
+        }
+        let int_digits = self.at - digits_start;
+        let mut float = false;
+        if self.eat(b'.').is_some() {
+            float = true;
+            let from = self.at;
+            while matches!(self.peek(), Some(b'0'..=b'9')) {
+                self.at += 1;
+            }
+            if self.at == from {
+                return None;
+            }
+        }
+        if matches!(self.peek(), Some(b'e' | b'E')) {
+            float = true;
+            self.at += 1;
+            if matches!(self.peek(), Some(b'+' | b'-')) {
+                self.at += 1;
+            }
+            let from = self.at;
+            while matches!(self.peek(), Some(b'0'..=b'9')) {
+                self.at += 1;
+            }
+            if self.at == from {
+                return None;
+            }
+        }
+        let token = &self.bytes[start..self.at];
+        if !float {
+            let zero = int_digits == 1 && self.bytes[digits_start] == b'0';
+            return (int_digits <= EXACT_DIGITS && !(negative && zero)).then_some(());
+        }
+        // A float: canonical when it is what serde_json prints of the number it reads (the
+        // shortest digits that read back the same, with its own exponent form). Long tokens
+        // are left to the parser.
+        if token.len() > 24 {
+            return None;
+        }
+        let text = std::str::from_utf8(token).ok()?;
+        let parsed: f64 = text.parse().ok()?;
+        if !parsed.is_finite() {
+            return None;
+        }
+        self.number.clear();
+        serde_json::to_writer(&mut *self.number, &parsed).ok()?;
+        (self.number.as_slice() == token).then_some(())
+    }
+}
+
+/// The line the pages' decoding gives, for comparison in tests.
+#[cfg(test)]
+fn reference_line(topic: &str, record: &RawRecord, schemas: &Schemas, loaded: &Loaded) -> Vec<u8> {
+    let mut line = serde_json::to_vec(&record.decode(topic, schemas, loaded)).expect("serialises");
+    line.push(b'\n');
+    line
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use app::api::TimestampType;
+
+    fn record(key: Option<&[u8]>, value: Option<&[u8]>) -> RawRecord {
+        RawRecord {
+            partition: 3,
+            offset: 1234,
+            timestamp: Some(1_700_000_000_000),
+            timestamp_type: TimestampType::CreateTime,
+            key: key.map(<[u8]>::to_vec),
+            value: value.map(<[u8]>::to_vec),
+            headers: vec![
+                ("h\"1".into(), Some(b"{\"a\":1}".to_vec())),
+                ("h2".into(), None),
+            ],
+        }
+    }
+
+    /// Writes `value` both ways and compares the lines byte for byte.
+    fn same_both_ways(value: &[u8]) {
+        let schemas = Schemas::new(None);
+        let loaded = Loaded::default();
+        let record = record(Some(b"k\xff"), Some(value));
+        let mut fast = Vec::new();
+        write_record(
+            &mut fast,
+            "orders.\u{e9}",
+            &record,
+            &schemas,
+            &loaded,
+            &mut Scratch::default(),
+        );
+        let slow = reference_line("orders.\u{e9}", &record, &schemas, &loaded);
+        assert_eq!(
+            String::from_utf8_lossy(&fast),
+            String::from_utf8_lossy(&slow),
+            "value {:?}",
+            String::from_utf8_lossy(value)
+        );
+    }
+
+    #[test]
+    fn a_line_is_the_record_the_pages_show() {
+        let cases: &[&[u8]] = &[
+            br#"{"a":1,"b":[true,false,null],"c":{"d":"e"}}"#,
+            br#"{"a": 1}"#,
+            br#" {"a":1}"#,
+            br#"{"a":1} "#,
+            br#"{"a":1,"a":2}"#,
+            br#"{"b":1,"a":2}"#,
+            br#"{"a\u0062":1,"ab":2}"#,
+            r#"["\u00e9","é","\/","\n","\u001f","\u001F","\u000a","\ud83d\ude00","\ud800"]"#.as_bytes(),
+            br#"[0,-0,1,-1,123456789012345678,1234567890123456789,18446744073709551615,18446744073709551616,-9223372036854775808,-9223372036854775809]"#,
+            br#"[1.0,1.5,19.99,0.1,1e5,1E5,1e21,1.5e-7,100000000000000000000.0,1e400,-0.0,0.30000000000000004,2.5e+30,12.50]"#,
+            br#"[01]"#,
+            br#"[1.]"#,
+            br#"{"a":}"#,
+            br#"{}"#,
+            br#"[]"#,
+            br#"[{}]"#,
+            b"[\"a\tb\"]",
+            br#"{"k":"v"}x"#,
+            br#"{"#,
+            b"\xc2\xa0{\"a\":1}",
+            b"plain text",
+            b"",
+            b"\xff\xfe",
+            b"42",
+            br#""quoted""#,
+            br#"{"x":[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}"#,
+        ];
+        for value in cases {
+            same_both_ways(value);
+        }
+        let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
+        same_both_ways(deep.as_bytes());
+        let wide: String = format!(
+            "{{{}}}",
+            (0..40)
+                .map(|i| format!("\"k{}\":{i}", 40 - i))
+                .collect::<Vec<_>>()
+                .join(",")
+        );
+        same_both_ways(wide.as_bytes());
+        same_both_ways(wide.replace("\"k7\"", "\"k9\"").as_bytes());
+    }
+
+    /// A small generator of JSON-ish documents: canonical ones, and ones bent in the ways
+    /// producers bend them (spaces, escapes, number forms, repeated keys, damage).
+    struct Random(u64);
+
+    impl Random {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+
+        fn below(&mut self, n: u64) -> u64 {
+            self.next() % n
+        }
+
+        fn pick<'a>(&mut self, from: &[&'a str]) -> &'a str {
+            from[self.below(from.len() as u64) as usize]
+        }
+
+        fn value(&mut self, out: &mut String, depth: u32) {
+            let kind = if depth > 4 {
+                self.below(5)
+            } else {
+                self.below(8)
+            };
+            match kind {
+                0 => out.push_str(self.pick(&["true", "false", "null"])),
+                1 => out.push_str(self.pick(&[
+                    "0",
+                    "-0",
+                    "7",
+                    "-12",
+                    "19.99",
+                    "1e5",
+                    "2.5E-3",
+                    "0.1",
+                    "1.0",
+                    "-0.0",
+                    "123456789012345678901",
+                    "3.141592653589793",
+                    "1e308",
+                    "5e-324",
+                    "100",
+                    "1.50",
+                    "9007199254740993",
+                ])),
+                2 => {
+                    let n = self.next() as i64 >> self.below(60);
+                    out.push_str(&n.to_string());
+                }
+                3 => {
+                    let f = f64::from_bits(self.next() >> 2)
+                        * if self.below(2) == 0 { 1.0 } else { -1.0 };
+                    if f.is_finite() {
+                        out.push_str(&serde_json::to_string(&f).expect("float"));
+                    } else {
+                        out.push('1');
+                    }
+                }
+                4 => self.string(out),
+                5 | 6 => {
+                    out.push('{');
+                    let n = self.below(12);
+                    for i in 0..n {
+                        if i > 0 {
+                            out.push_str(self.pick(&[",", ",", ",", ", "]));
+                        }
+                        self.string(out);
+                        out.push_str(self.pick(&[":", ":", ":", ": "]));
+                        self.value(out, depth + 1);
+                    }
+                    out.push('}');
+                }
+                _ => {
+                    out.push('[');
+                    let n = self.below(6);
+                    for i in 0..n {
+                        if i > 0 {
+                            out.push(',');
+                        }
+                        self.value(out, depth + 1);
+                    }
+                    out.push(']');
+                }
+            }
+        }
+
+        fn string(&mut self, out: &mut String) {
+            out.push('"');
+            for _ in 0..self.below(6) {
+                out.push_str(self.pick(&[
+                    "a",
+                    "b",
+                    "k",
+                    "id",
+                    "é",
+                    "😀",
+                    "\\n",
+                    "\\\"",
+                    "\\\\",
+                    "\\/",
+                    "\\u00e9",
+                    "\\u001f",
+                    "\\u000A",
+                    "\\t",
+                    "\\b",
+                    "\\ud83d\\ude00",
+                    " ",
+                    "\u{7f}",
+                ]));
+            }
+            out.push('"');
+        }
+    }
+
+    /// Random documents, and every one of them cut short and with a byte changed: the line
+    /// is always the one the pages' decoding gives.
+    #[test]
+    fn random_documents_give_the_pages_line() {
+        let mut random = Random(0x6b6c_656e_736a_736e);
+        let mut canonical = 0;
+        let mut scratch = Scratch::default();
+        for _ in 0..4000 {
+            let mut doc = String::new();
+            if random.below(2) == 0 {
+                random.value(&mut doc, 0);
+            } else {
+                doc.push('{');
+                random.string(&mut doc);
+                doc.push(':');
+                random.value(&mut doc, 1);
+                doc.push('}');
+            }
+            if is_canonical(doc.as_bytes(), &mut scratch) {
+                canonical += 1;
+            }
+            same_both_ways(doc.as_bytes());
+            let bytes = doc.as_bytes();
+            let cut = random.below(bytes.len() as u64 + 1) as usize;
+            same_both_ways(&bytes[..cut]);
+            let mut bent = bytes.to_vec();
+            if !bent.is_empty() {
+                let at = random.below(bent.len() as u64) as usize;
+                bent[at] = *b"{}[],:\"\\ 0e.-a"
+                    .get(random.below(15) as usize)
+                    .unwrap_or(&b'x');
+                same_both_ways(&bent);
+            }
+        }
+        assert!(
+            canonical > 300,
+            "the generator makes canonical documents too ({canonical})"
+        );
+    }
+}
