@@ -492,7 +492,7 @@ async fn compressed_exports_give_back_every_byte_and_read_as_the_pages() {
     let mut values: Vec<Vec<u8>> = Vec::new();
     for i in 0..40i64 {
         values.push(
-            format!(r#"{{"id":{i},"name":"Zoë {i}","price":{}.99,"tags":["a","b"],"ok":true,"none":null,"nested":{{"x":[1,2,{{"y":-{i}}}]}}}}"#, i)
+            format!(r#"{{"id":{i},"name":"Zoë {i}","price":{}.99,"tags":["a","b"],"ok":true,"none":null,"nested":{{"x":[1,2,{{"y":{neg}}}]}}}}"#, i, neg = -(i + 1))
                 .into_bytes(),
         );
         values.push(format!(r#"{{"id": {i}, "price": 1e2, "name": "\u00e9"}}"#).into_bytes());
@@ -597,7 +597,7 @@ async fn compressed_exports_give_back_every_byte_and_read_as_the_pages() {
             "-e",
             "-q",
             "-f",
-            "%p %o %K|%R%s",
+            "%p %o %k|%R%s",
         ])
         .output()
         .expect("kcat runs (is it installed?)");
