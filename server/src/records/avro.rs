@@ -237,7 +237,7 @@ pub fn to_json(
         keys: Vec::new(),
         out,
     };
-    walk.datum(schema, &None, 0)?;
+    walk.datum(schema, None, 0)?;
     if walk.at != bytes.len() {
         return Err(format!(
             "{} bytes left after the Avro datum",
@@ -252,12 +252,12 @@ struct Json<'a> {
     bytes: &'a [u8],
     at: usize,
     items_left: usize,
-    /// The keys of the maps being written, as byte ranges, to refuse a repeated one.
-    keys: Vec<(usize, usize)>,
+    /// The keys of the maps being written, to refuse a repeated one.
+    keys: Vec<&'a str>,
     out: &'a mut Vec<u8>,
 }
 
-impl Json<'_> {
+impl<'a> Json<'a> {
     fn take(&mut self, n: usize) -> Result<&[u8], String> {
         let end = self
             .at
@@ -339,20 +339,14 @@ impl Json<'_> {
         let _ = serde_json::to_writer(&mut *self.out, text);
     }
 
-    /// A string's bytes, checked to be UTF-8: their range.
-    fn text(&mut self) -> Result<(usize, usize), String> {
+    /// A string: a length, then that many bytes of UTF-8.
+    fn text(&mut self) -> Result<&'a str, String> {
         let n = self.length()?;
-        let start = self.at;
-        let bytes = self.take(n)?;
-        std::str::from_utf8(bytes).map_err(|_| "a string that is not UTF-8".to_string())?;
-        Ok((start, start + n))
-    }
-
-    fn write_text(&mut self, (start, end): (usize, usize)) {
         let bytes = self.bytes;
-        if let Ok(text) = std::str::from_utf8(&bytes[start..end]) {
-            self.string(text);
-        }
+        let start = self.at;
+        self.take(n)?;
+        std::str::from_utf8(&bytes[start..start + n])
+            .map_err(|_| "a string that is not UTF-8".to_string())
     }
 
     fn byte_array(&mut self, n: usize) -> Result<(), String> {
@@ -371,7 +365,8 @@ impl Json<'_> {
         Ok(())
     }
 
-    fn datum(&mut self, schema: &Schema, space: &Namespace, depth: usize) -> Result<(), String> {
+    /// `space` is the enclosing namespace, borrowed: the walk allocates nothing per datum.
+    fn datum(&mut self, schema: &Schema, space: Option<&str>, depth: usize) -> Result<(), String> {
         if depth > MAX_DEPTH {
             return Err(format!("the datum nests deeper than {MAX_DEPTH} levels"));
         }
@@ -421,8 +416,8 @@ impl Json<'_> {
                 self.float(f64::from_le_bytes(raw))
             }
             Schema::String => {
-                let range = self.text()?;
-                self.write_text(range);
+                let text = self.text()?;
+                self.string(text);
                 Ok(())
             }
             Schema::Bytes => {
@@ -448,7 +443,11 @@ impl Json<'_> {
                 self.datum(variant, space, depth + 1)
             }
             Schema::Record(RecordSchema { name, fields, .. }) => {
-                let inner = name.fully_qualified_name(space).namespace;
+                // As `Name::fully_qualified_name` reads it, without building the name.
+                let inner = name
+                    .namespace
+                    .as_deref()
+                    .or_else(|| space.filter(|ns| !ns.is_empty()));
                 self.out.push(b'{');
                 for (i, field) in fields.iter().enumerate() {
                     if i > 0 {
@@ -456,7 +455,7 @@ impl Json<'_> {
                     }
                     self.string(&field.name);
                     self.out.push(b':');
-                    self.datum(&field.schema, &inner, depth + 1)?;
+                    self.datum(&field.schema, inner, depth + 1)?;
                 }
                 self.out.push(b'}');
                 Ok(())
@@ -487,17 +486,15 @@ impl Json<'_> {
                         }
                         let key = self.text()?;
                         self.keys.push(key);
-                        self.write_text(key);
+                        self.string(key);
                         self.out.push(b':');
                         self.datum(&map.types, space, depth + 1)?;
                     }
                     // A key written twice reads as one entry, which is not written back the
                     // same.
-                    let bytes = self.bytes;
-                    let text = |(start, end): (usize, usize)| &bytes[start..end];
                     let keys = &mut self.keys[first_key..];
-                    keys.sort_unstable_by(|a, b| text(*a).cmp(text(*b)));
-                    if keys.windows(2).any(|w| text(w[0]) == text(w[1])) {
+                    keys.sort_unstable();
+                    if keys.windows(2).any(|w| w[0] == w[1]) {
                         return Err("a map key written twice".into());
                     }
                     self.keys.truncate(first_key);
@@ -506,12 +503,22 @@ impl Json<'_> {
                 self.out.push(b'}');
                 Ok(())
             }
+            // A parsed schema names its references in full; one without a namespace takes the
+            // enclosing one.
+            Schema::Ref { name } if name.namespace.is_some() => {
+                let names = self.names;
+                let found = names.get(name).ok_or_else(|| {
+                    format!("the schema has no type named {}", name.fullname(None))
+                })?;
+                self.datum(found, name.namespace.as_deref(), depth + 1)
+            }
             Schema::Ref { name } => {
-                let full: Name = name.fully_qualified_name(space);
-                let found = self.names.get(&full).ok_or_else(|| {
+                let full: Name = name.fully_qualified_name(&space.map(str::to_string));
+                let names = self.names;
+                let found = names.get(&full).ok_or_else(|| {
                     format!("the schema has no type named {}", full.fullname(None))
                 })?;
-                self.datum(found, &full.namespace, depth + 1)
+                self.datum(found, full.namespace.as_deref(), depth + 1)
             }
             Schema::Decimal(_) | Schema::BigDecimal | Schema::Duration | Schema::Uuid => {
                 Err("a logical type decoded the slower way".into())

@@ -20,10 +20,13 @@ use super::scan::{self, Flow, Seen, Span};
 use super::{decode_all, load_schemas, RawRecord};
 use crate::masking::TopicMask;
 
-/// Records decoded and sent together; also the size of a batch of NDJSON lines.
+/// Records decoded together (their schemas fetched at once) before the chunk is looked at.
 const BATCH: usize = 500;
 /// Bytes of NDJSON gathered before they are handed to the response.
 const CHUNK_BYTES: usize = 256 * 1024;
+/// Room made for a chunk: its size and a batch of ordinary records past it, so that a chunk
+/// is not moved while it fills (pages not written to take no memory).
+const CHUNK_CAPACITY: usize = 4 * CHUNK_BYTES;
 /// How long a poll waits before the stream looks at its client and its deadline again.
 const POLL: Duration = Duration::from_millis(200);
 /// How often the tail asks whether its caller may still read.
@@ -149,7 +152,7 @@ pub fn export(
         }
     };
     let mut batch: Vec<RawRecord> = Vec::with_capacity(BATCH);
-    let mut chunk: Vec<u8> = Vec::with_capacity(CHUNK_BYTES);
+    let mut chunk: Vec<u8> = Vec::with_capacity(CHUNK_CAPACITY);
     let mut scratch = Scratch::default();
     let mut recheck = Recheck::new(allowed);
     let mut refused = None;
@@ -175,7 +178,7 @@ pub fn export(
                 if chunk.len() >= CHUNK_BYTES
                     && !send_patiently(
                         &out,
-                        std::mem::replace(&mut chunk, Vec::with_capacity(CHUNK_BYTES)),
+                        std::mem::replace(&mut chunk, Vec::with_capacity(CHUNK_CAPACITY)),
                         STALLED_FOR,
                     )
                 {
