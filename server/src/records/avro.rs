@@ -35,13 +35,36 @@ pub fn check(schema: &Schema, names: &NamesRef<'_>, bytes: &[u8]) -> Result<(), 
         items_left: bytes.len().saturating_add(ZERO_WIDTH_ITEMS),
     };
     walk.datum(schema, &None, 0)?;
-    if walk.at != bytes.len() {
-        return Err(format!(
-            "{} bytes left after the Avro datum",
-            bytes.len() - walk.at
-        ));
+    nothing_left(bytes, walk.at)
+}
+
+/// A zig-zag varint at `*at`, as Avro writes ints and longs, and whether it was written in its
+/// shortest form (the only one a writer gives back).
+fn read_long(bytes: &[u8], at: &mut usize) -> Result<(i64, bool), String> {
+    let mut value: u64 = 0;
+    for (i, shift) in (0..70).step_by(7).enumerate() {
+        let Some(&byte) = bytes.get(*at) else {
+            return Err("the datum is cut short inside a number".into());
+        };
+        *at += 1;
+        if shift == 63 && byte > 1 {
+            return Err("a number longer than 64 bits".into());
+        }
+        value |= u64::from(byte & 0x7f) << shift;
+        if byte & 0x80 == 0 {
+            let shortest = byte != 0 || i == 0;
+            return Ok(((value >> 1) as i64 ^ -((value & 1) as i64), shortest));
+        }
     }
-    Ok(())
+    Err("a number longer than 64 bits".into())
+}
+
+/// A datum must take every byte it was given.
+fn nothing_left(bytes: &[u8], at: usize) -> Result<(), String> {
+    match bytes.len().saturating_sub(at) {
+        0 => Ok(()),
+        left => Err(format!("{left} bytes left after the Avro datum")),
+    }
 }
 
 struct Walk<'a, 's> {
@@ -70,21 +93,7 @@ impl Walk<'_, '_> {
 
     /// A zig-zag varint, as Avro writes ints and longs.
     fn long(&mut self) -> Result<i64, String> {
-        let mut value: u64 = 0;
-        for shift in (0..70).step_by(7) {
-            let Some(&byte) = self.bytes.get(self.at) else {
-                return Err("the datum is cut short inside a number".into());
-            };
-            self.at += 1;
-            if shift == 63 && byte > 1 {
-                return Err("a number longer than 64 bits".into());
-            }
-            value |= u64::from(byte & 0x7f) << shift;
-            if byte & 0x80 == 0 {
-                return Ok((value >> 1) as i64 ^ -((value & 1) as i64));
-            }
-        }
-        Err("a number longer than 64 bits".into())
+        read_long(self.bytes, &mut self.at).map(|(n, _)| n)
     }
 
     /// A length or count that must fit in the bytes that remain.
@@ -238,13 +247,7 @@ pub fn to_json(
         out,
     };
     walk.datum(schema, None, 0)?;
-    if walk.at != bytes.len() {
-        return Err(format!(
-            "{} bytes left after the Avro datum",
-            bytes.len() - walk.at
-        ));
-    }
-    Ok(())
+    nothing_left(bytes, walk.at)
 }
 
 struct Json<'a> {
@@ -271,24 +274,10 @@ impl<'a> Json<'a> {
 
     /// A zig-zag varint in its shortest form (the only one written back the same).
     fn long(&mut self) -> Result<i64, String> {
-        let mut value: u64 = 0;
-        for (i, shift) in (0..70).step_by(7).enumerate() {
-            let Some(&byte) = self.bytes.get(self.at) else {
-                return Err("the datum is cut short inside a number".into());
-            };
-            self.at += 1;
-            if shift == 63 && byte > 1 {
-                return Err("a number longer than 64 bits".into());
-            }
-            value |= u64::from(byte & 0x7f) << shift;
-            if byte & 0x80 == 0 {
-                if byte == 0 && i > 0 {
-                    return Err("a number not in its shortest form".into());
-                }
-                return Ok((value >> 1) as i64 ^ -((value & 1) as i64));
-            }
+        match read_long(self.bytes, &mut self.at)? {
+            (n, true) => Ok(n),
+            (_, false) => Err("a number not in its shortest form".into()),
         }
-        Err("a number longer than 64 bits".into())
     }
 
     fn int(&mut self) -> Result<i32, String> {

@@ -90,6 +90,15 @@ impl Decoder {
         }
     }
 
+    /// How values decoded with this schema are shown.
+    pub fn encoding(&self) -> Encoding {
+        match self {
+            Decoder::Avro { .. } => Encoding::Avro,
+            Decoder::Protobuf { .. } => Encoding::Protobuf,
+            Decoder::Json => Encoding::JsonSchema,
+        }
+    }
+
     /// The registry's name of the schema type.
     pub fn kind(&self) -> &'static str {
         match self {
@@ -99,42 +108,33 @@ impl Decoder {
         }
     }
 
-    /// Writes the JSON of an Avro payload (after the Confluent header) straight into `out`
-    /// through the one-pass walk, as [`Decoder::decode`] shows it. `false` when this is not
-    /// Avro or the walk refuses the datum: `out` must then be cut back to where it was.
-    pub(crate) fn write_avro(&self, payload: &[u8], out: &mut Vec<u8>) -> bool {
+    /// Writes the JSON of a payload (after the Confluent header) straight into `out`, as
+    /// [`Decoder::decode`] shows it, without building its tree: Avro through the one-pass
+    /// walk, Protobuf through the message's own serialisation. `false` for JSON Schema, or
+    /// when the walk or the message refuses the payload: `out` must then be cut back to where
+    /// it was.
+    pub(crate) fn write_data(&self, payload: &[u8], out: &mut Vec<u8>) -> bool {
+        if payload.len() > MAX_DECODED {
+            return false;
+        }
         match self {
             Decoder::Avro {
                 schema,
                 names: Some(names),
                 ..
-            } if payload.len() <= MAX_DECODED => {
-                super::avro::to_json(schema, names, payload, out).is_ok()
+            } => super::avro::to_json(schema, names, payload, out).is_ok(),
+            Decoder::Protobuf { pool } => {
+                let Ok((indexes, rest)) = message_indexes(payload) else {
+                    return false;
+                };
+                let Ok(descriptor) = message_at(pool, &indexes) else {
+                    return false;
+                };
+                DynamicMessage::decode(descriptor, rest)
+                    .is_ok_and(|message| serde_json::to_writer(&mut *out, &message).is_ok())
             }
             _ => false,
         }
-    }
-
-    /// Writes the JSON of a Protobuf payload (after the Confluent header) straight into
-    /// `out`, as [`Decoder::decode`] shows it. `false` when this is not Protobuf or the
-    /// payload is not a message of the schema: `out` must then be cut back to where it was.
-    pub(crate) fn write_protobuf(&self, payload: &[u8], out: &mut Vec<u8>) -> bool {
-        let Decoder::Protobuf { pool } = self else {
-            return false;
-        };
-        if payload.len() > MAX_DECODED {
-            return false;
-        }
-        let Ok((indexes, rest)) = message_indexes(payload) else {
-            return false;
-        };
-        let Ok(descriptor) = message_at(pool, &indexes) else {
-            return false;
-        };
-        let Ok(message) = DynamicMessage::decode(descriptor, rest) else {
-            return false;
-        };
-        serde_json::to_writer(&mut *out, &message).is_ok()
     }
 
     /// Decodes the payload after the five-byte Confluent header.
@@ -412,8 +412,7 @@ pub fn plain(bytes: Option<&[u8]>) -> Encoded {
         return encoded(Encoding::Base64, Value::String(STANDARD.encode(bytes)));
     };
     // JSON only for objects and arrays: a bare number or word reads better as text.
-    let looks_structured = matches!(text.trim_start().as_bytes().first(), Some(b'{' | b'['));
-    if looks_structured {
+    if looks_structured(text) {
         if let Ok(json) = serde_json::from_str::<Value>(text) {
             let exact = serde_json::to_string(&json).is_ok_and(|compact| compact == text);
             let mut out = encoded(Encoding::Json, json);
@@ -424,6 +423,12 @@ pub fn plain(bytes: Option<&[u8]>) -> Encoded {
         }
     }
     encoded(Encoding::Text, Value::String(text.to_string()))
+}
+
+/// Whether text is shown as JSON when it parses: only objects and arrays, since a bare number
+/// or word reads better as text.
+pub fn looks_structured(text: &str) -> bool {
+    matches!(text.trim_start().as_bytes().first(), Some(b'{' | b'['))
 }
 
 fn encoded(encoding: Encoding, data: Value) -> Encoded {

@@ -34,7 +34,7 @@ pub fn write_record(
     scratch: &mut Scratch,
 ) {
     out.extend_from_slice(b"{\"topic\":");
-    write_str(out, topic);
+    write_json(out, topic);
     out.extend_from_slice(b",\"partition\":");
     out.extend_from_slice(itoa::Buffer::new().format(record.partition).as_bytes());
     out.extend_from_slice(b",\"offset\":");
@@ -56,7 +56,7 @@ pub fn write_record(
             out.push(b',');
         }
         out.extend_from_slice(b"{\"key\":");
-        write_str(out, key);
+        write_json(out, key);
         out.extend_from_slice(b",\"value\":");
         write_plain(out, value.as_deref(), scratch);
         out.push(b'}');
@@ -81,18 +81,10 @@ fn write_part(
     if let (Some(decoder), Some((_, payload))) = (loaded.decoder(id), decode::confluent_frame(raw))
     {
         let start = out.len();
-        let written = match decoder.kind() {
-            "AVRO" => {
-                out.extend_from_slice(b"{\"encoding\":\"avro\",\"data\":");
-                decoder.write_avro(payload, out)
-            }
-            "PROTOBUF" => {
-                out.extend_from_slice(b"{\"encoding\":\"protobuf\",\"data\":");
-                decoder.write_protobuf(payload, out)
-            }
-            _ => false,
-        };
-        if written {
+        out.extend_from_slice(b"{\"encoding\":");
+        write_json(out, &decoder.encoding());
+        out.extend_from_slice(b",\"data\":");
+        if decoder.write_data(payload, out) {
             out.extend_from_slice(b",\"schema_id\":");
             out.extend_from_slice(itoa::Buffer::new().format(id).as_bytes());
             out.extend_from_slice(b",\"raw\":\"");
@@ -119,7 +111,7 @@ fn write_plain(out: &mut Vec<u8>, bytes: Option<&[u8]>, scratch: &mut Scratch) {
         out.extend_from_slice(b"\"}");
         return;
     };
-    if !matches!(text.trim_start().as_bytes().first(), Some(b'{' | b'[')) {
+    if !decode::looks_structured(text) {
         write_text(out, text);
         return;
     }
@@ -148,12 +140,8 @@ fn write_plain(out: &mut Vec<u8>, bytes: Option<&[u8]>, scratch: &mut Scratch) {
 
 fn write_text(out: &mut Vec<u8>, text: &str) {
     out.extend_from_slice(b"{\"encoding\":\"text\",\"data\":");
-    write_str(out, text);
-    out.push(b'}');
-}
-
-fn write_str(out: &mut Vec<u8>, text: &str) {
     write_json(out, text);
+    out.push(b'}');
 }
 
 /// Serialising into a `Vec` fails only for values JSON cannot hold (a map with keys that are
@@ -507,14 +495,11 @@ mod tests {
 
     /// A small generator of JSON-ish documents: canonical ones, and ones bent in the ways
     /// producers bend them (spaces, escapes, number forms, repeated keys, damage).
-    struct Random(u64);
+    struct Random(crate::fuzz::Inputs);
 
     impl Random {
         fn next(&mut self) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0
+            self.0.next_u64()
         }
 
         fn below(&mut self, n: u64) -> u64 {
@@ -625,10 +610,10 @@ mod tests {
     /// is always the one the pages' decoding gives.
     #[test]
     fn random_documents_give_the_pages_line() {
-        let mut random = Random(0x6b6c_656e_736a_736e);
+        let mut random = Random(crate::fuzz::Inputs::new(0x6b6c_656e_736a_736e, 0));
         let mut canonical = 0;
         let mut scratch = Scratch::default();
-        for _ in 0..4000 {
+        for _ in 0..crate::fuzz::cases(4000) {
             let mut doc = String::new();
             if random.below(2) == 0 {
                 random.value(&mut doc, 0);
