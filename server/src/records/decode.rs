@@ -24,6 +24,8 @@ pub enum Decoder {
     },
     Protobuf {
         pool: DescriptorPool,
+        /// The pool worked out for the one-pass walk to JSON.
+        plan: Box<crate::records::proto::Plan>,
     },
     Json,
 }
@@ -81,9 +83,9 @@ impl Decoder {
                 compiler
                     .open_file(MAIN_PROTO)
                     .map_err(|e| format!("the Protobuf schema does not compile: {e}"))?;
-                Ok(Decoder::Protobuf {
-                    pool: compiler.descriptor_pool(),
-                })
+                let pool = compiler.descriptor_pool();
+                let plan = Box::new(crate::records::proto::Plan::new(&pool, MAIN_PROTO));
+                Ok(Decoder::Protobuf { pool, plan })
             }
             "JSON" => Ok(Decoder::Json),
             other => Err(format!("schema type {other} is not supported")),
@@ -123,12 +125,25 @@ impl Decoder {
                 names: Some(names),
                 ..
             } => super::avro::to_json(schema, names, payload, out).is_ok(),
-            Decoder::Protobuf { pool } => {
-                let Ok((indexes, rest)) = message_indexes(payload) else {
+            Decoder::Protobuf { pool, plan } => {
+                let Ok((message, rest)) = framed_message(pool, plan, payload) else {
                     return false;
                 };
-                let Ok(descriptor) = message_at(pool, &indexes) else {
-                    return false;
+                let mark = out.len();
+                if let Some(number) = message.number {
+                    if super::proto::to_json(plan, number, rest, out).is_ok() {
+                        return true;
+                    }
+                    out.truncate(mark);
+                }
+                // Not as the walk takes it: through the decoded message, which gives the same
+                // JSON when the wire bytes are valid at all.
+                let descriptor = match message.descriptor {
+                    Some(descriptor) => descriptor,
+                    None => match message_at(pool, &[0]) {
+                        Ok(descriptor) => descriptor,
+                        Err(_) => return false,
+                    },
                 };
                 DynamicMessage::decode(descriptor, rest)
                     .is_ok_and(|message| serde_json::to_writer(&mut *out, &message).is_ok())
@@ -165,18 +180,24 @@ impl Decoder {
                 let json = Value::try_from(value).map_err(|e| format!("Avro to JSON: {e}"))?;
                 Ok((Encoding::Avro, json))
             }
-            Decoder::Protobuf { pool } => {
-                let (indexes, rest) = message_indexes(payload)?;
-                let descriptor = message_at(pool, &indexes)?;
-                let message = DynamicMessage::decode(descriptor, rest)
-                    .map_err(|e| format!("not Protobuf of this schema: {e}"))?;
+            Decoder::Protobuf { pool, plan } => {
                 // Through the text the export writes, so that both show a value alike (a
                 // `float` field as the shortest decimal of its 32 bits).
-                let text =
-                    serde_json::to_vec(&message).map_err(|e| format!("Protobuf to JSON: {e}"))?;
-                let json =
-                    serde_json::from_slice(&text).map_err(|e| format!("Protobuf to JSON: {e}"))?;
-                Ok((Encoding::Protobuf, json))
+                let mut text = Vec::new();
+                if self.write_data(payload, &mut text) {
+                    let json = serde_json::from_slice(&text)
+                        .map_err(|e| format!("Protobuf to JSON: {e}"))?;
+                    return Ok((Encoding::Protobuf, json));
+                }
+                // Not decodable: decoded again to say why.
+                let (message, rest) = framed_message(pool, plan, payload)?;
+                let descriptor = match message.descriptor {
+                    Some(descriptor) => descriptor,
+                    None => message_at(pool, &[0])?,
+                };
+                DynamicMessage::decode(descriptor, rest)
+                    .map_err(|e| format!("not Protobuf of this schema: {e}"))?;
+                Err("Protobuf to JSON failed".into())
             }
             Decoder::Json => {
                 let json = serde_json::from_slice(payload)
@@ -375,6 +396,36 @@ fn zigzag(bytes: &mut &[u8]) -> Result<i64, String> {
         }
     }
     Err("a message index longer than a varint".into())
+}
+
+/// The message a Protobuf frame names: the plan's number for it, and its descriptor unless it
+/// is the schema's first message (the frame of almost every record, looked up once).
+struct Framed {
+    number: Option<u32>,
+    descriptor: Option<MessageDescriptor>,
+}
+
+/// Reads the message-index list of a Protobuf payload; the common list `[0]` (one 0 byte)
+/// without a lookup.
+fn framed_message<'a>(
+    pool: &DescriptorPool,
+    plan: &super::proto::Plan,
+    payload: &'a [u8],
+) -> Result<(Framed, &'a [u8]), String> {
+    if let (Some((0, rest)), Some(first)) = (payload.split_first(), plan.first()) {
+        let framed = Framed {
+            number: Some(first),
+            descriptor: None,
+        };
+        return Ok((framed, rest));
+    }
+    let (indexes, rest) = message_indexes(payload)?;
+    let descriptor = message_at(pool, &indexes)?;
+    let framed = Framed {
+        number: plan.message(&descriptor),
+        descriptor: Some(descriptor),
+    };
+    Ok((framed, rest))
 }
 
 /// The message at an index path: the n-th top-level message of the schema, then nested ones.
@@ -591,7 +642,7 @@ impl Schemas {
                         )
                     })
             }
-            (Decoder::Protobuf { .. }, Decoder::Protobuf { pool }) => message_indexes(payload)
+            (Decoder::Protobuf { .. }, Decoder::Protobuf { pool, .. }) => message_indexes(payload)
                 .and_then(|(indexes, rest)| {
                     let descriptor = message_at(pool, &indexes)?;
                     DynamicMessage::decode(descriptor, rest)

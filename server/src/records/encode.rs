@@ -75,7 +75,7 @@ pub fn encode(
                     .map_err(|e| unfit("", format!("Avro refused the value: {e}")))?;
                 out.extend_from_slice(&bytes);
             }
-            Decoder::Protobuf { pool } => {
+            Decoder::Protobuf { pool, .. } => {
                 let file = pool
                     .get_file_by_name(MAIN_PROTO)
                     .ok_or_else(|| Unfit::Schema("the compiled schema is missing".into()))?;
@@ -702,7 +702,7 @@ mod tests {
         assert_eq!(&line[5..8], &[4, 0, 0], "indexes [0, 0]");
         // Decoding with klens's own decoder gives the value back.
         let decoder = Decoder::new(&schema).expect("compiles");
-        let Decoder::Protobuf { pool } = decoder else {
+        let Decoder::Protobuf { pool, .. } = decoder else {
             panic!("protobuf")
         };
         let order = pool.get_message_by_name("shop.Order").expect("Order");

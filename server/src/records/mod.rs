@@ -17,6 +17,7 @@ mod filter;
 pub mod lines;
 mod page;
 mod plan;
+mod proto;
 pub mod pool;
 mod reader;
 pub mod scan;

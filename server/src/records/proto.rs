@@ -1,0 +1,993 @@
+//! Protobuf records written as JSON in one pass over their wire bytes: what `prost-reflect`
+//! writes for the decoded message (its default options: JSON field names, 64-bit integers as
+//! strings, enums by name, bytes in base64, fields at their zero value left out unless the
+//! field has presence), without building the message. The export and the pages both use it.
+//!
+//! The walk takes the wire as every Protobuf library writes it: fields in number order, each
+//! singular field once, a repeated field's items together, at most one field of a oneof, a map
+//! key once. Anything else — a field repeated (last one wins, or messages merge), fields out of
+//! order, groups, proto2 files, well-known types with their own JSON form, enums with aliases,
+//! nesting deeper than [`MAX_DEPTH`], maps over [`MAX_MAP_ENTRIES`] — is refused, and the caller
+//! decodes the message the slower way, which gives the same JSON or says why it cannot.
+
+use std::collections::HashMap;
+
+use base64::{engine::general_purpose::STANDARD, Engine as _};
+use prost_reflect::{DescriptorPool, Kind as ProtoKind, MessageDescriptor, Syntax};
+
+/// The deepest nesting the walk follows (`prost` itself stops at 100).
+const MAX_DEPTH: usize = 64;
+
+/// The most entries of one map the walk checks for a repeated key, one against another.
+const MAX_MAP_ENTRIES: usize = 256;
+
+/// The walk did not write the message; decode it the slower way.
+#[derive(Debug, PartialEq)]
+pub struct Refused;
+
+type Walked<T = ()> = Result<T, Refused>;
+
+/// What the walk needs of a compiled schema, worked out once per schema.
+pub struct Plan {
+    messages: Vec<Message>,
+    enums: Vec<Enum>,
+    maps: Vec<MapEntry>,
+    by_name: HashMap<String, u32>,
+    /// The first message of the schema's own file: the one a frame's index list `[0]` names.
+    first: Option<u32>,
+}
+
+struct Message {
+    /// `false` for what the walk does not write: a message of a proto2 file, or one of
+    /// Google's (whose well-known types have a JSON form of their own).
+    writable: bool,
+    /// In field-number order, as `prost-reflect` writes them.
+    fields: Vec<Field>,
+}
+
+struct Field {
+    number: u32,
+    /// The JSON name, quoted and escaped, and a colon.
+    key: Box<[u8]>,
+    kind: Kind,
+    /// Repeated, or a map.
+    many: bool,
+    /// Written even at its zero value (a message, `optional`, a oneof member).
+    presence: bool,
+    /// The field's oneof, by its index in the message.
+    oneof: Option<u8>,
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Kind {
+    Double,
+    Float,
+    Int32,
+    Int64,
+    Uint32,
+    Uint64,
+    Sint32,
+    Sint64,
+    Fixed32,
+    Fixed64,
+    Sfixed32,
+    Sfixed64,
+    Bool,
+    String,
+    Bytes,
+    Enum(u32),
+    Message(u32),
+    /// A map, by its entry's number in the plan's `maps`.
+    Map(u32),
+    /// Unwritable: a field of a kind the plan did not find (cannot happen for a compiled
+    /// pool, but the walk refuses rather than guesses).
+    Unknown,
+}
+
+struct MapEntry {
+    key: Kind,
+    value: Kind,
+}
+
+struct Enum {
+    /// Numbers and their names (quoted and escaped), by number; `None` for an enum with
+    /// aliases or one of Google's, which the walk does not write.
+    names: Option<Vec<(i32, Box<[u8]>)>>,
+    /// The number of the first value: a field's zero value.
+    default: i32,
+}
+
+const VARINT: u8 = 0;
+const FIXED64: u8 = 1;
+const DELIMITED: u8 = 2;
+const FIXED32: u8 = 5;
+
+impl Kind {
+    fn wire(self) -> u8 {
+        match self {
+            Kind::Double | Kind::Fixed64 | Kind::Sfixed64 => FIXED64,
+            Kind::Float | Kind::Fixed32 | Kind::Sfixed32 => FIXED32,
+            Kind::String | Kind::Bytes | Kind::Message(_) | Kind::Map(_) | Kind::Unknown => {
+                DELIMITED
+            }
+            _ => VARINT,
+        }
+    }
+
+    /// Numbers, booleans and enums: a repeated field of them may come packed.
+    fn packable(self) -> bool {
+        !matches!(
+            self,
+            Kind::String | Kind::Bytes | Kind::Message(_) | Kind::Map(_) | Kind::Unknown
+        )
+    }
+}
+
+fn json_key(name: &str) -> Box<[u8]> {
+    let mut key = serde_json::to_vec(name).unwrap_or_default();
+    key.push(b':');
+    key.into_boxed_slice()
+}
+
+impl Plan {
+    pub fn new(pool: &DescriptorPool, main_file: &str) -> Plan {
+        let by_name: HashMap<String, u32> = pool
+            .all_messages()
+            .enumerate()
+            .map(|(i, m)| (m.full_name().to_string(), i as u32))
+            .collect();
+        let enum_index: HashMap<String, u32> = pool
+            .all_enums()
+            .enumerate()
+            .map(|(i, e)| (e.full_name().to_string(), i as u32))
+            .collect();
+        let enums = pool
+            .all_enums()
+            .map(|e| {
+                let mut names: Vec<(i32, Box<[u8]>)> = e
+                    .values()
+                    .map(|v| {
+                        let name = serde_json::to_vec(v.name()).unwrap_or_default();
+                        (v.number(), name.into_boxed_slice())
+                    })
+                    .collect();
+                names.sort_by_key(|(number, _)| *number);
+                let aliased = names.windows(2).any(|w| w[0].0 == w[1].0);
+                let google = e.full_name().starts_with("google.protobuf.");
+                Enum {
+                    names: (!aliased && !google).then_some(names),
+                    default: e.default_value().number(),
+                }
+            })
+            .collect();
+        let mut maps = Vec::new();
+        let kind_of = |kind: ProtoKind| match kind {
+            ProtoKind::Double => Kind::Double,
+            ProtoKind::Float => Kind::Float,
+            ProtoKind::Int32 => Kind::Int32,
+            ProtoKind::Int64 => Kind::Int64,
+            ProtoKind::Uint32 => Kind::Uint32,
+            ProtoKind::Uint64 => Kind::Uint64,
+            ProtoKind::Sint32 => Kind::Sint32,
+            ProtoKind::Sint64 => Kind::Sint64,
+            ProtoKind::Fixed32 => Kind::Fixed32,
+            ProtoKind::Fixed64 => Kind::Fixed64,
+            ProtoKind::Sfixed32 => Kind::Sfixed32,
+            ProtoKind::Sfixed64 => Kind::Sfixed64,
+            ProtoKind::Bool => Kind::Bool,
+            ProtoKind::String => Kind::String,
+            ProtoKind::Bytes => Kind::Bytes,
+            ProtoKind::Enum(e) => enum_index
+                .get(e.full_name())
+                .map_or(Kind::Unknown, |i| Kind::Enum(*i)),
+            ProtoKind::Message(m) => by_name
+                .get(m.full_name())
+                .map_or(Kind::Unknown, |i| Kind::Message(*i)),
+        };
+        let messages = pool
+            .all_messages()
+            .map(|m| {
+                let mut writable = m.parent_file().syntax() == Syntax::Proto3
+                    && !m.full_name().starts_with("google.protobuf.")
+                    && m.extensions().len() == 0
+                    && m.oneofs().len() <= 64;
+                let fields = m
+                    .fields()
+                    .map(|f| {
+                        let kind = if f.is_map() {
+                            match f.kind() {
+                                ProtoKind::Message(entry) => {
+                                    maps.push(MapEntry {
+                                        key: kind_of(entry.map_entry_key_field().kind()),
+                                        value: kind_of(entry.map_entry_value_field().kind()),
+                                    });
+                                    Kind::Map(maps.len() as u32 - 1)
+                                }
+                                _ => Kind::Unknown,
+                            }
+                        } else {
+                            kind_of(f.kind())
+                        };
+                        writable &= !f.is_group() && kind != Kind::Unknown;
+                        Field {
+                            number: f.number(),
+                            key: json_key(f.json_name()),
+                            kind,
+                            many: f.is_list() || f.is_map(),
+                            presence: f.supports_presence(),
+                            oneof: f.containing_oneof().and_then(|o| {
+                                let place = m.oneofs().position(|x| x.name() == o.name());
+                                place.and_then(|i| u8::try_from(i).ok())
+                            }),
+                        }
+                    })
+                    .collect();
+                Message { writable, fields }
+            })
+            .collect();
+        let first = pool
+            .get_file_by_name(main_file)
+            .and_then(|file| file.messages().next())
+            .and_then(|m| by_name.get(m.full_name()).copied());
+        Plan {
+            messages,
+            enums,
+            maps,
+            by_name,
+            first,
+        }
+    }
+
+    /// The plan's number for a message of the pool.
+    pub fn message(&self, descriptor: &MessageDescriptor) -> Option<u32> {
+        self.by_name.get(descriptor.full_name()).copied()
+    }
+
+    /// The schema's first message, named by a frame whose index list is `[0]`.
+    pub fn first(&self) -> Option<u32> {
+        self.first
+    }
+
+    fn map_entry(&self, kind: Kind) -> Option<&MapEntry> {
+        match kind {
+            Kind::Map(i) => self.maps.get(i as usize),
+            _ => None,
+        }
+    }
+}
+
+/// Writes message `message` of the plan, read from `bytes`, as JSON into `out`. On
+/// [`Refused`] `out` holds a partial write the caller discards.
+pub fn to_json(plan: &Plan, message: u32, bytes: &[u8], out: &mut Vec<u8>) -> Walked {
+    let mut walk = Walk {
+        plan,
+        out,
+        keys: Vec::new(),
+    };
+    walk.message(message, bytes, 0)
+}
+
+struct Reader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn done(&self) -> bool {
+        self.at >= self.bytes.len()
+    }
+
+    /// A varint as `prost` reads one: at most ten bytes, the tenth 0 or 1; longer forms than
+    /// needed are accepted.
+    fn varint(&mut self) -> Walked<u64> {
+        let mut value = 0u64;
+        for i in 0..10 {
+            let byte = *self.bytes.get(self.at).ok_or(Refused)?;
+            self.at += 1;
+            if i == 9 && byte > 1 {
+                return Err(Refused);
+            }
+            value |= u64::from(byte & 0x7f) << (7 * i);
+            if byte < 0x80 {
+                return Ok(value);
+            }
+        }
+        Err(Refused)
+    }
+
+    fn take(&mut self, n: usize) -> Walked<&'a [u8]> {
+        let end = self
+            .at
+            .checked_add(n)
+            .filter(|end| *end <= self.bytes.len())
+            .ok_or(Refused)?;
+        let taken = &self.bytes[self.at..end];
+        self.at = end;
+        Ok(taken)
+    }
+
+    fn fixed<const N: usize>(&mut self) -> Walked<[u8; N]> {
+        self.take(N)?.try_into().map_err(|_| Refused)
+    }
+
+    fn delimited(&mut self) -> Walked<&'a [u8]> {
+        let n = usize::try_from(self.varint()?).map_err(|_| Refused)?;
+        self.take(n)
+    }
+
+    /// A field's tag: its number and wire type, as `prost` checks them.
+    fn tag(&mut self) -> Walked<(u32, u8)> {
+        let key = u32::try_from(self.varint()?).map_err(|_| Refused)?;
+        let (number, wire) = (key >> 3, (key & 7) as u8);
+        if number == 0 || wire > FIXED32 {
+            return Err(Refused);
+        }
+        Ok((number, wire))
+    }
+
+    /// Passes over a field the walk does not write; groups are refused.
+    fn skip(&mut self, wire: u8) -> Walked {
+        match wire {
+            VARINT => self.varint().map(drop),
+            FIXED64 => self.take(8).map(drop),
+            DELIMITED => self.delimited().map(drop),
+            FIXED32 => self.take(4).map(drop),
+            _ => Err(Refused),
+        }
+    }
+}
+
+struct Walk<'p, 'o> {
+    plan: &'p Plan,
+    out: &'o mut Vec<u8>,
+    /// Where in `out` the keys of the maps being written are, to refuse a repeated one.
+    keys: Vec<(usize, usize)>,
+}
+
+/// A repeated field or map whose items are being written.
+struct Open {
+    field: usize,
+    items: usize,
+}
+
+impl Walk<'_, '_> {
+    fn message(&mut self, message: u32, bytes: &[u8], depth: usize) -> Walked {
+        let plan = self.plan;
+        let m = plan.messages.get(message as usize).ok_or(Refused)?;
+        if !m.writable || depth > MAX_DEPTH {
+            return Err(Refused);
+        }
+        self.out.push(b'{');
+        let mut reader = Reader { bytes, at: 0 };
+        let mut written = false;
+        let mut last: Option<usize> = None;
+        let mut open: Option<Open> = None;
+        let mut oneofs = 0u64;
+        let keys_from = self.keys.len();
+        while !reader.done() {
+            let (number, wire) = reader.tag()?;
+            let Ok(index) = m.fields.binary_search_by_key(&number, |f| f.number) else {
+                reader.skip(wire)?;
+                continue;
+            };
+            let field = &m.fields[index];
+            match last {
+                Some(l) if l == index && field.many => {}
+                Some(l) if l >= index => return Err(Refused),
+                _ => {
+                    if let Some(done) = open.take() {
+                        self.close(&m.fields[done.field], done.items);
+                        self.keys.truncate(keys_from);
+                    }
+                    last = Some(index);
+                    if let Some(o) = field.oneof {
+                        if oneofs & (1 << o) != 0 {
+                            return Err(Refused);
+                        }
+                        oneofs |= 1 << o;
+                    }
+                }
+            }
+            if !field.many {
+                let mark = self.out.len();
+                if written {
+                    self.out.push(b',');
+                }
+                self.out.extend_from_slice(&field.key);
+                let zero = self.value(field.kind, wire, &mut reader, depth)?;
+                if zero && !field.presence {
+                    self.out.truncate(mark);
+                } else {
+                    written = true;
+                }
+                continue;
+            }
+            let items = open.get_or_insert(Open { field: index, items: 0 });
+            if let Some(entry) = plan.map_entry(field.kind) {
+                if wire != DELIMITED || items.items >= MAX_MAP_ENTRIES {
+                    return Err(Refused);
+                }
+                let bytes = reader.delimited()?;
+                Self::item(self.out, field, items, &mut written, b'{');
+                self.map_entry(entry, bytes, keys_from, depth)?;
+            } else if wire == DELIMITED && field.kind.packable() {
+                let mut packed = Reader {
+                    bytes: reader.delimited()?,
+                    at: 0,
+                };
+                while !packed.done() {
+                    Self::item(self.out, field, items, &mut written, b'[');
+                    self.value(field.kind, field.kind.wire(), &mut packed, depth)?;
+                }
+            } else {
+                Self::item(self.out, field, items, &mut written, b'[');
+                self.value(field.kind, wire, &mut reader, depth)?;
+            }
+        }
+        if let Some(done) = open {
+            self.close(&m.fields[done.field], done.items);
+        }
+        self.keys.truncate(keys_from);
+        self.out.push(b'}');
+        Ok(())
+    }
+
+    /// Opens a repeated field or map at its first item, else writes the comma between items.
+    fn item(out: &mut Vec<u8>, field: &Field, open: &mut Open, written: &mut bool, bracket: u8) {
+        if open.items == 0 {
+            if *written {
+                out.push(b',');
+            }
+            out.extend_from_slice(&field.key);
+            out.push(bracket);
+            *written = true;
+        } else {
+            out.push(b',');
+        }
+        open.items += 1;
+    }
+
+    /// Closes a repeated field or map; one of no items (a packed field of none) was never
+    /// opened, and is not written.
+    fn close(&mut self, field: &Field, items: usize) {
+        if items > 0 {
+            let is_map = matches!(field.kind, Kind::Map(_));
+            self.out.push(if is_map { b'}' } else { b']' });
+        }
+    }
+
+    /// One map entry: key 1 and value 2, either one left out for its zero value, written as
+    /// `"key":value`.
+    fn map_entry(&mut self, entry: &MapEntry, bytes: &[u8], keys_from: usize, depth: usize) -> Walked {
+        let mut reader = Reader { bytes, at: 0 };
+        let mut key = None;
+        let mut value = None;
+        while !reader.done() {
+            let (number, wire) = reader.tag()?;
+            let start = reader.at;
+            let slot = match number {
+                1 => &mut key,
+                2 => &mut value,
+                _ => {
+                    reader.skip(wire)?;
+                    continue;
+                }
+            };
+            if slot.is_some() {
+                return Err(Refused);
+            }
+            reader.skip(wire)?;
+            *slot = Some((wire, &bytes[start..reader.at]));
+        }
+        // The key, always a string in JSON.
+        let key_start = self.out.len();
+        let quoted = !matches!(
+            entry.key,
+            Kind::String | Kind::Int64 | Kind::Uint64 | Kind::Sint64 | Kind::Fixed64 | Kind::Sfixed64
+        );
+        if quoted {
+            self.out.push(b'"');
+        }
+        match key {
+            Some((wire, bytes)) => {
+                let mut one = Reader { bytes, at: 0 };
+                self.value(entry.key, wire, &mut one, depth)?;
+            }
+            None => self.zero(entry.key)?,
+        }
+        if quoted {
+            self.out.push(b'"');
+        }
+        let written = (key_start, self.out.len());
+        let this = &self.out[written.0..written.1];
+        if self.keys[keys_from..]
+            .iter()
+            .any(|(s, e)| &self.out[*s..*e] == this)
+        {
+            return Err(Refused);
+        }
+        self.keys.push(written);
+        self.out.push(b':');
+        match value {
+            Some((wire, bytes)) => {
+                let mut one = Reader { bytes, at: 0 };
+                self.value(entry.value, wire, &mut one, depth).map(drop)
+            }
+            None => self.zero(entry.value),
+        }
+    }
+
+    /// A value at its zero, as a map entry without it reads.
+    fn zero(&mut self, kind: Kind) -> Walked {
+        let text: &[u8] = match kind {
+            Kind::Double | Kind::Float => b"0.0",
+            Kind::Int32 | Kind::Uint32 | Kind::Sint32 | Kind::Fixed32 | Kind::Sfixed32 => b"0",
+            Kind::Int64 | Kind::Uint64 | Kind::Sint64 | Kind::Fixed64 | Kind::Sfixed64 => b"\"0\"",
+            Kind::Bool => b"false",
+            Kind::String | Kind::Bytes => b"\"\"",
+            Kind::Enum(e) => {
+                let default = self.plan.enums.get(e as usize).ok_or(Refused)?.default;
+                return self.enum_value(e, default);
+            }
+            Kind::Message(m) => {
+                if !self.plan.messages.get(m as usize).is_some_and(|m| m.writable) {
+                    return Err(Refused);
+                }
+                b"{}"
+            }
+            Kind::Map(_) | Kind::Unknown => return Err(Refused),
+        };
+        self.out.extend_from_slice(text);
+        Ok(())
+    }
+
+    fn enum_value(&mut self, e: u32, number: i32) -> Walked {
+        let names = self
+            .plan
+            .enums
+            .get(e as usize)
+            .and_then(|e| e.names.as_ref())
+            .ok_or(Refused)?;
+        match names.binary_search_by_key(&number, |(n, _)| *n) {
+            Ok(i) => self.out.extend_from_slice(&names[i].1),
+            // A number the schema does not name is written as the number.
+            Err(_) => self.integer(number),
+        }
+        Ok(())
+    }
+
+    fn integer(&mut self, n: impl itoa::Integer) {
+        self.out
+            .extend_from_slice(itoa::Buffer::new().format(n).as_bytes());
+    }
+
+    fn quoted(&mut self, n: impl itoa::Integer) {
+        self.out.push(b'"');
+        self.integer(n);
+        self.out.push(b'"');
+    }
+
+    fn float<F: Into<f64> + serde::Serialize + Copy>(&mut self, f: F) {
+        let wide: f64 = f.into();
+        if wide.is_finite() {
+            // As serde_json prints it (a 32-bit float by its own shortest form).
+            let _ = serde_json::to_writer(&mut *self.out, &f);
+        } else if wide.is_nan() {
+            self.out.extend_from_slice(b"\"NaN\"");
+        } else if wide > 0.0 {
+            self.out.extend_from_slice(b"\"Infinity\"");
+        } else {
+            self.out.extend_from_slice(b"\"-Infinity\"");
+        }
+    }
+
+    /// Writes one value of `kind` sent with wire type `wire`; `true` when it is the field's
+    /// zero value (which a field without presence leaves out).
+    fn value(&mut self, kind: Kind, wire: u8, reader: &mut Reader<'_>, depth: usize) -> Walked<bool> {
+        if wire != kind.wire() {
+            return Err(Refused);
+        }
+        // The conversions are `prost`'s: a varint cut to the field's width.
+        Ok(match kind {
+            Kind::Int32 => {
+                let n = reader.varint()? as i32;
+                self.integer(n);
+                n == 0
+            }
+            Kind::Uint32 => {
+                let n = reader.varint()? as u32;
+                self.integer(n);
+                n == 0
+            }
+            Kind::Sint32 => {
+                let n = reader.varint()? as u32;
+                let n = ((n >> 1) as i32) ^ (-((n & 1) as i32));
+                self.integer(n);
+                n == 0
+            }
+            Kind::Int64 => {
+                let n = reader.varint()? as i64;
+                self.quoted(n);
+                n == 0
+            }
+            Kind::Uint64 => {
+                let n = reader.varint()?;
+                self.quoted(n);
+                n == 0
+            }
+            Kind::Sint64 => {
+                let n = reader.varint()?;
+                let n = ((n >> 1) as i64) ^ (-((n & 1) as i64));
+                self.quoted(n);
+                n == 0
+            }
+            Kind::Bool => {
+                let b = reader.varint()? != 0;
+                self.out
+                    .extend_from_slice(if b { b"true" } else { b"false" });
+                !b
+            }
+            Kind::Enum(e) => {
+                let n = reader.varint()? as i32;
+                self.enum_value(e, n)?;
+                n == self.plan.enums[e as usize].default
+            }
+            Kind::Fixed32 => {
+                let n = u32::from_le_bytes(reader.fixed()?);
+                self.integer(n);
+                n == 0
+            }
+            Kind::Sfixed32 => {
+                let n = i32::from_le_bytes(reader.fixed()?);
+                self.integer(n);
+                n == 0
+            }
+            Kind::Fixed64 => {
+                let n = u64::from_le_bytes(reader.fixed()?);
+                self.quoted(n);
+                n == 0
+            }
+            Kind::Sfixed64 => {
+                let n = i64::from_le_bytes(reader.fixed()?);
+                self.quoted(n);
+                n == 0
+            }
+            Kind::Float => {
+                let f = f32::from_le_bytes(reader.fixed()?);
+                self.float(f);
+                f == 0.0
+            }
+            Kind::Double => {
+                let f = f64::from_le_bytes(reader.fixed()?);
+                self.float(f);
+                f == 0.0
+            }
+            Kind::String => {
+                let bytes = reader.delimited()?;
+                let text = std::str::from_utf8(bytes).map_err(|_| Refused)?;
+                let _ = serde_json::to_writer(&mut *self.out, text);
+                text.is_empty()
+            }
+            Kind::Bytes => {
+                let bytes = reader.delimited()?;
+                self.out.push(b'"');
+                let start = self.out.len();
+                self.out.resize(
+                    start + base64::encoded_len(bytes.len(), true).ok_or(Refused)?,
+                    0,
+                );
+                let written = STANDARD
+                    .encode_slice(bytes, &mut self.out[start..])
+                    .map_err(|_| Refused)?;
+                self.out.truncate(start + written);
+                self.out.push(b'"');
+                bytes.is_empty()
+            }
+            Kind::Message(m) => {
+                let bytes = reader.delimited()?;
+                self.message(m, bytes, depth + 1)?;
+                false
+            }
+            Kind::Map(_) | Kind::Unknown => return Err(Refused),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fuzz::{cases, Inputs};
+    use crate::records::decode::{Decoder, MAIN_PROTO};
+    use crate::registry::SchemaText;
+    use protox::prost::Message as _;
+    use prost_reflect::{DynamicMessage, MapKey, Value as Proto};
+    use serde_json::Value;
+
+    const SCHEMA: &str = r#"syntax = "proto3";
+package t;
+import "google/protobuf/timestamp.proto";
+
+message All {
+  double d = 1; float f = 2; int32 i32 = 3; int64 i64 = 4; uint32 u32 = 5; uint64 u64 = 6;
+  sint32 s32 = 7; sint64 s64 = 8; fixed32 fx32 = 9; fixed64 fx64 = 10; sfixed32 sf32 = 11;
+  sfixed64 sf64 = 12; bool b = 13; string s = 14; bytes by = 15; Color color = 16; All child = 17;
+  repeated int32 ri = 18; repeated double rd = 19; repeated string rs = 20; repeated All rc = 21;
+  repeated Color rcol = 22;
+  map<string, int64> msi = 23; map<int32, All> mia = 24; map<bool, Color> mbc = 25;
+  map<uint64, string> mus = 26; map<sint32, bytes> msb = 27;
+  optional int32 oi = 28; optional string os = 29;
+  oneof choice { string cs = 30; int64 ci = 31; All cm = 32; }
+  int32 snake_case_name = 33 [json_name = "odd \"name\""];
+  google.protobuf.Timestamp ts = 34;
+  repeated sint64 rs64 = 35 [packed = false];
+  repeated fixed32 rf32 = 36;
+  Other.Inner inner = 37;
+}
+enum Color { RED = 0; GREEN = 1; BLUE = 2; }
+message Other { message Inner { float x = 1; } }
+"#;
+
+    /// Fields whose JSON object is a map: its keys come in no fixed order.
+    const MAPS: [&str; 5] = ["msi", "mia", "mbc", "mus", "msb"];
+
+    fn decoder() -> (Decoder, MessageDescriptor) {
+        let text = SchemaText {
+            schema: SCHEMA.into(),
+            schema_type: "PROTOBUF".into(),
+            references: Vec::new(),
+        };
+        let decoder = Decoder::new(&text).expect("the schema compiles");
+        let Decoder::Protobuf { pool, .. } = &decoder else {
+            panic!("a Protobuf decoder")
+        };
+        let all = pool.get_message_by_name("t.All").expect("t.All");
+        (decoder, all)
+    }
+
+    fn plan(decoder: &Decoder) -> &Plan {
+        match decoder {
+            Decoder::Protobuf { plan, .. } => plan,
+            _ => unreachable!(),
+        }
+    }
+
+    /// What `prost-reflect` writes for the bytes, if they decode, read back (through its text:
+    /// a `float` as its own shortest decimal, not widened first).
+    fn reference(all: &MessageDescriptor, bytes: &[u8]) -> Option<Value> {
+        let message = DynamicMessage::decode(all.clone(), bytes).ok()?;
+        let text = serde_json::to_vec(&message).expect("serialises");
+        Some(serde_json::from_slice(&text).expect("reads back"))
+    }
+
+    fn walked(decoder: &Decoder, bytes: &[u8]) -> Result<Value, Refused> {
+        let plan = plan(decoder);
+        let mut out = b"garbage before".to_vec();
+        to_json(plan, plan.first().expect("first"), bytes, &mut out)?;
+        let text = &out[b"garbage before".len()..];
+        Ok(serde_json::from_slice(text).unwrap_or_else(|e| {
+            panic!("the walk wrote no JSON ({e}): {}", String::from_utf8_lossy(text))
+        }))
+    }
+
+    /// Objects alike with their keys in the same order, except maps'.
+    fn same_order(a: &Value, b: &Value, map: bool) -> bool {
+        match (a, b) {
+            (Value::Object(a), Value::Object(b)) => {
+                (map || a.keys().eq(b.keys()))
+                    && a.iter().all(|(k, v)| {
+                        b.get(k)
+                            .is_some_and(|w| same_order(v, w, MAPS.contains(&k.as_str())))
+                    })
+            }
+            (Value::Array(a), Value::Array(b)) => {
+                a.len() == b.len() && a.iter().zip(b).all(|(v, w)| same_order(v, w, false))
+            }
+            _ => a == b,
+        }
+    }
+
+    fn scalar(kind: &ProtoKind, r: &mut Inputs) -> Proto {
+        let pick = r.next_u64();
+        let edge = |values: &[u64]| values[(pick % values.len() as u64) as usize];
+        let n = edge(&[0, 1, u64::MAX, 127, 128, 1 << 31, (1 << 31) - 1, 1 << 63, pick >> 3]);
+        match kind {
+            ProtoKind::Double => Proto::F64(match pick % 7 {
+                0 => 0.0,
+                1 => -0.0,
+                2 => f64::NAN,
+                3 => f64::INFINITY,
+                4 => f64::NEG_INFINITY,
+                5 => 1e300,
+                _ => f64::from_bits(r.next_u64()),
+            }),
+            ProtoKind::Float => Proto::F32(match pick % 6 {
+                0 => 0.0,
+                1 => f32::NAN,
+                2 => f32::NEG_INFINITY,
+                3 => 0.1,
+                _ => f32::from_bits(r.next_u64() as u32),
+            }),
+            ProtoKind::Int32 | ProtoKind::Sint32 | ProtoKind::Sfixed32 => Proto::I32(n as i32),
+            ProtoKind::Int64 | ProtoKind::Sint64 | ProtoKind::Sfixed64 => Proto::I64(n as i64),
+            ProtoKind::Uint32 | ProtoKind::Fixed32 => Proto::U32(n as u32),
+            ProtoKind::Uint64 | ProtoKind::Fixed64 => Proto::U64(n),
+            ProtoKind::Bool => Proto::Bool(pick % 2 == 0),
+            ProtoKind::String => Proto::String(r.text(&["", "a", "\"", "\\", "\u{1}", "é", "😀", "\n", "</"])),
+            ProtoKind::Bytes => Proto::Bytes(r.bytes().into()),
+            ProtoKind::Enum(_) => Proto::EnumNumber((pick % 5) as i32 - 1),
+            ProtoKind::Message(m) => Proto::Message(DynamicMessage::new(m.clone())),
+        }
+    }
+
+    fn key(kind: &ProtoKind, r: &mut Inputs) -> MapKey {
+        match scalar(kind, r) {
+            Proto::Bool(b) => MapKey::Bool(b),
+            Proto::I32(n) => MapKey::I32(n),
+            Proto::I64(n) => MapKey::I64(n),
+            Proto::U32(n) => MapKey::U32(n),
+            Proto::U64(n) => MapKey::U64(n),
+            Proto::String(s) => MapKey::String(s),
+            other => panic!("no map key of {other:?}"),
+        }
+    }
+
+    fn value(kind: &ProtoKind, r: &mut Inputs, depth: usize) -> Proto {
+        match kind {
+            ProtoKind::Message(m) if m.full_name() == "google.protobuf.Timestamp" => {
+                let mut ts = DynamicMessage::new(m.clone());
+                ts.set_field_by_name("seconds", Proto::I64(1_700_000_000));
+                Proto::Message(ts)
+            }
+            ProtoKind::Message(m) => Proto::Message(message(m, r, depth + 1)),
+            other => scalar(other, r),
+        }
+    }
+
+    /// A message with some of its fields set, nesting at most three deep.
+    fn message(desc: &MessageDescriptor, r: &mut Inputs, depth: usize) -> DynamicMessage {
+        let mut m = DynamicMessage::new(desc.clone());
+        if depth > 2 {
+            return m;
+        }
+        for field in desc.fields() {
+            // The timestamp (which the walk leaves to the decoder) only now and then.
+            let rare = field.name() == "ts";
+            if r.next_u64() % if rare { 20 } else { 3 } != 0 {
+                continue;
+            }
+            let kind = field.kind();
+            let v = if field.is_map() {
+                let ProtoKind::Message(entry) = &kind else { unreachable!() };
+                let (k, v) = (entry.map_entry_key_field(), entry.map_entry_value_field());
+                let entries = (0..r.next_u64() % 4)
+                    .map(|_| (key(&k.kind(), r), value(&v.kind(), r, depth)))
+                    .collect();
+                Proto::Map(entries)
+            } else if field.is_list() {
+                Proto::List((0..r.next_u64() % 4).map(|_| value(&kind, r, depth)).collect())
+            } else {
+                value(&kind, r, depth)
+            };
+            m.set_field(&field, v);
+        }
+        m
+    }
+
+    /// Random messages, encoded as `prost` writes them, are written by the walk as
+    /// `prost-reflect` serialises them; changed bytes are either refused or written alike.
+    #[test]
+    fn fuzz_the_walk_writes_what_prost_reflect_writes() {
+        let (decoder, all) = decoder();
+        let mut r = Inputs::new(0x5eed_0f_90, 24);
+        let (mut walked_whole, mut whole) = (0, 0);
+        let mut walked_changed = 0;
+        for _ in 0..cases(1000) {
+            let bytes = message(&all, &mut r, 0).encode_to_vec();
+            let want = reference(&all, &bytes).expect("prost-reflect reads its own bytes");
+            whole += 1;
+            if let Ok(got) = walked(&decoder, &bytes) {
+                walked_whole += 1;
+                assert!(same_order(&got, &want, false), "{bytes:?}\n{got}\n{want}");
+            }
+            // Changed bytes: one flipped, cut short, or a field written twice.
+            let mut changed = bytes.clone();
+            match r.next_u64() % 3 {
+                0 if !changed.is_empty() => {
+                    let at = (r.next_u64() % changed.len() as u64) as usize;
+                    changed[at] ^= 1 << (r.next_u64() % 8);
+                }
+                1 => changed.truncate((r.next_u64() % (changed.len() as u64 + 1)) as usize),
+                _ => changed.extend_from_slice(&bytes[..bytes.len() / 2]),
+            }
+            if let Ok(got) = walked(&decoder, &changed) {
+                walked_changed += 1;
+                let want = reference(&all, &changed)
+                    .unwrap_or_else(|| panic!("the walk wrote bytes prost refuses: {changed:?}"));
+                assert!(same_order(&got, &want, false), "{changed:?}\n{got}\n{want}");
+            }
+            // Through the decoder (walk or not), the pages show what prost-reflect reads.
+            let mut framed = vec![0];
+            framed.extend_from_slice(&changed);
+            let shown = decoder.decode(&framed).ok().map(|(_, v)| v);
+            assert_eq!(shown, reference(&all, &changed), "{changed:?}");
+        }
+        // Most messages are the walk's to write (those with a timestamp are not).
+        assert!(walked_whole * 10 > whole * 7, "{walked_whole} of {whole}");
+        assert!(walked_changed > 0);
+        eprintln!("walked {walked_whole} of {whole} messages, {walked_changed} changed ones");
+    }
+
+    fn tag(number: u32, wire: u8) -> u8 {
+        (number << 3) as u8 | wire
+    }
+
+    #[test]
+    fn the_walk_takes_what_prost_reads_and_leaves_the_rest() {
+        let (decoder, all) = decoder();
+        let accepted: &[(&str, Vec<u8>)] = &[
+            ("a zero on the wire is left out", vec![tag(3, 0), 0]),
+            ("a zero with presence is written", vec![0xe0, 0x01, 0]),
+            ("unknown fields are passed over", {
+                let mut b = vec![0x98, 0x06, 1, 0xa1, 0x06];
+                b.extend_from_slice(&[9; 8]);
+                b.extend_from_slice(&[tag(3, 0), 5]);
+                b
+            }),
+            ("an int32 in ten bytes", {
+                let mut b = vec![tag(3, 0)];
+                b.extend_from_slice(&[0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01]);
+                b
+            }),
+            ("a varint longer than it needs", vec![tag(3, 0), 0x85, 0x80, 0x00]),
+            ("an enum number the schema does not name", vec![0x80, 0x01, 9]),
+            ("a boolean sent as 2", vec![tag(13, 0), 2]),
+            ("a float NaN", vec![tag(2, 5), 0, 0, 0xc0, 0x7f]),
+            ("a map entry without key or value", vec![0xba, 0x01, 0, 0xc2, 0x01, 2, 0x08, 1]),
+            ("repeated int32, packed and not, together", vec![0x92, 0x01, 2, 1, 2, 0x90, 0x01, 3]),
+            ("a packed field of no items", vec![0x92, 0x01, 0]),
+            ("the custom JSON name", vec![0x88, 0x02, 7]),
+        ];
+        for (what, bytes) in accepted {
+            let want = reference(&all, bytes).expect(what);
+            let got = walked(&decoder, bytes).unwrap_or_else(|_| panic!("refused: {what}"));
+            assert!(same_order(&got, &want, false), "{what}: {got} vs {want}");
+        }
+        let refused: &[(&str, Vec<u8>)] = &[
+            ("a field twice (the last wins)", vec![tag(3, 0), 1, tag(3, 0), 2]),
+            ("fields out of order", vec![tag(4, 0), 1, tag(3, 0), 2]),
+            ("a message twice (they merge)", vec![0x8a, 0x01, 2, 0x18, 1, 0x8a, 0x01, 2, 0x20, 1]),
+            ("a map key twice", vec![0xba, 0x01, 4, 0x0a, 0, 0x10, 1, 0xba, 0x01, 4, 0x0a, 0, 0x10, 2]),
+            ("two fields of a oneof", vec![0xf2, 0x01, 1, b'a', 0xf8, 0x01, 1]),
+            ("a group", vec![0x9b, 0x06, 0x9c, 0x06]),
+            ("a string that is not UTF-8", vec![tag(14, 2), 1, 0xff]),
+            ("a wire type the field does not have", vec![tag(3, 5), 0, 0, 0, 0]),
+            ("a timestamp (its JSON is its own)", vec![0x92, 0x02, 2, 0x08, 1]),
+            ("cut short", vec![tag(14, 2), 3, b'a']),
+        ];
+        for (what, bytes) in refused {
+            assert_eq!(walked(&decoder, bytes).err(), Some(Refused), "{what}");
+            // The decoder still shows what prost-reflect reads, or refuses with it.
+            let mut framed = vec![0];
+            framed.extend_from_slice(bytes);
+            let shown = decoder.decode(&framed).ok().map(|(_, v)| v);
+            assert_eq!(shown, reference(&all, bytes), "{what}");
+        }
+    }
+
+    #[test]
+    fn a_nested_message_named_by_its_frame_is_walked() {
+        let (decoder, _) = decoder();
+        let Decoder::Protobuf { pool, .. } = &decoder else { unreachable!() };
+        let inner = pool.get_message_by_name("t.Other.Inner").expect("inner");
+        // Message indexes [1, 0]: the second top-level message, its first nested one.
+        let bytes = [4, 2, 0, tag(1, 5), 0, 0, 0x80, 0x3f];
+        let (_, shown) = decoder.decode(&bytes).expect("decodes");
+        assert_eq!(shown, serde_json::json!({"x": 1.0}));
+        let plan = plan(&decoder);
+        assert!(plan.message(&inner).is_some());
+        let mut out = Vec::new();
+        assert!(decoder.write_data(&bytes, &mut out));
+        assert_eq!(out, br#"{"x":1.0}"#);
+        let _ = MAIN_PROTO;
+    }
+}
