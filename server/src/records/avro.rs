@@ -325,7 +325,7 @@ impl<'a> Json<'a> {
     }
 
     fn string(&mut self, text: &str) {
-        let _ = serde_json::to_writer(&mut *self.out, text);
+        super::lines::write_str(self.out, text.as_bytes());
     }
 
     /// A string: a length, then that many bytes of UTF-8.
@@ -336,6 +336,19 @@ impl<'a> Json<'a> {
         self.take(n)?;
         std::str::from_utf8(&bytes[start..start + n])
             .map_err(|_| "a string that is not UTF-8".to_string())
+    }
+
+    /// A string written as it is read, checked as UTF-8 in the same pass.
+    fn write_text(&mut self) -> Result<(), String> {
+        let n = self.length()?;
+        let bytes = self.bytes;
+        let start = self.at;
+        self.take(n)?;
+        if super::lines::write_str(self.out, &bytes[start..start + n]) {
+            Ok(())
+        } else {
+            Err("a string that is not UTF-8".into())
+        }
     }
 
     fn byte_array(&mut self, n: usize) -> Result<(), String> {
@@ -404,11 +417,7 @@ impl<'a> Json<'a> {
                     .map_err(|_| "the datum is cut short")?;
                 self.float(f64::from_le_bytes(raw))
             }
-            Schema::String => {
-                let text = self.text()?;
-                self.string(text);
-                Ok(())
-            }
+            Schema::String => self.write_text(),
             Schema::Bytes => {
                 let n = self.length()?;
                 self.byte_array(n)

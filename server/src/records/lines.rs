@@ -150,6 +150,70 @@ fn write_json<T: serde::Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) {
     let _ = serde_json::to_writer(&mut *out, value);
 }
 
+/// Writes `bytes` as a JSON string, escaped as serde_json escapes one, and says whether they
+/// were UTF-8 (when not, `out` holds a string the caller discards). One pass finds what needs
+/// escaping eight bytes at a time and whether any byte is beyond ASCII; only then are the
+/// bytes checked as UTF-8.
+pub(crate) fn write_str(out: &mut Vec<u8>, bytes: &[u8]) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    out.reserve(bytes.len() + 2);
+    out.push(b'"');
+    let mut ascii = true;
+    // Bytes from `copied` on are still to be copied.
+    let mut copied = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        if let Some(chunk) = bytes.get(i..i + 8) {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(chunk);
+            let w = u64::from_le_bytes(word);
+            let quote = w ^ (ONES * u64::from(b'"'));
+            let backslash = w ^ (ONES * u64::from(b'\\'));
+            // A byte below 0x20, a quote or a backslash sets its high bit here (other bytes
+            // may too, through borrows: then the eight are looked at one by one).
+            let special = (w.wrapping_sub(ONES * 0x20) & !w)
+                | (quote.wrapping_sub(ONES) & !quote)
+                | (backslash.wrapping_sub(ONES) & !backslash);
+            if special & HIGH == 0 {
+                ascii &= w & HIGH == 0;
+                i += 8;
+                continue;
+            }
+        }
+        let byte = bytes[i];
+        let short: &[u8] = match byte {
+            b'"' => b"\\\"",
+            b'\\' => b"\\\\",
+            b'\n' => b"\\n",
+            b'\r' => b"\\r",
+            b'\t' => b"\\t",
+            0x08 => b"\\b",
+            0x0c => b"\\f",
+            0..=0x1f => b"",
+            _ => {
+                ascii &= byte < 0x80;
+                i += 1;
+                continue;
+            }
+        };
+        out.extend_from_slice(&bytes[copied..i]);
+        if short.is_empty() {
+            const HEX: &[u8; 16] = b"0123456789abcdef";
+            out.extend_from_slice(b"\\u00");
+            out.push(HEX[usize::from(byte >> 4)]);
+            out.push(HEX[usize::from(byte & 0xf)]);
+        } else {
+            out.extend_from_slice(short);
+        }
+        i += 1;
+        copied = i;
+    }
+    out.extend_from_slice(&bytes[copied..]);
+    out.push(b'"');
+    ascii || std::str::from_utf8(bytes).is_ok()
+}
+
 fn write_base64(out: &mut Vec<u8>, bytes: &[u8]) {
     let start = out.len();
     out.resize(
@@ -408,6 +472,36 @@ fn reference_line(topic: &str, record: &RawRecord, schemas: &Schemas, loaded: &L
 mod tests {
     use super::*;
     use app::api::TimestampType;
+
+    /// Strings of every byte below 0x80 and of UTF-8 beyond it, at every offset from the eight
+    /// bytes looked at together, are escaped as serde_json escapes them; bytes that are not
+    /// UTF-8 are said to be.
+    #[test]
+    fn fuzz_strings_are_escaped_as_serde_json_escapes_them() {
+        let mut inputs = crate::fuzz::Inputs::new(0x57_21_9a, 40);
+        let pieces = [
+            "a", "\"", "\\", "\n", "\u{1}", "\u{1f}", "\u{7f}", " ", "é", "€", "😀", "/",
+        ];
+        let mut ascii_bytes: Vec<u8> = (0u8..0x80).collect();
+        ascii_bytes.extend_from_slice(b"0123456789abcdef");
+        let mut cases: Vec<Vec<u8>> = vec![ascii_bytes, Vec::new()];
+        for _ in 0..crate::fuzz::cases(3000) {
+            cases.push(inputs.text(&pieces).into_bytes());
+            cases.push(inputs.bytes());
+        }
+        for bytes in cases {
+            let mut out = b"[".to_vec();
+            let utf8 = write_str(&mut out, &bytes);
+            match std::str::from_utf8(&bytes) {
+                Ok(text) => {
+                    assert!(utf8, "{bytes:?}");
+                    let want = serde_json::to_vec(text).expect("a string");
+                    assert_eq!(out[1..], want[..], "{text:?}");
+                }
+                Err(_) => assert!(!utf8, "{bytes:?}"),
+            }
+        }
+    }
 
     fn record(key: Option<&[u8]>, value: Option<&[u8]>) -> RawRecord {
         RawRecord {

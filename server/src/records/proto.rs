@@ -337,6 +337,16 @@ impl<'a> Reader<'a> {
     }
 }
 
+/// The field of `number`, looked for from field `from` on first: fields come in order, so the
+/// next one is usually at or just after the last.
+fn find(fields: &[Field], from: usize, number: u32) -> Option<usize> {
+    if fields.get(from).is_some_and(|f| f.number <= number) {
+        let ahead = fields[from..].iter().position(|f| f.number >= number)?;
+        return (fields[from + ahead].number == number).then_some(from + ahead);
+    }
+    fields.binary_search_by_key(&number, |f| f.number).ok()
+}
+
 struct Walk<'p, 'o> {
     plan: &'p Plan,
     out: &'o mut Vec<u8>,
@@ -366,7 +376,7 @@ impl Walk<'_, '_> {
         let keys_from = self.keys.len();
         while !reader.done() {
             let (number, wire) = reader.tag()?;
-            let Ok(index) = m.fields.binary_search_by_key(&number, |f| f.number) else {
+            let Some(index) = find(&m.fields, last.unwrap_or(0), number) else {
                 reader.skip(wire)?;
                 continue;
             };
@@ -402,7 +412,10 @@ impl Walk<'_, '_> {
                 }
                 continue;
             }
-            let items = open.get_or_insert(Open { field: index, items: 0 });
+            let items = open.get_or_insert(Open {
+                field: index,
+                items: 0,
+            });
             if let Some(entry) = plan.map_entry(field.kind) {
                 if wire != DELIMITED || items.items >= MAX_MAP_ENTRIES {
                     return Err(Refused);
@@ -458,7 +471,13 @@ impl Walk<'_, '_> {
 
     /// One map entry: key 1 and value 2, either one left out for its zero value, written as
     /// `"key":value`.
-    fn map_entry(&mut self, entry: &MapEntry, bytes: &[u8], keys_from: usize, depth: usize) -> Walked {
+    fn map_entry(
+        &mut self,
+        entry: &MapEntry,
+        bytes: &[u8],
+        keys_from: usize,
+        depth: usize,
+    ) -> Walked {
         let mut reader = Reader { bytes, at: 0 };
         let mut key = None;
         let mut value = None;
@@ -483,7 +502,12 @@ impl Walk<'_, '_> {
         let key_start = self.out.len();
         let quoted = !matches!(
             entry.key,
-            Kind::String | Kind::Int64 | Kind::Uint64 | Kind::Sint64 | Kind::Fixed64 | Kind::Sfixed64
+            Kind::String
+                | Kind::Int64
+                | Kind::Uint64
+                | Kind::Sint64
+                | Kind::Fixed64
+                | Kind::Sfixed64
         );
         if quoted {
             self.out.push(b'"');
@@ -530,7 +554,12 @@ impl Walk<'_, '_> {
                 return self.enum_value(e, default);
             }
             Kind::Message(m) => {
-                if !self.plan.messages.get(m as usize).is_some_and(|m| m.writable) {
+                if !self
+                    .plan
+                    .messages
+                    .get(m as usize)
+                    .is_some_and(|m| m.writable)
+                {
                     return Err(Refused);
                 }
                 b"{}"
@@ -583,7 +612,13 @@ impl Walk<'_, '_> {
 
     /// Writes one value of `kind` sent with wire type `wire`; `true` when it is the field's
     /// zero value (which a field without presence leaves out).
-    fn value(&mut self, kind: Kind, wire: u8, reader: &mut Reader<'_>, depth: usize) -> Walked<bool> {
+    fn value(
+        &mut self,
+        kind: Kind,
+        wire: u8,
+        reader: &mut Reader<'_>,
+        depth: usize,
+    ) -> Walked<bool> {
         if wire != kind.wire() {
             return Err(Refused);
         }
@@ -664,9 +699,10 @@ impl Walk<'_, '_> {
             }
             Kind::String => {
                 let bytes = reader.delimited()?;
-                let text = std::str::from_utf8(bytes).map_err(|_| Refused)?;
-                let _ = serde_json::to_writer(&mut *self.out, text);
-                text.is_empty()
+                if !super::lines::write_str(self.out, bytes) {
+                    return Err(Refused);
+                }
+                bytes.is_empty()
             }
             Kind::Bytes => {
                 let bytes = reader.delimited()?;
@@ -699,8 +735,8 @@ mod tests {
     use crate::fuzz::{cases, Inputs};
     use crate::records::decode::{Decoder, MAIN_PROTO};
     use crate::registry::SchemaText;
-    use protox::prost::Message as _;
     use prost_reflect::{DynamicMessage, MapKey, Value as Proto};
+    use protox::prost::Message as _;
     use serde_json::Value;
 
     const SCHEMA: &str = r#"syntax = "proto3";
@@ -765,7 +801,10 @@ message Other { message Inner { float x = 1; } }
         to_json(plan, plan.first().expect("first"), bytes, &mut out)?;
         let text = &out[b"garbage before".len()..];
         Ok(serde_json::from_slice(text).unwrap_or_else(|e| {
-            panic!("the walk wrote no JSON ({e}): {}", String::from_utf8_lossy(text))
+            panic!(
+                "the walk wrote no JSON ({e}): {}",
+                String::from_utf8_lossy(text)
+            )
         }))
     }
 
@@ -789,7 +828,17 @@ message Other { message Inner { float x = 1; } }
     fn scalar(kind: &ProtoKind, r: &mut Inputs) -> Proto {
         let pick = r.next_u64();
         let edge = |values: &[u64]| values[(pick % values.len() as u64) as usize];
-        let n = edge(&[0, 1, u64::MAX, 127, 128, 1 << 31, (1 << 31) - 1, 1 << 63, pick >> 3]);
+        let n = edge(&[
+            0,
+            1,
+            u64::MAX,
+            127,
+            128,
+            1 << 31,
+            (1 << 31) - 1,
+            1 << 63,
+            pick >> 3,
+        ]);
         match kind {
             ProtoKind::Double => Proto::F64(match pick % 7 {
                 0 => 0.0,
@@ -811,8 +860,10 @@ message Other { message Inner { float x = 1; } }
             ProtoKind::Int64 | ProtoKind::Sint64 | ProtoKind::Sfixed64 => Proto::I64(n as i64),
             ProtoKind::Uint32 | ProtoKind::Fixed32 => Proto::U32(n as u32),
             ProtoKind::Uint64 | ProtoKind::Fixed64 => Proto::U64(n),
-            ProtoKind::Bool => Proto::Bool(pick % 2 == 0),
-            ProtoKind::String => Proto::String(r.text(&["", "a", "\"", "\\", "\u{1}", "é", "😀", "\n", "</"])),
+            ProtoKind::Bool => Proto::Bool(pick.is_multiple_of(2)),
+            ProtoKind::String => {
+                Proto::String(r.text(&["", "a", "\"", "\\", "\u{1}", "é", "😀", "\n", "</"]))
+            }
             ProtoKind::Bytes => Proto::Bytes(r.bytes().into()),
             ProtoKind::Enum(_) => Proto::EnumNumber((pick % 5) as i32 - 1),
             ProtoKind::Message(m) => Proto::Message(DynamicMessage::new(m.clone())),
@@ -852,19 +903,25 @@ message Other { message Inner { float x = 1; } }
         for field in desc.fields() {
             // The timestamp (which the walk leaves to the decoder) only now and then.
             let rare = field.name() == "ts";
-            if r.next_u64() % if rare { 20 } else { 3 } != 0 {
+            if !r.next_u64().is_multiple_of(if rare { 20 } else { 3 }) {
                 continue;
             }
             let kind = field.kind();
             let v = if field.is_map() {
-                let ProtoKind::Message(entry) = &kind else { unreachable!() };
+                let ProtoKind::Message(entry) = &kind else {
+                    unreachable!()
+                };
                 let (k, v) = (entry.map_entry_key_field(), entry.map_entry_value_field());
                 let entries = (0..r.next_u64() % 4)
                     .map(|_| (key(&k.kind(), r), value(&v.kind(), r, depth)))
                     .collect();
                 Proto::Map(entries)
             } else if field.is_list() {
-                Proto::List((0..r.next_u64() % 4).map(|_| value(&kind, r, depth)).collect())
+                Proto::List(
+                    (0..r.next_u64() % 4)
+                        .map(|_| value(&kind, r, depth))
+                        .collect(),
+                )
             } else {
                 value(&kind, r, depth)
             };
@@ -878,7 +935,7 @@ message Other { message Inner { float x = 1; } }
     #[test]
     fn fuzz_the_walk_writes_what_prost_reflect_writes() {
         let (decoder, all) = decoder();
-        let mut r = Inputs::new(0x5eed_0f_90, 24);
+        let mut r = Inputs::new(0x5eed_0f90, 24);
         let (mut walked_whole, mut whole) = (0, 0);
         let mut walked_changed = 0;
         for _ in 0..cases(1000) {
@@ -938,12 +995,24 @@ message Other { message Inner { float x = 1; } }
                 b.extend_from_slice(&[0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01]);
                 b
             }),
-            ("a varint longer than it needs", vec![tag(3, 0), 0x85, 0x80, 0x00]),
-            ("an enum number the schema does not name", vec![0x80, 0x01, 9]),
+            (
+                "a varint longer than it needs",
+                vec![tag(3, 0), 0x85, 0x80, 0x00],
+            ),
+            (
+                "an enum number the schema does not name",
+                vec![0x80, 0x01, 9],
+            ),
             ("a boolean sent as 2", vec![tag(13, 0), 2]),
             ("a float NaN", vec![tag(2, 5), 0, 0, 0xc0, 0x7f]),
-            ("a map entry without key or value", vec![0xba, 0x01, 0, 0xc2, 0x01, 2, 0x08, 1]),
-            ("repeated int32, packed and not, together", vec![0x92, 0x01, 2, 1, 2, 0x90, 0x01, 3]),
+            (
+                "a map entry without key or value",
+                vec![0xba, 0x01, 0, 0xc2, 0x01, 2, 0x08, 1],
+            ),
+            (
+                "repeated int32, packed and not, together",
+                vec![0x92, 0x01, 2, 1, 2, 0x90, 0x01, 3],
+            ),
             ("a packed field of no items", vec![0x92, 0x01, 0]),
             ("the custom JSON name", vec![0x88, 0x02, 7]),
         ];
@@ -953,15 +1022,35 @@ message Other { message Inner { float x = 1; } }
             assert!(same_order(&got, &want, false), "{what}: {got} vs {want}");
         }
         let refused: &[(&str, Vec<u8>)] = &[
-            ("a field twice (the last wins)", vec![tag(3, 0), 1, tag(3, 0), 2]),
+            (
+                "a field twice (the last wins)",
+                vec![tag(3, 0), 1, tag(3, 0), 2],
+            ),
             ("fields out of order", vec![tag(4, 0), 1, tag(3, 0), 2]),
-            ("a message twice (they merge)", vec![0x8a, 0x01, 2, 0x18, 1, 0x8a, 0x01, 2, 0x20, 1]),
-            ("a map key twice", vec![0xba, 0x01, 4, 0x0a, 0, 0x10, 1, 0xba, 0x01, 4, 0x0a, 0, 0x10, 2]),
-            ("two fields of a oneof", vec![0xf2, 0x01, 1, b'a', 0xf8, 0x01, 1]),
+            (
+                "a message twice (they merge)",
+                vec![0x8a, 0x01, 2, 0x18, 1, 0x8a, 0x01, 2, 0x20, 1],
+            ),
+            (
+                "a map key twice",
+                vec![
+                    0xba, 0x01, 4, 0x0a, 0, 0x10, 1, 0xba, 0x01, 4, 0x0a, 0, 0x10, 2,
+                ],
+            ),
+            (
+                "two fields of a oneof",
+                vec![0xf2, 0x01, 1, b'a', 0xf8, 0x01, 1],
+            ),
             ("a group", vec![0x9b, 0x06, 0x9c, 0x06]),
             ("a string that is not UTF-8", vec![tag(14, 2), 1, 0xff]),
-            ("a wire type the field does not have", vec![tag(3, 5), 0, 0, 0, 0]),
-            ("a timestamp (its JSON is its own)", vec![0x92, 0x02, 2, 0x08, 1]),
+            (
+                "a wire type the field does not have",
+                vec![tag(3, 5), 0, 0, 0, 0],
+            ),
+            (
+                "a timestamp (its JSON is its own)",
+                vec![0x92, 0x02, 2, 0x08, 1],
+            ),
             ("cut short", vec![tag(14, 2), 3, b'a']),
         ];
         for (what, bytes) in refused {
@@ -977,7 +1066,9 @@ message Other { message Inner { float x = 1; } }
     #[test]
     fn a_nested_message_named_by_its_frame_is_walked() {
         let (decoder, _) = decoder();
-        let Decoder::Protobuf { pool, .. } = &decoder else { unreachable!() };
+        let Decoder::Protobuf { pool, .. } = &decoder else {
+            unreachable!()
+        };
         let inner = pool.get_message_by_name("t.Other.Inner").expect("inner");
         // Message indexes [1, 0]: the second top-level message, its first nested one.
         let bytes = [4, 2, 0, tag(1, 5), 0, 0, 0x80, 0x3f];

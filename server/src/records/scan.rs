@@ -28,11 +28,16 @@ pub struct Span {
 
 /// What the loop hands its visitor.
 pub enum Seen {
-    /// Before each poll: the moment to look at deadlines and clients.
+    /// Before a poll: the moment to look at deadlines and clients. It comes before every
+    /// poll that follows one without a record, and at least every [`RECORDS_PER_TICK`]
+    /// records, so that a fast read does not ask the clock once per record.
     Tick,
     /// A record inside its partition's span.
     Record(RawRecord),
 }
+
+/// The most records read between two [`Seen::Tick`]s.
+pub const RECORDS_PER_TICK: usize = 64;
 
 /// What the visitor says back.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -67,19 +72,30 @@ pub fn run(
         // A finished partition stops fetching; the others go on.
         let _ = reader.pause(&one);
     };
+    // Records since the last tick; the first poll has one before it.
+    let mut since_tick = RECORDS_PER_TICK;
     while !open.is_empty() {
-        if visit(Seen::Tick) == Flow::Stop {
-            return Ok(());
+        if since_tick >= RECORDS_PER_TICK {
+            if visit(Seen::Tick) == Flow::Stop {
+                return Ok(());
+            }
+            since_tick = 0;
         }
+        // A poll without a record (an empty wait, a partition's end) is followed by a tick.
         let message = match reader.poll(poll) {
-            None => continue,
+            None => {
+                since_tick = RECORDS_PER_TICK;
+                continue;
+            }
             Some(Ok(message)) => message,
             Some(Err(KafkaError::PartitionEOF(partition))) => {
                 close(partition, &mut open);
+                since_tick = RECORDS_PER_TICK;
                 continue;
             }
             Some(Err(error)) => return Err(format!("reading {topic}: {error}")),
         };
+        since_tick += 1;
         let partition = message.partition();
         let Some(end) = ends.get(&partition).copied() else {
             continue;
@@ -174,6 +190,11 @@ pub fn scan_page(
             Flow::Stop
         }
         Seen::Tick => Flow::Go,
+        // Ticks come every few records; the budget is kept to the record.
+        Seen::Record(_) if out.scanned >= budget => {
+            out.stopped = true;
+            Flow::Stop
+        }
         Seen::Record(record) => {
             out.scanned += 1;
             out.reached
