@@ -328,6 +328,18 @@ impl<'a> Json<'a> {
         super::lines::write_str(self.out, text.as_bytes());
     }
 
+    /// A field name or enum symbol: letters, digits and `_` (as `apache-avro` checks them when
+    /// it parses a schema) need no escape and are copied between quotes.
+    fn name(&mut self, name: &str) {
+        if name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
+            self.out.push(b'"');
+            self.out.extend_from_slice(name.as_bytes());
+            self.out.push(b'"');
+        } else {
+            self.string(name);
+        }
+    }
+
     /// A string: a length, then that many bytes of UTF-8.
     fn text(&mut self) -> Result<&'a str, String> {
         let n = self.length()?;
@@ -429,7 +441,7 @@ impl<'a> Json<'a> {
                     .ok()
                     .and_then(|i| symbols.get(i))
                     .ok_or_else(|| format!("enum index {index} out of range"))?;
-                self.string(symbol);
+                self.name(symbol);
                 Ok(())
             }
             Schema::Union(union) => {
@@ -451,7 +463,7 @@ impl<'a> Json<'a> {
                     if i > 0 {
                         self.out.push(b',');
                     }
-                    self.string(&field.name);
+                    self.name(&field.name);
                     self.out.push(b':');
                     self.datum(&field.schema, inner, depth + 1)?;
                 }

@@ -151,67 +151,65 @@ fn write_json<T: serde::Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) {
 }
 
 /// Writes `bytes` as a JSON string, escaped as serde_json escapes one, and says whether they
-/// were UTF-8 (when not, `out` holds a string the caller discards). One pass finds what needs
-/// escaping eight bytes at a time and whether any byte is beyond ASCII; only then are the
-/// bytes checked as UTF-8.
+/// were UTF-8 (when not, `out` holds a string the caller discards). One pass looks at eight
+/// bytes at a time (the last few padded) for what needs escaping and for any byte beyond
+/// ASCII; only then are the bytes checked as UTF-8.
 pub(crate) fn write_str(out: &mut Vec<u8>, bytes: &[u8]) -> bool {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
     out.reserve(bytes.len() + 2);
     out.push(b'"');
-    let mut ascii = true;
+    let mut seen = 0u64;
     // Bytes from `copied` on are still to be copied.
     let mut copied = 0;
-    let mut i = 0;
-    while i < bytes.len() {
-        if let Some(chunk) = bytes.get(i..i + 8) {
-            let mut word = [0u8; 8];
-            word.copy_from_slice(chunk);
-            let w = u64::from_le_bytes(word);
-            let quote = w ^ (ONES * u64::from(b'"'));
-            let backslash = w ^ (ONES * u64::from(b'\\'));
-            // A byte below 0x20, a quote or a backslash sets its high bit here (other bytes
-            // may too, through borrows: then the eight are looked at one by one).
-            let special = (w.wrapping_sub(ONES * 0x20) & !w)
-                | (quote.wrapping_sub(ONES) & !quote)
-                | (backslash.wrapping_sub(ONES) & !backslash);
-            if special & HIGH == 0 {
-                ascii &= w & HIGH == 0;
-                i += 8;
-                continue;
-            }
-        }
-        let byte = bytes[i];
-        let short: &[u8] = match byte {
-            b'"' => b"\\\"",
-            b'\\' => b"\\\\",
-            b'\n' => b"\\n",
-            b'\r' => b"\\r",
-            b'\t' => b"\\t",
-            0x08 => b"\\b",
-            0x0c => b"\\f",
-            0..=0x1f => b"",
-            _ => {
-                ascii &= byte < 0x80;
-                i += 1;
-                continue;
-            }
+    for (n, chunk) in bytes.chunks(8).enumerate() {
+        let w = match <[u8; 8]>::try_from(chunk) {
+            Ok(eight) => u64::from_le_bytes(eight),
+            // The last few, in the low bytes, the rest a letter (which needs no escape).
+            Err(_) => chunk
+                .iter()
+                .rev()
+                .fold(ONES * u64::from(b'a'), |w, &byte| w << 8 | u64::from(byte)),
         };
-        out.extend_from_slice(&bytes[copied..i]);
-        if short.is_empty() {
-            const HEX: &[u8; 16] = b"0123456789abcdef";
-            out.extend_from_slice(b"\\u00");
-            out.push(HEX[usize::from(byte >> 4)]);
-            out.push(HEX[usize::from(byte & 0xf)]);
-        } else {
-            out.extend_from_slice(short);
+        seen |= w;
+        let quote = w ^ (ONES * u64::from(b'"'));
+        let backslash = w ^ (ONES * u64::from(b'\\'));
+        // A byte below 0x20, a quote or a backslash sets its high bit here (other bytes may
+        // too, through borrows: the eight are then looked at one by one).
+        let special = (w.wrapping_sub(ONES * 0x20) & !w)
+            | (quote.wrapping_sub(ONES) & !quote)
+            | (backslash.wrapping_sub(ONES) & !backslash);
+        if special & HIGH == 0 {
+            continue;
         }
-        i += 1;
-        copied = i;
+        for (j, &byte) in chunk.iter().enumerate() {
+            let short: &[u8] = match byte {
+                b'"' => b"\\\"",
+                b'\\' => b"\\\\",
+                b'\n' => b"\\n",
+                b'\r' => b"\\r",
+                b'\t' => b"\\t",
+                0x08 => b"\\b",
+                0x0c => b"\\f",
+                0..=0x1f => b"",
+                _ => continue,
+            };
+            let at = n * 8 + j;
+            out.extend_from_slice(&bytes[copied..at]);
+            if short.is_empty() {
+                const HEX: &[u8; 16] = b"0123456789abcdef";
+                out.extend_from_slice(b"\\u00");
+                out.push(HEX[usize::from(byte >> 4)]);
+                out.push(HEX[usize::from(byte & 0xf)]);
+            } else {
+                out.extend_from_slice(short);
+            }
+            copied = at + 1;
+        }
     }
     out.extend_from_slice(&bytes[copied..]);
     out.push(b'"');
-    ascii || std::str::from_utf8(bytes).is_ok()
+    seen & HIGH == 0 || std::str::from_utf8(bytes).is_ok()
 }
 
 fn write_base64(out: &mut Vec<u8>, bytes: &[u8]) {
