@@ -35,7 +35,8 @@ const RECHECK: Duration = Duration::from_secs(1);
 /// How long a stream waits for a client that reads nothing before it gives up, so that a
 /// client that stops reading (without leaving) holds no thread and no reader for ever.
 const STALLED_FOR: Duration = Duration::from_secs(60);
-/// How often a full channel is tried again meanwhile.
+/// How often a full channel is tried again meanwhile: after 1 ms first (a client reading
+/// at full speed empties the channel in about that), then twice as long each time, up to this.
 const RETRY_SEND: Duration = Duration::from_millis(50);
 
 /// Sends `item`, waiting while the client reads, until `patience` has passed without room.
@@ -43,6 +44,7 @@ const RETRY_SEND: Duration = Duration::from_millis(50);
 fn send_patiently<T>(out: &Sender<T>, item: T, patience: Duration) -> bool {
     let started = Instant::now();
     let mut item = item;
+    let mut wait = Duration::from_millis(1);
     loop {
         match out.try_send(item) {
             Ok(()) => return true,
@@ -53,7 +55,8 @@ fn send_patiently<T>(out: &Sender<T>, item: T, patience: Duration) -> bool {
                     return false;
                 }
                 item = back;
-                std::thread::sleep(RETRY_SEND);
+                std::thread::sleep(wait);
+                wait = (wait * 2).min(RETRY_SEND);
             }
         }
     }
@@ -193,16 +196,11 @@ pub fn export(
         Some(reason) => Err(reason),
         None => result,
     };
-    match result {
-        Ok(()) => {
-            source.render(&batch, &mut chunk, &mut scratch);
-            if !chunk.is_empty() {
-                send_patiently(&out, chunk, STALLED_FOR);
-            }
-        }
-        Err(error) => {
-            send_patiently(&out, error_line(&error), STALLED_FOR);
-        }
+    // The records read before an error are sent too, then the error's line.
+    source.render(&batch, &mut chunk, &mut scratch);
+    let sent = chunk.is_empty() || send_patiently(&out, chunk, STALLED_FOR);
+    if let (true, Err(error)) = (sent, result) {
+        send_patiently(&out, error_line(&error), STALLED_FOR);
     }
     // The response ends when `out` is dropped, which must not wait for the reader to close.
     drop(out);
