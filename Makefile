@@ -70,8 +70,10 @@ demo-auth: demo-ready
 	@echo "klens: http://127.0.0.1:8080   sign in as alice, bob, dave or carol (password <name>-pw)"
 	target/release/klens --config target/demo-auth-config.yaml
 
-## Every check: format, lints (server and wasm), unit, integration against dev/stack, browser.
-test: tools lint unit integration integration-faults e2e integration-3brokers
+## Every check: format, lints (server and wasm), unit, integration against dev/stack, browser;
+## at the end, a table of how long each phase took.
+test:
+	dev/test-phases tools lint unit integration integration-faults e2e integration-3brokers
 	@echo "make test: all checks passed"
 
 lint:
