@@ -21,6 +21,10 @@ const MAX_DEPTH: usize = 64;
 /// The most entries of one map the walk checks for a repeated key, one against another.
 const MAX_MAP_ENTRIES: usize = 256;
 
+/// The most bytes of map keys one message's walk compares in all; beyond it (maps of long
+/// keys), the decoder's hash map is quicker.
+const MAX_KEY_BYTES_COMPARED: usize = 4 * 1024 * 1024;
+
 /// The walk did not write the message; decode it the slower way.
 #[derive(Debug, PartialEq)]
 pub struct Refused;
@@ -263,6 +267,7 @@ pub fn to_json(plan: &Plan, message: u32, bytes: &[u8], out: &mut Vec<u8>) -> Wa
         plan,
         out,
         keys: Vec::new(),
+        compared: 0,
     };
     walk.message(message, bytes, 0)
 }
@@ -352,6 +357,8 @@ struct Walk<'p, 'o> {
     out: &'o mut Vec<u8>,
     /// Where in `out` the keys of the maps being written are, to refuse a repeated one.
     keys: Vec<(usize, usize)>,
+    /// Bytes of keys compared so far, bounded by [`MAX_KEY_BYTES_COMPARED`].
+    compared: usize,
 }
 
 /// A repeated field or map whose items are being written.
@@ -523,6 +530,13 @@ impl Walk<'_, '_> {
             self.out.push(b'"');
         }
         let written = (key_start, self.out.len());
+        let earlier = self.keys.len() - keys_from;
+        self.compared = self
+            .compared
+            .saturating_add((written.1 - written.0).saturating_mul(earlier));
+        if self.compared > MAX_KEY_BYTES_COMPARED {
+            return Err(Refused);
+        }
         let this = &self.out[written.0..written.1];
         if self.keys[keys_from..]
             .iter()
@@ -1052,6 +1066,19 @@ message Other { message Inner { float x = 1; } }
                 vec![0x92, 0x02, 2, 0x08, 1],
             ),
             ("cut short", vec![tag(14, 2), 3, b'a']),
+            ("a map of long keys, beyond the bytes the walk compares", {
+                let mut b = Vec::new();
+                for i in 0..30u8 {
+                    // msi (23): entry of key 1 = 20,000 bytes ending in i.
+                    let mut key = vec![b'k'; 19_999];
+                    key.push(b'a' + i);
+                    let mut entry = vec![0x0a, 0xa0, 0x9c, 0x01];
+                    entry.extend_from_slice(&key);
+                    b.extend_from_slice(&[0xba, 0x01, 0xa4, 0x9c, 0x01]);
+                    b.extend_from_slice(&entry);
+                }
+                b
+            }),
         ];
         for (what, bytes) in refused {
             assert_eq!(walked(&decoder, bytes).err(), Some(Refused), "{what}");
