@@ -8,7 +8,7 @@ export KLENS_CACHE
 export CARGO_TARGET_DIR ?= $(KLENS_CACHE)/target
 export PATH := $(HOME)/.cargo/bin:$(KLENS_CACHE)/tools/node_modules/.bin:$(PATH)
 
-.PHONY: tools site build demo-ready demo demo-auth test lint unit fuzz integration integration-faults integration-3brokers e2e stack stack-down seed
+.PHONY: tools site build test-binary demo-ready demo demo-auth test lint unit fuzz integration integration-faults integration-3brokers e2e stack stack-down seed
 
 tools:
 	dev/install-tools
@@ -104,9 +104,15 @@ integration-faults: seed
 
 ## The seed runs again here, not only as a prerequisite (which make runs once per call): the
 ## fault tests before this restart the broker, and the stack's own SCRAM users are written anew.
-e2e: build stack
+## The browser suite runs klens as built in the profile the unit tests already compiled (its
+## dependencies are theirs; the web assets are built in as in the release binary), which spares
+## make test a release build of the server (docs/performance.md#build-and-first-run).
+e2e: test-binary stack
 	dev/seed
-	end2end/run
+	KLENS_BIN="$(CARGO_TARGET_DIR)/debug/klens" end2end/run
+
+test-binary: site
+	KLENS_EMBED_SITE="$(SITE)" cargo build -p server --bin klens
 
 ## The catalog on three brokers (replicas, ISR, under-replicated partitions, controller): switches
 ## dev/stack to its three-broker layout for the test, then back to the one-node layout.
