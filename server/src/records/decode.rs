@@ -138,12 +138,8 @@ impl Decoder {
                 }
                 // Not as the walk takes it: through the decoded message, which gives the same
                 // JSON when the wire bytes are valid at all.
-                let descriptor = match message.descriptor {
-                    Some(descriptor) => descriptor,
-                    None => match message_at(pool, &[0]) {
-                        Ok(descriptor) => descriptor,
-                        Err(_) => return false,
-                    },
+                let Ok(descriptor) = message.descriptor(pool) else {
+                    return false;
                 };
                 DynamicMessage::decode(descriptor, rest)
                     .is_ok_and(|message| serde_json::to_writer(&mut *out, &message).is_ok())
@@ -191,10 +187,7 @@ impl Decoder {
                 }
                 // Not decodable: decoded again to say why.
                 let (message, rest) = framed_message(pool, plan, payload)?;
-                let descriptor = match message.descriptor {
-                    Some(descriptor) => descriptor,
-                    None => message_at(pool, &[0])?,
-                };
+                let descriptor = message.descriptor(pool)?;
                 DynamicMessage::decode(descriptor, rest)
                     .map_err(|e| format!("not Protobuf of this schema: {e}"))?;
                 Err("Protobuf to JSON failed".into())
@@ -403,6 +396,16 @@ fn zigzag(bytes: &mut &[u8]) -> Result<i64, String> {
 struct Framed {
     number: Option<u32>,
     descriptor: Option<MessageDescriptor>,
+}
+
+impl Framed {
+    /// The message's descriptor, looked up now for the schema's first message.
+    fn descriptor(self, pool: &DescriptorPool) -> Result<MessageDescriptor, String> {
+        match self.descriptor {
+            Some(descriptor) => Ok(descriptor),
+            None => message_at(pool, &[0]),
+        }
+    }
 }
 
 /// Reads the message-index list of a Protobuf payload; the common list `[0]` (one 0 byte)

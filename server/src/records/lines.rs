@@ -212,7 +212,7 @@ pub(crate) fn write_str(out: &mut Vec<u8>, bytes: &[u8]) -> bool {
     seen & HIGH == 0 || std::str::from_utf8(bytes).is_ok()
 }
 
-fn write_base64(out: &mut Vec<u8>, bytes: &[u8]) {
+pub(crate) fn write_base64(out: &mut Vec<u8>, bytes: &[u8]) {
     let start = out.len();
     out.resize(
         start + base64::encoded_len(bytes.len(), true).unwrap_or(0),

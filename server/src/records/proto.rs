@@ -12,7 +12,6 @@
 
 use std::collections::HashMap;
 
-use base64::{engine::general_purpose::STANDARD, Engine as _};
 use prost_reflect::{DescriptorPool, Kind as ProtoKind, MessageDescriptor, Syntax};
 
 /// The deepest nesting the walk follows (`prost` itself stops at 100).
@@ -721,15 +720,7 @@ impl Walk<'_, '_> {
             Kind::Bytes => {
                 let bytes = reader.delimited()?;
                 self.out.push(b'"');
-                let start = self.out.len();
-                self.out.resize(
-                    start + base64::encoded_len(bytes.len(), true).ok_or(Refused)?,
-                    0,
-                );
-                let written = STANDARD
-                    .encode_slice(bytes, &mut self.out[start..])
-                    .map_err(|_| Refused)?;
-                self.out.truncate(start + written);
+                super::lines::write_base64(self.out, bytes);
                 self.out.push(b'"');
                 bytes.is_empty()
             }
