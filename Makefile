@@ -8,7 +8,7 @@ export KLENS_CACHE
 export CARGO_TARGET_DIR ?= $(KLENS_CACHE)/target
 export PATH := $(HOME)/.cargo/bin:$(KLENS_CACHE)/tools/node_modules/.bin:$(PATH)
 
-.PHONY: tools site build test-binary demo-ready demo demo-auth test lint unit fuzz integration integration-faults integration-3brokers e2e stack stack-down seed
+.PHONY: tools site build test-binary demo-ready demo demo-auth test lint unit fuzz integration integration-faults integration-3brokers e2e chart stack stack-down seed
 
 tools:
 	dev/install-tools
@@ -47,14 +47,10 @@ seed: stack
 	dev/seed
 
 ## The release binary and a seeded local stack, side by side: the stack mostly waits on downloads
-## and on Java starting, the build on the processor. The stack's output goes to a log file, shown
-## when it fails.
-demo-ready: tools
-	mkdir -p target
-	{ dev/stack up && dev/seed; } > target/demo-stack.log 2>&1 & stack=$$!; \
-	$(MAKE) --no-print-directory build; \
-	echo "==> waiting for the local stack and its demo data (target/demo-stack.log)"; \
-	wait $$stack || { tail -n 30 target/demo-stack.log; echo "make: the local stack failed (target/demo-stack.log)"; exit 1; }
+## and on Java starting, the build on the processor. Prints how long each phase took
+## (dev/demo-ready).
+demo-ready:
+	dev/demo-ready
 
 ## The demo: a seeded local Kafka, klens on http://127.0.0.1:8080 without sign-in.
 demo: demo-ready
@@ -73,7 +69,7 @@ demo-auth: demo-ready
 ## Every check: format, lints (server and wasm), unit, integration against dev/stack, browser;
 ## at the end, a table of how long each phase took.
 test:
-	dev/test-phases tools lint unit integration integration-faults e2e integration-3brokers
+	dev/test-phases tools lint unit integration integration-faults e2e chart integration-3brokers
 	@echo "make test: all checks passed"
 
 lint:
@@ -110,6 +106,11 @@ integration-faults: seed
 e2e: test-binary stack
 	dev/seed
 	KLENS_BIN="$(CARGO_TARGET_DIR)/debug/klens" end2end/run
+
+## The Helm chart: helm lint --strict, the default values' config.yaml through klens --check-config,
+## and the session affinity of three replicas (helm is built from the Go module proxy once).
+chart: test-binary
+	dev/chart-check "$(CARGO_TARGET_DIR)/debug/klens"
 
 test-binary: site
 	KLENS_EMBED_SITE="$(SITE)" cargo build -p server --bin klens

@@ -26,3 +26,11 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{- printf "%s-config" (include "klens.fullname" .) -}}
 {{- end -}}
 {{- end -}}
+
+{{- /* "true" when each browser must stay on one pod: stickySessions.enabled, or auto and more than one replica. */ -}}
+{{- define "klens.sticky" -}}
+{{- $mode := toString .Values.stickySessions.enabled -}}
+{{- if or (eq $mode "true") (and (eq $mode "auto") (gt (int .Values.replicaCount) 1)) -}}
+true
+{{- end -}}
+{{- end -}}
