@@ -8,7 +8,7 @@ export KLENS_CACHE
 export CARGO_TARGET_DIR ?= $(KLENS_CACHE)/target
 export PATH := $(HOME)/.cargo/bin:$(KLENS_CACHE)/tools/node_modules/.bin:$(PATH)
 
-.PHONY: tools site build test-binary demo-ready demo demo-auth test lint unit fuzz integration integration-faults integration-3brokers e2e chart stack stack-down seed
+.PHONY: tools site build demo-binary test-binary demo-ready demo demo-auth test lint unit fuzz integration integration-faults integration-3brokers e2e chart stack stack-down seed
 
 tools:
 	dev/install-tools
@@ -37,6 +37,13 @@ build: site
 	cp "$(CARGO_TARGET_DIR)/release/klens" target/release/
 	@echo "built target/release/klens"
 
+## The binary `make demo` runs: the release build at opt-level 1 (Cargo.toml's `demo` profile),
+## cheaper to compile and fast enough for a demo; target/demo/klens.
+demo-binary: site
+	KLENS_EMBED_SITE="$(SITE)" cargo build --profile demo -p server --bin klens
+	mkdir -p target/demo
+	cp "$(CARGO_TARGET_DIR)/demo/klens" target/demo/
+
 stack:
 	dev/stack up
 
@@ -46,7 +53,7 @@ stack-down:
 seed: stack
 	dev/seed
 
-## The release binary and a seeded local stack, side by side: the stack mostly waits on downloads
+## The demo's binary and a seeded local stack, side by side: the stack mostly waits on downloads
 ## and on Java starting, the build on the processor. Prints how long each phase took
 ## (dev/demo-ready).
 demo-ready:
@@ -57,14 +64,14 @@ demo: demo-ready
 	dev/demo-config > target/demo-config.yaml
 	@echo
 	@echo "klens: http://127.0.0.1:8080   (config: target/demo-config.yaml, Ctrl-C to stop)"
-	target/release/klens --config target/demo-config.yaml
+	target/demo/klens --config target/demo-config.yaml
 
 ## The same with sign-in through the local OIDC provider (users in README.md).
 demo-auth: demo-ready
 	dev/demo-config --auth > target/demo-auth-config.yaml
 	@echo
 	@echo "klens: http://127.0.0.1:8080   sign in as alice, bob, dave or carol (password <name>-pw)"
-	target/release/klens --config target/demo-auth-config.yaml
+	target/demo/klens --config target/demo-auth-config.yaml
 
 ## Every check: format, lints (server and wasm), unit, integration against dev/stack, browser;
 ## at the end, a table of how long each phase took.
