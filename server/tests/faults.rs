@@ -116,7 +116,8 @@ async fn timed_get(router: &axum::Router, path: &str) -> (StatusCode, serde_json
 }
 
 /// Produces `count` values of `size` bytes to partition 0 of `topic`.
-fn produce_sized(topic: &str, count: usize, size: usize) {
+/// `count` records of `size` bytes, spread in turn over `partitions` partitions.
+fn produce_sized(topic: &str, partitions: usize, count: usize, size: usize) {
     use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
     let producer: BaseProducer = rdkafka::ClientConfig::new()
         .set("bootstrap.servers", OPEN_PORT)
@@ -128,7 +129,7 @@ fn produce_sized(topic: &str, count: usize, size: usize) {
     for i in 0..count {
         let key = i.to_string();
         let mut record = BaseRecord::to(topic)
-            .partition(0)
+            .partition((i % partitions) as i32)
             .key(&key)
             .payload(&payload);
         loop {
@@ -231,15 +232,16 @@ async fn started_without_its_broker_klens_answers_then_catches_up() {
 }
 
 /// An export read while the broker restarts is either whole, or ends with an error line: never
-/// a file that looks complete and is short. A tail open across the restart either delivers a
+/// a file that looks complete and is short. Two partitions, so that the export's two readers
+/// both run and the error line still comes after every record line of both. A tail open across the restart either delivers a
 /// record produced after it, or ends with an event that says why.
 #[tokio::test]
 async fn a_broker_restart_under_an_export_and_a_tail() {
     let _restore = Restore;
     const RECORDS: usize = 60_000;
     let topic = unique("it-fault-export");
-    create_topic(&topic, 1).await;
-    produce_sized(&topic, RECORDS, 1024);
+    create_topic(&topic, 2).await;
+    produce_sized(&topic, 2, RECORDS, 1024);
     let tailed = unique("it-fault-tail");
     create_topic(&tailed, 1).await;
     produce(&tailed, &[(0, 1)]);
@@ -349,10 +351,13 @@ async fn a_broker_restart_under_an_export_and_a_tail() {
         [last] => assert_eq!(*last, lines.len() - 1, "the error line is the last"),
         more => panic!("{} error lines", more.len()),
     }
-    // Every record line is a record, in offset order from 0.
+    // Every record line is a record, each partition's in offset order from 0.
+    let mut next = [0u64; 2];
     for (i, line) in lines.iter().take(lines.len() - errors.len()).enumerate() {
         let record: serde_json::Value = serde_json::from_str(line).expect("a JSON line");
-        assert_eq!(record["offset"], i as u64, "line {i}");
+        let partition = record["partition"].as_u64().expect("partition") as usize;
+        assert_eq!(record["offset"], next[partition], "line {i}");
+        next[partition] += 1;
     }
     eprintln!(
         "export across the restart: {} of {RECORDS} records, then {}",

@@ -175,7 +175,7 @@ fn recheck(
     state: &AppState,
     caller: Caller,
     stream: &Stream,
-) -> impl Fn() -> Result<(), String> + Send + 'static {
+) -> impl Fn() -> Result<(), String> + Send + Sync + 'static {
     let service = Arc::clone(&state.service);
     let oidc = state.oidc.clone();
     let (cluster, topic) = (stream.cluster.clone(), stream.topic.clone());

@@ -4,7 +4,8 @@
 //! stays flat whatever the topic's size, a slow client slows the reading, and a client that
 //! leaves ends the work.
 
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use rdkafka::config::ClientConfig;
@@ -126,31 +127,112 @@ impl Source {
     }
 }
 
-/// Streams `spans` as NDJSON chunks into `out`, each partition in offset order. Stops at the
-/// spans' ends (fixed when the export began), when the client goes away, when `allowed` (asked
-/// every second) says the caller may no longer read, or on a Kafka error; the last two end the
-/// stream with a last line `{"error": …}`. Blocks.
+/// Readers an export runs side by side, each over its share of the partitions. librdkafka
+/// keeps one fetch in flight per broker and client, and decompresses on that broker's thread:
+/// one reader waits on its fetches about half the time, and its lines are written on one core.
+/// Two readers fetch, decompress and write lines at once (dev/bench-records).
+const READERS: usize = 2;
+
+/// Splits `spans` into at most `readers` shares of about as many records each, the longest
+/// spans placed first, each on the share with the fewest records so far. No share is empty.
+fn shares(spans: &[Span], readers: usize) -> Vec<Vec<Span>> {
+    let mut spans: Vec<Span> = spans.iter().copied().filter(|s| s.start < s.end).collect();
+    spans.sort_by_key(|s| std::cmp::Reverse(s.end.saturating_sub(s.start)));
+    let mut shares: Vec<(i64, Vec<Span>)> = Vec::new();
+    for span in spans {
+        let records = span.end.saturating_sub(span.start);
+        if shares.len() < readers.max(1) {
+            shares.push((records, vec![span]));
+            continue;
+        }
+        if let Some(lightest) = shares.iter_mut().min_by_key(|(total, _)| *total) {
+            lightest.0 = lightest.0.saturating_add(records);
+            lightest.1.push(span);
+        }
+    }
+    shares.into_iter().map(|(_, share)| share).collect()
+}
+
+/// What the readers of one export share: whether to stop, and the first reason the export
+/// failed (which becomes its last line once every reader has finished).
+#[derive(Default)]
+struct Shared {
+    stop: AtomicBool,
+    failure: Mutex<Option<String>>,
+}
+
+impl Shared {
+    fn fail(&self, reason: String) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Ok(mut failure) = self.failure.lock() {
+            failure.get_or_insert(reason);
+        }
+    }
+}
+
+/// Streams `spans` as NDJSON chunks into `out`, each partition in offset order (the readers'
+/// chunks interleave, each made of whole lines). Stops at the spans' ends (fixed when the
+/// export began), when the client goes away, when `allowed` (asked every second) says the
+/// caller may no longer read, or on a Kafka error; the last two end the stream with a last
+/// line `{"error": …}`, sent once every reader has stopped. Blocks.
 pub fn export(
     source: &Source,
     spans: &[Span],
     filter: Option<&Filter>,
     until_timestamp: Option<i64>,
-    allowed: impl Fn() -> Result<(), String>,
+    allowed: impl Fn() -> Result<(), String> + Sync,
     out: Sender<Vec<u8>>,
 ) {
-    let topic = source.topic.as_str();
-    let starts: Vec<(i32, i64)> = spans
-        .iter()
-        .filter(|s| s.start < s.end)
-        .map(|s| (s.partition, s.start))
-        .collect();
-    if starts.is_empty() {
+    let shares = shares(spans, READERS);
+    let Some((first, others)) = shares.split_first() else {
         return;
+    };
+    let shared = Shared::default();
+    let read = |share: &[Span]| {
+        read_share(
+            source,
+            share,
+            filter,
+            until_timestamp,
+            &allowed,
+            &out,
+            &shared,
+        );
+    };
+    std::thread::scope(|scope| {
+        for share in others {
+            let read = &read;
+            scope.spawn(move || read(share));
+        }
+        read(first);
+    });
+    let failure = shared.failure.into_inner().ok().flatten();
+    if let Some(error) = failure {
+        if !out.is_closed() {
+            send_patiently(&out, error_line(&error), STALLED_FOR);
+        }
     }
+    // The response ends when `out` is dropped.
+    drop(out);
+}
+
+/// One reader of an export: reads `spans` and sends their lines until they end or `shared`
+/// says to stop. A refusal or a Kafka error stops every reader of the export.
+fn read_share(
+    source: &Source,
+    spans: &[Span],
+    filter: Option<&Filter>,
+    until_timestamp: Option<i64>,
+    allowed: &(impl Fn() -> Result<(), String> + Sync),
+    out: &Sender<Vec<u8>>,
+    shared: &Shared,
+) {
+    let topic = source.topic.as_str();
+    let starts: Vec<(i32, i64)> = spans.iter().map(|s| (s.partition, s.start)).collect();
     let consumer = match reader::open(&source.config, topic, &starts, Kind::Export) {
         Ok(c) => c,
         Err(error) => {
-            send_patiently(&out, error_line(&error), STALLED_FOR);
+            shared.fail(error);
             return;
         }
     };
@@ -158,12 +240,12 @@ pub fn export(
     let mut chunk: Vec<u8> = Vec::with_capacity(CHUNK_CAPACITY);
     let mut scratch = Scratch::default();
     let mut recheck = Recheck::new(allowed);
-    let mut refused = None;
+    let mut sent = true;
     let result = scan::run(&consumer, topic, spans, POLL, |seen| match seen {
-        Seen::Tick if out.is_closed() => Flow::Stop,
+        Seen::Tick if out.is_closed() || shared.stop.load(Ordering::Relaxed) => Flow::Stop,
         Seen::Tick => match recheck.refusal() {
             Some(reason) => {
-                refused = Some(reason);
+                shared.fail(reason);
                 Flow::Stop
             }
             None => Flow::Go,
@@ -178,32 +260,29 @@ pub fn export(
             if batch.len() >= BATCH {
                 source.render(&batch, &mut chunk, &mut scratch);
                 batch.clear();
-                if chunk.len() >= CHUNK_BYTES
-                    && !send_patiently(
-                        &out,
-                        std::mem::replace(&mut chunk, Vec::with_capacity(CHUNK_CAPACITY)),
-                        STALLED_FOR,
-                    )
-                {
-                    return Flow::Stop;
+                if chunk.len() >= CHUNK_BYTES {
+                    let full = std::mem::replace(&mut chunk, Vec::with_capacity(CHUNK_CAPACITY));
+                    if !send_patiently(out, full, STALLED_FOR) {
+                        // The client left or stalled: no reader of the export goes on.
+                        sent = false;
+                        shared.stop.store(true, Ordering::Relaxed);
+                        return Flow::Stop;
+                    }
                 }
             }
             Flow::Go
         }
     });
-    let result = match refused {
-        // The file ends with the reason rather than looking complete.
-        Some(reason) => Err(reason),
-        None => result,
-    };
-    // The records read before an error are sent too, then the error's line.
-    source.render(&batch, &mut chunk, &mut scratch);
-    let sent = chunk.is_empty() || send_patiently(&out, chunk, STALLED_FOR);
-    if let (true, Err(error)) = (sent, result) {
-        send_patiently(&out, error_line(&error), STALLED_FOR);
+    if let Err(error) = result {
+        shared.fail(error);
     }
-    // The response ends when `out` is dropped, which must not wait for the reader to close.
-    drop(out);
+    // The records read before a stop are sent too.
+    if sent {
+        source.render(&batch, &mut chunk, &mut scratch);
+        if !chunk.is_empty() {
+            send_patiently(out, chunk, STALLED_FOR);
+        }
+    }
     close_later(consumer);
 }
 
@@ -289,6 +368,61 @@ pub fn tail(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn span(partition: i32, records: i64) -> Span {
+        Span {
+            partition,
+            start: 10,
+            end: 10 + records,
+        }
+    }
+
+    /// Each partition goes to exactly one reader, none is left out, empty spans are skipped,
+    /// and the readers get about as many records each.
+    #[test]
+    fn the_readers_share_the_partitions_evenly() {
+        let spans = [
+            span(0, 100),
+            span(1, 700),
+            span(2, 0),
+            span(3, 300),
+            span(4, 250),
+            span(5, 100),
+        ];
+        let split = shares(&spans, 2);
+        assert_eq!(split.len(), 2);
+        let mut seen: Vec<i32> = split.iter().flatten().map(|s| s.partition).collect();
+        seen.sort_unstable();
+        assert_eq!(seen, [0, 1, 3, 4, 5], "every partition with records, once");
+        let mut totals: Vec<i64> = split
+            .iter()
+            .map(|share| share.iter().map(|s| s.end - s.start).sum())
+            .collect();
+        totals.sort_unstable();
+        assert_eq!(totals, [700, 750]);
+
+        assert_eq!(
+            shares_of(&[span(7, 5)], 2),
+            vec![vec![7]],
+            "one partition, one reader"
+        );
+        assert!(
+            shares(&[span(0, 0)], 2).is_empty(),
+            "nothing to read, no reader"
+        );
+        assert_eq!(
+            shares_of(&[span(0, 1), span(1, 1)], 0),
+            vec![vec![0, 1]],
+            "at least one reader"
+        );
+    }
+
+    fn shares_of(spans: &[Span], readers: usize) -> Vec<Vec<i32>> {
+        shares(spans, readers)
+            .iter()
+            .map(|share| share.iter().map(|s| s.partition).collect())
+            .collect()
+    }
 
     /// Regression (hardening issue): a client that stopped reading without leaving held the
     /// stream's thread and reader for ever in `blocking_send`.

@@ -537,11 +537,16 @@ async fn compressed_exports_give_back_every_byte_and_read_as_the_pages() {
         .collect();
     assert_eq!(lines.len(), values.len() * 3);
 
-    // Every byte comes back, in the encoding each value has.
+    // Every byte comes back, in the encoding each value has, each partition in offset order
+    // (the export's readers share the partitions; their lines interleave, a partition's not).
     let mut by_place = std::collections::BTreeMap::new();
+    let mut next = std::collections::HashMap::new();
     for line in &lines {
         let partition = line["partition"].as_i64().expect("partition");
         let offset = line["offset"].as_i64().expect("offset") as usize;
+        let expected = next.entry(partition).or_insert(0usize);
+        assert_eq!(offset, *expected, "{line}");
+        *expected += 1;
         let value = &values[offset % values.len()];
         assert_eq!(bytes_of(&line["value"]).as_ref(), Some(value), "{line}");
         let want = match offset % 6 {
