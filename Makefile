@@ -8,7 +8,7 @@ export KLENS_CACHE
 export CARGO_TARGET_DIR ?= $(KLENS_CACHE)/target
 export PATH := $(HOME)/.cargo/bin:$(KLENS_CACHE)/tools/node_modules/.bin:$(PATH)
 
-.PHONY: tools site build demo-binary test-binary demo-ready demo demo-auth test lint unit fuzz integration integration-faults integration-3brokers e2e chart stack stack-down seed
+.PHONY: tools site build demo-binary test-binary demo-ready demo demo-auth test lint unit fuzz integration integration-faults integration-3brokers e2e chart mcp-conformance stack stack-down seed
 
 tools:
 	dev/install-tools
@@ -76,7 +76,7 @@ demo-auth: demo-ready
 ## Every check: format, lints (server and wasm), unit, integration against dev/stack, browser;
 ## at the end, a table of how long each phase took.
 test:
-	dev/test-phases tools lint unit integration integration-faults e2e chart integration-3brokers
+	dev/test-phases tools lint unit integration integration-faults e2e chart mcp-conformance integration-3brokers
 	@echo "make test: all checks passed"
 
 lint:
@@ -118,6 +118,11 @@ e2e: test-binary stack
 ## and the session affinity of three replicas (helm is built from the Go module proxy once).
 chart: test-binary
 	dev/chart-check "$(CARGO_TARGET_DIR)/debug/klens"
+
+## The official MCP conformance suite against klens's MCP listener, each scenario held to what
+## klens means to do (dev/mcp-conformance/run says which apply); needs no Kafka.
+mcp-conformance: test-binary
+	dev/mcp-conformance/run "$(CARGO_TARGET_DIR)/debug/klens"
 
 test-binary: site
 	KLENS_EMBED_SITE="$(SITE)" cargo build -p server --bin klens
