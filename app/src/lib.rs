@@ -9,6 +9,7 @@ pub mod api;
 pub mod components;
 pub mod error;
 pub mod format;
+pub mod names;
 pub mod pages;
 mod privilege;
 pub mod schema_view;

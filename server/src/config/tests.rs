@@ -1652,3 +1652,29 @@ fn reads_metrics_listen_and_refuses_a_port_in_use_by_another_listener() {
         Path::new("/"),
     );
 }
+
+/// The config is read before any client exists and imports none of the rooms that talk to
+/// Kafka or the registry: what it checks of a name comes from `app` (a topic name through
+/// `app::names::TopicName`).
+#[test]
+fn the_config_imports_no_client() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/config");
+    let mut read = 0;
+    for entry in std::fs::read_dir(&dir).expect("src/config") {
+        let path = entry.expect("entry").path();
+        if path.extension().and_then(|e| e.to_str()) != Some("rs") || path.ends_with("tests.rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).expect("source");
+        for room in [
+            "crate::kafka",
+            "crate::registry",
+            "crate::service",
+            "crate::http",
+        ] {
+            assert!(!text.contains(room), "{} uses {room}", path.display());
+        }
+        read += 1;
+    }
+    assert!(read >= 4, "read {read} files of src/config");
+}

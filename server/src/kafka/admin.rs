@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use app::error::Flavor;
+use app::names::TopicName;
 use app::{ApiError, ErrorCode, Privilege};
 use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
 use rdkafka::error::{KafkaError, RDKafkaErrorCode};
@@ -41,38 +42,9 @@ pub struct TopicSpec {
     pub configs: Vec<(String, String)>,
 }
 
-/// The longest topic name Kafka accepts.
-const MAX_TOPIC_NAME: usize = 249;
 /// A sanity bound on one request; Kafka itself has none, but a typo of extra zeros is likelier
 /// than a wish for more partitions than this.
 pub const MAX_PARTITIONS: i32 = 100_000;
-
-/// Checks a topic name against Kafka's rules, so a bad one is a BAD_REQUEST naming `field`
-/// rather than an opaque refusal from the broker.
-pub fn check_topic_name(name: &str, field: &str) -> Result<(), ApiError> {
-    if name.is_empty() || name == "." || name == ".." {
-        return Err(ApiError::bad_request(
-            field,
-            "A topic name cannot be empty, \".\" or \"..\".",
-        ));
-    }
-    if name.len() > MAX_TOPIC_NAME {
-        return Err(ApiError::bad_request(
-            field,
-            format!("A topic name has at most {MAX_TOPIC_NAME} characters."),
-        ));
-    }
-    if let Some(c) = name
-        .chars()
-        .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-')))
-    {
-        return Err(ApiError::bad_request(
-            field,
-            format!("A topic name may hold letters, digits, '.', '_' and '-', not {c:?}."),
-        ));
-    }
-    Ok(())
-}
 
 impl TopicSpec {
     /// Validates what a caller asked for.
@@ -82,7 +54,7 @@ impl TopicSpec {
         replication_factor: Option<i32>,
         configs: &std::collections::BTreeMap<String, String>,
     ) -> Result<TopicSpec, ApiError> {
-        check_topic_name(name, "topic")?;
+        TopicName::parse(name, "topic")?;
         if !(1..=MAX_PARTITIONS).contains(&partitions) {
             return Err(ApiError::bad_request(
                 "partitions",

@@ -13,7 +13,7 @@ use app::{ApiError, ErrorCode};
 use super::Service;
 use crate::auth::Caller;
 use crate::catalog::{not_read_yet, ClusterEntry};
-use crate::kafka::admin::check_topic_name;
+use app::names::TopicName;
 
 /// The longest search query, in characters.
 const MAX_QUERY: usize = 200;
@@ -76,7 +76,7 @@ pub async fn topic(
 ) -> Result<TopicDetail, ApiError> {
     let (entry, seen) = entry(service, caller, cluster)?;
     let topic = topic.required("topic")?;
-    check_topic_name(&topic, "topic")?;
+    TopicName::parse(topic.as_str(), "topic")?;
     if entry.state().metadata.is_none() {
         // Before the first good refresh klens cannot tell a missing topic from an unread one.
         return Err(not_read_yet(cluster, "topics"));

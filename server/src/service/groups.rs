@@ -11,9 +11,10 @@ use super::{Granted, Service};
 use crate::audit::Attempt;
 use crate::auth::oidc::now_ms;
 use crate::auth::{Caller, Grant};
-use crate::kafka::admin::{self, check_topic_name};
+use crate::kafka::admin;
 use crate::kafka::wire::Group;
 use crate::kafka::{Broker, Topic};
+use app::names::TopicName;
 
 /// The decision for `privilege` on the group `group` names, then the id, checked.
 fn decide_group(
@@ -100,7 +101,7 @@ fn scope(
             "Partitions belong to one topic: name it.",
         )),
         (Some(name), partitions) => {
-            check_topic_name(&name, "topic")?;
+            TopicName::parse(name.as_str(), "topic")?;
             let mut topic = listed(&name)?;
             if let Some(chosen) = partitions {
                 if chosen.is_empty() {
@@ -296,7 +297,7 @@ async fn delete_offsets_now(
 ) -> Result<GroupChanged, ApiError> {
     let (granted, id) = decide_group(service, caller, cluster, Privilege::DeleteOffsets, &group)?;
     let topic = topic.required("topic")?;
-    check_topic_name(&topic, "topic")?;
+    TopicName::parse(topic.as_str(), "topic")?;
     service.check_topic(caller, cluster, Privilege::DeleteOffsets, &topic)?;
     let (group, coordinator) = group_now(&granted, &id).await?;
     let mut grant = decide_fresh(service, caller, &granted, Privilege::DeleteOffsets, &group)?;
