@@ -31,7 +31,7 @@ pub enum Decoder {
 }
 
 /// The largest value klens decodes through a schema; a larger one is shown as its bytes.
-const MAX_DECODED: usize = 8 * 1024 * 1024;
+pub(super) const MAX_DECODED: usize = 8 * 1024 * 1024;
 
 /// The name under which a Protobuf schema's own text is compiled.
 pub const MAIN_PROTO: &str = "klens-schema.proto";
@@ -217,7 +217,7 @@ fn causes(error: &dyn std::error::Error) -> String {
 
 /// The Avro datum `payload` of `schema`, after the checks that keep a hostile datum from
 /// costing more than its size.
-fn avro_value(
+pub(super) fn avro_value(
     schema: &apache_avro::Schema,
     references: &[apache_avro::Schema],
     payload: &[u8],
@@ -243,44 +243,6 @@ fn avro_value(
         return Err("the bytes are not an Avro datum of this schema".into());
     }
     Ok(value)
-}
-
-/// A schema proposed for a subject, ready to read records with.
-pub struct Proposed {
-    decoder: Decoder,
-    json: Option<super::encode::JsonValidator>,
-}
-
-impl Proposed {
-    /// Prepares a proposed schema; the error says why it does not parse.
-    pub fn new(text: &SchemaText) -> Result<Proposed, String> {
-        // Avro and JSON Schema texts are JSON: a syntax error is named with its line and column.
-        if text.schema_type != "PROTOBUF" {
-            serde_json::from_str::<serde::de::IgnoredAny>(&text.schema)
-                .map_err(|e| format!("the schema is not JSON: {e}"))?;
-        }
-        let decoder = Decoder::new(text)?;
-        let json = match decoder {
-            Decoder::Json => Some(super::encode::json_validator(text).map_err(|e| match e {
-                super::encode::Unfit::Schema(why) => why,
-                super::encode::Unfit::Value { reason, .. } => reason,
-            })?),
-            _ => None,
-        };
-        Ok(Proposed { decoder, json })
-    }
-}
-
-/// How one record's key or value reads with a proposed schema.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Reading {
-    /// It reads.
-    Fits,
-    /// It does not, and why.
-    Fails(String),
-    /// It could not be tried (null, not framed by a registry serializer, its writer schema
-    /// unknown), and why.
-    Unchecked(String),
 }
 
 /// The largest Protobuf schema text klens compiles, and its deepest nesting of braces.
@@ -359,7 +321,7 @@ impl protox::file::FileResolver for SourceFiles {
 
 /// Reads the message-index list that follows the schema id in Confluent's Protobuf framing: a
 /// zig-zag varint count, then that many zig-zag varints; a count of 0 means the first message.
-fn message_indexes(bytes: &[u8]) -> Result<(Vec<usize>, &[u8]), String> {
+pub(super) fn message_indexes(bytes: &[u8]) -> Result<(Vec<usize>, &[u8]), String> {
     let mut rest = bytes;
     let count = zigzag(&mut rest)?;
     if count == 0 {
@@ -432,7 +394,10 @@ fn framed_message<'a>(
 }
 
 /// The message at an index path: the n-th top-level message of the schema, then nested ones.
-fn message_at(pool: &DescriptorPool, indexes: &[usize]) -> Result<MessageDescriptor, String> {
+pub(super) fn message_at(
+    pool: &DescriptorPool,
+    indexes: &[usize],
+) -> Result<MessageDescriptor, String> {
     let file = pool
         .get_file_by_name(MAIN_PROTO)
         .ok_or("the compiled schema is missing")?;
@@ -505,7 +470,7 @@ const MISSING_FOR: Duration = Duration::from_secs(60);
 const FETCH_AT_ONCE: usize = 16;
 
 /// What klens knows of one schema id: a decoder, or why there is none.
-type Known = Arc<Result<Decoder, String>>;
+pub(super) type Known = Arc<Result<Decoder, String>>;
 
 /// Found schemas are kept (an id never changes meaning); the registry's "no such schema" only
 /// for a while.
@@ -535,7 +500,7 @@ fn to_fetch(ids: impl IntoIterator<Item = u32>, known: impl Fn(&u32) -> bool) ->
 
 /// The decoders one batch of records needs, by schema id.
 #[derive(Default)]
-pub struct Loaded(HashMap<u32, Known>);
+pub struct Loaded(pub(super) HashMap<u32, Known>);
 
 impl Loaded {
     /// The decoder of schema `id`, when it was fetched and prepared.
@@ -592,90 +557,6 @@ impl Schemas {
             }
         }
         loaded
-    }
-
-    /// How framed `bytes` read with `proposed`: Avro through schema resolution from the
-    /// record's writer schema to the proposed one; Protobuf as the message its frame names,
-    /// decoded with the proposed schema; JSON Schema as the document checked against it.
-    pub fn read_with(&self, loaded: &Loaded, bytes: Option<&[u8]>, proposed: &Proposed) -> Reading {
-        let Some(raw) = bytes else {
-            return Reading::Unchecked("null".into());
-        };
-        let Some((id, payload)) = confluent_frame(raw) else {
-            return Reading::Unchecked("not framed with a schema id".into());
-        };
-        let writer = match loaded.0.get(&id).map(|d| d.as_ref()) {
-            Some(Ok(writer)) => writer,
-            Some(Err(error)) => return Reading::Unchecked(format!("schema {id}: {error}")),
-            None => return Reading::Unchecked(format!("schema {id} could not be fetched")),
-        };
-        if payload.len() > MAX_DECODED {
-            return Reading::Unchecked(format!(
-                "{} bytes are more than klens decodes",
-                payload.len()
-            ));
-        }
-        let outcome = match (writer, &proposed.decoder) {
-            (
-                Decoder::Avro {
-                    schema, references, ..
-                },
-                Decoder::Avro {
-                    schema: reader,
-                    references: reader_references,
-                    ..
-                },
-            ) => {
-                // The reasons below never quote the datum: whoever reads them may lack RECORDS.
-                let Ok(value) = avro_value(schema, references, payload) else {
-                    return Reading::Unchecked(format!(
-                        "its bytes are not a datum of its writer schema {id}"
-                    ));
-                };
-                let schemata: Vec<&apache_avro::Schema> = std::iter::once(reader)
-                    .chain(reader_references.iter())
-                    .collect();
-                value
-                    .resolve_schemata(reader, schemata)
-                    .map(|_| ())
-                    .map_err(|_| {
-                        format!(
-                            "written with schema {id}, it does not resolve to the proposed schema \
-                         (a field it lacks has no default, or a value's type is not accepted)"
-                        )
-                    })
-            }
-            (Decoder::Protobuf { .. }, Decoder::Protobuf { pool, .. }) => message_indexes(payload)
-                .and_then(|(indexes, rest)| {
-                    let descriptor = message_at(pool, &indexes)?;
-                    DynamicMessage::decode(descriptor, rest)
-                        .map(|_| ())
-                        .map_err(|e| format!("not Protobuf of the proposed schema: {e}"))
-                }),
-            (Decoder::Json, Decoder::Json) => {
-                match (&proposed.json, serde_json::from_slice::<Value>(payload)) {
-                    (_, Err(e)) => return Reading::Unchecked(format!("not a JSON document: {e}")),
-                    (Some(validator), Ok(doc)) => {
-                        validator.first_error(&doc).map_err(|e| match e {
-                            super::encode::Unfit::Value { path, reason } => {
-                                format!("at \"{path}\": {reason}")
-                            }
-                            super::encode::Unfit::Schema(why) => why,
-                        })
-                    }
-                    (None, Ok(_)) => Ok(()),
-                }
-            }
-            (writer, proposed) => Err(format!(
-                "written as {} with schema {id}; the proposed schema is {}",
-                writer.kind(),
-                proposed.kind()
-            )),
-        };
-        match outcome {
-            Ok(()) => Reading::Fits,
-            Err(why) => Reading::Fails(why),
-        }
     }
 
     /// The schema ids that framed `bytes` would need.
@@ -746,145 +627,6 @@ mod tests {
             schema_type: kind.to_string(),
             references: Vec::new(),
         }
-    }
-
-    fn framed(id: u32, payload: &[u8]) -> Vec<u8> {
-        let mut out = vec![0];
-        out.extend_from_slice(&id.to_be_bytes());
-        out.extend_from_slice(payload);
-        out
-    }
-
-    /// A proposed schema reads each record as its writer's schema and the proposal allow:
-    /// through Avro resolution, as the Protobuf message of the frame, or checked as JSON.
-    #[test]
-    fn records_are_read_with_a_proposed_schema() {
-        let schemas = Schemas::new(None);
-        let writers = [
-            (
-                1,
-                r#"{"type":"record","name":"P","fields":[{"name":"a","type":"int"}]}"#,
-                "AVRO",
-            ),
-            (
-                2,
-                "syntax = \"proto3\";\nmessage M { int32 a = 1; }\n",
-                "PROTOBUF",
-            ),
-            (3, "{}", "JSON"),
-        ];
-        let mut loaded = Loaded::default();
-        for (id, schema, kind) in writers {
-            loaded
-                .0
-                .insert(id, Arc::new(Decoder::new(&text(schema, kind))));
-        }
-        let proposed =
-            |schema: &str, kind: &str| Proposed::new(&text(schema, kind)).expect("parses");
-        let with_default = proposed(
-            r#"{"type":"record","name":"P","fields":[{"name":"a","type":"int"},{"name":"b","type":"string","default":"x"}]}"#,
-            "AVRO",
-        );
-        let without_default = proposed(
-            r#"{"type":"record","name":"P","fields":[{"name":"a","type":"int"},{"name":"b","type":"string"}]}"#,
-            "AVRO",
-        );
-        // A value that does not resolve is never quoted in the reason.
-        let mut named = Loaded::default();
-        named.0.insert(
-            4,
-            Arc::new(Decoder::new(&text(
-                r#"{"type":"record","name":"P","fields":[{"name":"a","type":"string"}]}"#,
-                "AVRO",
-            ))),
-        );
-        let secret = b"card-4111111111111111";
-        let mut datum = vec![(secret.len() as u8) << 1];
-        datum.extend_from_slice(secret);
-        let as_int = proposed(
-            r#"{"type":"record","name":"P","fields":[{"name":"a","type":"int"}]}"#,
-            "AVRO",
-        );
-        match schemas.read_with(&named, Some(&framed(4, &datum)), &as_int) {
-            Reading::Fails(why) => assert!(!why.contains("4111"), "{why}"),
-            other => panic!("{other:?}"),
-        }
-        let avro = framed(1, &[0x0a]);
-        assert_eq!(
-            schemas.read_with(&loaded, Some(&avro), &with_default),
-            Reading::Fits
-        );
-        assert!(matches!(
-            schemas.read_with(&loaded, Some(&avro), &without_default),
-            Reading::Fails(why) if why.contains("schema 1")
-        ));
-        // A datum its own writer schema does not read is not the proposal's fault.
-        let broken = framed(1, &[0x80]);
-        assert!(matches!(
-            schemas.read_with(&loaded, Some(&broken), &with_default),
-            Reading::Unchecked(_)
-        ));
-
-        // Protobuf: field 1 as a varint reads as int32, not as a string (wire type 2).
-        let proto = framed(2, &[0, 0x08, 0x05]);
-        let as_int = proposed(
-            "syntax = \"proto3\";\nmessage M { int64 a = 1; }\n",
-            "PROTOBUF",
-        );
-        let as_text = proposed(
-            "syntax = \"proto3\";\nmessage M { string a = 1; }\n",
-            "PROTOBUF",
-        );
-        assert_eq!(
-            schemas.read_with(&loaded, Some(&proto), &as_int),
-            Reading::Fits
-        );
-        assert!(matches!(
-            schemas.read_with(&loaded, Some(&proto), &as_text),
-            Reading::Fails(_)
-        ));
-
-        // JSON Schema: the document is checked against the proposal.
-        let json = framed(3, br#"{"a": 5}"#);
-        let needs_a = proposed(r#"{"type":"object","required":["a"]}"#, "JSON");
-        let needs_b = proposed(r#"{"type":"object","required":["b"]}"#, "JSON");
-        assert_eq!(
-            schemas.read_with(&loaded, Some(&json), &needs_a),
-            Reading::Fits
-        );
-        assert!(matches!(
-            schemas.read_with(&loaded, Some(&json), &needs_b),
-            Reading::Fails(_)
-        ));
-
-        // Another type, no frame, a tombstone, an unknown id.
-        assert!(matches!(
-            schemas.read_with(&loaded, Some(&json), &with_default),
-            Reading::Fails(why) if why.contains("JSON") && why.contains("AVRO")
-        ));
-        for bytes in [Some(&b"plain"[..]), None, Some(&framed(9, &[0])[..])] {
-            assert!(matches!(
-                schemas.read_with(&loaded, bytes, &with_default),
-                Reading::Unchecked(_)
-            ));
-        }
-    }
-
-    /// A proposed schema that is not JSON says where.
-    #[test]
-    fn a_proposed_schema_that_does_not_parse_says_where() {
-        let Err(why) = Proposed::new(&text("{\"type\": \"record\",\n \"name\" \"P\"}", "AVRO"))
-        else {
-            panic!("not JSON");
-        };
-        assert!(why.contains("line 2"), "{why}");
-        let Err(why) = Proposed::new(&text(
-            r#"{"type":"record","name":"P","fields":[{"name":"a","type":"nope"}]}"#,
-            "AVRO",
-        )) else {
-            panic!("an unknown type");
-        };
-        assert!(why.contains("nope"), "{why}");
     }
 
     fn bytes_of(e: &Encoded) -> Option<Vec<u8>> {

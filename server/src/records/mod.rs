@@ -18,6 +18,7 @@ pub mod lines;
 mod page;
 mod plan;
 pub mod pool;
+pub mod proposed;
 mod proto;
 mod reader;
 pub mod scan;

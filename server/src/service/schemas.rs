@@ -17,7 +17,7 @@ use app::{ApiError, ErrorCode, Privilege};
 use super::{Granted, Service};
 use crate::audit::Attempt;
 use crate::auth::Caller;
-use crate::records::decode::{Proposed, Reading};
+use crate::records::proposed::{Proposed, Reading};
 use crate::registry::{Proposal, Reference, Registry, RegistryError, VersionInfo};
 
 /// The error of a registry that did not do what was asked: `REFUSED` when it refused klens's
@@ -522,7 +522,7 @@ async fn records_check(
             offset: record.offset,
             reason,
         };
-        match schemas.read_with(&loaded, bytes(record).as_deref(), proposed) {
+        match proposed.read(&loaded, bytes(record).as_deref()) {
             Reading::Fits => check.fit += 1,
             Reading::Fails(why) => {
                 check.failed += 1;
