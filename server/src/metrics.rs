@@ -10,7 +10,6 @@
 use std::collections::HashMap;
 use std::fmt::Write;
 use std::sync::OnceLock;
-use std::time::Duration;
 
 use axum::extract::{MatchedPath, Request};
 use axum::middleware::Next;
@@ -58,16 +57,6 @@ fn handle() -> Option<&'static PrometheusHandle> {
 /// Installs the recorder, so that what happens before the first scrape is counted.
 pub fn install() {
     handle();
-}
-
-/// One refresh of one part of a cluster's projection: how long it took and whether it failed.
-pub fn refreshed(cluster: &str, part: &'static str, took: Duration, failed: bool) {
-    let labels = [("cluster", cluster.to_string()), ("part", part.to_string())];
-    metrics::histogram!("klens_refresh_duration_seconds", &labels).record(took.as_secs_f64());
-    metrics::counter!("klens_refreshes_total", &labels).increment(1);
-    if failed {
-        metrics::counter!("klens_refresh_failures_total", &labels).increment(1);
-    }
 }
 
 /// One MCP tool call and how it ended (`ok`, or the error code).

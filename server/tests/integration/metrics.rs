@@ -234,9 +234,13 @@ async fn metrics_on_the_ui_port_show_only_what_the_caller_sees() {
     let state = AppState::new(leptos, &config, Arc::clone(&catalog)).expect("state");
     let scraper = server::http::metrics_router(Arc::clone(&state.service));
     let router = app(state);
-    // Something with a cluster label from the recorder, for each cluster.
-    server::metrics::refreshed("local", "metadata", Duration::from_millis(1), false);
-    server::metrics::refreshed("other", "metadata", Duration::from_millis(1), false);
+    // Something with a cluster label from the recorder, for each cluster, as a refresh run
+    // records it.
+    for cluster in ["local", "other"] {
+        let labels = [("cluster", cluster), ("part", "metadata")];
+        metrics::histogram!("klens_refresh_duration_seconds", &labels).record(0.001);
+        metrics::counter!("klens_refreshes_total", &labels).increment(1);
+    }
 
     let scrape_as = |cookie: String| {
         let router = router.clone();

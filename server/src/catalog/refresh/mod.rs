@@ -110,10 +110,21 @@ where
             let started = Instant::now();
             job(Arc::clone(&entry)).await;
             let failed = (part.failing)(&entry.state());
-            crate::metrics::refreshed(&entry.name, part.name, started.elapsed(), failed);
+            count_run(&entry.name, part.name, started.elapsed(), failed);
             tokio::time::sleep(pause).await;
         }
     });
+}
+
+/// Counts and times one run of a refresh part through the `metrics` facade, whose recorder
+/// (`crate::metrics`) serves them on `/metrics`; the catalog needs nothing else of it.
+fn count_run(cluster: &str, part: &'static str, took: Duration, failed: bool) {
+    let labels = [("cluster", cluster.to_string()), ("part", part.to_string())];
+    metrics::histogram!("klens_refresh_duration_seconds", &labels).record(took.as_secs_f64());
+    metrics::counter!("klens_refreshes_total", &labels).increment(1);
+    if failed {
+        metrics::counter!("klens_refresh_failures_total", &labels).increment(1);
+    }
 }
 
 impl ClusterEntry {
