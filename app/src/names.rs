@@ -1,8 +1,6 @@
 //! Names checked once, where they come in: a value of these types is a name Kafka accepts, so
 //! the code that holds one (the config, the service, the Kafka calls) asks no more.
 
-use std::fmt;
-
 use crate::error::ApiError;
 
 /// A topic name Kafka accepts: 1 to [`TopicName::MAX_LEN`] ASCII letters, digits, '.', '_' and
@@ -14,10 +12,16 @@ impl TopicName {
     /// The longest topic name Kafka accepts.
     pub const MAX_LEN: usize = 249;
 
-    /// `name` if Kafka accepts it; otherwise a BAD_REQUEST naming `field` and saying why,
-    /// rather than an opaque refusal from the broker later.
+    /// `name` if Kafka accepts it; otherwise [`TopicName::check`]'s refusal.
     pub fn parse(name: impl Into<String>, field: &str) -> Result<TopicName, ApiError> {
         let name = name.into();
+        Self::check(&name, field)?;
+        Ok(TopicName(name))
+    }
+
+    /// Whether Kafka accepts `name`, for a caller that keeps its own string: a BAD_REQUEST
+    /// naming `field` and saying why, rather than an opaque refusal from the broker later.
+    pub fn check(name: &str, field: &str) -> Result<(), ApiError> {
         if name.is_empty() || name == "." || name == ".." {
             return Err(ApiError::bad_request(
                 field,
@@ -39,27 +43,11 @@ impl TopicName {
                 format!("A topic name may hold letters, digits, '.', '_' and '-', not {c:?}."),
             ));
         }
-        Ok(TopicName(name))
+        Ok(())
     }
 
     pub fn as_str(&self) -> &str {
         &self.0
-    }
-
-    pub fn into_string(self) -> String {
-        self.0
-    }
-}
-
-impl AsRef<str> for TopicName {
-    fn as_ref(&self) -> &str {
-        &self.0
-    }
-}
-
-impl fmt::Display for TopicName {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
     }
 }
 

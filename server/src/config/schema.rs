@@ -311,7 +311,7 @@ fn audit_topic(value: &Value<'_>, clusters: &[&str]) -> Result<AuditTopic, Confi
     let cluster = known_cluster(&cluster_value, clusters)?;
     let name_value = map.required("name", "give the topic's name, such as _klens_audit")?;
     let text = name_value.text()?;
-    if let Err(e) = app::names::TopicName::parse(text.value.as_str(), "name") {
+    if let Err(e) = app::names::TopicName::check(&text.value, "name") {
         return Err(name_value.error(format!(
             "{} is not a topic name: {}",
             text.shown(),

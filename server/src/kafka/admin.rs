@@ -54,7 +54,7 @@ impl TopicSpec {
         replication_factor: Option<i32>,
         configs: &std::collections::BTreeMap<String, String>,
     ) -> Result<TopicSpec, ApiError> {
-        TopicName::parse(name, "topic")?;
+        TopicName::check(name, "topic")?;
         if !(1..=MAX_PARTITIONS).contains(&partitions) {
             return Err(ApiError::bad_request(
                 "partitions",

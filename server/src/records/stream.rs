@@ -206,14 +206,10 @@ pub fn export(
         }
         read(first);
     });
-    let failure = shared.failure.into_inner().ok().flatten();
-    if let Some(error) = failure {
-        if !out.is_closed() {
-            send_patiently(&out, error_line(&error), STALLED_FOR);
-        }
+    // A client that left takes no error line: sending to a closed channel returns at once.
+    if let Some(error) = shared.failure.into_inner().ok().flatten() {
+        send_patiently(&out, error_line(&error), STALLED_FOR);
     }
-    // The response ends when `out` is dropped.
-    drop(out);
 }
 
 /// One reader of an export: reads `spans` and sends their lines until they end or `shared`

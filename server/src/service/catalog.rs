@@ -76,7 +76,7 @@ pub async fn topic(
 ) -> Result<TopicDetail, ApiError> {
     let (entry, seen) = entry(service, caller, cluster)?;
     let topic = topic.required("topic")?;
-    TopicName::parse(topic.as_str(), "topic")?;
+    TopicName::check(&topic, "topic")?;
     if entry.state().metadata.is_none() {
         // Before the first good refresh klens cannot tell a missing topic from an unread one.
         return Err(not_read_yet(cluster, "topics"));

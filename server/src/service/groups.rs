@@ -101,7 +101,7 @@ fn scope(
             "Partitions belong to one topic: name it.",
         )),
         (Some(name), partitions) => {
-            TopicName::parse(name.as_str(), "topic")?;
+            TopicName::check(&name, "topic")?;
             let mut topic = listed(&name)?;
             if let Some(chosen) = partitions {
                 if chosen.is_empty() {
@@ -297,7 +297,7 @@ async fn delete_offsets_now(
 ) -> Result<GroupChanged, ApiError> {
     let (granted, id) = decide_group(service, caller, cluster, Privilege::DeleteOffsets, &group)?;
     let topic = topic.required("topic")?;
-    TopicName::parse(topic.as_str(), "topic")?;
+    TopicName::check(&topic, "topic")?;
     service.check_topic(caller, cluster, Privilege::DeleteOffsets, &topic)?;
     let (group, coordinator) = group_now(&granted, &id).await?;
     let mut grant = decide_fresh(service, caller, &granted, Privilege::DeleteOffsets, &group)?;

@@ -334,7 +334,7 @@ impl Service {
         let named = topic.given().map(String::as_str);
         let granted = self.decide_topic(caller, cluster, privilege, named)?;
         let name = topic.clone().required("topic")?;
-        app::names::TopicName::parse(name.as_str(), "topic")?;
+        app::names::TopicName::check(&name, "topic")?;
         Ok((granted, name))
     }
 
