@@ -18,9 +18,9 @@ pub enum Decoder {
     Avro {
         schema: apache_avro::Schema,
         references: Vec<apache_avro::Schema>,
-        /// The named types of the schema and its references, for the one-pass walk to JSON;
-        /// `None` when they do not resolve (every datum then fails the slower way, with why).
-        names: Option<Box<crate::records::avro::Names>>,
+        /// The schema worked out for the one-pass walk to JSON; `None` when its named types
+        /// do not resolve (every datum then fails the slower way, with why).
+        plan: Option<Box<crate::records::avro::Plan>>,
     },
     Protobuf {
         pool: DescriptorPool,
@@ -45,25 +45,24 @@ impl Decoder {
                 let (schema, references) =
                     apache_avro::Schema::parse_str_with_list(&schema.schema, refs)
                         .map_err(|e| format!("the Avro schema does not parse: {}", causes(&e)))?;
-                let names = {
+                let plan = {
                     let schemata: Vec<&apache_avro::Schema> =
                         std::iter::once(&schema).chain(references.iter()).collect();
                     apache_avro::schema::ResolvedSchema::try_from(schemata)
                         .ok()
                         .map(|resolved| {
-                            Box::new(
-                                resolved
-                                    .get_names()
-                                    .iter()
-                                    .map(|(name, schema)| (name.clone(), (*schema).clone()))
-                                    .collect(),
-                            )
+                            let names: crate::records::avro::Names = resolved
+                                .get_names()
+                                .iter()
+                                .map(|(name, schema)| (name.clone(), (*schema).clone()))
+                                .collect();
+                            Box::new(crate::records::avro::Plan::new(&schema, &names))
                         })
                 };
                 Ok(Decoder::Avro {
                     schema,
                     references,
-                    names,
+                    plan,
                 })
             }
             "PROTOBUF" => {
@@ -112,39 +111,35 @@ impl Decoder {
 
     /// Writes the JSON of a payload (after the Confluent header) straight into `out`, as
     /// [`Decoder::decode`] shows it, without building its tree: Avro through the one-pass
-    /// walk, Protobuf through the message's own serialisation. `false` for JSON Schema, or
+    /// walk, Protobuf through the message's own serialisation. `None` for JSON Schema, or
     /// when the walk or the message refuses the payload: `out` must then be cut back to where
-    /// it was.
-    pub(crate) fn write_data(&self, payload: &[u8], out: &mut Vec<u8>) -> bool {
+    /// it was. `Some(true)` when the JSON and the schema alone give back the payload's bytes
+    /// (see [`super::avro::to_json`]), so that the export can leave them out.
+    pub(crate) fn write_data(&self, payload: &[u8], out: &mut Vec<u8>) -> Option<bool> {
         if payload.len() > MAX_DECODED {
-            return false;
+            return None;
         }
         match self {
             Decoder::Avro {
-                schema,
-                names: Some(names),
-                ..
-            } => super::avro::to_json(schema, names, payload, out).is_ok(),
+                plan: Some(plan), ..
+            } => super::avro::to_json(plan, payload, out).ok(),
             Decoder::Protobuf { pool, plan } => {
-                let Ok((message, rest)) = framed_message(pool, plan, payload) else {
-                    return false;
-                };
+                let (message, rest) = framed_message(pool, plan, payload).ok()?;
                 let mark = out.len();
                 if let Some(number) = message.number {
                     if super::proto::to_json(plan, number, rest, out).is_ok() {
-                        return true;
+                        return Some(false);
                     }
                     out.truncate(mark);
                 }
                 // Not as the walk takes it: through the decoded message, which gives the same
                 // JSON when the wire bytes are valid at all.
-                let Ok(descriptor) = message.descriptor(pool) else {
-                    return false;
-                };
+                let descriptor = message.descriptor(pool).ok()?;
                 DynamicMessage::decode(descriptor, rest)
                     .is_ok_and(|message| serde_json::to_writer(&mut *out, &message).is_ok())
+                    .then_some(false)
             }
-            _ => false,
+            _ => None,
         }
     }
 
@@ -161,11 +156,11 @@ impl Decoder {
             Decoder::Avro {
                 schema,
                 references,
-                names,
+                plan,
             } => {
-                if let Some(names) = names {
+                if let Some(plan) = plan {
                     let mut json = Vec::new();
-                    if super::avro::to_json(schema, names, payload, &mut json).is_ok() {
+                    if super::avro::to_json(plan, payload, &mut json).is_ok() {
                         if let Ok(value) = serde_json::from_slice(&json) {
                             return Ok((Encoding::Avro, value));
                         }
@@ -180,7 +175,7 @@ impl Decoder {
                 // Through the text the export writes, so that both show a value alike (a
                 // `float` field as the shortest decimal of its 32 bits).
                 let mut text = Vec::new();
-                if self.write_data(payload, &mut text) {
+                if self.write_data(payload, &mut text).is_some() {
                     let json = serde_json::from_slice(&text)
                         .map_err(|e| format!("Protobuf to JSON: {e}"))?;
                     return Ok((Encoding::Protobuf, json));
@@ -864,6 +859,16 @@ mod tests {
         {"name": "a", "type": {"type": "array", "items": ["null", "F", "E"]}},
         {"name": "m", "type": {"type": "map", "values": "double"}}]}"#;
 
+    /// An Avro int or long: zig-zag, then a varint.
+    fn long(n: i64, out: &mut Vec<u8>) {
+        let mut z = ((n << 1) ^ (n >> 63)) as u64;
+        while z > 0x7f {
+            out.push(0x80 | (z & 0x7f) as u8);
+            z >>= 7;
+        }
+        out.push(z as u8);
+    }
+
     /// Writes a random datum of `schema` the way Avro writers do, with at most `entries` map
     /// entries.
     fn random_datum(
@@ -875,14 +880,6 @@ mod tests {
         out: &mut Vec<u8>,
     ) {
         use apache_avro::Schema;
-        let long = |n: i64, out: &mut Vec<u8>| {
-            let mut z = ((n << 1) ^ (n >> 63)) as u64;
-            while z > 0x7f {
-                out.push(0x80 | (z & 0x7f) as u8);
-                z >>= 7;
-            }
-            out.push(z as u8);
-        };
         let text = |random: &mut crate::fuzz::Inputs, out: &mut Vec<u8>| {
             let pieces = ["a", "é", "\"", "\\", "\n", "😀", "key", "\u{1}"];
             let t: String = (0..random.next_u64() % 5)
@@ -974,18 +971,127 @@ mod tests {
         }
     }
 
+    /// Writes `json` as an Avro datum of `schema` the way the export's API page says a client
+    /// gives back the bytes of a value without `raw`: a union's branch is the one whose kind
+    /// of JSON the value is; arrays and maps in one block.
+    fn avro_from_json(
+        schema: &apache_avro::Schema,
+        names: &crate::records::avro::Names,
+        json: &Value,
+        out: &mut Vec<u8>,
+    ) {
+        use apache_avro::Schema;
+        let bytes = |json: &Value| -> Vec<u8> {
+            let items = json.as_array().expect("bytes as an array");
+            items
+                .iter()
+                .map(|b| b.as_u64().expect("a byte") as u8)
+                .collect()
+        };
+        let named = |schema: &Schema| -> Schema {
+            match schema {
+                Schema::Ref { name } => names.get(name).expect("named").clone(),
+                other => other.clone(),
+            }
+        };
+        match (&named(schema), json) {
+            (Schema::Null, Value::Null) => {}
+            (Schema::Boolean, Value::Bool(b)) => out.push(u8::from(*b)),
+            (
+                Schema::Int | Schema::Long | Schema::Date | Schema::TimestampMillis,
+                Value::Number(n),
+            ) => long(n.as_i64().expect("an integer"), out),
+            (Schema::Float, Value::Number(n)) => {
+                out.extend_from_slice(&(n.as_f64().expect("a number") as f32).to_le_bytes())
+            }
+            (Schema::Double, Value::Number(n)) => {
+                out.extend_from_slice(&n.as_f64().expect("a number").to_le_bytes())
+            }
+            (Schema::String, Value::String(text)) => {
+                long(text.len() as i64, out);
+                out.extend_from_slice(text.as_bytes());
+            }
+            (Schema::Bytes, json) => {
+                let bytes = bytes(json);
+                long(bytes.len() as i64, out);
+                out.extend_from_slice(&bytes);
+            }
+            (Schema::Fixed(_), json) => out.extend_from_slice(&bytes(json)),
+            (Schema::Enum(e), Value::String(symbol)) => {
+                let i = e
+                    .symbols
+                    .iter()
+                    .position(|s| s == symbol)
+                    .expect("a symbol");
+                long(i as i64, out);
+            }
+            (Schema::Union(u), json) => {
+                let kind = |schema: &Schema| match named(schema) {
+                    Schema::Null => 0,
+                    Schema::Boolean => 1,
+                    Schema::String | Schema::Enum(_) => 3,
+                    Schema::Bytes | Schema::Fixed(_) | Schema::Array(_) => 4,
+                    Schema::Record(_) | Schema::Map(_) => 5,
+                    _ => 2,
+                };
+                let want = match json {
+                    Value::Null => 0,
+                    Value::Bool(_) => 1,
+                    Value::Number(_) => 2,
+                    Value::String(_) => 3,
+                    Value::Array(_) => 4,
+                    Value::Object(_) => 5,
+                };
+                let i = u
+                    .variants()
+                    .iter()
+                    .position(|v| kind(v) == want)
+                    .expect("a branch");
+                long(i as i64, out);
+                avro_from_json(&u.variants()[i], names, json, out);
+            }
+            (Schema::Record(r), Value::Object(fields)) => {
+                for field in &r.fields {
+                    avro_from_json(&field.schema, names, &fields[&field.name], out);
+                }
+            }
+            (Schema::Array(a), Value::Array(items)) => {
+                if !items.is_empty() {
+                    long(items.len() as i64, out);
+                    items
+                        .iter()
+                        .for_each(|item| avro_from_json(&a.items, names, item, out));
+                }
+                out.push(0);
+            }
+            (Schema::Map(m), Value::Object(entries)) => {
+                if !entries.is_empty() {
+                    long(entries.len() as i64, out);
+                    for (key, value) in entries {
+                        long(key.len() as i64, out);
+                        out.extend_from_slice(key.as_bytes());
+                        avro_from_json(&m.types, names, value, out);
+                    }
+                }
+                out.push(0);
+            }
+            (schema, json) => panic!("{json} is not a {schema:?}"),
+        }
+    }
+
     fn every_kind() -> (Decoder, apache_avro::Schema, crate::records::avro::Names) {
         let decoder = Decoder::new(&text(EVERY_KIND, "AVRO")).expect("parses");
-        let Decoder::Avro {
-            schema,
-            names: Some(names),
-            ..
-        } = &decoder
-        else {
-            panic!("resolves");
+        let Decoder::Avro { schema, .. } = &decoder else {
+            panic!("Avro");
         };
-        let (schema, names) = (schema.clone(), names.clone());
-        (decoder, schema, *names)
+        let schema = schema.clone();
+        let names = apache_avro::schema::ResolvedSchema::try_from(&schema)
+            .expect("resolves")
+            .get_names()
+            .iter()
+            .map(|(name, schema)| (name.clone(), (*schema).clone()))
+            .collect();
+        (decoder, schema, names)
     }
 
     /// The one-pass walk writes the JSON that `apache-avro` reads, for datums of every kind
@@ -993,7 +1099,13 @@ mod tests {
     /// refuses: damaged and cut copies of the same datums too.
     #[test]
     fn the_avro_walk_writes_what_apache_avro_reads() {
-        let (_, schema, names) = every_kind();
+        let (decoder, schema, names) = every_kind();
+        let Decoder::Avro {
+            plan: Some(plan), ..
+        } = &decoder
+        else {
+            panic!("planned");
+        };
         let mut random = crate::fuzz::Inputs::new(0x6176_726f_6a73_6f6e, 16);
         let (mut agreed, mut refused) = (0, 0);
         for _ in 0..crate::fuzz::cases(3000) {
@@ -1005,15 +1117,21 @@ mod tests {
             bent[at] = random.next_u64() as u8;
             for bytes in [&datum[..], &datum[..cut], &bent[..]] {
                 let mut out = Vec::new();
-                let walked = crate::records::avro::to_json(&schema, &names, bytes, &mut out);
+                let walked = crate::records::avro::to_json(plan, bytes, &mut out);
                 let read = avro_value(&schema, &[], bytes)
                     .and_then(|v| Value::try_from(v).map_err(|e| e.to_string()));
                 match (walked, read) {
-                    (Ok(()), Ok(want)) => {
+                    (Ok(told), Ok(want)) => {
                         let got: Value =
                             serde_json::from_slice(&out).expect("the walk writes JSON");
                         assert_eq!(got, want, "{bytes:?}");
                         assert_eq!(out, serde_json::to_vec(&want).expect("JSON"), "same text");
+                        // Every union of this schema tells its branches apart, so the JSON
+                        // and the schema give back the bytes.
+                        assert!(told, "{bytes:?}");
+                        let mut again = Vec::new();
+                        avro_from_json(&schema, &names, &got, &mut again);
+                        assert_eq!(again, bytes, "{got}");
                         agreed += 1;
                     }
                     (Err(_), Err(_)) => refused += 1,
@@ -1042,6 +1160,10 @@ mod tests {
             let (encoding, value) = decoder.decode(&datum).expect("decodes");
             assert_eq!(encoding, Encoding::Avro);
             assert!(value["m"].is_object(), "{value}");
+            // The entries keep their order: the JSON gives back the bytes.
+            let mut again = Vec::new();
+            avro_from_json(&schema, &names, &value, &mut again);
+            assert_eq!(again, datum, "{value}");
         }
     }
 }

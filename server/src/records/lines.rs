@@ -84,12 +84,17 @@ fn write_part(
         out.extend_from_slice(b"{\"encoding\":");
         write_json(out, &decoder.encoding());
         out.extend_from_slice(b",\"data\":");
-        if decoder.write_data(payload, out) {
+        if let Some(told) = decoder.write_data(payload, out) {
             out.extend_from_slice(b",\"schema_id\":");
             out.extend_from_slice(itoa::Buffer::new().format(id).as_bytes());
-            out.extend_from_slice(b",\"raw\":\"");
-            write_base64(out, raw);
-            out.extend_from_slice(b"\"}");
+            // The bytes go too unless the data and the schema give them back (the frame's
+            // five bytes are the magic byte and the schema id).
+            if !told {
+                out.extend_from_slice(b",\"raw\":\"");
+                write_base64(out, raw);
+                out.push(b'"');
+            }
+            out.push(b'}');
             return;
         }
         out.truncate(start);
