@@ -127,8 +127,9 @@ impl Decoder {
                 let (message, rest) = framed_message(pool, plan, payload).ok()?;
                 let mark = out.len();
                 if let Some(number) = message.number {
-                    if super::proto::to_json(plan, number, rest, out).is_ok() {
-                        return Some(false);
+                    if let Ok(told) = super::proto::to_json(plan, number, rest, out) {
+                        // The frame's index list gives back its bytes only as `[0]`, one 0.
+                        return Some(told && payload.len() == rest.len() + 1);
                     }
                     out.truncate(mark);
                 }
@@ -699,8 +700,20 @@ mod tests {
                 &loaded,
                 &mut super::super::lines::Scratch::default(),
             );
-            let mut want =
-                serde_json::to_vec(&record.decode("t", &schemas, &loaded)).expect("JSON");
+            // But for the bytes of a value decoded through a schema, which the export leaves
+            // out when the data and the schema give them back (tested in `avro` and `proto`).
+            let mut page = record.decode("t", &schemas, &loaded);
+            let written: Value = serde_json::from_slice(&line).expect("a JSON line");
+            for (part, name) in [(&mut page.key, "key"), (&mut page.value, "value")] {
+                if written[name].get("raw").is_none() && part.raw.is_some() {
+                    assert!(
+                        matches!(part.encoding, Encoding::Avro | Encoding::Protobuf),
+                        "{bytes:?}"
+                    );
+                    part.raw = None;
+                }
+            }
+            let mut want = serde_json::to_vec(&page).expect("JSON");
             want.push(b'\n');
             assert_eq!(
                 String::from_utf8_lossy(&line),

@@ -10,6 +10,7 @@
 //! nesting deeper than [`MAX_DEPTH`], maps over [`MAX_MAP_ENTRIES`] — is refused, and the caller
 //! decodes the message the slower way, which gives the same JSON or says why it cannot.
 
+use std::cell::Cell;
 use std::collections::HashMap;
 
 use prost_reflect::{DescriptorPool, Kind as ProtoKind, MessageDescriptor, Syntax};
@@ -55,6 +56,8 @@ struct Field {
     kind: Kind,
     /// Repeated, or a map.
     many: bool,
+    /// Repeated numbers written as one packed run (proto3's default).
+    packed: bool,
     /// Written even at its zero value (a message, `optional`, a oneof member).
     presence: bool,
     /// The field's oneof, by its index in the message.
@@ -217,6 +220,15 @@ impl Plan {
                             key: json_key(f.json_name()),
                             kind,
                             many: f.is_list() || f.is_map(),
+                            // From the field's own option: `prost-reflect` 0.16 answers
+                            // `is_packed` as proto3's default even under `packed = false`.
+                            packed: kind.packable()
+                                && f.is_list()
+                                && f.field_descriptor_proto()
+                                    .options
+                                    .as_ref()
+                                    .and_then(|o| o.packed)
+                                    .unwrap_or(true),
                             presence: f.supports_presence(),
                             oneof: f.containing_oneof().and_then(|o| {
                                 let place = m.oneofs().position(|x| x.name() == o.name());
@@ -261,19 +273,31 @@ impl Plan {
 
 /// Writes message `message` of the plan, read from `bytes`, as JSON into `out`. On
 /// [`Refused`] `out` holds a partial write the caller discards.
-pub fn to_json(plan: &Plan, message: u32, bytes: &[u8], out: &mut Vec<u8>) -> Walked {
+///
+/// `Ok(true)` when the JSON and the schema alone give back `bytes`, written as the usual
+/// serialisers write a message: fields in number order, each once, those at their zero value
+/// left out unless they have presence, repeated numbers in one packed run (unless the field
+/// says `packed = false`), each map entry as its key then its value, both written, every varint
+/// in its shortest form, and nothing the schema does not name. Anything else (a NaN, whose
+/// bits JSON does not keep, too) is written all the same, with `false`.
+pub fn to_json(plan: &Plan, message: u32, bytes: &[u8], out: &mut Vec<u8>) -> Walked<bool> {
+    let doubt = Cell::new(false);
     let mut walk = Walk {
         plan,
         out,
         keys: Vec::new(),
         compared: 0,
+        doubt: &doubt,
     };
-    walk.message(message, bytes, 0)
+    walk.message(message, bytes, 0)?;
+    Ok(!doubt.get())
 }
 
 struct Reader<'a> {
     bytes: &'a [u8],
     at: usize,
+    /// Set when a varint is longer than it needs to be.
+    doubt: &'a Cell<bool>,
 }
 
 impl<'a> Reader<'a> {
@@ -293,6 +317,9 @@ impl<'a> Reader<'a> {
             }
             value |= u64::from(byte & 0x7f) << (7 * i);
             if byte < 0x80 {
+                if byte == 0 && i > 0 {
+                    self.doubt.set(true);
+                }
                 return Ok(value);
             }
         }
@@ -354,6 +381,8 @@ fn find(fields: &[Field], from: usize, number: u32) -> Option<usize> {
 struct Walk<'p, 'o> {
     plan: &'p Plan,
     out: &'o mut Vec<u8>,
+    /// Set once the JSON could not give back the bytes.
+    doubt: &'o Cell<bool>,
     /// Where in `out` the keys of the maps being written are, to refuse a repeated one.
     keys: Vec<(usize, usize)>,
     /// Bytes of keys compared so far, bounded by [`MAX_KEY_BYTES_COMPARED`].
@@ -374,7 +403,11 @@ impl Walk<'_, '_> {
             return Err(Refused);
         }
         self.out.push(b'{');
-        let mut reader = Reader { bytes, at: 0 };
+        let mut reader = Reader {
+            bytes,
+            at: 0,
+            doubt: self.doubt,
+        };
         let mut written = false;
         let mut last: Option<usize> = None;
         let mut open: Option<Open> = None;
@@ -384,6 +417,7 @@ impl Walk<'_, '_> {
             let (number, wire) = reader.tag()?;
             let Some(index) = find(&m.fields, last.unwrap_or(0), number) else {
                 reader.skip(wire)?;
+                self.doubt.set(true);
                 continue;
             };
             let field = &m.fields[index];
@@ -412,7 +446,9 @@ impl Walk<'_, '_> {
                 self.out.extend_from_slice(&field.key);
                 let zero = self.value(field.kind, wire, &mut reader, depth)?;
                 if zero && !field.presence {
+                    // On the wire, but not in the JSON.
                     self.out.truncate(mark);
+                    self.doubt.set(true);
                 } else {
                     written = true;
                 }
@@ -433,12 +469,20 @@ impl Walk<'_, '_> {
                 let mut packed = Reader {
                     bytes: reader.delimited()?,
                     at: 0,
+                    doubt: self.doubt,
                 };
+                // One run, of at least one item, where the field is packed.
+                if !field.packed || items.items > 0 || packed.done() {
+                    self.doubt.set(true);
+                }
                 while !packed.done() {
                     Self::item(self.out, field, items, &mut written, b'[');
                     self.value(field.kind, field.kind.wire(), &mut packed, depth)?;
                 }
             } else {
+                if field.packed && field.kind.packable() {
+                    self.doubt.set(true);
+                }
                 Self::item(self.out, field, items, &mut written, b'[');
                 self.value(field.kind, wire, &mut reader, depth)?;
             }
@@ -484,18 +528,28 @@ impl Walk<'_, '_> {
         keys_from: usize,
         depth: usize,
     ) -> Walked {
-        let mut reader = Reader { bytes, at: 0 };
+        let mut reader = Reader {
+            bytes,
+            at: 0,
+            doubt: self.doubt,
+        };
         let mut key = None;
         let mut value = None;
         while !reader.done() {
             let (number, wire) = reader.tag()?;
             let start = reader.at;
             let slot = match number {
-                1 => &mut key,
+                1 if value.is_none() => &mut key,
                 2 => &mut value,
                 _ => {
-                    reader.skip(wire)?;
-                    continue;
+                    // A field the entry does not have, or the key after the value.
+                    self.doubt.set(true);
+                    if number == 1 {
+                        &mut key
+                    } else {
+                        reader.skip(wire)?;
+                        continue;
+                    }
                 }
             };
             if slot.is_some() {
@@ -518,9 +572,17 @@ impl Walk<'_, '_> {
         if quoted {
             self.out.push(b'"');
         }
+        if key.is_none() || value.is_none() {
+            // Some writers leave out a key or value at its zero value, others do not.
+            self.doubt.set(true);
+        }
         match key {
             Some((wire, bytes)) => {
-                let mut one = Reader { bytes, at: 0 };
+                let mut one = Reader {
+                    bytes,
+                    at: 0,
+                    doubt: self.doubt,
+                };
                 self.value(entry.key, wire, &mut one, depth)?;
             }
             None => self.zero(entry.key)?,
@@ -547,7 +609,11 @@ impl Walk<'_, '_> {
         self.out.push(b':');
         match value {
             Some((wire, bytes)) => {
-                let mut one = Reader { bytes, at: 0 };
+                let mut one = Reader {
+                    bytes,
+                    at: 0,
+                    doubt: self.doubt,
+                };
                 self.value(entry.value, wire, &mut one, depth).map(drop)
             }
             None => self.zero(entry.value),
@@ -609,8 +675,29 @@ impl Walk<'_, '_> {
         self.out.push(b'"');
     }
 
+    /// A varint of a 32-bit field, as writers write one: an `int32` or enum (`signed`) as its
+    /// value widened to 64 bits with its sign, a `uint32` or `sint32` within 32 bits. Any
+    /// other varint is cut to 32 bits, as `prost` reads it, and the JSON no longer gives it
+    /// back.
+    fn varint_32(&self, reader: &mut Reader<'_>, signed: bool) -> Walked<u64> {
+        let n = reader.varint()?;
+        let written = if signed {
+            n == (n as i32) as i64 as u64
+        } else {
+            n <= u64::from(u32::MAX)
+        };
+        if !written {
+            self.doubt.set(true);
+        }
+        Ok(n)
+    }
+
     fn float<F: Into<f64> + serde::Serialize + Copy>(&mut self, f: F) {
         let wide: f64 = f.into();
+        if wide.is_nan() {
+            // NaN has many bit patterns; the JSON says only "NaN".
+            self.doubt.set(true);
+        }
         if wide.is_finite() {
             // As serde_json prints it (a 32-bit float by its own shortest form).
             let _ = serde_json::to_writer(&mut *self.out, &f);
@@ -638,17 +725,17 @@ impl Walk<'_, '_> {
         // The conversions are `prost`'s: a varint cut to the field's width.
         Ok(match kind {
             Kind::Int32 => {
-                let n = reader.varint()? as i32;
+                let n = self.varint_32(reader, true)? as i32;
                 self.integer(n);
                 n == 0
             }
             Kind::Uint32 => {
-                let n = reader.varint()? as u32;
+                let n = self.varint_32(reader, false)? as u32;
                 self.integer(n);
                 n == 0
             }
             Kind::Sint32 => {
-                let n = reader.varint()? as u32;
+                let n = self.varint_32(reader, false)? as u32;
                 let n = ((n >> 1) as i32) ^ (-((n & 1) as i32));
                 self.integer(n);
                 n == 0
@@ -670,13 +757,17 @@ impl Walk<'_, '_> {
                 n == 0
             }
             Kind::Bool => {
-                let b = reader.varint()? != 0;
+                let n = reader.varint()?;
+                if n > 1 {
+                    self.doubt.set(true);
+                }
+                let b = n != 0;
                 self.out
                     .extend_from_slice(if b { b"true" } else { b"false" });
                 !b
             }
             Kind::Enum(e) => {
-                let n = reader.varint()? as i32;
+                let n = self.varint_32(reader, true)? as i32;
                 self.enum_value(e, n)?;
                 n == self.plan.enums[e as usize].default
             }
@@ -801,16 +892,47 @@ message Other { message Inner { float x = 1; } }
     }
 
     fn walked(decoder: &Decoder, bytes: &[u8]) -> Result<Value, Refused> {
+        walked_told(decoder, bytes).map(|(json, _)| json)
+    }
+
+    /// The walk's JSON, and whether it gives back the bytes.
+    fn walked_told(decoder: &Decoder, bytes: &[u8]) -> Result<(Value, bool), Refused> {
         let plan = plan(decoder);
         let mut out = b"garbage before".to_vec();
-        to_json(plan, plan.first().expect("first"), bytes, &mut out)?;
+        let told = to_json(plan, plan.first().expect("first"), bytes, &mut out)?;
         let text = &out[b"garbage before".len()..];
-        Ok(serde_json::from_slice(text).unwrap_or_else(|e| {
+        let json = serde_json::from_slice(text).unwrap_or_else(|e| {
             panic!(
                 "the walk wrote no JSON ({e}): {}",
                 String::from_utf8_lossy(text)
             )
-        }))
+        });
+        Ok((json, told))
+    }
+
+    /// Whether a map in `json` has more than one entry: `prost-reflect` keeps a map's entries
+    /// in a hash map, so it writes them in an order of its own.
+    fn has_entries_in_order(json: &Value) -> bool {
+        match json {
+            Value::Object(fields) => fields.iter().any(|(k, v)| {
+                (MAPS.contains(&k.as_str()) && v.as_object().is_some_and(|m| m.len() > 1))
+                    || has_entries_in_order(v)
+            }),
+            Value::Array(items) => items.iter().any(has_entries_in_order),
+            _ => false,
+        }
+    }
+
+    /// When the walk says its JSON gives back the bytes, `prost-reflect` reads the JSON and
+    /// writes those bytes (unless a map's order is its own); `true` when it was asked.
+    fn given_back(all: &MessageDescriptor, json: &Value, bytes: &[u8]) -> bool {
+        if has_entries_in_order(json) {
+            return false;
+        }
+        let message = DynamicMessage::deserialize(all.clone(), json)
+            .unwrap_or_else(|e| panic!("prost-reflect reads the walk's JSON ({e}): {json}"));
+        assert_eq!(message.encode_to_vec(), bytes, "{json}");
+        true
     }
 
     /// Objects alike with their keys in the same order, except maps'.
@@ -942,14 +1064,17 @@ message Other { message Inner { float x = 1; } }
         let (decoder, all) = decoder();
         let mut r = Inputs::new(0x5eed_0f90, 24);
         let (mut walked_whole, mut whole) = (0, 0);
-        let mut walked_changed = 0;
+        let (mut walked_changed, mut encoded_again) = (0, 0);
         for _ in 0..cases(1000) {
             let bytes = message(&all, &mut r, 0).encode_to_vec();
             let want = reference(&all, &bytes).expect("prost-reflect reads its own bytes");
             whole += 1;
-            if let Ok(got) = walked(&decoder, &bytes) {
+            if let Ok((got, told)) = walked_told(&decoder, &bytes) {
                 walked_whole += 1;
                 assert!(same_order(&got, &want, false), "{bytes:?}\n{got}\n{want}");
+                if told && given_back(&all, &got, &bytes) {
+                    encoded_again += 1;
+                }
             }
             // Changed bytes: one flipped, cut short, or a field written twice.
             let mut changed = bytes.clone();
@@ -961,11 +1086,14 @@ message Other { message Inner { float x = 1; } }
                 1 => changed.truncate((r.next_u64() % (changed.len() as u64 + 1)) as usize),
                 _ => changed.extend_from_slice(&bytes[..bytes.len() / 2]),
             }
-            if let Ok(got) = walked(&decoder, &changed) {
+            if let Ok((got, told)) = walked_told(&decoder, &changed) {
                 walked_changed += 1;
                 let want = reference(&all, &changed)
                     .unwrap_or_else(|| panic!("the walk wrote bytes prost refuses: {changed:?}"));
                 assert!(same_order(&got, &want, false), "{changed:?}\n{got}\n{want}");
+                if told && given_back(&all, &got, &changed) {
+                    encoded_again += 1;
+                }
             }
             // Through the decoder (walk or not), the pages show what prost-reflect reads.
             let mut framed = vec![0];
@@ -976,7 +1104,12 @@ message Other { message Inner { float x = 1; } }
         // Most messages are the walk's to write (those with a timestamp are not).
         assert!(walked_whole * 10 > whole * 7, "{walked_whole} of {whole}");
         assert!(walked_changed > 0);
-        eprintln!("walked {walked_whole} of {whole} messages, {walked_changed} changed ones");
+        // Many say their JSON gives back their bytes, and it does.
+        assert!(encoded_again * 20 > whole, "{encoded_again} of {whole}");
+        eprintln!(
+            "walked {walked_whole} of {whole} messages, {walked_changed} changed ones; \
+             {encoded_again} encoded again from their JSON"
+        );
     }
 
     fn tag(number: u32, wire: u8) -> u8 {
@@ -986,45 +1119,101 @@ message Other { message Inner { float x = 1; } }
     #[test]
     fn the_walk_takes_what_prost_reads_and_leaves_the_rest() {
         let (decoder, all) = decoder();
-        let accepted: &[(&str, Vec<u8>)] = &[
-            ("a zero on the wire is left out", vec![tag(3, 0), 0]),
-            ("a zero with presence is written", vec![0xe0, 0x01, 0]),
-            ("unknown fields are passed over", {
-                let mut b = vec![0x98, 0x06, 1, 0xa1, 0x06];
-                b.extend_from_slice(&[9; 8]);
-                b.extend_from_slice(&[tag(3, 0), 5]);
-                b
-            }),
-            ("an int32 in ten bytes", {
-                let mut b = vec![tag(3, 0)];
-                b.extend_from_slice(&[0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01]);
-                b
-            }),
+        // What the walk writes, and whether its JSON gives back the bytes.
+        let accepted: &[(&str, Vec<u8>, bool)] = &[
+            ("a zero on the wire is left out", vec![tag(3, 0), 0], false),
+            ("a zero with presence is written", vec![0xe0, 0x01, 0], true),
+            (
+                "unknown fields are passed over",
+                {
+                    let mut b = vec![0x98, 0x06, 1, 0xa1, 0x06];
+                    b.extend_from_slice(&[9; 8]);
+                    b.extend_from_slice(&[tag(3, 0), 5]);
+                    b
+                },
+                false,
+            ),
+            (
+                "an int32 below zero in ten bytes",
+                {
+                    let mut b = vec![tag(3, 0)];
+                    b.extend_from_slice(&[
+                        0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01,
+                    ]);
+                    b
+                },
+                true,
+            ),
+            (
+                "an int32 below zero in five bytes",
+                vec![tag(3, 0), 0xff, 0xff, 0xff, 0xff, 0x0f],
+                false,
+            ),
             (
                 "a varint longer than it needs",
                 vec![tag(3, 0), 0x85, 0x80, 0x00],
+                false,
             ),
             (
                 "an enum number the schema does not name",
                 vec![0x80, 0x01, 9],
+                true,
             ),
-            ("a boolean sent as 2", vec![tag(13, 0), 2]),
-            ("a float NaN", vec![tag(2, 5), 0, 0, 0xc0, 0x7f]),
+            ("a boolean sent as 2", vec![tag(13, 0), 2], false),
+            ("a float NaN", vec![tag(2, 5), 0, 0, 0xc0, 0x7f], false),
             (
                 "a map entry without key or value",
                 vec![0xba, 0x01, 0, 0xc2, 0x01, 2, 0x08, 1],
+                false,
+            ),
+            (
+                "a map entry, value then key",
+                vec![0xba, 0x01, 4, 0x10, 1, 0x0a, 0],
+                false,
+            ),
+            (
+                "a map entry, key then value",
+                vec![0xba, 0x01, 5, 0x0a, 1, b'k', 0x10, 1],
+                true,
             ),
             (
                 "repeated int32, packed and not, together",
                 vec![0x92, 0x01, 2, 1, 2, 0x90, 0x01, 3],
+                false,
             ),
-            ("a packed field of no items", vec![0x92, 0x01, 0]),
-            ("the custom JSON name", vec![0x88, 0x02, 7]),
+            (
+                "repeated int32 in two packed runs",
+                vec![0x92, 0x01, 1, 1, 0x92, 0x01, 1, 2],
+                false,
+            ),
+            (
+                "repeated int32 in one packed run",
+                vec![0x92, 0x01, 2, 1, 2],
+                true,
+            ),
+            (
+                "repeated sint64 (packed = false) packed",
+                vec![0x9a, 0x02, 1, 2],
+                false,
+            ),
+            (
+                "repeated sint64 (packed = false) one by one",
+                vec![0x98, 0x02, 2, 0x98, 0x02, 4],
+                true,
+            ),
+            ("a packed field of no items", vec![0x92, 0x01, 0], false),
+            ("the custom JSON name", vec![0x88, 0x02, 7], true),
         ];
-        for (what, bytes) in accepted {
+        for (what, bytes, gives_back) in accepted {
             let want = reference(&all, bytes).expect(what);
-            let got = walked(&decoder, bytes).unwrap_or_else(|_| panic!("refused: {what}"));
+            let (got, told) =
+                walked_told(&decoder, bytes).unwrap_or_else(|_| panic!("refused: {what}"));
             assert!(same_order(&got, &want, false), "{what}: {got} vs {want}");
+            assert_eq!(told, *gives_back, "{what}");
+            // `prost-reflect` packs every repeated number of proto3, `packed = false` or not.
+            if told && !what.contains("packed = false") {
+                assert!(given_back(&all, &got, bytes), "{what}");
+            }
         }
         let refused: &[(&str, Vec<u8>)] = &[
             (
