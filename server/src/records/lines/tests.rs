@@ -1,0 +1,269 @@
+use super::*;
+use app::api::TimestampType;
+
+/// Strings of every byte below 0x80 and of UTF-8 beyond it, at every offset from the eight
+/// bytes looked at together, are escaped as serde_json escapes them; bytes that are not
+/// UTF-8 are said to be.
+#[test]
+fn fuzz_strings_are_escaped_as_serde_json_escapes_them() {
+    let mut inputs = crate::fuzz::Inputs::new(0x57_21_9a, 40);
+    let pieces = [
+        "a", "\"", "\\", "\n", "\u{1}", "\u{1f}", "\u{7f}", " ", "é", "€", "😀", "/",
+    ];
+    let mut ascii_bytes: Vec<u8> = (0u8..0x80).collect();
+    ascii_bytes.extend_from_slice(b"0123456789abcdef");
+    let mut cases: Vec<Vec<u8>> = vec![ascii_bytes, Vec::new()];
+    for _ in 0..crate::fuzz::cases(3000) {
+        cases.push(inputs.text(&pieces).into_bytes());
+        cases.push(inputs.bytes());
+    }
+    for bytes in cases {
+        let mut out = b"[".to_vec();
+        let utf8 = write_str(&mut out, &bytes);
+        match std::str::from_utf8(&bytes) {
+            Ok(text) => {
+                assert!(utf8, "{bytes:?}");
+                let want = serde_json::to_vec(text).expect("a string");
+                assert_eq!(out[1..], want[..], "{text:?}");
+            }
+            Err(_) => assert!(!utf8, "{bytes:?}"),
+        }
+    }
+}
+
+fn record(key: Option<&[u8]>, value: Option<&[u8]>) -> RawRecord {
+    RawRecord {
+        partition: 3,
+        offset: 1234,
+        timestamp: Some(1_700_000_000_000),
+        timestamp_type: TimestampType::CreateTime,
+        key: key.map(<[u8]>::to_vec),
+        value: value.map(<[u8]>::to_vec),
+        headers: vec![
+            ("h\"1".into(), Some(b"{\"a\":1}".to_vec())),
+            ("h2".into(), None),
+        ],
+    }
+}
+
+/// Writes `value` both ways and compares the lines byte for byte.
+fn same_both_ways(value: &[u8]) {
+    let schemas = Schemas::new(None);
+    let loaded = Loaded::default();
+    let record = record(Some(b"k\xff"), Some(value));
+    let mut fast = Vec::new();
+    write_record(
+        &mut fast,
+        "orders.\u{e9}",
+        &record,
+        &schemas,
+        &loaded,
+        &mut Scratch::default(),
+    );
+    let slow = reference_line("orders.\u{e9}", &record, &schemas, &loaded);
+    assert_eq!(
+        String::from_utf8_lossy(&fast),
+        String::from_utf8_lossy(&slow),
+        "value {:?}",
+        String::from_utf8_lossy(value)
+    );
+}
+
+#[test]
+fn a_line_is_the_record_the_pages_show() {
+    let cases: &[&[u8]] = &[
+        br#"{"a":1,"b":[true,false,null],"c":{"d":"e"}}"#,
+        br#"{"a": 1}"#,
+        br#" {"a":1}"#,
+        br#"{"a":1} "#,
+        br#"{"a":1,"a":2}"#,
+        br#"{"b":1,"a":2}"#,
+        br#"{"a\u0062":1,"ab":2}"#,
+        r#"["\u00e9","é","\/","\n","\u001f","\u001F","\u000a","\ud83d\ude00","\ud800"]"#.as_bytes(),
+        br#"[0,-0,1,-1,123456789012345678,1234567890123456789,18446744073709551615,18446744073709551616,-9223372036854775808,-9223372036854775809]"#,
+        br#"[1.0,1.5,19.99,0.1,1e5,1E5,1e21,1.5e-7,100000000000000000000.0,1e400,-0.0,0.30000000000000004,2.5e+30,12.50]"#,
+        br#"[01]"#,
+        br#"[1.]"#,
+        br#"{"a":}"#,
+        br#"{}"#,
+        br#"[]"#,
+        br#"[{}]"#,
+        b"[\"a\tb\"]",
+        br#"{"k":"v"}x"#,
+        br#"{"#,
+        b"\xc2\xa0{\"a\":1}",
+        b"plain text",
+        b"",
+        b"\xff\xfe",
+        b"42",
+        br#""quoted""#,
+        br#"{"x":[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}"#,
+    ];
+    for value in cases {
+        same_both_ways(value);
+    }
+    let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
+    same_both_ways(deep.as_bytes());
+    let wide: String = format!(
+        "{{{}}}",
+        (0..40)
+            .map(|i| format!("\"k{}\":{i}", 40 - i))
+            .collect::<Vec<_>>()
+            .join(",")
+    );
+    same_both_ways(wide.as_bytes());
+    same_both_ways(wide.replace("\"k7\"", "\"k9\"").as_bytes());
+}
+
+/// A small generator of JSON-ish documents: canonical ones, and ones bent in the ways
+/// producers bend them (spaces, escapes, number forms, repeated keys, damage).
+struct Random(crate::fuzz::Inputs);
+
+impl Random {
+    fn next(&mut self) -> u64 {
+        self.0.next_u64()
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+
+    fn pick<'a>(&mut self, from: &[&'a str]) -> &'a str {
+        from[self.below(from.len() as u64) as usize]
+    }
+
+    fn value(&mut self, out: &mut String, depth: u32) {
+        let kind = if depth > 4 {
+            self.below(5)
+        } else {
+            self.below(8)
+        };
+        match kind {
+            0 => out.push_str(self.pick(&["true", "false", "null"])),
+            1 => out.push_str(self.pick(&[
+                "0",
+                "-0",
+                "7",
+                "-12",
+                "19.99",
+                "1e5",
+                "2.5E-3",
+                "0.1",
+                "1.0",
+                "-0.0",
+                "123456789012345678901",
+                "3.141592653589793",
+                "1e308",
+                "5e-324",
+                "100",
+                "1.50",
+                "9007199254740993",
+            ])),
+            2 => {
+                let n = self.next() as i64 >> self.below(60);
+                out.push_str(&n.to_string());
+            }
+            3 => {
+                let f =
+                    f64::from_bits(self.next() >> 2) * if self.below(2) == 0 { 1.0 } else { -1.0 };
+                if f.is_finite() {
+                    out.push_str(&serde_json::to_string(&f).expect("float"));
+                } else {
+                    out.push('1');
+                }
+            }
+            4 => self.string(out),
+            5 | 6 => {
+                out.push('{');
+                let n = self.below(12);
+                for i in 0..n {
+                    if i > 0 {
+                        out.push_str(self.pick(&[",", ",", ",", ", "]));
+                    }
+                    self.string(out);
+                    out.push_str(self.pick(&[":", ":", ":", ": "]));
+                    self.value(out, depth + 1);
+                }
+                out.push('}');
+            }
+            _ => {
+                out.push('[');
+                let n = self.below(6);
+                for i in 0..n {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    self.value(out, depth + 1);
+                }
+                out.push(']');
+            }
+        }
+    }
+
+    fn string(&mut self, out: &mut String) {
+        out.push('"');
+        for _ in 0..self.below(6) {
+            out.push_str(self.pick(&[
+                "a",
+                "b",
+                "k",
+                "id",
+                "é",
+                "😀",
+                "\\n",
+                "\\\"",
+                "\\\\",
+                "\\/",
+                "\\u00e9",
+                "\\u001f",
+                "\\u000A",
+                "\\t",
+                "\\b",
+                "\\ud83d\\ude00",
+                " ",
+                "\u{7f}",
+            ]));
+        }
+        out.push('"');
+    }
+}
+
+/// Random documents, and every one of them cut short and with a byte changed: the line
+/// is always the one the pages' decoding gives.
+#[test]
+fn random_documents_give_the_pages_line() {
+    let mut random = Random(crate::fuzz::Inputs::new(0x6b6c_656e_736a_736e, 0));
+    let mut canonical = 0;
+    let mut scratch = Scratch::default();
+    for _ in 0..crate::fuzz::cases(4000) {
+        let mut doc = String::new();
+        if random.below(2) == 0 {
+            random.value(&mut doc, 0);
+        } else {
+            doc.push('{');
+            random.string(&mut doc);
+            doc.push(':');
+            random.value(&mut doc, 1);
+            doc.push('}');
+        }
+        if is_canonical(doc.as_bytes(), &mut scratch) {
+            canonical += 1;
+        }
+        same_both_ways(doc.as_bytes());
+        let bytes = doc.as_bytes();
+        let cut = random.below(bytes.len() as u64 + 1) as usize;
+        same_both_ways(&bytes[..cut]);
+        let mut bent = bytes.to_vec();
+        if !bent.is_empty() {
+            let at = random.below(bent.len() as u64) as usize;
+            bent[at] = *b"{}[],:\"\\ 0e.-a"
+                .get(random.below(15) as usize)
+                .unwrap_or(&b'x');
+            same_both_ways(&bent);
+        }
+    }
+    assert!(
+        canonical > 300,
+        "the generator makes canonical documents too ({canonical})"
+    );
+}
