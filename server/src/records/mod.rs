@@ -36,7 +36,7 @@ pub use self::cursor::{Bounds, Cursor};
 use self::decode::{Loaded, Schemas};
 pub use self::filter::{Filter, MaskedView};
 pub use self::page::{
-    backward_page, forward_page, page_answer, read_page, PageRead, PAGE_DEADLINE,
+    backward_page, forward_page, page_answer, read_page, PageRead, PageRequest, PAGE_DEADLINE,
 };
 pub use self::plan::{plan, Start};
 pub use self::scan::{Scan, Span};
@@ -232,7 +232,15 @@ pub async fn page(
         None => None,
     };
     let (start, limit) = plan(query, &bounds, at_time.as_ref())?;
-    let read = read(link, &topic.name, start, bounds, limit, filter, deadline).await?;
+    let request = PageRequest {
+        topic: topic.name.clone(),
+        start,
+        bounds,
+        limit,
+        filter,
+        deadline,
+    };
+    let read = read(link, request).await?;
     let mut answer = page_answer(&topic.name, schemas, read, mask.as_deref()).await;
     answer.key_partitions = searched;
     Ok(answer)
@@ -314,8 +322,17 @@ pub async fn one(
         return Err(missing());
     }
     let start = Start::Forward([(partition, offset)].into_iter().collect());
-    let (found, ..) = read(link, name, start, bounds, 1, None, deadline).await?;
-    let raw = found
+    let request = PageRequest {
+        topic: name.to_string(),
+        start,
+        bounds,
+        limit: 1,
+        filter: None,
+        deadline,
+    };
+    let raw = read(link, request)
+        .await?
+        .records
         .into_iter()
         .find(|r| r.offset == offset)
         .ok_or_else(missing)?;
@@ -345,32 +362,20 @@ pub async fn newest_for_check(
         ..RecordQuery::default()
     };
     let (start, limit) = plan(&query, &bounds, None)?;
-    let (found, ..) = read(link, &topic.name, start, bounds, limit, None, deadline).await?;
-    Ok(found)
+    let request = PageRequest {
+        topic: topic.name.clone(),
+        start,
+        bounds,
+        limit,
+        filter: None,
+        deadline,
+    };
+    Ok(read(link, request).await?.records)
 }
 
-async fn read(
-    link: &Link,
-    topic: &str,
-    start: Start,
-    bounds: Bounds,
-    limit: usize,
-    filter: Option<Filter>,
-    deadline: Instant,
-) -> Result<PageRead, ApiError> {
-    let (config, topic) = (link.reader().clone(), topic.to_string());
-    pool::run("reading records", move || {
-        read_page(
-            &config,
-            &topic,
-            &start,
-            &bounds,
-            limit,
-            filter.as_ref(),
-            deadline,
-        )
-    })
-    .await
+async fn read(link: &Link, request: PageRequest) -> Result<PageRead, ApiError> {
+    let config = link.reader().clone();
+    pool::run("reading records", move || read_page(&config, &request)).await
 }
 
 /// Where a stream of `topic` reads, fixed now: from `from` (`earliest`, `latest`, or a

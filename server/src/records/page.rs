@@ -95,20 +95,42 @@ pub fn backward_page(
     (records, next, prev)
 }
 
-/// A page as read: its records, the cursors after and before it, how many records were
-/// scanned, and whether the scan stopped early.
-pub type PageRead = (Vec<RawRecord>, Option<Cursor>, Option<Cursor>, u64, bool);
+/// One page to read: of which topic, where it starts, the partitions' bounds, how many
+/// records, which ones, and until when the scan may run.
+pub struct PageRequest {
+    pub topic: String,
+    pub start: Start,
+    pub bounds: Bounds,
+    pub limit: usize,
+    pub filter: Option<Filter>,
+    pub deadline: Instant,
+}
 
-/// Reads one page, scanning until `deadline` at most. Blocks; call from a blocking task.
-pub fn read_page(
-    config: &ClientConfig,
-    topic: &str,
-    start: &Start,
-    bounds: &Bounds,
-    limit: usize,
-    filter: Option<&Filter>,
-    deadline: Instant,
-) -> Result<PageRead, String> {
+/// A page as read.
+#[derive(Debug, Default)]
+pub struct PageRead {
+    /// Oldest first.
+    pub records: Vec<RawRecord>,
+    /// The cursor after the page, and the one before it.
+    pub next: Option<Cursor>,
+    pub prev: Option<Cursor>,
+    /// Records read to fill it.
+    pub scanned: u64,
+    /// The deadline or the scan's budget ended it early.
+    pub partial: bool,
+}
+
+/// Reads one page, scanning until the request's deadline at most. Blocks; call from a blocking
+/// task.
+pub fn read_page(config: &ClientConfig, request: &PageRequest) -> Result<PageRead, String> {
+    let PageRequest {
+        start,
+        bounds,
+        limit,
+        filter,
+        ..
+    } = request;
+    let limit = *limit;
     match start {
         Start::Forward(starts) => {
             let spans: Vec<Span> = starts
@@ -119,10 +141,16 @@ pub fn read_page(
                     end: bounds[p].1,
                 })
                 .collect();
-            let found = scan_page(config, topic, &spans, limit, filter, deadline, SCAN_BUDGET)?;
-            let (scanned, stopped) = (found.scanned, found.stopped);
+            let found = scan_page(config, request, &spans, limit, SCAN_BUDGET)?;
+            let (scanned, partial) = (found.scanned, found.stopped);
             let (records, next, prev) = forward_page(starts, bounds, found, limit);
-            Ok((records, next, prev, scanned, stopped))
+            Ok(PageRead {
+                records,
+                next,
+                prev,
+                scanned,
+                partial,
+            })
         }
         Start::Backward(ends) => {
             let step = if filter.is_some() {
@@ -135,7 +163,7 @@ pub fn read_page(
                 .map(|(p, at)| (*p, (*at).min(bounds[p].1)))
                 .collect();
             let mut matched: Vec<RawRecord> = Vec::new();
-            let (mut scanned, mut stopped) = (0u64, false);
+            let (mut scanned, mut partial) = (0u64, false);
             loop {
                 let spans: Vec<Span> = down
                     .iter()
@@ -152,19 +180,11 @@ pub fn read_page(
                 if spans.is_empty() {
                     break;
                 }
-                let found = scan_page(
-                    config,
-                    topic,
-                    &spans,
-                    usize::MAX,
-                    filter,
-                    deadline,
-                    SCAN_BUDGET - scanned,
-                )?;
+                let found = scan_page(config, request, &spans, usize::MAX, SCAN_BUDGET - scanned)?;
                 scanned += found.scanned;
                 matched.extend(found.records);
                 if found.stopped {
-                    stopped = true;
+                    partial = true;
                     break;
                 }
                 for s in &spans {
@@ -172,7 +192,13 @@ pub fn read_page(
                 }
             }
             let (records, next, prev) = backward_page(ends, bounds, matched, &down, limit);
-            Ok((records, next, prev, scanned, stopped))
+            Ok(PageRead {
+                records,
+                next,
+                prev,
+                scanned,
+                partial,
+            })
         }
     }
 }
@@ -184,13 +210,12 @@ pub async fn page_answer(
     read: PageRead,
     mask: Option<&TopicMask>,
 ) -> RecordPage {
-    let (records, next, prev, scanned, partial) = read;
     RecordPage {
-        records: decode_all(&records, topic, schemas, mask).await,
-        next: next.map(|c| c.encode()),
-        prev: prev.map(|c| c.encode()),
-        scanned,
-        partial,
+        records: decode_all(&read.records, topic, schemas, mask).await,
+        next: read.next.map(|c| c.encode()),
+        prev: read.prev.map(|c| c.encode()),
+        scanned: read.scanned,
+        partial: read.partial,
         key_partitions: None,
     }
 }

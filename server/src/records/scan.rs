@@ -10,9 +10,8 @@ use rdkafka::error::KafkaError;
 use rdkafka::message::Message;
 use rdkafka::TopicPartitionList;
 
-use super::filter::Filter;
 use super::reader::{self, close_later, Kind, Reader};
-use super::RawRecord;
+use super::{PageRequest, RawRecord};
 use rdkafka::config::ClientConfig;
 
 /// How long a page's poll waits before the deadline is looked at again.
@@ -162,17 +161,16 @@ pub struct Scan {
     pub stopped: bool,
 }
 
-/// Reads `spans` of `topic` for a page, keeping records that pass `filter`, at most
-/// `per_partition` of them per partition, until `deadline` or `budget` records read. Blocks.
+/// Reads `spans` of the page's topic, keeping records that pass its filter, at most
+/// `per_partition` of them per partition, until its deadline or `budget` records read. Blocks.
 pub fn scan_page(
     config: &ClientConfig,
-    topic: &str,
+    page: &PageRequest,
     spans: &[Span],
     per_partition: usize,
-    filter: Option<&Filter>,
-    deadline: Instant,
     budget: u64,
 ) -> Result<Scan, String> {
+    let (topic, filter, deadline) = (page.topic.as_str(), page.filter.as_ref(), page.deadline);
     let mut out = Scan::default();
     let spans: Vec<Span> = spans.iter().copied().filter(|s| s.start < s.end).collect();
     for s in &spans {
