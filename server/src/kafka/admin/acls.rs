@@ -8,7 +8,7 @@ use app::error::Flavor;
 use app::{ApiError, ErrorCode, Privilege};
 use kafka_protocol::error::{ParseResponseErrorCode, ResponseError};
 
-use super::{wire_of, wire_refusal};
+use super::{cluster_refusal, wire_of};
 use crate::auth::Grant;
 use crate::kafka::wire::topics::Refusal;
 use crate::kafka::{Broker, Link};
@@ -17,7 +17,6 @@ use crate::kafka::{Broker, Link};
 /// cluster is said in those words, and a cluster without an authorizer too.
 fn acl_refusal(what: &str, needs: &str, refusal: Refusal) -> ApiError {
     match refusal.code.err() {
-        Some(ResponseError::ClusterAuthorizationFailed) => own_user_lacks(what, needs),
         Some(ResponseError::SecurityDisabled) => ApiError {
             kafka_error: Some("SecurityDisabled".into()),
             ..ApiError::new(
@@ -25,20 +24,7 @@ fn acl_refusal(what: &str, needs: &str, refusal: Refusal) -> ApiError {
                 "The cluster has no authorizer configured, so it keeps no ACLs.",
             )
         },
-        _ => wire_refusal(what, "ACL", refusal),
-    }
-}
-
-/// Kafka refused klens's own Kafka user `what` for lack of `needs` on the cluster.
-pub fn own_user_lacks(what: &str, needs: &str) -> ApiError {
-    ApiError {
-        kafka_error: Some("ClusterAuthorizationFailed".into()),
-        ..ApiError::new(
-            ErrorCode::Refused,
-            format!(
-                "Kafka refused to let klens's own Kafka user {what}: that user needs {needs} on the cluster."
-            ),
-        )
+        _ => cluster_refusal(what, needs, "ACL", refusal),
     }
 }
 

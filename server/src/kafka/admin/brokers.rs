@@ -7,11 +7,9 @@ use std::collections::BTreeMap;
 
 use app::api::{ConfigChangeView, ConfigSource, TopicConfig, UpdateMode};
 use app::{ApiError, ErrorCode, Privilege};
-use kafka_protocol::error::{ParseResponseErrorCode, ResponseError};
 
-use super::acls::own_user_lacks;
 use super::changes::{by_name, change_views, shows_change, unreachable_kafka, view};
-use super::{read_until, wire_of, wire_refusal};
+use super::{cluster_refusal, read_until, wire_of};
 use crate::auth::Grant;
 use crate::kafka::wire::topics::{ConfigChange, Refusal};
 use crate::kafka::wire::WireClient;
@@ -34,10 +32,7 @@ fn target_words(broker: Option<&Broker>) -> String {
 }
 
 fn refusal(what: &str, needs: &str, broker: Option<&Broker>, refusal: Refusal) -> ApiError {
-    match refusal.code.err() {
-        Some(ResponseError::ClusterAuthorizationFailed) => own_user_lacks(what, needs),
-        _ => wire_refusal(what, &target_words(broker), refusal),
-    }
+    cluster_refusal(what, needs, &target_words(broker), refusal)
 }
 
 /// Every config of `broker` as it describes itself, each with its update mode.

@@ -464,6 +464,29 @@ pub(super) fn unreachable_kafka(what: &str, topic: &str, error: &str) -> ApiErro
 }
 
 /// Kafka's refusal of a request about `name`, as the contract's error, with Kafka's message.
+/// Kafka refused klens's own Kafka user `what` for lack of `needs` on the cluster.
+pub fn own_user_lacks(what: &str, needs: &str) -> ApiError {
+    ApiError {
+        kafka_error: Some("ClusterAuthorizationFailed".into()),
+        ..ApiError::new(
+            ErrorCode::Refused,
+            format!(
+                "Kafka refused to let klens's own Kafka user {what}: that user needs {needs} on the cluster."
+            ),
+        )
+    }
+}
+
+/// Kafka's refusal of a request on the cluster (ACLs, SCRAM users, quotas, broker configs):
+/// klens's own Kafka user lacking `needs` on the cluster is said in those words, anything else
+/// as [`wire_refusal`] says it of `name`.
+pub fn cluster_refusal(what: &str, needs: &str, name: &str, refusal: Refusal) -> ApiError {
+    match refusal.code.err() {
+        Some(ResponseError::ClusterAuthorizationFailed) => own_user_lacks(what, needs),
+        _ => wire_refusal(what, name, refusal),
+    }
+}
+
 pub fn wire_refusal(what: &str, name: &str, refusal: Refusal) -> ApiError {
     use ResponseError::*;
     let error = refusal.code.err();

@@ -7,22 +7,12 @@ use std::collections::BTreeMap;
 use app::access::Resource;
 use app::api::{ClientQuota, QuotaEntityPart, QuotaValueChange, QUOTA_ENTITY_TYPES};
 use app::{ApiError, ErrorCode, Privilege};
-use kafka_protocol::error::{ParseResponseErrorCode, ResponseError};
 
-use super::acls::own_user_lacks;
-use super::{read_until, wire_of, wire_refusal};
+use super::{cluster_refusal, read_until, wire_of};
 use crate::auth::Grant;
 use crate::kafka::wire::quotas::{Entity, QuotaEntry};
-use crate::kafka::wire::topics::Refusal;
 use crate::kafka::wire::WireClient;
 use crate::kafka::{Broker, Link};
-
-fn refusal(what: &str, needs: &str, entity: &str, refusal: Refusal) -> ApiError {
-    match refusal.code.err() {
-        Some(ResponseError::ClusterAuthorizationFailed) => own_user_lacks(what, needs),
-        _ => wire_refusal(what, entity, refusal),
-    }
-}
 
 fn unreachable(error: String) -> ApiError {
     ApiError::new(
@@ -87,7 +77,7 @@ pub async fn quotas(
         .quotas(known, None)
         .await
         .map_err(unreachable)?
-        .map_err(|r| refusal("list the client quotas", "DESCRIBE_CONFIGS", "quotas", r))?;
+        .map_err(|r| cluster_refusal("list the client quotas", "DESCRIBE_CONFIGS", "quotas", r))?;
     let mut quotas: Vec<ClientQuota> = entries.into_iter().map(quota_of).collect();
     quotas.sort_by_key(order_key);
     Ok(quotas)
@@ -104,7 +94,7 @@ async fn of_entity(
         .quotas(known, Some(entity))
         .await
         .map_err(unreachable)?
-        .map_err(|r| refusal("read the client quotas of", "DESCRIBE_CONFIGS", words, r))?;
+        .map_err(|r| cluster_refusal("read the client quotas of", "DESCRIBE_CONFIGS", words, r))?;
     Ok(entries.into_iter().flat_map(|e| e.values).collect())
 }
 
@@ -126,7 +116,7 @@ pub async fn alter_quota(
     wire.alter_quotas(grant, known, &entity, ops, dry_run)
         .await
         .map_err(unreachable)?
-        .map_err(|r| refusal("change a client quota", "ALTER_CONFIGS", &words, r))?;
+        .map_err(|r| cluster_refusal("change a client quota", "ALTER_CONFIGS", &words, r))?;
     let after = if dry_run {
         None
     } else {

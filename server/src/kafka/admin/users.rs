@@ -7,7 +7,7 @@ use app::api::ScramUser;
 use app::{ApiError, ErrorCode, Privilege};
 use kafka_protocol::error::{ParseResponseErrorCode, ResponseError};
 
-use super::{wire_of, wire_refusal};
+use super::{cluster_refusal, wire_of};
 use crate::auth::Grant;
 use crate::config::Secret;
 use crate::kafka::wire::topics::Refusal;
@@ -15,7 +15,6 @@ use crate::kafka::{Broker, Link};
 
 fn scram_refusal(what: &str, user: &str, needs: &str, refusal: Refusal) -> ApiError {
     match refusal.code.err() {
-        Some(ResponseError::ClusterAuthorizationFailed) => super::acls::own_user_lacks(what, needs),
         Some(ResponseError::ResourceNotFound) => ApiError {
             kafka_error: Some("ResourceNotFound".into()),
             ..ApiError::new(
@@ -23,7 +22,7 @@ fn scram_refusal(what: &str, user: &str, needs: &str, refusal: Refusal) -> ApiEr
                 format!("Kafka holds no such SCRAM credential of \"{user}\"."),
             )
         },
-        _ => wire_refusal(what, user, refusal),
+        _ => cluster_refusal(what, needs, user, refusal),
     }
 }
 
