@@ -57,8 +57,36 @@ pub struct RawRecord {
     pub headers: Vec<(String, Option<Vec<u8>>)>,
 }
 
+/// The largest key or value buffer a record keeps for the next one copied into it.
+const KEPT_BUFFER: usize = 64 * 1024;
+
 impl RawRecord {
     fn from_message<M: Message>(m: &M) -> RawRecord {
+        let mut record = RawRecord {
+            partition: 0,
+            offset: 0,
+            timestamp: None,
+            timestamp_type: TimestampType::NotAvailable,
+            key: None,
+            value: None,
+            headers: Vec::new(),
+        };
+        record.copy_from(m);
+        record
+    }
+
+    /// Becomes the record of `m`, copying its key and value into the buffers it has (up to
+    /// [`KEPT_BUFFER`] bytes each) instead of new ones.
+    fn copy_from<M: Message>(&mut self, m: &M) {
+        fn copy(into: &mut Option<Vec<u8>>, bytes: Option<&[u8]>) {
+            match (into.as_mut(), bytes) {
+                (Some(kept), Some(bytes)) if kept.capacity() <= KEPT_BUFFER => {
+                    kept.clear();
+                    kept.extend_from_slice(bytes);
+                }
+                _ => *into = bytes.map(<[u8]>::to_vec),
+            }
+        }
         let (timestamp, timestamp_type) = match m.timestamp() {
             rdkafka::Timestamp::CreateTime(t) => (Some(t), TimestampType::CreateTime),
             rdkafka::Timestamp::LogAppendTime(t) => (Some(t), TimestampType::LogAppendTime),
@@ -72,15 +100,13 @@ impl RawRecord {
                     .collect()
             })
             .unwrap_or_default();
-        RawRecord {
-            partition: m.partition(),
-            offset: m.offset(),
-            timestamp,
-            timestamp_type,
-            key: m.key().map(<[u8]>::to_vec),
-            value: m.payload().map(<[u8]>::to_vec),
-            headers,
-        }
+        self.partition = m.partition();
+        self.offset = m.offset();
+        self.timestamp = timestamp;
+        self.timestamp_type = timestamp_type;
+        copy(&mut self.key, m.key());
+        copy(&mut self.value, m.payload());
+        self.headers = headers;
     }
 
     /// Bytes of key, value and headers as written.

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use rdkafka::consumer::Consumer;
 use rdkafka::error::KafkaError;
-use rdkafka::message::Message;
+use rdkafka::message::{BorrowedMessage, Message};
 use rdkafka::TopicPartitionList;
 
 use super::reader::{self, close_later, Kind, Reader};
@@ -25,14 +25,30 @@ pub struct Span {
     pub end: i64,
 }
 
+/// A record the reader holds until the next poll, to copy out.
+pub struct Incoming<'m>(&'m BorrowedMessage<'m>);
+
+impl Incoming<'_> {
+    /// The record, in buffers of its own.
+    pub fn record(&self) -> RawRecord {
+        RawRecord::from_message(self.0)
+    }
+
+    /// Copies the record into `into`, reusing its buffers: a visitor that keeps few of the
+    /// records it sees allocates nothing for the others.
+    pub fn copy_into(&self, into: &mut RawRecord) {
+        into.copy_from(self.0);
+    }
+}
+
 /// What the loop hands its visitor.
-pub enum Seen {
+pub enum Seen<'m> {
     /// Before a poll: the moment to look at deadlines and clients. It comes before every
     /// poll that follows one without a record, and at least every [`RECORDS_PER_TICK`]
     /// records, so that a fast read does not ask the clock once per record.
     Tick,
     /// A record inside its partition's span.
-    Record(RawRecord),
+    Record(Incoming<'m>),
 }
 
 /// The most records read between two [`Seen::Tick`]s.
@@ -56,7 +72,7 @@ pub fn run(
     topic: &str,
     spans: &[Span],
     poll: Duration,
-    mut visit: impl FnMut(Seen) -> Flow,
+    mut visit: impl FnMut(Seen<'_>) -> Flow,
 ) -> Result<(), String> {
     let ends: HashMap<i32, i64> = spans
         .iter()
@@ -107,7 +123,7 @@ pub fn run(
             continue;
         }
         let last = message.offset().saturating_add(1) >= end;
-        match visit(Seen::Record(RawRecord::from_message(&message))) {
+        match visit(Seen::Record(Incoming(&message))) {
             Flow::Stop => return Ok(()),
             Flow::Close => close(partition, &mut open),
             Flow::Go if last => close(partition, &mut open),
@@ -140,8 +156,8 @@ pub fn read_spans(
             Flow::Stop
         }
         Seen::Tick => Flow::Go,
-        Seen::Record(record) => {
-            visit(record);
+        Seen::Record(incoming) => {
+            visit(incoming.record());
             Flow::Go
         }
     });
@@ -182,6 +198,8 @@ pub fn scan_page(
     let starts: Vec<(i32, i64)> = spans.iter().map(|s| (s.partition, s.start)).collect();
     let consumer = reader::open(config, topic, &starts, Kind::Page)?;
     let mut kept: HashMap<i32, usize> = HashMap::new();
+    // Each record is copied here first; only one that passes the filter is kept.
+    let mut spare: Option<RawRecord> = None;
     let result = run(&consumer, topic, &spans, PAGE_POLL, |seen| match seen {
         Seen::Tick if Instant::now() >= deadline || out.scanned >= budget => {
             out.stopped = true;
@@ -193,13 +211,23 @@ pub fn scan_page(
             out.stopped = true;
             Flow::Stop
         }
-        Seen::Record(record) => {
+        Seen::Record(incoming) => {
             out.scanned += 1;
+            match spare.as_mut() {
+                Some(record) => incoming.copy_into(record),
+                None => spare = Some(incoming.record()),
+            }
+            let Some(record) = spare.as_ref() else {
+                return Flow::Go;
+            };
             out.reached
                 .insert(record.partition, record.offset.saturating_add(1));
-            if !filter.is_none_or(|f| f.matches(&record)) {
+            if !filter.is_none_or(|f| f.matches(record)) {
                 return Flow::Go;
             }
+            let Some(record) = spare.take() else {
+                return Flow::Go;
+            };
             let count = kept.entry(record.partition).or_default();
             *count += 1;
             out.records.push(record);

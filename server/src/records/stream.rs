@@ -232,7 +232,10 @@ fn read_share(
             return;
         }
     };
+    // The records to render are `batch[..used]`; those after are buffers kept from earlier
+    // batches, which the next records are copied into.
     let mut batch: Vec<RawRecord> = Vec::with_capacity(BATCH);
+    let mut used = 0;
     let mut chunk: Vec<u8> = Vec::with_capacity(CHUNK_CAPACITY);
     let mut scratch = Scratch::default();
     let mut recheck = Recheck::new(allowed);
@@ -246,16 +249,21 @@ fn read_share(
             }
             None => Flow::Go,
         },
-        Seen::Record(record) => {
+        Seen::Record(incoming) => {
+            match batch.get_mut(used) {
+                Some(kept) => incoming.copy_into(kept),
+                None => batch.push(incoming.record()),
+            }
+            let record = &batch[used];
             if until_timestamp.is_some_and(|to| record.timestamp.is_some_and(|t| t > to)) {
                 return Flow::Close;
             }
-            if filter.is_none_or(|f| f.matches(&record)) {
-                batch.push(record);
+            if filter.is_none_or(|f| f.matches(record)) {
+                used += 1;
             }
-            if batch.len() >= BATCH {
-                source.render(&batch, &mut chunk, &mut scratch);
-                batch.clear();
+            if used >= BATCH {
+                source.render(&batch[..used], &mut chunk, &mut scratch);
+                used = 0;
                 if chunk.len() >= CHUNK_BYTES {
                     let full = std::mem::replace(&mut chunk, Vec::with_capacity(CHUNK_CAPACITY));
                     if !send_patiently(out, full, STALLED_FOR) {
@@ -274,7 +282,7 @@ fn read_share(
     }
     // The records read before a stop are sent too.
     if sent {
-        source.render(&batch, &mut chunk, &mut scratch);
+        source.render(&batch[..used], &mut chunk, &mut scratch);
         if !chunk.is_empty() {
             send_patiently(out, chunk, STALLED_FOR);
         }
@@ -334,7 +342,8 @@ pub fn tail(
             }
             None => Flow::Go,
         },
-        Seen::Record(record) => {
+        Seen::Record(incoming) => {
+            let record = incoming.record();
             if !filter.is_none_or(|f| f.matches(&record)) {
                 return Flow::Go;
             }

@@ -230,3 +230,52 @@ fn bounds_out_of_order_do_not_panic_a_request() {
         assert!(matches!(start, Start::Forward(_)), "{start:?}");
     }
 }
+
+/// A record copied into one kept from before is the record as read afresh, whatever the kept
+/// one held: a longer or shorter value, none at all, other headers; a value past
+/// [`KEPT_BUFFER`] gets a buffer of its own, which is not kept for the next.
+#[test]
+fn a_record_copied_into_a_kept_one_is_the_record() {
+    use rdkafka::message::{Header, OwnedHeaders, OwnedMessage};
+    let message = |key: Option<&[u8]>, value: Option<Vec<u8>>, header: Option<&str>| {
+        let headers = header.map(|h| {
+            OwnedHeaders::new().insert(Header {
+                key: h,
+                value: Some(b"v".as_slice()),
+            })
+        });
+        OwnedMessage::new(
+            value,
+            key.map(<[u8]>::to_vec),
+            "t".into(),
+            rdkafka::Timestamp::CreateTime(7),
+            2,
+            40,
+            headers,
+        )
+    };
+    let messages = [
+        message(Some(b"key"), Some(vec![b'a'; 900]), Some("h1")),
+        message(Some(b"k"), Some(b"short".to_vec()), None),
+        message(None, None, Some("h2")),
+        message(Some(b"again"), Some(vec![b'b'; 300]), None),
+        message(Some(b"big"), Some(vec![b'c'; KEPT_BUFFER + 1]), None),
+        message(Some(b"after"), Some(b"small".to_vec()), None),
+    ];
+    let mut kept = RawRecord::from_message(&messages[0]);
+    for m in &messages {
+        kept.copy_from(m);
+        assert_eq!(kept, RawRecord::from_message(m));
+    }
+    // The 900-byte buffer served "short" too; the oversized one was let go.
+    let mut again = RawRecord::from_message(&messages[0]);
+    let buffer = again.value.as_ref().map(Vec::as_ptr);
+    again.copy_from(&messages[1]);
+    assert_eq!(again.value.as_ref().map(Vec::as_ptr), buffer);
+    let mut big = RawRecord::from_message(&messages[4]);
+    big.copy_from(&messages[5]);
+    assert!(big
+        .value
+        .as_ref()
+        .is_some_and(|v| v.capacity() < KEPT_BUFFER));
+}
