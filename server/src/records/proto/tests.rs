@@ -2,7 +2,7 @@ use super::*;
 use crate::fuzz::{cases, Inputs};
 use crate::records::decode::{Decoder, MAIN_PROTO};
 use crate::registry::SchemaText;
-use prost_reflect::{DynamicMessage, MapKey, Value as Proto};
+use prost_reflect::{DynamicMessage, Kind as ProtoKind, MapKey, MessageDescriptor, Value as Proto};
 use protox::prost::Message as _;
 use serde_json::Value;
 
