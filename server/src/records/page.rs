@@ -107,7 +107,6 @@ pub struct PageRequest {
 }
 
 /// A page as read.
-#[derive(Debug, Default)]
 pub struct PageRead {
     /// Oldest first.
     pub records: Vec<RawRecord>,
@@ -131,7 +130,7 @@ pub fn read_page(config: &ClientConfig, request: &PageRequest) -> Result<PageRea
         ..
     } = request;
     let limit = *limit;
-    match start {
+    let ((records, next, prev), scanned, partial) = match start {
         Start::Forward(starts) => {
             let spans: Vec<Span> = starts
                 .iter()
@@ -143,14 +142,7 @@ pub fn read_page(config: &ClientConfig, request: &PageRequest) -> Result<PageRea
                 .collect();
             let found = scan_page(config, request, &spans, limit, SCAN_BUDGET)?;
             let (scanned, partial) = (found.scanned, found.stopped);
-            let (records, next, prev) = forward_page(starts, bounds, found, limit);
-            Ok(PageRead {
-                records,
-                next,
-                prev,
-                scanned,
-                partial,
-            })
+            (forward_page(starts, bounds, found, limit), scanned, partial)
         }
         Start::Backward(ends) => {
             let step = if filter.is_some() {
@@ -191,16 +183,17 @@ pub fn read_page(config: &ClientConfig, request: &PageRequest) -> Result<PageRea
                     down.insert(s.partition, s.start);
                 }
             }
-            let (records, next, prev) = backward_page(ends, bounds, matched, &down, limit);
-            Ok(PageRead {
-                records,
-                next,
-                prev,
-                scanned,
-                partial,
-            })
+            let page = backward_page(ends, bounds, matched, &down, limit);
+            (page, scanned, partial)
         }
-    }
+    };
+    Ok(PageRead {
+        records,
+        next,
+        prev,
+        scanned,
+        partial,
+    })
 }
 
 /// Builds the answer of a page from its raw records.

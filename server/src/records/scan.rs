@@ -213,12 +213,12 @@ pub fn scan_page(
         }
         Seen::Record(incoming) => {
             out.scanned += 1;
-            match spare.as_mut() {
-                Some(record) => incoming.copy_into(record),
-                None => spare = Some(incoming.record()),
-            }
-            let Some(record) = spare.as_ref() else {
-                return Flow::Go;
+            let record = match spare {
+                Some(ref mut kept) => {
+                    incoming.copy_into(kept);
+                    kept
+                }
+                None => spare.insert(incoming.record()),
             };
             out.reached
                 .insert(record.partition, record.offset.saturating_add(1));

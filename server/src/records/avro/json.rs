@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use apache_avro::schema::{EnumSchema, FixedSchema, Name, RecordSchema};
 use apache_avro::Schema;
 
-use super::{nothing_left, read_long, Names, MAX_DEPTH, ZERO_WIDTH_ITEMS};
+use super::{nothing_left, read_long, spend, Names, MAX_DEPTH, ZERO_WIDTH_ITEMS};
 
 /// A schema as the walk to JSON follows it.
 pub struct Plan {
@@ -106,19 +106,20 @@ impl Planner<'_> {
                 })
             }
             Schema::Union(union) => {
-                let kinds: Vec<Option<JsonKind>> = union
+                let nodes: Vec<usize> = union
                     .variants()
                     .iter()
-                    .map(|variant| self.json_kind(variant, space))
+                    .map(|variant| self.node(variant, space, depth + 1))
                     .collect();
-                let variants = union
-                    .variants()
+                let kinds: Vec<Option<JsonKind>> =
+                    nodes.iter().map(|n| self.nodes[*n].json_kind()).collect();
+                let variants = nodes
                     .iter()
                     .zip(&kinds)
-                    .map(|(variant, kind)| {
+                    .map(|(node, kind)| {
                         let alone =
                             kind.is_some() && kinds.iter().filter(|k| *k == kind).count() == 1;
-                        (self.node(variant, space, depth + 1), alone)
+                        (*node, alone)
                     })
                     .collect();
                 self.push(Node::Union(variants))
@@ -170,57 +171,39 @@ impl Planner<'_> {
         }
     }
 
-    /// The kind of JSON the walk writes for `schema`; `None` for what it refuses.
-    fn json_kind(&self, schema: &Schema, space: Option<&str>) -> Option<JsonKind> {
-        Some(match schema {
-            Schema::Null => JsonKind::Null,
-            Schema::Boolean => JsonKind::Boolean,
-            Schema::Int
-            | Schema::Date
-            | Schema::TimeMillis
-            | Schema::Long
-            | Schema::TimeMicros
-            | Schema::TimestampMillis
-            | Schema::TimestampMicros
-            | Schema::TimestampNanos
-            | Schema::LocalTimestampMillis
-            | Schema::LocalTimestampMicros
-            | Schema::LocalTimestampNanos
-            | Schema::Float
-            | Schema::Double => JsonKind::Number,
-            Schema::String | Schema::Enum(_) => JsonKind::String,
-            Schema::Bytes | Schema::Fixed(_) | Schema::Array(_) => JsonKind::Array,
-            Schema::Record(_) | Schema::Map(_) => JsonKind::Object,
-            Schema::Ref { name } => {
-                let found = self.names.get(&full_name(name, space))?;
-                return match found {
-                    Schema::Ref { .. } => None,
-                    named => self.json_kind(named, space),
-                };
-            }
-            Schema::Union(_)
-            | Schema::Decimal(_)
-            | Schema::BigDecimal
-            | Schema::Duration
-            | Schema::Uuid => return None,
-        })
-    }
-
     /// A named type's node, made by `make` the first time the name is met (and found under
     /// its name while `make` plans what it contains).
     fn named_node(&mut self, full: Name, make: impl FnOnce(&mut Self) -> Node) -> usize {
         if let Some(&known) = self.named.get(&full) {
             return known;
         }
-        let at = self.push(Node::Null);
+        // Until `make` is done, the name stands for a record (the only named type that
+        // contains others, so the only one found while it is made).
+        let at = self.push(Node::Record(Box::new([])));
         self.named.insert(full, at);
         self.nodes[at] = make(self);
         at
     }
 }
 
+impl Node {
+    /// The kind of JSON the walk writes for this node; `None` for what it refuses (and for a
+    /// union, which Avro does not nest in another).
+    fn json_kind(&self) -> Option<JsonKind> {
+        Some(match self {
+            Node::Null => JsonKind::Null,
+            Node::Boolean => JsonKind::Boolean,
+            Node::Int | Node::Long | Node::Float | Node::Double => JsonKind::Number,
+            Node::String | Node::Enum(_) => JsonKind::String,
+            Node::Bytes | Node::Fixed(_) | Node::Array(_) => JsonKind::Array,
+            Node::Record(_) | Node::Map(_) => JsonKind::Object,
+            Node::Union(_) | Node::Refused(_) => return None,
+        })
+    }
+}
+
 /// The kinds of JSON value the walk writes.
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, PartialEq, Eq)]
 enum JsonKind {
     Null,
     Boolean,
@@ -320,13 +303,7 @@ impl<'a> Json<'a> {
     fn block(&mut self) -> Result<usize, String> {
         let n = self.long()?;
         let n = usize::try_from(n).map_err(|_| "a block with a negative count".to_string())?;
-        if n > self.items_left {
-            return Err(format!(
-                "a block of {n} items, more than the datum's bytes can hold"
-            ));
-        }
-        self.items_left -= n;
-        Ok(n)
+        spend(&mut self.items_left, n)
     }
 
     fn end_of_blocks(&mut self) -> Result<(), String> {

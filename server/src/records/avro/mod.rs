@@ -59,6 +59,17 @@ fn read_long(bytes: &[u8], at: &mut usize) -> Result<(i64, bool), String> {
     Err("a number longer than 64 bits".into())
 }
 
+/// Takes a block of `n` array items or map entries from the `items_left` a datum may hold.
+fn spend(items_left: &mut usize, n: usize) -> Result<usize, String> {
+    if n > *items_left {
+        return Err(format!(
+            "a block of {n} items, more than the datum's bytes can hold"
+        ));
+    }
+    *items_left -= n;
+    Ok(n)
+}
+
 /// A datum must take every byte it was given.
 fn nothing_left(bytes: &[u8], at: usize) -> Result<(), String> {
     match bytes.len().saturating_sub(at) {
@@ -131,13 +142,7 @@ impl Walk<'_, '_> {
             n
         };
         let n = usize::try_from(n).map_err(|_| "a block count out of range".to_string())?;
-        if n > self.items_left {
-            return Err(format!(
-                "a block of {n} items, more than the datum's bytes can hold"
-            ));
-        }
-        self.items_left -= n;
-        Ok(n)
+        spend(&mut self.items_left, n)
     }
 
     fn datum(&mut self, schema: &Schema, space: &Namespace, depth: usize) -> Result<(), String> {
