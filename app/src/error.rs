@@ -10,6 +10,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::Privilege;
 
+/// What a `TOO_MANY_REQUESTS` answer's `Retry-After` says, in seconds.
+pub const RETRY_AFTER_SECONDS: u64 = 5;
+
 /// The stable error codes of the HTTP contract. A program branches on these, never on messages.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]

@@ -14,7 +14,7 @@ pub mod pages;
 mod privilege;
 pub mod schema_view;
 
-pub use error::{ApiError, ErrorCode};
+pub use error::{ApiError, ErrorCode, RETRY_AFTER_SECONDS};
 pub use privilege::{Privilege, ResourceKind, UnknownPrivilege, MCP_WRITE_PRIVILEGES};
 
 use leptos::prelude::*;

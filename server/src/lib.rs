@@ -14,4 +14,6 @@ pub mod mcp;
 pub mod metrics;
 pub mod records;
 pub mod registry;
+#[cfg(test)]
+mod rooms;
 pub mod service;

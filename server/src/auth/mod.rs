@@ -5,16 +5,14 @@
 //! with a grant for another. A [`Caller`] is who a door found: a signed-in user, nobody (sign-in
 //! off), or the MCP ceiling.
 //!
-//! `oidc.rs` runs the sign-in flow, `sign_in.rs` carries a sign-in under way in the browser's
-//! signed cookie, and `session.rs` holds the sessions and `/auth/*` routes.
+//! `oidc.rs` runs the sign-in flow with the identity provider and remembers sign-outs; the web
+//! sessions, the sign-in cookie and the `/auth/*` routes that carry it are the HTTP door's
+//! (`http/session`).
 //!
 //! What must never happen here: I/O in the decision. It is a pure function over the config;
 //! only the sign-in flow talks to the identity provider.
 
 pub mod oidc;
-pub mod session;
-mod sign_in;
-mod store;
 
 use std::collections::{BTreeMap, BTreeSet};
 

@@ -17,7 +17,7 @@ use leptos_axum::{generate_route_list, LeptosRoutes};
 use serde_json::json;
 
 use crate::auth::oidc::Oidc;
-use crate::auth::{session, Policy};
+use crate::auth::Policy;
 use crate::catalog::Catalog;
 use crate::config::Config;
 use crate::service::Service;
@@ -28,6 +28,7 @@ pub mod assets;
 mod backend;
 pub mod guards;
 pub mod serve;
+mod session;
 mod streams;
 
 /// What every handler may reach.
@@ -162,9 +163,7 @@ async fn retry_after(request: axum::extract::Request, next: axum::middleware::Ne
         response
             .headers_mut()
             .entry(axum::http::header::RETRY_AFTER)
-            .or_insert(axum::http::HeaderValue::from(
-                crate::service::limits::RETRY_AFTER_SECONDS,
-            ));
+            .or_insert(axum::http::HeaderValue::from(app::RETRY_AFTER_SECONDS));
     }
     response
 }
@@ -241,7 +240,7 @@ pub fn error_response(error: &ApiError) -> Response {
     if error.code == ErrorCode::TooManyRequests {
         response.headers_mut().insert(
             axum::http::header::RETRY_AFTER,
-            axum::http::HeaderValue::from(crate::service::limits::RETRY_AFTER_SECONDS),
+            axum::http::HeaderValue::from(app::RETRY_AFTER_SECONDS),
         );
     }
     response

@@ -20,8 +20,13 @@ use crate::masking::TopicMask;
 pub const PAGE_DEADLINE: Duration = Duration::from_secs(5);
 /// The most records one page may read to fill itself (a filter may skip most of them).
 const SCAN_BUDGET: u64 = 200_000;
-/// How far back each step of a backward scan reaches per partition when a filter is set.
+/// How far back the first step of a backward scan reaches per partition when a filter is set;
+/// each step that leaves the page short reaches twice as far as the one before, up to
+/// [`BACKWARD_STEP_MOST`]. Every step opens a reader whose fetches run ahead of its span (on a
+/// compressed topic a fetch is decompressed whole), so a search deep into a partition pays that
+/// once per doubling rather than once per thousand records.
 const BACKWARD_STEP: i64 = 1_000;
+const BACKWARD_STEP_MOST: i64 = 64 * BACKWARD_STEP;
 
 /// A page's records (oldest first) and the cursors around it, from a forward scan.
 pub fn forward_page(
@@ -145,7 +150,7 @@ pub fn read_page(config: &ClientConfig, request: &PageRequest) -> Result<PageRea
             (forward_page(starts, bounds, found, limit), scanned, partial)
         }
         Start::Backward(ends) => {
-            let step = if filter.is_some() {
+            let mut step = if filter.is_some() {
                 BACKWARD_STEP.max(limit as i64)
             } else {
                 limit as i64
@@ -181,6 +186,9 @@ pub fn read_page(config: &ClientConfig, request: &PageRequest) -> Result<PageRea
                 }
                 for s in &spans {
                     down.insert(s.partition, s.start);
+                }
+                if filter.is_some() {
+                    step = (step * 2).min(BACKWARD_STEP_MOST.max(step));
                 }
             }
             let page = backward_page(ends, bounds, matched, &down, limit);

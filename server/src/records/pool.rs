@@ -90,7 +90,7 @@ async fn run_within<T: Send + 'static>(
             ErrorCode::TooManyRequests,
             format!(
                 "klens is reading as many pages of records as it can at once ({limit}). Try again in {} seconds.",
-                crate::service::limits::RETRY_AFTER_SECONDS
+                app::RETRY_AFTER_SECONDS
             ),
         ));
     };

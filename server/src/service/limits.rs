@@ -9,7 +9,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use app::{ApiError, ErrorCode};
+use app::{ApiError, ErrorCode, RETRY_AFTER_SECONDS};
 
 use crate::auth::Caller;
 
@@ -20,8 +20,6 @@ pub const MAX_STREAMS_PER_CALLER: usize = 4;
 /// (`records::pool`), so pages alone never fill it.
 pub const MAX_READS: usize = 32;
 pub const MAX_READS_PER_CALLER: usize = 4;
-/// What `Retry-After` says, in seconds.
-pub const RETRY_AFTER_SECONDS: u64 = 5;
 
 #[derive(Debug, Default)]
 struct Open {

@@ -17,7 +17,7 @@ use base64::Engine;
 use serde::{Deserialize, Serialize};
 use tower_sessions::cookie::{time, Cookie, CookieJar, Key, SameSite};
 
-use super::oidc::PendingSignIn;
+use crate::auth::oidc::PendingSignIn;
 
 /// How long a sign-in may take, from leaving for the provider to coming back.
 pub const PENDING_FOR: Duration = Duration::from_secs(10 * 60);

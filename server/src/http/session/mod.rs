@@ -3,6 +3,9 @@
 //! process memory (`store.rs`: bounded, evicting, signed-in people only), in cookies signed with
 //! a key made at start-up; a sign-in under way lives in the browser's own cookie (`sign_in.rs`).
 
+mod sign_in;
+mod store;
+
 use std::sync::Arc;
 
 use app::{ApiError, ErrorCode};
@@ -16,9 +19,9 @@ use serde::Deserialize;
 use tower_sessions::cookie::{Key, SameSite};
 use tower_sessions::{Expiry, Session, SessionManagerLayer};
 
-use super::oidc::{now_ms, Oidc, PendingSignIn, SignedIn};
-use super::sign_in::SignIns;
-use super::store::BoundedStore;
+use self::sign_in::SignIns;
+use self::store::BoundedStore;
+use crate::auth::oidc::{now_ms, Oidc, PendingSignIn, SignedIn};
 
 const USER_KEY: &str = "user";
 
