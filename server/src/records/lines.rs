@@ -8,6 +8,7 @@
 //! topics) goes through the same decoding the pages use, so the two can never disagree on what
 //! a record says; the unit tests below compare both ways on every kind of input.
 
+use app::api::TimestampType;
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
 use serde_json::Value;
@@ -34,7 +35,7 @@ pub fn write_record(
     scratch: &mut Scratch,
 ) {
     out.extend_from_slice(b"{\"topic\":");
-    write_json(out, topic);
+    write_str(out, topic.as_bytes());
     out.extend_from_slice(b",\"partition\":");
     out.extend_from_slice(itoa::Buffer::new().format(record.partition).as_bytes());
     out.extend_from_slice(b",\"offset\":");
@@ -45,7 +46,7 @@ pub fn write_record(
         None => out.extend_from_slice(b"null"),
     }
     out.extend_from_slice(b",\"timestamp_type\":");
-    write_json(out, &record.timestamp_type);
+    out.extend_from_slice(timestamp_type(record.timestamp_type));
     out.extend_from_slice(b",\"key\":");
     write_part(out, record.key.as_deref(), schemas, loaded, scratch);
     out.extend_from_slice(b",\"value\":");
@@ -64,6 +65,15 @@ pub fn write_record(
     out.extend_from_slice(b"],\"size\":");
     out.extend_from_slice(itoa::Buffer::new().format(record.size()).as_bytes());
     out.extend_from_slice(b"}\n");
+}
+
+/// A timestamp's type as serde_json writes it.
+fn timestamp_type(kind: TimestampType) -> &'static [u8] {
+    match kind {
+        TimestampType::CreateTime => b"\"create_time\"",
+        TimestampType::LogAppendTime => b"\"log_append_time\"",
+        TimestampType::NotAvailable => b"\"not_available\"",
+    }
 }
 
 /// A key or value: through its schema when the registry frames it, else as plain bytes.
@@ -145,7 +155,7 @@ fn write_plain(out: &mut Vec<u8>, bytes: Option<&[u8]>, scratch: &mut Scratch) {
 
 fn write_text(out: &mut Vec<u8>, text: &str) {
     out.extend_from_slice(b"{\"encoding\":\"text\",\"data\":");
-    write_json(out, text);
+    write_str(out, text.as_bytes());
     out.push(b'}');
 }
 
@@ -170,11 +180,22 @@ pub(crate) fn write_str(out: &mut Vec<u8>, bytes: &[u8]) -> bool {
     for (n, chunk) in bytes.chunks(8).enumerate() {
         let w = match <[u8; 8]>::try_from(chunk) {
             Ok(eight) => u64::from_le_bytes(eight),
-            // The last few, in the low bytes, the rest a letter (which needs no escape).
-            Err(_) => chunk
-                .iter()
-                .rev()
-                .fold(ONES * u64::from(b'a'), |w, &byte| w << 8 | u64::from(byte)),
+            // The last few, in the low bytes, the rest a letter (which needs no escape): from
+            // the string's last eight bytes when it has them (one load, not a copy that the
+            // load must wait for), else one by one.
+            Err(_) => match bytes.len().checked_sub(8) {
+                Some(from) => {
+                    let last = u64::from_le_bytes(
+                        <[u8; 8]>::try_from(&bytes[from..]).unwrap_or([b'a'; 8]),
+                    );
+                    let shift = 8 * (8 - chunk.len() as u32);
+                    last >> shift | (ONES * u64::from(b'a')) << (64 - shift)
+                }
+                None => chunk
+                    .iter()
+                    .rev()
+                    .fold(ONES * u64::from(b'a'), |w, &byte| w << 8 | u64::from(byte)),
+            },
         };
         seen |= w;
         let quote = w ^ (ONES * u64::from(b'"'));
@@ -215,6 +236,49 @@ pub(crate) fn write_str(out: &mut Vec<u8>, bytes: &[u8]) -> bool {
     out.extend_from_slice(&bytes[copied..]);
     out.push(b'"');
     seen & HIGH == 0 || std::str::from_utf8(bytes).is_ok()
+}
+
+/// Writes a finite `f64` as serde_json writes it: the fewest digits that read back as the same
+/// number. Most numbers in records are prices and measures, a whole number of hundredths or
+/// thousandths: between 1e-4 and 1e9 (where serde_json writes no exponent), a value that is the
+/// double nearest to an integer over 10^k (k up to 6) is written as that integer with a point
+/// k places from its right, without the general algorithm. Only one integer can be that near
+/// at each k (the doubles there are closer together than 0.12 / 10^k), and the smallest k that
+/// works gives the fewest digits, so the two ways agree; `write_f64_as_serde_json_does` checks
+/// them against each other.
+pub(crate) fn write_f64(out: &mut Vec<u8>, f: f64) {
+    const SCALES: [f64; 7] = [1.0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6];
+    let size = f.abs();
+    if (1e-4..1e9).contains(&size) {
+        for (k, scale) in SCALES.iter().enumerate() {
+            // The nearest integer (a tie never reads back, so which way it goes is moot);
+            // adding a half is exact below 2^52, and the cast truncates.
+            let whole = (size * scale + 0.5) as u64;
+            if whole as f64 / scale != size {
+                continue;
+            }
+            if f < 0.0 {
+                out.push(b'-');
+            }
+            let mut buffer = itoa::Buffer::new();
+            let digits = buffer.format(whole).as_bytes();
+            if k == 0 {
+                out.extend_from_slice(digits);
+                out.extend_from_slice(b".0");
+            } else if digits.len() > k {
+                let (int, frac) = digits.split_at(digits.len() - k);
+                out.extend_from_slice(int);
+                out.push(b'.');
+                out.extend_from_slice(frac);
+            } else {
+                out.extend_from_slice(b"0.");
+                out.extend(std::iter::repeat_n(b'0', k - digits.len()));
+                out.extend_from_slice(digits);
+            }
+            return;
+        }
+    }
+    write_json(out, &f);
 }
 
 pub(crate) fn write_base64(out: &mut Vec<u8>, bytes: &[u8]) {

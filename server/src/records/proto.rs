@@ -453,15 +453,19 @@ impl Walk<'_, '_> {
         Ok(n)
     }
 
-    fn float<F: Into<f64> + serde::Serialize + Copy>(&mut self, f: F) {
-        let wide: f64 = f.into();
+    /// A `float` (`single`, written by its own shortest form) or a `double`.
+    fn float(&mut self, wide: f64, single: bool) {
         if wide.is_nan() {
             // NaN has many bit patterns; the JSON says only "NaN".
             self.doubt.set(true);
         }
         if wide.is_finite() {
             // As serde_json prints it (a 32-bit float by its own shortest form).
-            let _ = serde_json::to_writer(&mut *self.out, &f);
+            if single {
+                let _ = serde_json::to_writer(&mut *self.out, &(wide as f32));
+            } else {
+                super::lines::write_f64(self.out, wide);
+            }
         } else if wide.is_nan() {
             self.out.extend_from_slice(b"\"NaN\"");
         } else if wide > 0.0 {
@@ -554,12 +558,12 @@ impl Walk<'_, '_> {
             }
             Kind::Float => {
                 let f = f32::from_le_bytes(reader.fixed()?);
-                self.float(f);
+                self.float(f.into(), true);
                 f == 0.0
             }
             Kind::Double => {
                 let f = f64::from_le_bytes(reader.fixed()?);
-                self.float(f);
+                self.float(f, false);
                 f == 0.0
             }
             Kind::String => {

@@ -323,7 +323,8 @@ impl<'a> Json<'a> {
             return Err(format!("{f} has no JSON form"));
         }
         // As serde_json prints a float (its own exponent form, `1e+308`).
-        serde_json::to_writer(&mut *self.out, &f).map_err(|e| e.to_string())
+        super::super::lines::write_f64(self.out, f);
+        Ok(())
     }
 
     /// A string: a length, then that many bytes of UTF-8.

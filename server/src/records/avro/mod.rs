@@ -41,6 +41,12 @@ pub fn check(schema: &Schema, names: &NamesRef<'_>, bytes: &[u8]) -> Result<(), 
 /// A zig-zag varint at `*at`, as Avro writes ints and longs, and whether it was written in its
 /// shortest form (the only one a writer gives back).
 fn read_long(bytes: &[u8], at: &mut usize) -> Result<(i64, bool), String> {
+    let zigzag = |value: u64| (value >> 1) as i64 ^ -((value & 1) as i64);
+    // Most are one byte (lengths, counts, indexes, small numbers), always the shortest form.
+    if let Some(&byte) = bytes.get(*at).filter(|byte| **byte < 0x80) {
+        *at += 1;
+        return Ok((zigzag(u64::from(byte)), true));
+    }
     let mut value: u64 = 0;
     for (i, shift) in (0..70).step_by(7).enumerate() {
         let Some(&byte) = bytes.get(*at) else {
@@ -53,7 +59,7 @@ fn read_long(bytes: &[u8], at: &mut usize) -> Result<(i64, bool), String> {
         value |= u64::from(byte & 0x7f) << shift;
         if byte & 0x80 == 0 {
             let shortest = byte != 0 || i == 0;
-            return Ok(((value >> 1) as i64 ^ -((value & 1) as i64), shortest));
+            return Ok((zigzag(value), shortest));
         }
     }
     Err("a number longer than 64 bits".into())

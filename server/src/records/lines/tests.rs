@@ -267,3 +267,72 @@ fn random_documents_give_the_pages_line() {
         "the generator makes canonical documents too ({canonical})"
     );
 }
+
+/// The quick way of writing a price gives serde_json's digits: for quotients and products of
+/// whole numbers and powers of ten (what prices are made of, and the sums that miss them, like
+/// 0.1 + 0.2), for floats widened from 32 bits, for random bit patterns, and at the edges of
+/// the range the quick way takes.
+#[test]
+fn write_f64_as_serde_json_does() {
+    fn check(f: f64) {
+        if !f.is_finite() {
+            return;
+        }
+        let mut quick = Vec::new();
+        write_f64(&mut quick, f);
+        let want = serde_json::to_string(&f).expect("a finite float");
+        assert_eq!(
+            String::from_utf8_lossy(&quick),
+            want,
+            "{f:e} ({:#x})",
+            f.to_bits()
+        );
+    }
+    let mut checked = 0u64;
+    for i in 0..40_000u32 {
+        for k in 0..=8 {
+            let scale = 10f64.powi(k);
+            for f in [
+                f64::from(i) / scale,
+                f64::from(i) * (1.0 / scale),
+                f64::from(i) * 1_000.0 / scale,
+            ] {
+                check(f);
+                check(-f);
+                checked += 2;
+            }
+        }
+        check(f64::from(i) * 0.1 + 0.2);
+        check(f64::from(f32::from_bits(i.wrapping_mul(2_654_435_761))));
+    }
+    // Random bit patterns, and random ones narrowed to the range the quick way takes.
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    for _ in 0..300_000 {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        check(f64::from_bits(state));
+        check((state >> 11) as f64 / (1u64 << 53) as f64 * 1e9);
+        check((state % 1_000_000_000_000) as f64 / 1e6);
+        checked += 3;
+    }
+    for edge in [1e-4, 1e9, 0.0, -0.0, 5e-324, f64::MAX, 999_999_999.999_999] {
+        for f in [edge, edge.next_down(), edge.next_up()] {
+            check(f);
+            check(-f);
+        }
+    }
+    assert!(checked > 2_000_000);
+}
+
+#[test]
+fn timestamp_types_are_written_as_serde_json_writes_them() {
+    for kind in [
+        TimestampType::CreateTime,
+        TimestampType::LogAppendTime,
+        TimestampType::NotAvailable,
+    ] {
+        let want = serde_json::to_string(&kind).expect("a unit variant");
+        assert_eq!(String::from_utf8_lossy(timestamp_type(kind)), want);
+    }
+}
