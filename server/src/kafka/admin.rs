@@ -102,7 +102,7 @@ fn clients_of(link: &Link) -> Result<Arc<KafkaClients>, ApiError> {
 
 /// The protocol client of a cluster.
 fn wire_of(link: &Link) -> Result<Arc<super::wire::WireClient>, ApiError> {
-    link.wire().map_err(|e| ApiError::new(ErrorCode::Client, e))
+    Ok(link.wire()?)
 }
 
 /// The admin client among `clients`. The decision refuses writes on read-only clusters first;

@@ -354,7 +354,7 @@ impl MetadataSnapshot {
 pub struct Link {
     pub cluster: String,
     clients: Result<Arc<KafkaClients>, String>,
-    wire: Result<Arc<wire::WireClient>, String>,
+    wire: Result<Arc<wire::WireClient>, wire::WireError>,
     /// Settings of the consumers that read records.
     reader: ClientConfig,
 }
@@ -375,7 +375,7 @@ impl Link {
         self.clients.as_ref().map(Arc::clone).map_err(Clone::clone)
     }
 
-    pub fn wire(&self) -> Result<Arc<wire::WireClient>, String> {
+    pub fn wire(&self) -> Result<Arc<wire::WireClient>, wire::WireError> {
         self.wire.as_ref().map(Arc::clone).map_err(Clone::clone)
     }
 

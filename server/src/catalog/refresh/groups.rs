@@ -12,7 +12,8 @@ impl ClusterEntry {
         let outcome = match self.link.wire() {
             Ok(wire) => wire.groups(&brokers).await,
             Err(e) => Err(e),
-        };
+        }
+        .map_err(|e| e.to_string());
         match &outcome {
             Ok(groups) => tracing::debug!(
                 cluster = %self.name,

@@ -12,6 +12,7 @@ impl ClusterEntry {
         let wire = match self.link.wire() {
             Ok(wire) => wire,
             Err(error) => {
+                let error = error.to_string();
                 self.update(|s| {
                     s.log_dirs.record(Err(error.clone()));
                     s.cluster_info.record(Err(error));
@@ -19,8 +20,14 @@ impl ClusterEntry {
                 return;
             }
         };
-        let dirs = LogDirs::new(wire.log_dirs(&brokers).await);
-        let info = wire.cluster_info(&brokers).await;
+        // The catalog keeps each failure as the message it shows.
+        let answers = wire.log_dirs(&brokers).await.into_iter();
+        let dirs = LogDirs::new(
+            answers
+                .map(|(id, a)| (id, a.map_err(|e| e.to_string())))
+                .collect(),
+        );
+        let info = wire.cluster_info(&brokers).await.map_err(|e| e.to_string());
         match &dirs {
             Ok(_) => tracing::debug!(
                 cluster = %self.name,

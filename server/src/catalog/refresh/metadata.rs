@@ -7,12 +7,13 @@ use std::time::Instant;
 
 use crate::auth::oidc::now_ms;
 use crate::catalog::{high_totals, ClusterEntry};
+use crate::kafka::wire::WireError;
 use crate::kafka::{self, MetadataSnapshot, Watermarks};
 
 impl ClusterEntry {
     /// Metadata from the protocol client, then the watermarks of every partition through
     /// librdkafka. Watermarks are worth having but not worth failing the refresh for.
-    async fn read_metadata(&self) -> Result<(MetadataSnapshot, Option<Watermarks>), String> {
+    async fn read_metadata(&self) -> Result<(MetadataSnapshot, Option<Watermarks>), WireError> {
         let wire = self.link.wire()?;
         let metadata = wire.metadata(&self.known_brokers_now(), None).await?;
         let watermarks = match self.link.clients() {
@@ -75,7 +76,7 @@ impl ClusterEntry {
             Err(error) => {
                 tracing::warn!(cluster = %self.name, %error, "metadata refresh failed");
                 self.update(|s| {
-                    s.last_error = Some(error);
+                    s.last_error = Some(error.to_string());
                     s.attempted = true;
                 });
             }

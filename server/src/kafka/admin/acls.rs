@@ -37,8 +37,7 @@ pub async fn acls(
     grant.require(Privilege::Acls, &Resource::Cluster)?;
     let wire = wire_of(link)?;
     wire.acls(known)
-        .await
-        .map_err(|e| ApiError::new(ErrorCode::Client, e))?
+        .await?
         .map_err(|r| acl_refusal("list the ACLs", "DESCRIBE", r))
 }
 
@@ -52,8 +51,7 @@ pub async fn create_acl(
     grant.require(Privilege::CreateAcls, &Resource::Cluster)?;
     let wire = wire_of(link)?;
     wire.create_acl(grant, known, acl)
-        .await
-        .map_err(|e| ApiError::new(ErrorCode::Client, e))?
+        .await?
         .map_err(|r| acl_refusal("create an ACL", "ALTER", r))
 }
 
@@ -68,8 +66,7 @@ pub async fn delete_acl(
     let wire = wire_of(link)?;
     let deleted = wire
         .delete_acl(grant, known, acl)
-        .await
-        .map_err(|e| ApiError::new(ErrorCode::Client, e))?
+        .await?
         .map_err(|r| acl_refusal("delete an ACL", "ALTER", r))?;
     if deleted == 0 {
         return Err(ApiError {

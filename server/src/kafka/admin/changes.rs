@@ -14,6 +14,7 @@ use kafka_protocol::error::{ParseResponseErrorCode, ResponseError};
 use super::{clients_of, read_back, read_until, wire_of, ReadBack};
 use crate::auth::Grant;
 use crate::kafka::wire::topics::{ConfigChange, ConfigEntry, Refusal};
+use crate::kafka::wire::WireError;
 use crate::kafka::{Broker, Link, Topic};
 
 /// Kafka's type codes in DescribeConfigs answers, as the API names them.
@@ -456,7 +457,7 @@ pub async fn delete_records(
 }
 
 /// A change or read that never got an answer from Kafka.
-pub(super) fn unreachable_kafka(what: &str, topic: &str, error: &str) -> ApiError {
+pub(super) fn unreachable_kafka(what: &str, topic: &str, error: &WireError) -> ApiError {
     ApiError::new(
         ErrorCode::Client,
         format!("klens could not {what} \"{topic}\": Kafka did not answer ({error})."),

@@ -11,7 +11,7 @@ use app::{ApiError, ErrorCode, Privilege};
 
 use super::{clients_of, wire_of, wire_refusal};
 use crate::auth::Grant;
-use crate::kafka::wire::Group;
+use crate::kafka::wire::{Group, WireError};
 use crate::kafka::{Broker, Link, Topic};
 
 /// The group as its coordinator describes it now, and the coordinator.
@@ -49,7 +49,7 @@ pub async fn group_at(
     Ok(group)
 }
 
-fn unreachable_group(id: &str, error: &str) -> ApiError {
+fn unreachable_group(id: &str, error: &WireError) -> ApiError {
     ApiError::new(
         ErrorCode::Client,
         format!("klens could not reach the coordinator of group \"{id}\": {error}."),

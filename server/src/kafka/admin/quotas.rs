@@ -11,10 +11,10 @@ use app::{ApiError, ErrorCode, Privilege};
 use super::{cluster_refusal, read_until, wire_of};
 use crate::auth::Grant;
 use crate::kafka::wire::quotas::{Entity, QuotaEntry};
-use crate::kafka::wire::WireClient;
+use crate::kafka::wire::{WireClient, WireError};
 use crate::kafka::{Broker, Link};
 
-fn unreachable(error: String) -> ApiError {
+fn unreachable(error: WireError) -> ApiError {
     ApiError::new(
         ErrorCode::Client,
         format!("klens could not reach Kafka for client quotas: {error}."),

@@ -11,6 +11,7 @@ use super::{cluster_refusal, wire_of};
 use crate::auth::Grant;
 use crate::config::Secret;
 use crate::kafka::wire::topics::Refusal;
+use crate::kafka::wire::WireError;
 use crate::kafka::{Broker, Link};
 
 fn scram_refusal(what: &str, user: &str, needs: &str, refusal: Refusal) -> ApiError {
@@ -27,14 +28,14 @@ fn scram_refusal(what: &str, user: &str, needs: &str, refusal: Refusal) -> ApiEr
 }
 
 /// A protocol client failure; a broker without the SCRAM APIs (before Kafka 2.7) says so.
-fn client_error(error: String) -> ApiError {
-    if error.contains("does not support") || error.contains("version") {
+fn client_error(error: WireError) -> ApiError {
+    if let WireError::Unsupported { .. } = error.root() {
         return ApiError::new(
             ErrorCode::Client,
             format!("{error} (SCRAM users need Kafka 2.7 or later)"),
         );
     }
-    ApiError::new(ErrorCode::Client, error)
+    ApiError::from(error)
 }
 
 pub async fn scram_users(
@@ -80,4 +81,34 @@ pub async fn delete_scram(
         .await
         .map_err(client_error)?
         .map_err(|r| scram_refusal("delete a SCRAM credential", user, "ALTER", r))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Only a broker lacking the SCRAM APIs earns the sentence about Kafka 2.7.
+    #[test]
+    fn only_a_broker_without_the_scram_apis_is_told_to_upgrade() {
+        let old = WireError::at(
+            "broker 1 (a:9092)",
+            WireError::Unsupported {
+                api: 50,
+                broker: None,
+                klens: (0, 0),
+            },
+        );
+        let e = client_error(old);
+        assert_eq!(e.code, ErrorCode::Client);
+        assert_eq!(
+            e.message,
+            "broker 1 (a:9092): the broker does not support API 50 \
+             (SCRAM users need Kafka 2.7 or later)"
+        );
+        // A message that merely mentions versions is not taken for an old broker.
+        let lost = WireError::Connection("no answer in time (version 3)".to_string());
+        let e = client_error(lost);
+        assert_eq!(e.code, ErrorCode::Client);
+        assert_eq!(e.message, "no answer in time (version 3)");
+    }
 }

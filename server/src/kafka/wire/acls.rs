@@ -9,7 +9,7 @@ use kafka_protocol::messages::{CreateAclsRequest, DeleteAclsRequest, DescribeAcl
 use kafka_protocol::protocol::StrBytes;
 
 use super::topics::Refusal;
-use super::{WireClient, WireResult};
+use super::{WireClient, WireError, WireResult};
 use crate::auth::Grant;
 use crate::kafka::Broker;
 
@@ -68,7 +68,8 @@ struct Codes {
 /// The codes of a binding the service judged; an unknown name is klens's own error.
 fn codes(acl: &AclBinding) -> WireResult<Codes> {
     let known = |table: &[(&str, i8)], value: &str, what: &str| {
-        code(table, value).ok_or_else(|| format!("no Kafka code for the {what} {value}"))
+        code(table, value)
+            .ok_or_else(|| WireError::Withheld(format!("no Kafka code for the {what} {value}")))
     };
     Ok(Codes {
         resource_type: known(&RESOURCE_TYPES, &acl.resource_type, "resource type")?,
@@ -140,7 +141,9 @@ impl WireClient {
         let response = lease.write(grant, &request, 1).await?;
         match response.results.first() {
             Some(r) => Ok(Refusal::of(r.error_code, r.error_message.as_ref())),
-            None => Err("CreateAcls: an answer without the binding".to_string()),
+            None => Err(WireError::Protocol(
+                "CreateAcls: an answer without the binding".to_string(),
+            )),
         }
     }
 
@@ -165,7 +168,9 @@ impl WireClient {
         let mut lease = self.lease(broker).await?;
         let response = lease.write(grant, &request, 1).await?;
         let Some(result) = response.filter_results.first() else {
-            return Err("DeleteAcls: an answer without the filter".to_string());
+            return Err(WireError::Protocol(
+                "DeleteAcls: an answer without the filter".to_string(),
+            ));
         };
         if let Err(refusal) = Refusal::of(result.error_code, result.error_message.as_ref()) {
             return Ok(Err(refusal));

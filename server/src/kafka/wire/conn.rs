@@ -17,7 +17,7 @@ use tokio_rustls::rustls::ClientConfig as TlsClientConfig;
 use tokio_rustls::TlsConnector;
 
 use super::scram::{Hash, Scram};
-use super::{describe_code, WireResult};
+use super::{describe_code, WireError, WireResult};
 use crate::config::{SaslConfig, SaslMechanism};
 
 /// The largest response klens reads; anything bigger is a broken or hostile peer.
@@ -43,17 +43,20 @@ impl Connection {
     pub async fn open(host: &str, port: u16, security: &Security) -> WireResult<Connection> {
         let tcp = TcpStream::connect((host, port))
             .await
-            .map_err(|e| format!("cannot connect to {host}:{port}: {e}"))?;
+            .map_err(|e| WireError::Connection(format!("cannot connect to {host}:{port}: {e}")))?;
         tcp.set_nodelay(true).ok();
         let stream: Box<dyn Stream> = match &security.tls {
             None => Box::new(tcp),
             Some(tls) => {
-                let name = ServerName::try_from(host.to_string())
-                    .map_err(|_| format!("{host} is not a valid TLS server name"))?;
+                let name = ServerName::try_from(host.to_string()).map_err(|_| {
+                    WireError::Connection(format!("{host} is not a valid TLS server name"))
+                })?;
                 let tls = TlsConnector::from(Arc::clone(tls))
                     .connect(name, tcp)
                     .await
-                    .map_err(|e| format!("TLS with {host}:{port} failed: {e}"))?;
+                    .map_err(|e| {
+                        WireError::Connection(format!("TLS with {host}:{port} failed: {e}"))
+                    })?;
                 Box::new(tls)
             }
         };
@@ -75,10 +78,10 @@ impl Connection {
             .with_client_software_version(StrBytes::from_static_str(env!("CARGO_PKG_VERSION")));
         let response = self.exchange(&request, 3).await?;
         if response.error_code != 0 {
-            return Err(format!(
-                "the broker refused ApiVersions: {}",
-                describe_code(response.error_code)
-            ));
+            return Err(WireError::Kafka {
+                context: Some("the broker refused ApiVersions"),
+                code: response.error_code,
+            });
         }
         self.versions = response
             .api_keys
@@ -94,10 +97,10 @@ impl Connection {
             .with_mechanism(StrBytes::from_string(mechanism.to_string()));
         let answer = self.exchange(&handshake, 1).await?;
         if answer.error_code != 0 {
-            return Err(format!(
+            return Err(WireError::Authentication(format!(
                 "the broker does not offer SASL {mechanism}: {}",
                 describe_code(answer.error_code)
-            ));
+            )));
         }
         let hash = match sasl.mechanism {
             SaslMechanism::Plain => {
@@ -117,7 +120,7 @@ impl Connection {
             (scram, answer)
         })
         .await
-        .map_err(|e| format!("SCRAM failed: {e}"))?;
+        .map_err(|e| WireError::Internal(format!("SCRAM failed: {e}")))?;
         let client_final = client_final?;
         let server_final = self.sasl_step(Bytes::from(client_final)).await?;
         scram.verify_server_final(&String::from_utf8_lossy(&server_final))
@@ -132,7 +135,9 @@ impl Connection {
                 .error_message
                 .map(|m| m.to_string())
                 .unwrap_or_else(|| describe_code(answer.error_code));
-            return Err(format!("SASL authentication failed: {detail}"));
+            return Err(WireError::Authentication(format!(
+                "SASL authentication failed: {detail}"
+            )));
         }
         Ok(answer.auth_bytes)
     }
@@ -141,17 +146,18 @@ impl Connection {
     /// `min`.
     pub fn version<R: Request>(&self, min: i16) -> WireResult<i16> {
         let ours = R::VERSIONS;
-        let (broker_min, broker_max) = self
-            .versions
-            .get(&R::KEY)
-            .copied()
-            .ok_or_else(|| format!("the broker does not support API {}", R::KEY))?;
+        let broker = self.versions.get(&R::KEY).copied();
+        let unsupported = WireError::Unsupported {
+            api: R::KEY,
+            broker,
+            klens: (min.max(ours.min), ours.max),
+        };
+        let Some((broker_min, broker_max)) = broker else {
+            return Err(unsupported);
+        };
         let top = ours.max.min(broker_max);
         if top < min.max(broker_min).max(ours.min) {
-            return Err(format!(
-                "the broker's versions {broker_min}..{broker_max} of API {} are not ones klens speaks",
-                R::KEY
-            ));
+            return Err(unsupported);
         }
         Ok(top)
     }
@@ -175,34 +181,37 @@ impl Connection {
         header
             .encode(&mut frame, R::header_version(version))
             .and_then(|_| request.encode(&mut frame, version))
-            .map_err(|e| format!("cannot encode API {} v{version}: {e}", R::KEY))?;
-        let length = i32::try_from(frame.len() - 4).map_err(|_| "request too large")?;
+            .map_err(|e| {
+                WireError::Internal(format!("cannot encode API {} v{version}: {e}", R::KEY))
+            })?;
+        let length = i32::try_from(frame.len() - 4)
+            .map_err(|_| WireError::Internal("request too large".to_string()))?;
         frame[..4].copy_from_slice(&length.to_be_bytes());
         self.stream
             .write_all(&frame)
             .await
-            .map_err(|e| format!("write failed: {e}"))?;
+            .map_err(|e| WireError::Connection(format!("write failed: {e}")))?;
         self.stream
             .flush()
             .await
-            .map_err(|e| format!("write failed: {e}"))?;
+            .map_err(|e| WireError::Connection(format!("write failed: {e}")))?;
 
-        let length = self
-            .stream
-            .read_i32()
-            .await
-            .map_err(|e| format!("the broker closed the connection: {e}"))?;
+        let length = self.stream.read_i32().await.map_err(closed)?;
         let length = usize::try_from(length)
             .ok()
             .filter(|l| *l <= MAX_RESPONSE)
-            .ok_or_else(|| format!("the broker sent a frame of {length} bytes"))?;
+            .ok_or_else(|| {
+                WireError::Protocol(format!("the broker sent a frame of {length} bytes"))
+            })?;
         let mut body = vec![0u8; length];
-        self.stream
-            .read_exact(&mut body)
-            .await
-            .map_err(|e| format!("the broker closed the connection: {e}"))?;
+        self.stream.read_exact(&mut body).await.map_err(closed)?;
         decode_answer::<R>(Bytes::from(body), id, version)
     }
+}
+
+/// A read that found the connection gone.
+fn closed(e: std::io::Error) -> WireError {
+    WireError::Connection(format!("the broker closed the connection: {e}"))
 }
 
 /// Decodes one answer frame (after its length) to request `id` of kind `R` at `version`.
@@ -219,15 +228,15 @@ pub(super) fn decode_answer<R: Request>(
         &mut body,
         <R::Response as HeaderVersion>::header_version(version),
     )
-    .map_err(|e| format!("cannot decode a response header: {e}"))?;
+    .map_err(|e| WireError::Protocol(format!("cannot decode a response header: {e}")))?;
     if header.correlation_id != id {
-        return Err(format!(
+        return Err(WireError::Protocol(format!(
             "the broker answered request {} to request {id}",
             header.correlation_id
-        ));
+        )));
     }
     R::Response::decode(&mut body, version)
-        .map_err(|e| format!("cannot decode API {} v{version}: {e}", R::KEY))
+        .map_err(|e| WireError::Protocol(format!("cannot decode API {} v{version}: {e}", R::KEY)))
 }
 
 #[cfg(test)]
@@ -264,13 +273,13 @@ mod tests {
         let body = [0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0x0f];
         let e = decode_answer::<MetadataRequest>(frame::<MetadataRequest>(12, &body), 7, 12)
             .expect_err("refused");
-        assert!(e.contains("exceeds"), "{e}");
+        assert!(e.to_string().contains("exceeds"), "{e}");
         // ListGroups v2 (not flexible): throttle time, error code, then an array of groups
         // whose count is 2^31 − 1.
         let body = [0, 0, 0, 0, 0, 0, 0x7f, 0xff, 0xff, 0xff];
         let e = decode_answer::<ListGroupsRequest>(frame::<ListGroupsRequest>(2, &body), 7, 2)
             .expect_err("refused");
-        assert!(e.contains("exceeds"), "{e}");
+        assert!(e.to_string().contains("exceeds"), "{e}");
         // The same answer with the one group it claims decodes.
         let body = [0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 1, b'g', 0, 0];
         let answer = decode_answer::<ListGroupsRequest>(frame::<ListGroupsRequest>(2, &body), 7, 2)

@@ -15,7 +15,7 @@ use kafka_protocol::messages::{
 use kafka_protocol::protocol::StrBytes;
 
 use super::topics::Refusal;
-use super::{describe_code, Group, WireClient, WireResult};
+use super::{Group, WireClient, WireError, WireResult};
 use crate::auth::Grant;
 use crate::kafka::Broker;
 
@@ -38,10 +38,15 @@ impl WireClient {
             .with_coordinator_keys(vec![text(group)]);
         let response = self.ask_any(known, &request, 4).await?;
         let Some(c) = response.coordinators.first() else {
-            return Err("FindCoordinator: an answer without the group".to_string());
+            return Err(WireError::Protocol(
+                "FindCoordinator: an answer without the group".to_string(),
+            ));
         };
         if c.error_code != 0 {
-            return Err(format!("FindCoordinator: {}", describe_code(c.error_code)));
+            return Err(WireError::Kafka {
+                context: Some("FindCoordinator"),
+                code: c.error_code,
+            });
         }
         Ok(Broker {
             id: c.node_id.0,
@@ -158,7 +163,9 @@ impl WireClient {
         let response = lease.write(grant, &request, 0).await?;
         match response.results.first() {
             Some(r) => Ok(Refusal::of(r.error_code, None)),
-            None => Err("DeleteGroups: an answer without the group".to_string()),
+            None => Err(WireError::Protocol(
+                "DeleteGroups: an answer without the group".to_string(),
+            )),
         }
     }
 }

@@ -5,7 +5,7 @@ use kafka_protocol::messages::metadata_request::MetadataRequestTopic;
 use kafka_protocol::messages::{MetadataRequest, MetadataResponse, TopicName};
 use kafka_protocol::protocol::StrBytes;
 
-use super::{describe_code, WireClient, WireResult};
+use super::{WireClient, WireError, WireResult};
 use crate::kafka::{Broker, MetadataSnapshot, Partition, Topic};
 
 /// Kafka's answer for a topic it does not know.
@@ -31,7 +31,7 @@ impl WireClient {
                     .collect()
             }))
             .with_allow_auto_topic_creation(false);
-        let mut last_error = "no broker to ask".to_string();
+        let mut last_error = WireError::Connection("no broker to ask".to_string());
         for broker in known.iter().chain(self.bootstrap.iter()) {
             let answer = async {
                 let mut lease = self.lease(broker).await?;
@@ -49,7 +49,10 @@ impl WireClient {
 
 fn snapshot(response: MetadataResponse) -> WireResult<MetadataSnapshot> {
     if response.error_code != 0 {
-        return Err(format!("Metadata: {}", describe_code(response.error_code)));
+        return Err(WireError::Kafka {
+            context: Some("Metadata"),
+            code: response.error_code,
+        });
     }
     let brokers = response
         .brokers

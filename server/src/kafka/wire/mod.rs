@@ -4,11 +4,13 @@
 //! one connection per broker, with the cluster's own TLS and SASL settings.
 //!
 //! `kinds.rs` says which request kinds may be sent, by type: reads freely, changes only under
-//! the grant for what they change (`topics.rs` holds the topic changes).
+//! the grant for what they change (`topics.rs` holds the topic changes). `error.rs` says what
+//! kind of failure each error is.
 
 pub mod acls;
 mod brokers;
 mod conn;
+mod error;
 mod groups;
 pub mod kinds;
 mod metadata;
@@ -39,12 +41,13 @@ use tokio_rustls::rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs
 use tokio_rustls::rustls::{ClientConfig as TlsClientConfig, RootCertStore};
 
 use self::conn::{Connection, Security};
+pub use self::error::WireError;
 use self::kinds::{ReadRequest, WriteRequest};
 use super::Broker;
 use crate::auth::Grant;
 use crate::config::{ClusterConfig, Secret, TlsConfig};
 
-type WireResult<T> = Result<T, String>;
+type WireResult<T> = Result<T, WireError>;
 
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(15);
@@ -94,29 +97,31 @@ impl Lease {
     ) -> WireResult<R::Response> {
         let needs = request.needs();
         if needs.is_empty() {
-            return Err(format!("{}: a change that names nothing", self.label));
+            let nothing = WireError::Withheld("a change that names nothing".to_string());
+            return Err(WireError::at(&self.label, nothing));
         }
         for (privilege, resource) in &needs {
             grant
                 .require(*privilege, resource)
-                .map_err(|e| format!("{}: {}", self.label, e.message))?;
+                .map_err(|e| WireError::at(&self.label, WireError::Withheld(e.message)))?;
         }
         self.send(request, min).await
     }
 
     async fn send<R: Request>(&mut self, request: &R, min: i16) -> WireResult<R::Response> {
         let Some(conn) = self.guard.as_mut() else {
-            return Err(format!("{}: the connection was closed", self.label));
+            let closed = WireError::Connection("the connection was closed".to_string());
+            return Err(WireError::at(&self.label, closed));
         };
         let outcome = tokio::time::timeout(REQUEST_TIMEOUT, conn.call(request, min)).await;
         let error = match outcome {
             Ok(Ok(response)) => return Ok(response),
             Ok(Err(error)) => error,
-            Err(_) => "no answer in time".to_string(),
+            Err(_) => WireError::Connection("no answer in time".to_string()),
         };
         // After a failure the connection may be out of step with the broker: start afresh.
         *self.guard = None;
-        Err(format!("{}: {error}", self.label))
+        Err(WireError::at(&self.label, error))
     }
 }
 
@@ -138,10 +143,14 @@ impl WireClient {
     }
 
     async fn lease(&self, broker: &Broker) -> WireResult<Lease> {
-        let port = u16::try_from(broker.port).map_err(|_| "bad broker port".to_string())?;
+        let port = u16::try_from(broker.port)
+            .map_err(|_| WireError::Connection("bad broker port".to_string()))?;
         let label = format!("broker {} ({}:{port})", broker.id, broker.host);
         let slot = {
-            let mut slots = self.slots.lock().map_err(|_| "connection table poisoned")?;
+            let mut slots = self
+                .slots
+                .lock()
+                .map_err(|_| WireError::Internal("connection table poisoned".to_string()))?;
             Arc::clone(slots.entry((broker.host.clone(), port)).or_default())
         };
         let mut guard = slot.lock_owned().await;
@@ -151,8 +160,11 @@ impl WireClient {
                 Connection::open(&broker.host, port, &self.security),
             )
             .await
-            .map_err(|_| format!("{label}: connecting took too long"))?
-            .map_err(|e| format!("{label}: {e}"))?;
+            .map_err(|_| {
+                let slow = WireError::Connection("connecting took too long".to_string());
+                WireError::at(&label, slow)
+            })?
+            .map_err(|e| WireError::at(&label, e))?;
             *guard = Some(opened);
         }
         Ok(Lease { label, guard })
@@ -161,7 +173,7 @@ impl WireClient {
     /// The active controller (the leader of KRaft's metadata log) and each broker's rack, from
     /// the first broker that answers.
     pub async fn cluster_info(&self, brokers: &[Broker]) -> WireResult<ClusterInfo> {
-        let mut last_error = "no brokers".to_string();
+        let mut last_error = WireError::Connection("no brokers".to_string());
         for broker in brokers {
             match self.cluster_info_from(broker).await {
                 Ok(info) => return Ok(info),
@@ -175,10 +187,10 @@ impl WireClient {
         let mut lease = self.lease(broker).await?;
         let described = lease.call(&DescribeClusterRequest::default(), 0).await?;
         if described.error_code != 0 {
-            return Err(format!(
-                "DescribeCluster: {}",
-                describe_code(described.error_code)
-            ));
+            return Err(WireError::Kafka {
+                context: Some("DescribeCluster"),
+                code: described.error_code,
+            });
         }
         let racks = described
             .brokers
@@ -220,7 +232,10 @@ impl WireClient {
                 let every = DescribeLogDirsRequest::default().with_topics(None);
                 let response = lease.call(&every, 1).await?;
                 if response.error_code != 0 {
-                    return Err(describe_code(response.error_code));
+                    return Err(WireError::Kafka {
+                        context: None,
+                        code: response.error_code,
+                    });
                 }
                 Ok(response
                     .results
@@ -270,11 +285,11 @@ impl WireClient {
         let mut lease = self.lease(broker).await?;
         let listed = lease.call(&ListGroupsRequest::default(), 0).await?;
         if listed.error_code != 0 {
-            return Err(format!(
-                "{}: ListGroups: {}",
-                lease.label,
-                describe_code(listed.error_code)
-            ));
+            let refused = WireError::Kafka {
+                context: Some("ListGroups"),
+                code: listed.error_code,
+            };
+            return Err(WireError::at(&lease.label, refused));
         }
         let mut groups: Vec<Group> = listed
             .groups
@@ -519,13 +534,16 @@ fn tls_config(tls: &TlsConfig) -> WireResult<TlsClientConfig> {
     let mut roots = RootCertStore::empty();
     match &tls.ca {
         Some(ca) => {
-            let certs = CertificateDer::pem_file_iter(ca)
-                .map_err(|e| format!("cannot read the CA file {}: {e}", ca.display()))?;
+            let certs = CertificateDer::pem_file_iter(ca).map_err(|e| {
+                WireError::Setup(format!("cannot read the CA file {}: {e}", ca.display()))
+            })?;
             for cert in certs {
-                let cert = cert.map_err(|e| format!("bad certificate in {}: {e}", ca.display()))?;
-                roots
-                    .add(cert)
-                    .map_err(|e| format!("bad certificate in {}: {e}", ca.display()))?;
+                let cert = cert.map_err(|e| {
+                    WireError::Setup(format!("bad certificate in {}: {e}", ca.display()))
+                })?;
+                roots.add(cert).map_err(|e| {
+                    WireError::Setup(format!("bad certificate in {}: {e}", ca.display()))
+                })?;
             }
         }
         None => {
@@ -538,17 +556,22 @@ fn tls_config(tls: &TlsConfig) -> WireResult<TlsClientConfig> {
     let provider = Arc::new(tokio_rustls::rustls::crypto::ring::default_provider());
     let builder = TlsClientConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()
-        .map_err(|e| format!("TLS set-up failed: {e}"))?
+        .map_err(|e| WireError::Setup(format!("TLS set-up failed: {e}")))?
         .with_root_certificates(roots);
     match (&tls.cert, &tls.key) {
         (Some(cert), Some(key)) => {
             let chain = CertificateDer::pem_file_iter(cert)
                 .and_then(|certs| certs.collect::<Result<Vec<_>, _>>())
-                .map_err(|e| format!("cannot read the certificate {}: {e}", cert.display()))?;
+                .map_err(|e| {
+                    WireError::Setup(format!(
+                        "cannot read the certificate {}: {e}",
+                        cert.display()
+                    ))
+                })?;
             let key = private_key(key, tls.key_password.as_ref())?;
-            builder
-                .with_client_auth_cert(chain, key)
-                .map_err(|e| format!("the client certificate and key do not fit: {e}"))
+            builder.with_client_auth_cert(chain, key).map_err(|e| {
+                WireError::Setup(format!("the client certificate and key do not fit: {e}"))
+            })
         }
         _ => Ok(builder.with_no_client_auth()),
     }
@@ -561,33 +584,35 @@ fn private_key(path: &Path, password: Option<&Secret>) -> WireResult<PrivateKeyD
     const BEGIN: &str = "-----BEGIN ENCRYPTED PRIVATE KEY-----";
     const END: &str = "-----END ENCRYPTED PRIVATE KEY-----";
     let shown = path.display();
-    let text =
-        std::fs::read_to_string(path).map_err(|e| format!("cannot read the key {shown}: {e}"))?;
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| WireError::Setup(format!("cannot read the key {shown}: {e}")))?;
     let Some(start) = text.find(BEGIN) else {
         if text.contains("Proc-Type: 4,ENCRYPTED") {
-            return Err(format!(
+            return Err(WireError::Setup(format!(
                 "the key {shown} is encrypted in the legacy PEM form; convert it with \
                  `openssl pkcs8 -topk8 -v2 aes-256-cbc`"
-            ));
+            )));
         }
         return PrivateKeyDer::from_pem_slice(text.as_bytes())
-            .map_err(|e| format!("cannot read the key {shown}: {e}"));
+            .map_err(|e| WireError::Setup(format!("cannot read the key {shown}: {e}")));
     };
     let Some(password) = password else {
-        return Err(format!(
+        return Err(WireError::Setup(format!(
             "the key {shown} is encrypted; give its password as properties[\"ssl.key.password\"]"
-        ));
+        )));
     };
     let block = text
         .get(start..)
         .and_then(|rest| rest.find(END).and_then(|end| rest.get(..end + END.len())))
-        .ok_or_else(|| format!("the key {shown} has no end line"))?;
+        .ok_or_else(|| WireError::Setup(format!("the key {shown} has no end line")))?;
     let (_, document) = pkcs8::der::SecretDocument::from_pem(block)
-        .map_err(|e| format!("cannot read the key {shown}: {e}"))?;
+        .map_err(|e| WireError::Setup(format!("cannot read the key {shown}: {e}")))?;
     let info = pkcs8::EncryptedPrivateKeyInfo::try_from(document.as_bytes())
-        .map_err(|e| format!("cannot read the key {shown}: {e}"))?;
+        .map_err(|e| WireError::Setup(format!("cannot read the key {shown}: {e}")))?;
     let plain = info.decrypt(password.expose()).map_err(|_| {
-        format!("cannot decrypt the key {shown}: the password is wrong or its cipher unsupported")
+        WireError::Setup(format!(
+            "cannot decrypt the key {shown}: the password is wrong or its cipher unsupported"
+        ))
     })?;
     Ok(PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(
         plain.as_bytes().to_vec(),

@@ -7,7 +7,7 @@ use kafka_protocol::messages::{AlterClientQuotasRequest, DescribeClientQuotasReq
 use kafka_protocol::protocol::StrBytes;
 
 use super::topics::Refusal;
-use super::{WireClient, WireResult};
+use super::{WireClient, WireError, WireResult};
 use crate::auth::Grant;
 use crate::kafka::Broker;
 
@@ -122,7 +122,9 @@ impl WireClient {
         let response = lease.write(grant, &request, 0).await?;
         match response.entries.first() {
             Some(r) => Ok(Refusal::of(r.error_code, r.error_message.as_ref())),
-            None => Err("AlterClientQuotas: an answer without the entity".to_string()),
+            None => Err(WireError::Protocol(
+                "AlterClientQuotas: an answer without the entity".to_string(),
+            )),
         }
     }
 }

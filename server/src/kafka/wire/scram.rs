@@ -10,6 +10,13 @@ use hmac::{Hmac, Mac};
 use sha2::{Digest, Sha256, Sha512};
 use subtle::ConstantTimeEq;
 
+use super::{WireError, WireResult};
+
+/// The broker's side of the exchange failed: an authentication failure.
+fn refused(message: impl Into<String>) -> WireError {
+    WireError::Authentication(message.into())
+}
+
 /// The iteration counts klens accepts from a broker: Kafka's own minimum (it refuses fewer), and
 /// a ceiling that keeps a hostile broker from making each connection spin.
 const ITERATIONS: std::ops::RangeInclusive<u32> = 4_096..=16_384;
@@ -96,7 +103,7 @@ impl Scram {
     }
 
     /// The answer to the server's first message, with the client proof.
-    pub fn client_final(&mut self, server_first: &str) -> Result<String, String> {
+    pub fn client_final(&mut self, server_first: &str) -> WireResult<String> {
         let mut nonce = None;
         let mut salt = None;
         let mut iterations = None;
@@ -105,29 +112,29 @@ impl Scram {
                 Some(("r", v)) => nonce = Some(v),
                 Some(("s", v)) => salt = Some(v),
                 Some(("i", v)) => iterations = Some(v),
-                Some(("m", _)) => return Err("the broker asks for a SCRAM extension".into()),
+                Some(("m", _)) => return Err(refused("the broker asks for a SCRAM extension")),
                 _ => {}
             }
         }
         let (Some(nonce), Some(salt), Some(iterations)) = (nonce, salt, iterations) else {
-            return Err("the broker's SCRAM challenge is incomplete".into());
+            return Err(refused("the broker's SCRAM challenge is incomplete"));
         };
         if !nonce.starts_with(&self.nonce) || nonce.len() == self.nonce.len() {
-            return Err("the broker's SCRAM nonce does not extend klens's".into());
+            return Err(refused("the broker's SCRAM nonce does not extend klens's"));
         }
         let salt = STANDARD
             .decode(salt)
-            .map_err(|_| "the broker's SCRAM salt is not base64".to_string())?;
+            .map_err(|_| refused("the broker's SCRAM salt is not base64"))?;
         let iterations: u32 = iterations
             .parse()
             .ok()
             .filter(|i| ITERATIONS.contains(i))
             .ok_or_else(|| {
-                format!(
+                refused(format!(
                     "the broker's SCRAM iteration count is outside {}..={}",
                     ITERATIONS.start(),
                     ITERATIONS.end()
-                )
+                ))
             })?;
 
         let salted = self
@@ -149,24 +156,27 @@ impl Scram {
     }
 
     /// Checks the server's last message: it must prove that the server knows the password.
-    pub fn verify_server_final(&self, server_final: &str) -> Result<(), String> {
+    pub fn verify_server_final(&self, server_final: &str) -> WireResult<()> {
         if let Some(error) = server_final.strip_prefix("e=") {
-            return Err(format!("the broker refused the SCRAM proof: {error}"));
+            return Err(refused(format!(
+                "the broker refused the SCRAM proof: {error}"
+            )));
         }
         let expected = self
             .server_signature
             .as_ref()
-            .ok_or("the SCRAM exchange is out of order")?;
+            // Only klens calling out of order leaves no signature to check against.
+            .ok_or_else(|| WireError::Internal("the SCRAM exchange is out of order".into()))?;
         let given = server_final
             .split(',')
             .find_map(|p| p.strip_prefix("v="))
             .and_then(|v| STANDARD.decode(v).ok())
-            .ok_or("the broker's SCRAM answer has no signature")?;
+            .ok_or_else(|| refused("the broker's SCRAM answer has no signature"))?;
         // Constant time: how much of a forged signature matched must not show in the timing.
         if bool::from(given.as_slice().ct_eq(expected.as_slice())) {
             Ok(())
         } else {
-            Err("the broker's SCRAM signature is wrong".into())
+            Err(refused("the broker's SCRAM signature is wrong"))
         }
     }
 }
@@ -224,7 +234,7 @@ mod tests {
         assert!(fresh().verify_server_final("v=AAAA").is_err());
         let refused = fresh().verify_server_final("e=invalid-proof");
         assert!(
-            matches!(&refused, Err(e) if e.contains("invalid-proof")),
+            matches!(&refused, Err(e) if e.to_string().contains("invalid-proof")),
             "{refused:?}"
         );
     }

@@ -96,7 +96,7 @@ async fn a_write_request_needs_the_grant_for_what_it_changes() {
             .write(&grant, &request, 0)
             .await
             .expect_err("the wrong grant");
-        assert!(e.contains("DELETE_OFFSETS"), "{e}");
+        assert!(e.to_string().contains("DELETE_OFFSETS"), "{e}");
     }
     let mut grant = policy
         .decide(
@@ -110,11 +110,45 @@ async fn a_write_request_needs_the_grant_for_what_it_changes() {
         .write(&grant, &request, 0)
         .await
         .expect_err("there is no connection");
-    assert!(e.contains("connection was closed"), "{e}");
+    assert!(matches!(e.root(), WireError::Connection(_)), "{e}");
+    assert_eq!(e.to_string(), "test: the connection was closed");
 }
 
 #[test]
 fn error_codes_read_as_kafka_names() {
     assert_eq!(describe_code(31), "ClusterAuthorizationFailed");
     assert_eq!(describe_code(0), "no error");
+}
+
+/// An old broker's refusal is a client error whose message is the error's own text, and its
+/// kind survives the broker label for callers that match on it.
+#[test]
+fn an_unsupported_api_is_a_client_error_in_its_own_words() {
+    let missing = WireError::Unsupported {
+        api: 50,
+        broker: None,
+        klens: (0, 0),
+    };
+    assert_eq!(missing.to_string(), "the broker does not support API 50");
+    let e = app::ApiError::from(missing.clone());
+    assert_eq!(e.code, app::ErrorCode::Client);
+    assert_eq!(e.code.as_str(), "CLIENT");
+    assert_eq!(e.message, "the broker does not support API 50");
+
+    let too_old = WireError::at(
+        "broker 1 (a:9092)",
+        WireError::Unsupported {
+            api: 15,
+            broker: Some((0, 4)),
+            klens: (5, 6),
+        },
+    );
+    assert!(matches!(
+        too_old.root(),
+        WireError::Unsupported { api: 15, .. }
+    ));
+    assert_eq!(
+        app::ApiError::from(too_old).message,
+        "broker 1 (a:9092): the broker's versions 0..4 of API 15 are not ones klens speaks"
+    );
 }

@@ -17,7 +17,7 @@ use kafka_protocol::messages::{
 use kafka_protocol::protocol::StrBytes;
 
 use super::kinds::ReadRequest;
-use super::{WireClient, WireResult};
+use super::{WireClient, WireError, WireResult};
 use crate::auth::Grant;
 use crate::kafka::Broker;
 
@@ -102,7 +102,7 @@ impl WireClient {
         request: &R,
         min: i16,
     ) -> WireResult<R::Response> {
-        let mut last_error = "no broker to ask".to_string();
+        let mut last_error = WireError::Connection("no broker to ask".to_string());
         for broker in ask {
             let answer = async {
                 let mut lease = self.lease(broker).await?;
@@ -145,7 +145,9 @@ impl WireClient {
             .with_include_documentation(true);
         let response = self.ask_first(ask, &request, 1).await?;
         let Some(result) = response.results.into_iter().next() else {
-            return Err("DescribeConfigs: an answer without the resource".to_string());
+            return Err(WireError::Protocol(
+                "DescribeConfigs: an answer without the resource".to_string(),
+            ));
         };
         if let Err(refusal) = Refusal::of(result.error_code, result.error_message.as_ref()) {
             return Ok(Err(refusal));
@@ -219,7 +221,9 @@ impl WireClient {
         let response = lease.write(grant, &request, 0).await?;
         match response.responses.first() {
             Some(r) => Ok(Refusal::of(r.error_code, r.error_message.as_ref())),
-            None => Err("IncrementalAlterConfigs: an answer without the resource".to_string()),
+            None => Err(WireError::Protocol(
+                "IncrementalAlterConfigs: an answer without the resource".to_string(),
+            )),
         }
     }
 
@@ -245,7 +249,9 @@ impl WireClient {
         let response = lease.write(grant, &request, 0).await?;
         match response.results.first() {
             Some(r) => Ok(Refusal::of(r.error_code, r.error_message.as_ref())),
-            None => Err("CreatePartitions: an answer without the topic".to_string()),
+            None => Err(WireError::Protocol(
+                "CreatePartitions: an answer without the topic".to_string(),
+            )),
         }
     }
 
@@ -299,9 +305,9 @@ impl WireClient {
                 }
                 Err(error) => {
                     out.extend(
-                        offsets
-                            .iter()
-                            .map(|&(partition, _)| (partition, Err(unanswered(&error)))),
+                        offsets.iter().map(|&(partition, _)| {
+                            (partition, Err(unanswered(&error.to_string())))
+                        }),
                     );
                 }
             }
@@ -312,7 +318,7 @@ impl WireClient {
     pub(super) fn first<'a>(&'a self, known: &'a [Broker]) -> WireResult<&'a Broker> {
         self.targets(known)
             .first()
-            .ok_or_else(|| "no broker to ask".to_string())
+            .ok_or_else(|| WireError::Connection("no broker to ask".to_string()))
     }
 }
 

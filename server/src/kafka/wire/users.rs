@@ -14,7 +14,7 @@ use kafka_protocol::protocol::StrBytes;
 
 use super::scram::Hash;
 use super::topics::Refusal;
-use super::{WireClient, WireResult};
+use super::{WireClient, WireError, WireResult};
 use crate::auth::Grant;
 use crate::config::Secret;
 use crate::kafka::Broker;
@@ -95,9 +95,10 @@ impl WireClient {
         password: &Secret,
     ) -> WireResult<Result<(), Refusal>> {
         use rand::RngCore;
-        let (code, hash) =
-            mechanism_code(mechanism).ok_or_else(|| format!("no SCRAM mechanism {mechanism}"))?;
-        let rounds = u32::try_from(iterations).map_err(|_| "a negative iteration count")?;
+        let (code, hash) = mechanism_code(mechanism)
+            .ok_or_else(|| WireError::Withheld(format!("no SCRAM mechanism {mechanism}")))?;
+        let rounds = u32::try_from(iterations)
+            .map_err(|_| WireError::Withheld("a negative iteration count".to_string()))?;
         let mut salt = vec![0u8; SALT_BYTES];
         rand::thread_rng().fill_bytes(&mut salt);
         let salted = hash.salted_password(password.expose().as_bytes(), &salt, rounds);
@@ -120,8 +121,8 @@ impl WireClient {
         user: &str,
         mechanism: &str,
     ) -> WireResult<Result<(), Refusal>> {
-        let (code, _) =
-            mechanism_code(mechanism).ok_or_else(|| format!("no SCRAM mechanism {mechanism}"))?;
+        let (code, _) = mechanism_code(mechanism)
+            .ok_or_else(|| WireError::Withheld(format!("no SCRAM mechanism {mechanism}")))?;
         let request = AlterUserScramCredentialsRequest::default().with_deletions(vec![
             ScramCredentialDeletion::default()
                 .with_name(StrBytes::from_string(user.to_string()))
@@ -141,7 +142,9 @@ impl WireClient {
         let response = lease.write(grant, request, 0).await?;
         match response.results.first() {
             Some(r) => Ok(Refusal::of(r.error_code, r.error_message.as_ref())),
-            None => Err("AlterUserScramCredentials: an answer without the user".to_string()),
+            None => Err(WireError::Protocol(
+                "AlterUserScramCredentials: an answer without the user".to_string(),
+            )),
         }
     }
 }
