@@ -9,7 +9,6 @@
 //! ceiling.
 
 mod boundary;
-mod findings;
 pub mod tools;
 
 use std::sync::Arc;
@@ -117,9 +116,8 @@ async fn guard(State(guard): State<Arc<Guard>>, mut request: Request, next: Next
 /// The router of the MCP port: `/mcp` and nothing else.
 pub fn router(service: Arc<Service>, config: &McpConfig) -> axum::Router {
     let handlers = Arc::clone(&service);
-    let lags = Arc::new(std::sync::Mutex::new(tools::LagMemory::default()));
     let mcp = StreamableHttpService::new(
-        move || Ok(tools::Klens::new(Arc::clone(&handlers), Arc::clone(&lags))),
+        move || Ok(tools::Klens::new(Arc::clone(&handlers))),
         Arc::new(NeverSessionManager::default()),
         StreamableHttpServerConfig::default()
             .with_legacy_session_mode(false)

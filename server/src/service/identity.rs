@@ -1,7 +1,8 @@
 //! Who the caller is and what they may do on each cluster they can see.
 
+use app::access::{Action, ClusterAccess, Resource};
 use app::api::{User, WhoAmI};
-use app::ApiError;
+use app::{ApiError, Privilege};
 
 use super::Service;
 use crate::auth::Caller;
@@ -17,4 +18,41 @@ pub async fn whoami(service: &Service, caller: &Caller) -> Result<WhoAmI, ApiErr
         }),
         clusters: service.policy.visible(&caller.subject()),
     })
+}
+
+/// Whether `caller` may use an operation that needs `privilege` on some cluster it can see
+/// (one that needs none, always): the decision itself, not a copy of its rules.
+pub fn may_use(service: &Service, caller: &Caller, privilege: Option<Privilege>) -> bool {
+    let Some(privilege) = privilege else {
+        return true;
+    };
+    service
+        .policy
+        .visible(&caller.subject())
+        .iter()
+        .any(|a| a.can(privilege))
+}
+
+/// What `caller` holds on `cluster`, or `UNKNOWN_CLUSTER` when it cannot see it.
+pub fn access(
+    service: &Service,
+    caller: &Caller,
+    cluster: &str,
+) -> Result<ClusterAccess, ApiError> {
+    service
+        .policy
+        .access(&caller.subject(), cluster)
+        .ok_or_else(|| ApiError::unknown_cluster(cluster))
+}
+
+/// The decision's refusal of an operation needing `privilege` on `cluster` under `access`,
+/// in its own words; none when it is allowed (a privilege held on some resources only is
+/// allowed there: the scopes say where).
+pub fn refusal(access: &ClusterAccess, cluster: &str, privilege: Privilege) -> Option<ApiError> {
+    if access.can(privilege) {
+        return None;
+    }
+    access
+        .decide(&Action::new(privilege, Resource::Cluster))
+        .into_error(cluster)
 }

@@ -11,6 +11,7 @@ pub mod acls;
 pub mod audit;
 pub mod brokers;
 pub mod catalog;
+pub mod findings;
 pub mod groups;
 pub mod identity;
 pub mod limits;
@@ -20,6 +21,7 @@ pub mod records;
 pub mod schemas;
 pub mod topics;
 pub mod users;
+pub mod views;
 
 use std::sync::Arc;
 
@@ -60,6 +62,8 @@ pub struct Service {
     audit: Arc<Audit>,
     /// What records show to callers without UNMASK.
     masking: Arc<Masking>,
+    /// The lag each group showed when last described with findings.
+    lags: std::sync::Mutex<findings::LagMemory>,
 }
 
 /// One cluster as an operation was granted it.
@@ -112,6 +116,7 @@ impl Service {
             ),
             audit: Arc::new(Audit::none()),
             masking: Arc::new(Masking::default()),
+            lags: std::sync::Mutex::default(),
         }
     }
 

@@ -1,5 +1,5 @@
-//! Plain findings about a consumer group that an agent can act on, from the same detail the
-//! Group page shows.
+//! Plain findings about a consumer group that a person or an agent can act on, from the same
+//! detail the Group page shows, and the lag each group showed when last described with them.
 
 use std::collections::BTreeMap;
 
@@ -90,6 +90,37 @@ pub fn findings(group: &GroupDetail, earlier: EarlierLag) -> Vec<String> {
         }
     }
     out
+}
+
+/// The lag each group showed when it was last described with findings, so the next
+/// description can say whether it grew. Bounded: the oldest entries go first.
+#[derive(Default)]
+pub struct LagMemory {
+    seen: std::collections::HashMap<(String, String), (i64, u64)>,
+}
+
+/// The most groups whose lag is remembered.
+const LAG_MEMORY: usize = 2_000;
+
+impl LagMemory {
+    /// The lag remembered for `key`, and `now` remembered in its place.
+    pub fn swap(&mut self, key: (String, String), now: Option<(i64, u64)>) -> EarlierLag {
+        let before = match now {
+            Some(now) => self.seen.insert(key, now),
+            None => self.seen.remove(&key),
+        };
+        if self.seen.len() > LAG_MEMORY {
+            if let Some(oldest) = self
+                .seen
+                .iter()
+                .min_by_key(|(_, (t, _))| *t)
+                .map(|(k, _)| k.clone())
+            {
+                self.seen.remove(&oldest);
+            }
+        }
+        before
+    }
 }
 
 #[cfg(test)]
