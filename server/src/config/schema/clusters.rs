@@ -1,0 +1,335 @@
+//! A cluster's keys: its servers, SASL, TLS files, registry and client properties.
+
+use super::*;
+
+pub(super) fn clusters(
+    value: &Value<'_>,
+    base_dir: &Path,
+) -> Result<Vec<ClusterConfig>, ConfigError> {
+    let mut clusters: Vec<ClusterConfig> = Vec::new();
+    for item in value.non_empty_list(NO_CLUSTERS)? {
+        let cluster = cluster(&item, base_dir, &clusters)?;
+        clusters.push(cluster);
+    }
+    Ok(clusters)
+}
+
+pub(super) fn cluster(
+    value: &Value<'_>,
+    base_dir: &Path,
+    earlier: &[ClusterConfig],
+) -> Result<ClusterConfig, ConfigError> {
+    let map = value.map()?;
+    map.only(CLUSTER_KEYS)?;
+
+    let name_value = map.required("name", "give the cluster a name such as prod")?;
+    let name = name_value.text()?;
+    if !is_cluster_name(&name.value) {
+        return Err(name_value.error(format!(
+            "{} is not a valid cluster name; use lowercase letters, digits, \"-\", \"_\" and \".\" \
+             (the name appears in URLs)",
+            name.shown()
+        )));
+    }
+    if let Some(index) = earlier
+        .iter()
+        .position(|cluster| cluster.name == name.value)
+    {
+        return Err(name_value.error(format!(
+            "cluster name {} is already used by clusters[{index}]; give each cluster its own name",
+            name.shown()
+        )));
+    }
+
+    let servers_value = map.required(
+        "bootstrap_servers",
+        "list the brokers as host:port, separated by commas",
+    )?;
+    let servers = servers_value.text()?.value.trim().to_string();
+    if servers.is_empty() {
+        return Err(
+            servers_value.error("is empty; list the brokers as host:port, separated by commas")
+        );
+    }
+    if servers.split(',').any(|server| server.trim().is_empty()) {
+        return Err(servers_value.error(
+            "has an empty entry; list the brokers as host:port, separated by single commas",
+        ));
+    }
+
+    let writable = match map.get("writable") {
+        Some(value) => value.bool()?,
+        None => false,
+    };
+    let scoped_catalog = match map.get("catalog") {
+        None => false,
+        Some(value) => {
+            let text = value.text()?;
+            match text.value.as_str() {
+                "scoped" => true,
+                "all" => false,
+                _ => {
+                    return Err(value.error(format!(
+                        "expected scoped or all, found {}; scoped shows callers whose \
+                         bindings are all scoped only the resources those cover",
+                        text.shown()
+                    )))
+                }
+            }
+        }
+    };
+    let sasl = map.get("sasl").map(|value| sasl(&value)).transpose()?;
+    let tls = map
+        .get("tls")
+        .map(|value| tls(&value, base_dir))
+        .transpose()?;
+    let schema_registry = map
+        .get("schema_registry")
+        .map(|value| registry(&value))
+        .transpose()?;
+    let (properties, key_password) = match map.get("properties") {
+        Some(value) => properties(&value)?,
+        None => (BTreeMap::new(), None),
+    };
+    let tls = match (tls, key_password) {
+        (tls, None) => tls,
+        (Some(tls), Some(password)) if tls.key.is_some() => Some(TlsConfig {
+            key_password: Some(password),
+            ..tls
+        }),
+        (_, Some(_)) => {
+            let message = format!(
+                "ssl.key.password is set but {}.tls.key is not; give the encrypted key as \
+                 tls.key (with tls.cert), or remove the password",
+                map.path()
+            );
+            return Err(match map.get("properties") {
+                Some(at) => at.error(message),
+                None => value.error(message),
+            });
+        }
+    };
+
+    Ok(ClusterConfig {
+        name: name.value,
+        bootstrap_servers: servers,
+        writable,
+        scoped_catalog,
+        sasl,
+        tls,
+        schema_registry,
+        properties,
+    })
+}
+
+pub(super) fn sasl(value: &Value<'_>) -> Result<SaslConfig, ConfigError> {
+    let map = value.map()?;
+    map.only(SASL_KEYS)?;
+    let names = SaslMechanism::ALL
+        .iter()
+        .map(|mechanism| mechanism.librdkafka_name())
+        .collect::<Vec<_>>();
+    let expected = format!("expected {}", either(&names));
+
+    let mechanism_value = map.required("mechanism", &expected)?;
+    let text = mechanism_value.text()?;
+    let mechanism = SaslMechanism::from_config_name(&text.value).ok_or_else(|| {
+        mechanism_value.error(format!(
+            "unknown SASL mechanism {}; {expected}",
+            text.shown()
+        ))
+    })?;
+    let username = map
+        .required("username", "give the Kafka user klens connects as")?
+        .non_empty_string()?;
+    let password = map
+        .required(
+            "password",
+            "give the password, for example as ${KLENS_KAFKA_PASSWORD}",
+        )?
+        .secret()?;
+    Ok(SaslConfig {
+        mechanism,
+        username,
+        password,
+    })
+}
+
+pub(super) fn tls(value: &Value<'_>, base_dir: &Path) -> Result<TlsConfig, ConfigError> {
+    let map = value.map()?;
+    map.only(TLS_KEYS)?;
+    let cert = map.get("cert");
+    let key = map.get("key");
+    match (&cert, &key) {
+        (Some(cert), None) => {
+            return Err(cert.error(format!(
+                "cert is set without key; a client certificate needs both, so add {}.key or \
+                 remove cert",
+                map.path()
+            )))
+        }
+        (None, Some(key)) => {
+            return Err(key.error(format!(
+                "key is set without cert; a client certificate needs both, so add {}.cert or \
+                 remove key",
+                map.path()
+            )))
+        }
+        _ => {}
+    }
+    let file = |value: Option<Value<'_>>| value.map(|value| tls_file(&value, base_dir)).transpose();
+    Ok(TlsConfig {
+        ca: file(map.get("ca"))?,
+        cert: file(cert)?,
+        key: file(key)?,
+        key_password: None,
+    })
+}
+
+/// A path as written, taken from `base_dir` (the config's folder) when relative; empty is
+/// refused, naming `what` should be there.
+pub(super) fn path_of(
+    value: &Value<'_>,
+    base_dir: &Path,
+    what: &str,
+) -> Result<PathBuf, ConfigError> {
+    let text = value.text()?;
+    if text.value.trim().is_empty() {
+        return Err(value.error(format!("is empty; give the path of {what}")));
+    }
+    let written = PathBuf::from(&text.value);
+    Ok(if written.is_relative() {
+        base_dir.join(written)
+    } else {
+        written
+    })
+}
+
+/// Resolves a TLS path and checks that klens can read it now, not at the first connection.
+/// Only the first byte is read; the contents never leave this function.
+pub(super) fn tls_file(value: &Value<'_>, base_dir: &Path) -> Result<PathBuf, ConfigError> {
+    let path = path_of(value, base_dir, "a PEM file")?;
+    let shown = path.display().to_string();
+    // A FIFO or a device would block or never end; only a regular file (or a directory, which
+    // the read below refuses with the OS's own words) goes further.
+    if let Ok(metadata) = std::fs::metadata(&path) {
+        if !metadata.is_file() && !metadata.is_dir() {
+            return Err(value.error(format!(
+                "{shown:?} is not a regular file; give the path of a PEM file"
+            )));
+        }
+    }
+    let mut first = [0u8; 1];
+    let read = File::open(&path).and_then(|mut file| file.read(&mut first));
+    match read {
+        Ok(0) => Err(value.error(format!("{shown:?} is empty; give a PEM file"))),
+        Ok(_) => Ok(path),
+        Err(error) => Err(value.error(format!(
+            "cannot read {shown:?}: {error}; check the path and that klens may read the file"
+        ))),
+    }
+}
+
+pub(super) fn registry(value: &Value<'_>) -> Result<RegistryConfig, ConfigError> {
+    let map = value.map()?;
+    map.only(REGISTRY_KEYS)?;
+    let url_value = map.required(
+        "url",
+        "give the registry URL, such as https://registry:8081",
+    )?;
+    let url = url_value.text()?.value;
+    let parsed = http_url(&url_value, &url, "Schema Registry URL")?;
+
+    let username_value = map.get("username");
+    let password_value = map.get("password");
+    let username = username_value
+        .as_ref()
+        .map(Value::non_empty_string)
+        .transpose()?;
+    let password = password_value.as_ref().map(Value::secret).transpose()?;
+    match (&username_value, &password_value) {
+        (Some(username), None) => {
+            return Err(username
+                .error("username is set without password; set both for basic auth, or neither"))
+        }
+        (None, Some(password)) => {
+            return Err(password
+                .error("password is set without username; set both for basic auth, or neither"))
+        }
+        _ => {}
+    }
+    if password.is_some() && !parsed.https && !parsed.is_loopback() {
+        return Err(url_value.error(
+            "plain http:// would send the registry password unencrypted to a host that is not \
+             loopback; use https://, or http:// only to localhost, 127.0.0.0/8 or ::1",
+        ));
+    }
+    Ok(RegistryConfig {
+        url,
+        username,
+        password,
+    })
+}
+
+/// Sign-in URLs carry codes and set the session cookie: plain `http://` only to loopback.
+pub(super) fn https_unless_loopback(
+    value: &Value<'_>,
+    url: &str,
+    what: &str,
+) -> Result<HttpUrl, ConfigError> {
+    let parsed = http_url(value, url, what)?;
+    if !parsed.https && !parsed.is_loopback() {
+        return Err(value.error(format!(
+            "the {what} uses http:// to a host that is not loopback, which would send sign-in \
+             codes and the session cookie unencrypted; use https://, or http:// only to \
+             localhost, 127.0.0.0/8 or ::1"
+        )));
+    }
+    Ok(parsed)
+}
+
+pub(super) fn http_url(value: &Value<'_>, url: &str, what: &str) -> Result<HttpUrl, ConfigError> {
+    parse_http_url(url).map_err(|reason| value.error(format!("invalid {what}: {reason}")))
+}
+
+/// The one connection property klens takes from `properties`: both clients honour it.
+pub(super) const KEY_PASSWORD: &str = "ssl.key.password";
+
+/// Whether a librdkafka property is a connection setting, which klens sets itself from `sasl`
+/// and `tls` so that librdkafka and its own protocol client reach the brokers alike.
+pub(super) fn is_connection_property(name: &str) -> bool {
+    name == "security.protocol" || name.starts_with("sasl.") || name.starts_with("ssl.")
+}
+
+/// The extra properties, and the key password when `ssl.key.password` is among them.
+pub(super) fn properties(
+    value: &Value<'_>,
+) -> Result<(BTreeMap<String, String>, Option<Secret>), ConfigError> {
+    let map = value.map()?;
+    let mut properties = BTreeMap::new();
+    let mut key_password = None;
+    for (key, value) in map.entries() {
+        if key.name.trim().is_empty() {
+            return Err(value.ctx().error(
+                key.pos,
+                value.path(),
+                "a property name cannot be empty",
+            ));
+        }
+        // Values may be secrets (ssl.key.password): the type error never echoes them.
+        let text = value.text_described("a string, number or true/false")?;
+        if key.name == KEY_PASSWORD {
+            key_password = Some(Secret::new(text.value));
+        } else if is_connection_property(key.name) {
+            return Err(value.ctx().error(
+                key.pos,
+                value.path(),
+                "is a connection setting, which klens takes from sasl and tls only (both its \
+                 Kafka clients must connect alike); use those keys, or remove this one",
+            ));
+        } else {
+            properties.insert(key.name.to_string(), text.value);
+        }
+    }
+    Ok((properties, key_password))
+}
