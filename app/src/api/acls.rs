@@ -111,7 +111,7 @@ pub struct AclList {
 /// Every ACL binding of the cluster (ACLS).
 #[server(endpoint = "acls", input = GetUrl, output = Answer)]
 pub async fn acls(cluster: String) -> Result<AclList, ApiError> {
-    super::backend::current()?.acls(cluster).await
+    super::backend::run(Acls { cluster }).await
 }
 
 /// The arguments of `create_acl` and `delete_acl` as sent: one binding.
@@ -152,13 +152,13 @@ pub struct AclChanged {
 /// Create one ACL binding (CREATE_ACLS).
 #[server(endpoint = "create_acl", input = Json, output = Answer)]
 pub async fn create_acl(#[server(flatten)] args: AclArgs) -> Result<AclChanged, ApiError> {
-    super::backend::current()?.create_acl(args).await
+    super::backend::run(CreateAcl { args }).await
 }
 
 /// Delete exactly one ACL binding, never the others a wider filter would match (DELETE_ACLS).
 #[server(endpoint = "delete_acl", input = Json, output = Answer)]
 pub async fn delete_acl(#[server(flatten)] args: AclArgs) -> Result<AclChanged, ApiError> {
-    super::backend::current()?.delete_acl(args).await
+    super::backend::run(DeleteAcl { args }).await
 }
 
 #[cfg(test)]

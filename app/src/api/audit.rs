@@ -157,5 +157,5 @@ pub async fn audit(
     cluster: String,
     #[server(flatten)] args: AuditArgs,
 ) -> Result<AuditList, ApiError> {
-    super::backend::current()?.audit(cluster, args).await
+    super::backend::run(Audit { cluster, args }).await
 }

@@ -59,9 +59,7 @@ pub async fn broker_configs(
     cluster: String,
     #[server(default)] broker: Arg<i32>,
 ) -> Result<BrokerConfigList, ApiError> {
-    super::backend::current()?
-        .broker_configs(cluster, broker)
-        .await
+    super::backend::run(BrokerConfigs { cluster, broker }).await
 }
 
 /// Sets and removes dynamic configs of one broker or of the cluster-wide default
@@ -70,5 +68,5 @@ pub async fn broker_configs(
 pub async fn alter_broker_config(
     #[server(flatten)] args: AlterBrokerConfigArgs,
 ) -> Result<BrokerConfigsChanged, ApiError> {
-    super::backend::current()?.alter_broker_config(args).await
+    super::backend::run(AlterBrokerConfig { args }).await
 }

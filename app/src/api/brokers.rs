@@ -54,7 +54,7 @@ pub struct BrokerList {
 /// The brokers of a cluster, from the catalog.
 #[server(endpoint = "brokers", input = GetUrl, output = Answer)]
 pub async fn brokers(cluster: String) -> Result<BrokerList, ApiError> {
-    super::backend::current()?.brokers(cluster).await
+    super::backend::run(Brokers { cluster }).await
 }
 
 /// One broker, from the catalog.
@@ -63,5 +63,5 @@ pub async fn broker(
     cluster: String,
     #[server(default)] id: super::Arg<i32>,
 ) -> Result<BrokerDetail, ApiError> {
-    super::backend::current()?.broker(cluster, id).await
+    super::backend::run(Broker { cluster, id }).await
 }

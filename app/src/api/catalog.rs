@@ -60,11 +60,11 @@ pub struct ClusterDetail {
 /// Every cluster the caller can see, with its health and size.
 #[server(endpoint = "clusters", input = GetUrl, output = Answer)]
 pub async fn clusters() -> Result<Vec<ClusterSummary>, ApiError> {
-    super::backend::current()?.clusters().await
+    super::backend::run(Clusters {}).await
 }
 
 /// One cluster's summary and brokers.
 #[server(endpoint = "cluster", input = GetUrl, output = Answer)]
 pub async fn cluster(cluster: String) -> Result<ClusterDetail, ApiError> {
-    super::backend::current()?.cluster(cluster).await
+    super::backend::run(Cluster { cluster }).await
 }

@@ -328,9 +328,7 @@ pub async fn topic_configs(
     cluster: String,
     #[server(default)] topic: Arg<String>,
 ) -> Result<TopicConfigList, ApiError> {
-    super::backend::current()?
-        .topic_configs(cluster, topic)
-        .await
+    super::backend::run(TopicConfigs { cluster, topic }).await
 }
 
 /// Sets and removes config overrides of a topic (ALTER_TOPIC_CONFIGS on a writable cluster).
@@ -338,7 +336,7 @@ pub async fn topic_configs(
 pub async fn alter_topic_configs(
     #[server(flatten)] args: AlterTopicConfigsArgs,
 ) -> Result<ConfigsChanged, ApiError> {
-    super::backend::current()?.alter_topic_configs(args).await
+    super::backend::run(AlterTopicConfigs { args }).await
 }
 
 /// Raises the partition count of a topic (ADD_PARTITIONS on a writable cluster).
@@ -346,7 +344,7 @@ pub async fn alter_topic_configs(
 pub async fn add_partitions(
     #[server(flatten)] args: AddPartitionsArgs,
 ) -> Result<PartitionsAdded, ApiError> {
-    super::backend::current()?.add_partitions(args).await
+    super::backend::run(AddPartitions { args }).await
 }
 
 /// Deletes the records of a topic before an offset (DELETE_RECORDS on a writable cluster).
@@ -354,7 +352,7 @@ pub async fn add_partitions(
 pub async fn delete_records(
     #[server(flatten)] args: DeleteRecordsArgs,
 ) -> Result<RecordsDeleted, ApiError> {
-    super::backend::current()?.delete_records(args).await
+    super::backend::run(DeleteRecords { args }).await
 }
 
 #[cfg(test)]

@@ -129,7 +129,7 @@ pub struct GroupChanged {
 pub async fn reset_offsets(
     #[server(flatten)] args: ResetOffsetsArgs,
 ) -> Result<OffsetPlan, ApiError> {
-    super::backend::current()?.reset_offsets(args).await
+    super::backend::run(ResetOffsets { args }).await
 }
 
 /// Deletes a group's committed offsets on one topic (DELETE_OFFSETS on the group).
@@ -139,9 +139,12 @@ pub async fn delete_offsets(
     #[server(default)] group: Arg<String>,
     #[server(default)] topic: Arg<String>,
 ) -> Result<GroupChanged, ApiError> {
-    super::backend::current()?
-        .delete_offsets(cluster, group, topic)
-        .await
+    super::backend::run(DeleteOffsets {
+        cluster,
+        group,
+        topic,
+    })
+    .await
 }
 
 /// Deletes an empty consumer group (DELETE_GROUPS on the group).
@@ -150,7 +153,5 @@ pub async fn delete_group(
     cluster: String,
     #[server(default)] group: Arg<String>,
 ) -> Result<GroupChanged, ApiError> {
-    super::backend::current()?
-        .delete_group(cluster, group)
-        .await
+    super::backend::run(DeleteGroup { cluster, group }).await
 }

@@ -127,7 +127,7 @@ pub async fn groups(
     cluster: String,
     #[server(flatten)] window: WindowArgs,
 ) -> Result<GroupList, ApiError> {
-    super::backend::current()?.groups(cluster, window).await
+    super::backend::run(Groups { cluster, window }).await
 }
 
 /// One consumer group: members, assignments, committed offsets and lag.
@@ -136,7 +136,7 @@ pub async fn group(
     cluster: String,
     #[server(default)] group: Arg<String>,
 ) -> Result<GroupDetail, ApiError> {
-    super::backend::current()?.group(cluster, group).await
+    super::backend::run(Group { cluster, group }).await
 }
 
 #[cfg(test)]

@@ -114,5 +114,5 @@ pub struct Produced {
 /// Writes one record (PRODUCE on the topic, on a writable cluster; never an internal topic).
 #[server(endpoint = "produce", input = Json, output = Answer)]
 pub async fn produce(#[server(flatten)] args: ProduceArgs) -> Result<Produced, ApiError> {
-    super::backend::current()?.produce(args).await
+    super::backend::run(Produce { args }).await
 }

@@ -203,7 +203,7 @@ pub struct QuotaChanged {
 /// Every client quota of the cluster (BROKER_CONFIGS).
 #[server(endpoint = "quotas", input = GetUrl, output = Answer)]
 pub async fn quotas(cluster: String) -> Result<QuotaList, ApiError> {
-    super::backend::current()?.quotas(cluster).await
+    super::backend::run(Quotas { cluster }).await
 }
 
 /// Sets and removes the quotas of one entity (ALTER_QUOTAS on a writable cluster).
@@ -211,7 +211,7 @@ pub async fn quotas(cluster: String) -> Result<QuotaList, ApiError> {
 pub async fn alter_quota(
     #[server(flatten)] args: AlterQuotaArgs,
 ) -> Result<QuotaChanged, ApiError> {
-    super::backend::current()?.alter_quota(args).await
+    super::backend::run(AlterQuota { args }).await
 }
 
 #[cfg(test)]

@@ -110,7 +110,7 @@ pub struct RecordPage {
 /// with `exact=true`.
 #[server(endpoint = "records", input = GetUrl, output = Answer)]
 pub async fn records(#[server(flatten)] args: RecordArgs) -> Result<RecordPage, ApiError> {
-    super::backend::current()?.records(args).await
+    super::backend::run(Records { args }).await
 }
 
 /// The arguments of `GET /api/records` as sent.
@@ -190,7 +190,7 @@ pub struct RecordQuery {
 /// One record by partition and offset.
 #[server(endpoint = "record", input = GetUrl, output = Answer)]
 pub async fn get_record(#[server(flatten)] args: RecordAtArgs) -> Result<Record, ApiError> {
-    super::backend::current()?.record(args).await
+    super::backend::run(GetRecord { args }).await
 }
 
 /// The arguments of `GET /api/record` as sent.

@@ -51,7 +51,7 @@ pub struct SubjectList {
 /// The schema subjects of a cluster's registry, from the catalog.
 #[server(endpoint = "subjects", input = GetUrl, output = Answer)]
 pub async fn subjects(cluster: String) -> Result<SubjectList, ApiError> {
-    super::backend::current()?.subjects(cluster).await
+    super::backend::run(Subjects { cluster }).await
 }
 
 /// A schema another one uses, by the name it is imported under.
@@ -112,7 +112,7 @@ pub async fn subject(
     cluster: String,
     #[server(default)] subject: Arg<String>,
 ) -> Result<SubjectDetail, ApiError> {
-    super::backend::current()?.subject(cluster, subject).await
+    super::backend::run(Subject { cluster, subject }).await
 }
 
 /// The text of one version of a subject (SCHEMA_TEXT on the subject); `version` missing: the
@@ -123,9 +123,12 @@ pub async fn schema(
     #[server(default)] subject: Arg<String>,
     #[server(default)] version: Arg<i32>,
 ) -> Result<SchemaDetail, ApiError> {
-    super::backend::current()?
-        .schema(cluster, subject, version)
-        .await
+    super::backend::run(Schema {
+        cluster,
+        subject,
+        version,
+    })
+    .await
 }
 
 /// The arguments of `register_schema` as sent.
@@ -213,7 +216,7 @@ pub struct SchemaRegistered {
 pub async fn register_schema(
     #[server(flatten)] args: RegisterSchemaArgs,
 ) -> Result<SchemaRegistered, ApiError> {
-    super::backend::current()?.register_schema(args).await
+    super::backend::run(RegisterSchema { args }).await
 }
 
 /// The levels a subject may set; `GLOBAL` in `set_compatibility` removes the subject's own
@@ -259,7 +262,7 @@ pub struct CompatibilitySet {
 pub async fn set_compatibility(
     #[server(flatten)] args: SetCompatibilityArgs,
 ) -> Result<CompatibilitySet, ApiError> {
-    super::backend::current()?.set_compatibility(args).await
+    super::backend::run(SetCompatibility { args }).await
 }
 
 /// The arguments of `delete_schema` as sent.
@@ -293,5 +296,5 @@ pub struct SchemaDeleted {
 pub async fn delete_schema(
     #[server(flatten)] args: DeleteSchemaArgs,
 ) -> Result<SchemaDeleted, ApiError> {
-    super::backend::current()?.delete_schema(args).await
+    super::backend::run(DeleteSchema { args }).await
 }

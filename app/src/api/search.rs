@@ -153,7 +153,7 @@ pub async fn search(
     #[server(default)] q: super::Arg<String>,
     #[server(default)] cluster: super::Arg<String>,
 ) -> Result<SearchResult, ApiError> {
-    super::backend::current()?.search(q, cluster).await
+    super::backend::run(Search { q, cluster }).await
 }
 
 #[cfg(test)]

@@ -135,7 +135,7 @@ pub async fn topics(
     cluster: String,
     #[server(flatten)] window: WindowArgs,
 ) -> Result<TopicList, ApiError> {
-    super::backend::current()?.topics(cluster, window).await
+    super::backend::run(Topics { cluster, window }).await
 }
 
 /// One topic and its partitions, from the catalog.
@@ -144,7 +144,7 @@ pub async fn topic(
     cluster: String,
     #[server(default)] topic: Arg<String>,
 ) -> Result<TopicDetail, ApiError> {
-    super::backend::current()?.topic(cluster, topic).await
+    super::backend::run(Topic { cluster, topic }).await
 }
 
 /// The arguments of `create_topic` as sent.
@@ -185,7 +185,7 @@ impl CreateTopicArgs {
 pub async fn create_topic(
     #[server(flatten)] args: CreateTopicArgs,
 ) -> Result<TopicChanged, ApiError> {
-    super::backend::current()?.create_topic(args).await
+    super::backend::run(CreateTopic { args }).await
 }
 
 /// Deletes a topic (DELETE_TOPICS on a writable cluster; never an internal topic).
@@ -194,7 +194,5 @@ pub async fn delete_topic(
     cluster: String,
     #[server(default)] topic: Arg<String>,
 ) -> Result<TopicChanged, ApiError> {
-    super::backend::current()?
-        .delete_topic(cluster, topic)
-        .await
+    super::backend::run(DeleteTopic { cluster, topic }).await
 }

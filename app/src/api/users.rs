@@ -41,7 +41,7 @@ pub struct ScramUserList {
 /// Every SCRAM user of the cluster (ACLS).
 #[server(endpoint = "scram_users", input = GetUrl, output = Answer)]
 pub async fn scram_users(cluster: String) -> Result<ScramUserList, ApiError> {
-    super::backend::current()?.scram_users(cluster).await
+    super::backend::run(ScramUsers { cluster }).await
 }
 
 /// The arguments of `set_scram_credential` as sent. Its `Debug` leaves the password out.
@@ -103,7 +103,7 @@ pub struct ScramChanged {
 pub async fn set_scram_credential(
     #[server(flatten)] args: SetScramArgs,
 ) -> Result<ScramChanged, ApiError> {
-    super::backend::current()?.set_scram_credential(args).await
+    super::backend::run(SetScramCredential { args }).await
 }
 
 /// Delete one SCRAM credential of a user (DELETE_SCRAM_CREDENTIALS).
@@ -111,9 +111,7 @@ pub async fn set_scram_credential(
 pub async fn delete_scram_credential(
     #[server(flatten)] args: DeleteScramArgs,
 ) -> Result<ScramChanged, ApiError> {
-    super::backend::current()?
-        .delete_scram_credential(args)
-        .await
+    super::backend::run(DeleteScramCredential { args }).await
 }
 
 #[cfg(test)]

@@ -230,3 +230,8 @@ async fn change(
         acl,
     })
 }
+
+// The server functions this capability answers.
+serves!(app::api::Acls, |s, c, a| acls(&s, &c, &a.cluster));
+serves!(app::api::CreateAcl, |s, c, a| create_acl(&s, &c, a.args));
+serves!(app::api::DeleteAcl, |s, c, a| delete_acl(&s, &c, a.args));

@@ -124,3 +124,6 @@ async fn list_read(
         served_at: now_ms(),
     })
 }
+
+// The server functions this capability answers.
+serves!(app::api::Audit, |s, c, a| list(&s, &c, &a.cluster, a.args));

@@ -124,3 +124,11 @@ async fn alter_broker_config_now(
         changes,
     })
 }
+
+// The server functions this capability answers.
+serves!(app::api::BrokerConfigs, |s, c, a| broker_configs(
+    &s, &c, &a.cluster, a.broker
+));
+serves!(app::api::AlterBrokerConfig, |s, c, a| alter_broker_config(
+    &s, &c, a.args
+));

@@ -204,3 +204,23 @@ pub async fn search(
         hits: hits.into_iter().map(|(_, hit)| hit).collect(),
     })
 }
+
+// The server functions this capability answers.
+serves!(app::api::Brokers, |s, c, a| brokers(&s, &c, &a.cluster));
+serves!(app::api::Broker, |s, c, a| broker(&s, &c, &a.cluster, a.id));
+serves!(app::api::Clusters, |s, c, _a| clusters(&s, &c));
+serves!(app::api::Cluster, |s, c, a| cluster(&s, &c, &a.cluster));
+serves!(app::api::Groups, |s, c, a| groups(
+    &s, &c, &a.cluster, a.window
+));
+serves!(app::api::Group, |s, c, a| group(
+    &s, &c, &a.cluster, a.group
+));
+serves!(app::api::Subjects, |s, c, a| subjects(&s, &c, &a.cluster));
+serves!(app::api::Search, |s, c, a| search(&s, &c, a.q, a.cluster));
+serves!(app::api::Topics, |s, c, a| topics(
+    &s, &c, &a.cluster, a.window
+));
+serves!(app::api::Topic, |s, c, a| topic(
+    &s, &c, &a.cluster, a.topic
+));

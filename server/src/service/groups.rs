@@ -369,3 +369,14 @@ async fn delete_group_now(
         partitions: Vec::new(),
     })
 }
+
+// The server functions this capability answers.
+serves!(app::api::ResetOffsets, |s, c, a| reset_offsets(
+    &s, &c, a.args
+));
+serves!(app::api::DeleteOffsets, |s, c, a| delete_offsets(
+    &s, &c, &a.cluster, a.group, a.topic
+));
+serves!(app::api::DeleteGroup, |s, c, a| delete_group(
+    &s, &c, &a.cluster, a.group
+));

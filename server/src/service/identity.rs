@@ -56,3 +56,6 @@ pub fn refusal(access: &ClusterAccess, cluster: &str, privilege: Privilege) -> O
         .decide(&Action::new(privilege, Resource::Cluster))
         .into_error(cluster)
 }
+
+// The server functions this capability answers.
+serves!(app::api::Whoami, |s, c, _a| whoami(&s, &c));

@@ -4,8 +4,35 @@
 //! Kafka or the registry, and answers `Result<T, ApiError>`. The doors (server functions, the
 //! streaming routes, later MCP tools) only find the caller and shape the answer.
 //!
+//! Each service function that a server function calls says so beside itself, with
+//! [`serves!`]: the server function's arguments type and the call that answers it. The HTTP
+//! door finds the handler of a call by its type ([`handler`]); it has no list of its own.
+//!
 //! What must never happen here: reading the caller from a request, or reaching Kafka without
 //! the grant for exactly what is done.
+
+/// Registers the service call that answers one server function: `serves!(Args, |s, c, a|
+/// call)` where `Args` is the struct `#[server]` makes of the function's arguments, `s` the
+/// service, `c` the caller and `a` the arguments as sent. The call is an unawaited future.
+macro_rules! serves {
+    ($call:ty, |$s:ident, $c:ident, $a:ident| $body:expr) => {
+        inventory::submit! {
+            $crate::service::Handler {
+                call: || std::any::TypeId::of::<$call>(),
+                name: stringify!($call),
+                run: |call, $s, $c| {
+                    Box::pin(async move {
+                        let $a: $call = *call
+                            .downcast::<$call>()
+                            .map_err(|_| $crate::service::wrong_call(stringify!($call)))?;
+                        let answer = $body.await?;
+                        Ok(Box::new(answer) as app::api::backend::Erased)
+                    })
+                },
+            }
+        }
+    };
+}
 
 pub mod acls;
 pub mod audit;
@@ -46,6 +73,46 @@ struct Pending {
 
 tokio::task_local! {
     static WRITE: Arc<Pending>;
+}
+
+/// One service call a server function reaches, registered by [`serves!`].
+pub struct Handler {
+    /// The type of the server function's arguments.
+    pub call: fn() -> std::any::TypeId,
+    /// That type's name, for the tests and the log.
+    pub name: &'static str,
+    pub run: fn(
+        app::api::backend::Erased,
+        Arc<Service>,
+        Caller,
+    ) -> app::api::backend::Reply<app::api::backend::Erased>,
+}
+
+inventory::collect!(Handler);
+
+/// The handler of a call whose arguments have the type `call`.
+pub fn handler(call: std::any::TypeId) -> Option<&'static Handler> {
+    static BY_TYPE: std::sync::LazyLock<
+        std::collections::HashMap<std::any::TypeId, &'static Handler>,
+    > = std::sync::LazyLock::new(|| {
+        inventory::iter::<Handler>
+            .into_iter()
+            .map(|h| ((h.call)(), h))
+            .collect()
+    });
+    BY_TYPE.get(&call).copied()
+}
+
+/// Every registered handler.
+pub fn handlers() -> impl Iterator<Item = &'static Handler> {
+    inventory::iter::<Handler>.into_iter()
+}
+
+pub(crate) fn wrong_call(name: &str) -> ApiError {
+    ApiError::new(
+        ErrorCode::Client,
+        format!("klens handed {name} the arguments of another call."),
+    )
 }
 
 /// What every operation may reach.

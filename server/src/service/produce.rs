@@ -425,6 +425,9 @@ async fn produce_now(
     ))
 }
 
+// The server functions this capability answers.
+serves!(app::api::Produce, |s, c, a| produce(&s, &c, a.args));
+
 #[cfg(test)]
 mod tests {
     use super::*;

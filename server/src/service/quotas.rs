@@ -215,6 +215,10 @@ async fn alter_quota_now(
     })
 }
 
+// The server functions this capability answers.
+serves!(app::api::Quotas, |s, c, a| quotas(&s, &c, &a.cluster));
+serves!(app::api::AlterQuota, |s, c, a| alter_quota(&s, &c, a.args));
+
 #[cfg(test)]
 mod tests {
     use super::*;

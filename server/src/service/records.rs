@@ -196,3 +196,7 @@ pub fn still_allowed(
         .decide_topic(caller, cluster, Privilege::Records, Some(topic))
         .map(|_| ())
 }
+
+// The server functions this capability answers.
+serves!(app::api::Records, |s, c, a| records(&s, &c, a.args));
+serves!(app::api::GetRecord, |s, c, a| record(&s, &c, a.args));

@@ -358,3 +358,23 @@ async fn delete_records_now(
         partitions,
     })
 }
+
+// The server functions this capability answers.
+serves!(app::api::TopicConfigs, |s, c, a| topic_configs(
+    &s, &c, &a.cluster, a.topic
+));
+serves!(app::api::AlterTopicConfigs, |s, c, a| alter_topic_configs(
+    &s, &c, a.args
+));
+serves!(app::api::AddPartitions, |s, c, a| add_partitions(
+    &s, &c, a.args
+));
+serves!(app::api::DeleteRecords, |s, c, a| delete_records(
+    &s, &c, a.args
+));
+serves!(app::api::CreateTopic, |s, c, a| create_topic(
+    &s, &c, a.args
+));
+serves!(app::api::DeleteTopic, |s, c, a| delete_topic(
+    &s, &c, &a.cluster, a.topic
+));

@@ -190,3 +190,15 @@ async fn delete_scram_credential_now(
         dry_run,
     })
 }
+
+// The server functions this capability answers.
+serves!(app::api::ScramUsers, |s, c, a| scram_users(
+    &s, &c, &a.cluster
+));
+serves!(
+    app::api::SetScramCredential,
+    |s, c, a| set_scram_credential(&s, &c, a.args)
+);
+serves!(app::api::DeleteScramCredential, |s, c, a| {
+    delete_scram_credential(&s, &c, a.args)
+});

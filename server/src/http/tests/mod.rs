@@ -214,6 +214,24 @@ fn the_api_page_lists_every_server_function() {
     assert!(missing.is_empty(), "docs/api.md does not list {missing:?}");
 }
 
+/// Every server function reaches a service call registered beside its service function
+/// (`serves!`): as many handlers as server functions, no arguments type registered twice.
+#[test]
+fn every_server_function_has_one_service_call() {
+    let functions = leptos::server_fn::axum::server_fn_paths().count();
+    let handlers: Vec<&crate::service::Handler> = crate::service::handlers().collect();
+    let types: std::collections::HashSet<std::any::TypeId> =
+        handlers.iter().map(|h| (h.call)()).collect();
+    let names: Vec<&str> = handlers.iter().map(|h| h.name).collect();
+    assert!(functions >= 39, "{functions} server functions registered");
+    assert_eq!(
+        types.len(),
+        handlers.len(),
+        "a call registered twice: {names:?}"
+    );
+    assert_eq!(handlers.len(), functions, "{names:?}");
+}
+
 /// A read-only and a writable cluster that nothing listens for.
 const TWO: &str = "clusters:
   - name: ro

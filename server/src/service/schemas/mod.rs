@@ -281,3 +281,20 @@ mod register;
 
 pub use self::changes::{delete_schema, set_compatibility};
 pub use self::register::register_schema;
+
+// The server functions this capability answers.
+serves!(app::api::Subject, |s, c, a| subject(
+    &s, &c, &a.cluster, a.subject
+));
+serves!(app::api::Schema, |s, c, a| schema(
+    &s, &c, &a.cluster, a.subject, a.version
+));
+serves!(app::api::RegisterSchema, |s, c, a| register_schema(
+    &s, &c, a.args
+));
+serves!(app::api::SetCompatibility, |s, c, a| set_compatibility(
+    &s, &c, a.args
+));
+serves!(app::api::DeleteSchema, |s, c, a| delete_schema(
+    &s, &c, a.args
+));
