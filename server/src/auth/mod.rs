@@ -92,6 +92,22 @@ impl Caller {
             _ => None,
         }
     }
+
+    /// Whether the caller's sign-in still holds, asked again while a stream runs: a session
+    /// past its expiry or signed out (which `oidc` remembers) no longer does. A caller without
+    /// a session (sign-in off, the MCP ceiling) always holds.
+    pub fn still_signed_in(&self, oidc: Option<&oidc::Oidc>) -> Result<(), String> {
+        let Some(user) = self.user() else {
+            return Ok(());
+        };
+        if !user.is_live(oidc::now_ms()) {
+            return Err("Your session has ended. Sign in again.".to_string());
+        }
+        if oidc.is_some_and(|o| o.is_signed_out(user)) {
+            return Err("You signed out.".to_string());
+        }
+        Ok(())
+    }
 }
 
 /// Proof that the decision allowed one action, naming the cluster, the privilege and the

@@ -1,10 +1,10 @@
 //! `GET /api/export` (NDJSON) and `GET /api/tail` (server-sent events): record streams, which
 //! server functions cannot carry. They find the caller and hand the query to the same service
-//! as every other call (RECORDS on the topic, decided before anything reaches Kafka), then
-//! carry the bytes; refusals have the same error bodies.
+//! as every other call (RECORDS on the topic, decided before anything reaches Kafka), which
+//! starts and watches the stream; the door carries its bytes. Refusals have the same error
+//! bodies.
 
 use std::convert::Infallible;
-use std::sync::Arc;
 
 use app::api::Arg;
 use app::ApiError;
@@ -19,13 +19,10 @@ use futures::StreamExt;
 use tokio::sync::mpsc;
 
 use super::{error_response, AppState};
-use crate::auth::oidc::{now_ms, SignedIn};
+use crate::auth::oidc::SignedIn;
 use crate::auth::Caller;
-use crate::records::stream::{self as records_stream, TailEvent};
+use crate::records::stream::TailEvent;
 use crate::service::records::{self, Stream, StreamArgs};
-
-/// Buffered chunks between the reading thread and the response: the backpressure window.
-const WINDOW: usize = 4;
 
 /// The caller and the prepared stream, or the error response.
 async fn prepare(
@@ -73,33 +70,9 @@ pub async fn export(
         Ok(prepared) => prepared,
         Err(response) => return response,
     };
-    let allowed = recheck(&state, caller, &stream);
-    let total: i64 = stream.spans.iter().map(|s| (s.end - s.start).max(0)).sum();
-    let ranges = app::api::ExportSpans(
-        stream
-            .spans
-            .iter()
-            .map(|s| (s.partition, s.start, s.end))
-            .collect(),
-    )
-    .to_string();
-    let file = stream.topic.clone();
-    let (tx, rx) = mpsc::channel::<Vec<u8>>(WINDOW);
-    let source = stream.source();
-    // Streams stay on tokio's blocking pool: see `records::pool` for why.
-    tokio::task::spawn_blocking(move || {
-        // The stream keeps its place among the open ones until the reading ends.
-        let _permit = stream.permit;
-        records_stream::export(
-            &source,
-            &stream.spans,
-            stream.filter.as_ref(),
-            stream.to,
-            allowed,
-            tx,
-        );
-    });
-    let body = Body::from_stream(tokio_stream_of(rx).map(Ok::<_, Infallible>));
+    let signed_in = signed_in(&state, &caller);
+    let export = records::start_export(&state.service, caller, stream, signed_in);
+    let body = Body::from_stream(tokio_stream_of(export.chunks).map(Ok::<_, Infallible>));
     let mut response = body.into_response();
     let headers = response.headers_mut();
     headers.insert(
@@ -107,14 +80,15 @@ pub async fn export(
         HeaderValue::from_static("application/x-ndjson"),
     );
     // Topic names are letters, digits, '.', '_' and '-' (checked by the service): safe here.
+    let file = &export.topic;
     if let Ok(value) = HeaderValue::from_str(&format!("attachment; filename=\"{file}.ndjson\"")) {
         headers.insert(header::CONTENT_DISPOSITION, value);
     }
-    if let Ok(value) = HeaderValue::from_str(&total.to_string()) {
+    if let Ok(value) = HeaderValue::from_str(&export.records.to_string()) {
         // An upper bound of the records to come, for progress.
         headers.insert("x-klens-records", value);
     }
-    if let Ok(value) = HeaderValue::from_str(&ranges) {
+    if let Ok(value) = HeaderValue::from_str(&export.spans.to_string()) {
         // Where each partition starts and ends, so a client can show progress by offset even
         // when a filter leaves out most records.
         headers.insert(app::api::EXPORT_SPANS_HEADER, value);
@@ -146,19 +120,9 @@ pub async fn tail(
         Ok(prepared) => prepared,
         Err(response) => return response,
     };
-    let starts: Vec<(i32, i64)> = stream
-        .spans
-        .iter()
-        .map(|s| (s.partition, s.start))
-        .collect();
-    let allowed = recheck(&state, caller, &stream);
-    let (tx, rx) = mpsc::channel::<TailEvent>(64);
-    let source = stream.source();
-    tokio::task::spawn_blocking(move || {
-        let _permit = stream.permit;
-        records_stream::tail(&source, &starts, stream.filter.as_ref(), allowed, tx);
-    });
-    let events = tokio_stream_of(rx).map(|event| {
+    let signed_in = signed_in(&state, &caller);
+    let events = records::start_tail(&state.service, caller, stream, signed_in);
+    let events = tokio_stream_of(events).map(|event| {
         Ok::<_, Infallible>(match event {
             TailEvent::Record(json) => Event::default().event("record").data(json),
             TailEvent::End(reason) => Event::default().event("end").data(reason),
@@ -169,27 +133,10 @@ pub async fn tail(
         .into_response()
 }
 
-/// What a running stream asks every second: the caller may still read this topic, and their
-/// session has neither expired nor been signed out. When it says no, the stream ends.
-fn recheck(
-    state: &AppState,
-    caller: Caller,
-    stream: &Stream,
-) -> impl Fn() -> Result<(), String> + Send + Sync + 'static {
-    let service = Arc::clone(&state.service);
-    let oidc = state.oidc.clone();
-    let (cluster, topic) = (stream.cluster.clone(), stream.topic.clone());
-    move || {
-        if let Some(user) = caller.user() {
-            if now_ms() >= user.expires_at_ms {
-                return Err("Your session has ended. Sign in again.".to_string());
-            }
-            if oidc.as_ref().is_some_and(|o| o.is_signed_out(user)) {
-                return Err("You signed out.".to_string());
-            }
-        }
-        records::still_allowed(&service, &caller, &cluster, &topic).map_err(|e| e.message)
-    }
+/// Auth's answer to whether `caller` is still signed in, for a stream to ask every second.
+fn signed_in(state: &AppState, caller: &Caller) -> impl Fn() -> Result<(), String> + Send + Sync {
+    let (caller, oidc) = (caller.clone(), state.oidc.clone());
+    move || caller.still_signed_in(oidc.as_deref())
 }
 
 /// A receiver as a stream that ends when the sender is gone.

@@ -4,7 +4,7 @@
 //! Kafka or the registry, and answers `Result<T, ApiError>`. The doors (server functions, the
 //! streaming routes, later MCP tools) only find the caller and shape the answer.
 //!
-//! Each service function that a server function calls says so beside itself, with
+//! Each service function that a server function calls says so in its own file, with
 //! [`serves!`]: the server function's arguments type and the call that answers it. The HTTP
 //! door finds the handler of a call by its type ([`handler`]); it has no list of its own.
 //!

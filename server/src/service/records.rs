@@ -1,10 +1,12 @@
-//! Records (RECORDS on the topic): a page, one record, and the preparation of the export and
-//! the tail, whose bytes the streaming routes then carry.
+//! Records (RECORDS on the topic): a page, one record, and the export and the tail: prepared
+//! (decided, judged, placed among the open streams), then started and watched here, the door
+//! only carrying what they send.
 
 use std::sync::Arc;
 
 use app::api::{Arg, Record, RecordArgs, RecordAtArgs, RecordPage};
 use app::{ApiError, Privilege};
+use tokio::sync::mpsc;
 
 use super::limits::StreamPermit;
 use super::Service;
@@ -12,6 +14,7 @@ use crate::auth::Caller;
 use crate::kafka::Link;
 use crate::masking::TopicMask;
 use crate::records::decode::Schemas;
+use crate::records::stream::TailEvent;
 use crate::records::{self, Filter, MaskedView, Span};
 
 pub async fn records(
@@ -186,7 +189,7 @@ async fn stream_read(
 }
 
 /// Whether `caller` may still read `topic` of `cluster`: asked again while a tail runs.
-pub fn still_allowed(
+fn still_allowed(
     service: &Service,
     caller: &Caller,
     cluster: &str,
@@ -195,6 +198,103 @@ pub fn still_allowed(
     service
         .decide_topic(caller, cluster, Privilege::Records, Some(topic))
         .map(|_| ())
+}
+
+/// Chunks of an export between its reading thread and the door: the backpressure window.
+const EXPORT_WINDOW: usize = 4;
+/// Events of a tail between its reading thread and the door.
+const TAIL_WINDOW: usize = 64;
+
+/// An export under way: its NDJSON in chunks as they are read, and what a client needs to
+/// show progress.
+pub struct Export {
+    pub topic: String,
+    /// An upper bound of the records to come.
+    pub records: i64,
+    /// Where each partition starts and ends.
+    pub spans: app::api::ExportSpans,
+    pub chunks: mpsc::Receiver<Vec<u8>>,
+}
+
+/// Starts reading `stream` as NDJSON on the blocking pool. Every second the reading asks
+/// whether the caller is `signed_in` still and may still read the topic; a no ends it with a
+/// last line saying why. A client that stops reading slows it; one that leaves ends it.
+pub fn start_export(
+    service: &Arc<Service>,
+    caller: Caller,
+    stream: Stream,
+    signed_in: impl Fn() -> Result<(), String> + Send + Sync + 'static,
+) -> Export {
+    let allowed = watch(service, caller, &stream, signed_in);
+    let records = stream.spans.iter().map(|s| (s.end - s.start).max(0)).sum();
+    let spans = app::api::ExportSpans(
+        stream
+            .spans
+            .iter()
+            .map(|s| (s.partition, s.start, s.end))
+            .collect(),
+    );
+    let topic = stream.topic.clone();
+    let (tx, chunks) = mpsc::channel::<Vec<u8>>(EXPORT_WINDOW);
+    let source = stream.source();
+    // Streams stay on tokio's blocking pool: see `records::pool` for why.
+    tokio::task::spawn_blocking(move || {
+        // The stream keeps its place among the open ones until the reading ends.
+        let _permit = stream.permit;
+        records::stream::export(
+            &source,
+            &stream.spans,
+            stream.filter.as_ref(),
+            stream.to,
+            allowed,
+            tx,
+        );
+    });
+    Export {
+        topic,
+        records,
+        spans,
+        chunks,
+    }
+}
+
+/// Starts the tail of `stream` on the blocking pool: its records as they arrive, watched as
+/// an export is.
+pub fn start_tail(
+    service: &Arc<Service>,
+    caller: Caller,
+    stream: Stream,
+    signed_in: impl Fn() -> Result<(), String> + Send + Sync + 'static,
+) -> mpsc::Receiver<TailEvent> {
+    let starts: Vec<(i32, i64)> = stream
+        .spans
+        .iter()
+        .map(|s| (s.partition, s.start))
+        .collect();
+    let allowed = watch(service, caller, &stream, signed_in);
+    let (tx, events) = mpsc::channel::<TailEvent>(TAIL_WINDOW);
+    let source = stream.source();
+    tokio::task::spawn_blocking(move || {
+        let _permit = stream.permit;
+        records::stream::tail(&source, &starts, stream.filter.as_ref(), allowed, tx);
+    });
+    events
+}
+
+/// What a running stream asks every second: the caller is signed in still, and may still
+/// read the topic.
+fn watch(
+    service: &Arc<Service>,
+    caller: Caller,
+    stream: &Stream,
+    signed_in: impl Fn() -> Result<(), String> + Send + Sync + 'static,
+) -> impl Fn() -> Result<(), String> + Send + Sync + 'static {
+    let service = Arc::clone(service);
+    let (cluster, topic) = (stream.cluster.clone(), stream.topic.clone());
+    move || {
+        signed_in()?;
+        still_allowed(&service, &caller, &cluster, &topic).map_err(|e| e.message)
+    }
 }
 
 // The server functions this capability answers.
