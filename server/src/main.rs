@@ -145,10 +145,12 @@ async fn serve(
 ) -> Result<(), String> {
     let catalog = Arc::new(server::catalog::Catalog::new(&config));
     catalog.spawn_refreshers();
+    // The one service, handed to the doors side by side.
+    let service = Arc::new(server::service::Service::from_config(&config, catalog)?);
     let mut state = server::http::AppState::new(
         site.leptos_options(config.listen),
         &config,
-        Arc::clone(&catalog),
+        Arc::clone(&service),
     )?;
     state.files = site.files;
     let mcp = match &config.mcp {
@@ -156,10 +158,7 @@ async fn serve(
             let listener = tokio::net::TcpListener::bind(mcp.listen)
                 .await
                 .map_err(|e| format!("cannot listen on {} (mcp.listen): {e}", mcp.listen))?;
-            Some((
-                listener,
-                server::mcp::router(Arc::clone(&state.service), mcp),
-            ))
+            Some((listener, server::mcp::router(Arc::clone(&service), mcp)))
         }
         None => None,
     };
@@ -169,10 +168,7 @@ async fn serve(
             let listener = tokio::net::TcpListener::bind(address)
                 .await
                 .map_err(|e| format!("cannot listen on {address} (metrics.listen): {e}"))?;
-            Some((
-                listener,
-                server::http::metrics_router(Arc::clone(&state.service)),
-            ))
+            Some((listener, server::http::metrics_router(Arc::clone(&service))))
         }
         None => None,
     };

@@ -103,7 +103,10 @@ fn state_of(yaml: &str, catalog: Arc<Catalog>) -> AppState {
     let leptos = leptos::config::LeptosOptions::builder()
         .output_name("klens")
         .build();
-    AppState::new(leptos, &config(yaml), catalog).expect("state")
+    let config = config(yaml);
+    let service =
+        Arc::new(server::service::Service::from_config(&config, catalog).expect("service"));
+    AppState::new(leptos, &config, service).expect("state")
 }
 
 /// GETs `path`, and how long the answer took.

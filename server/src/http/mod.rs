@@ -46,12 +46,13 @@ pub struct AppState {
 }
 
 impl AppState {
+    /// The UI door's state over `service`, which `main` builds and hands to the MCP door too.
     pub fn new(
         leptos: LeptosOptions,
         config: &Config,
-        catalog: Arc<Catalog>,
+        service: Arc<Service>,
     ) -> Result<Self, String> {
-        let policy = Arc::new(Policy::from_config(config));
+        let policy = Arc::clone(&service.policy);
         let oidc = match &config.auth {
             Some(auth) => Some(Arc::new(Oidc::new(auth)?)),
             None => None,
@@ -59,18 +60,8 @@ impl AppState {
         Ok(AppState {
             files: assets::Files::Folder(std::path::PathBuf::from(&*leptos.site_root)),
             leptos,
-            service: Arc::new(
-                Service::new(Arc::clone(&policy), Arc::clone(&catalog))
-                    .with_audit(crate::audit::Audit::new(
-                        config.audit.as_ref(),
-                        &config.clusters,
-                    )?)
-                    .with_masking(crate::masking::Masking::new(
-                        config.masking.clone(),
-                        config.masking_key.clone(),
-                    )),
-            ),
-            catalog,
+            catalog: Arc::clone(&service.catalog),
+            service,
             guards: Arc::new(GuardConfig::new(
                 &config.allowed_hosts,
                 policy.auth_enabled(),

@@ -187,6 +187,21 @@ impl Service {
         }
     }
 
+    /// The service the config describes over `catalog`: its decision, its audit sinks and its
+    /// masking. What `main` builds once and hands to every door.
+    pub fn from_config(
+        config: &crate::config::Config,
+        catalog: Arc<Catalog>,
+    ) -> Result<Service, String> {
+        let policy = Arc::new(Policy::from_config(config));
+        Ok(Service::new(policy, catalog)
+            .with_audit(Audit::new(config.audit.as_ref(), &config.clusters)?)
+            .with_masking(Masking::new(
+                config.masking.clone(),
+                config.masking_key.clone(),
+            )))
+    }
+
     /// The service with records masked by `masking` for callers without UNMASK.
     pub fn with_masking(self, masking: Masking) -> Service {
         Service {

@@ -52,8 +52,15 @@ async fn assets_go_compressed_to_browsers_that_take_it_with_their_caching() {
     let config = config("clusters:\n  - name: quiet\n    bootstrap_servers: 127.0.0.1:1\n");
     let assets = Site::folder(&site).expect("a site folder");
     let leptos = assets.leptos_options(config.listen);
-    let router =
-        app(AppState::new(leptos, &config, Arc::new(Catalog::new(&config))).expect("state"));
+    let router = app(AppState::new(
+        leptos,
+        &config,
+        std::sync::Arc::new(
+            server::service::Service::from_config(&config, Arc::new(Catalog::new(&config)))
+                .expect("service"),
+        ),
+    )
+    .expect("state"));
 
     for (accepts, encoding, bytes) in [
         (Some("gzip, deflate, br"), Some("br"), &b"brotli bytes"[..]),

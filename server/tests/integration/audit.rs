@@ -231,7 +231,16 @@ async fn router_reading_rw(yaml: &str) -> axum::Router {
     let leptos = leptos::config::LeptosOptions::builder()
         .output_name("klens")
         .build();
-    server::http::app(server::http::AppState::new(leptos, &config, catalog).expect("state"))
+    server::http::app(
+        server::http::AppState::new(
+            leptos,
+            &config,
+            std::sync::Arc::new(
+                server::service::Service::from_config(&config, catalog).expect("service"),
+            ),
+        )
+        .expect("state"),
+    )
 }
 
 #[tokio::test]

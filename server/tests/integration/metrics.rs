@@ -85,7 +85,14 @@ async fn metrics_parse_as_prometheus_text_and_move_with_requests_and_failures() 
     let leptos = leptos::config::LeptosOptions::builder()
         .output_name("klens")
         .build();
-    let router = app(AppState::new(leptos, &config, Arc::clone(&catalog)).expect("state"));
+    let router = app(AppState::new(
+        leptos,
+        &config,
+        std::sync::Arc::new(
+            server::service::Service::from_config(&config, Arc::clone(&catalog)).expect("service"),
+        ),
+    )
+    .expect("state"));
 
     // The refresh of a cluster that does not answer fails, and says so; the live cluster's
     // first refresh (which may come later on a busy machine) gives its parts an age.
@@ -231,7 +238,14 @@ async fn metrics_on_the_ui_port_show_only_what_the_caller_sees() {
     let leptos = leptos::config::LeptosOptions::builder()
         .output_name("klens")
         .build();
-    let state = AppState::new(leptos, &config, Arc::clone(&catalog)).expect("state");
+    let state = AppState::new(
+        leptos,
+        &config,
+        std::sync::Arc::new(
+            server::service::Service::from_config(&config, Arc::clone(&catalog)).expect("service"),
+        ),
+    )
+    .expect("state");
     let scraper = server::http::metrics_router(Arc::clone(&state.service));
     let router = app(state);
     // Something with a cluster label from the recorder, for each cluster, as a refresh run

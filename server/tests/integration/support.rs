@@ -113,7 +113,14 @@ pub(crate) async fn router(yaml: &str) -> axum::Router {
     let leptos = leptos::config::LeptosOptions::builder()
         .output_name("klens")
         .build();
-    app(AppState::new(leptos, &config, catalog).expect("state"))
+    app(AppState::new(
+        leptos,
+        &config,
+        std::sync::Arc::new(
+            server::service::Service::from_config(&config, catalog).expect("service"),
+        ),
+    )
+    .expect("state"))
 }
 
 /// The router over `yaml` and its catalog, with every cluster's metadata and groups read once.
@@ -127,7 +134,14 @@ pub(crate) async fn router_and_catalog(yaml: &str) -> (axum::Router, Arc<Catalog
     let leptos = leptos::config::LeptosOptions::builder()
         .output_name("klens")
         .build();
-    let router = app(AppState::new(leptos, &config, Arc::clone(&catalog)).expect("state"));
+    let router = app(AppState::new(
+        leptos,
+        &config,
+        std::sync::Arc::new(
+            server::service::Service::from_config(&config, Arc::clone(&catalog)).expect("service"),
+        ),
+    )
+    .expect("state"));
     (router, catalog)
 }
 

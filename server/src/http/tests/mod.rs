@@ -24,7 +24,14 @@ fn router_for(yaml: &str) -> axum::Router {
         .expect("test config is valid");
     let leptos = LeptosOptions::builder().output_name("klens").build();
     let catalog = Arc::new(Catalog::new(&config));
-    app(AppState::new(leptos, &config, catalog).expect("state"))
+    app(AppState::new(
+        leptos,
+        &config,
+        std::sync::Arc::new(
+            crate::service::Service::from_config(&config, catalog).expect("service"),
+        ),
+    )
+    .expect("state"))
 }
 
 async fn get(uri: &str) -> (StatusCode, String) {
@@ -171,7 +178,14 @@ async fn ready_counts_clusters_without_naming_them() {
         entry.refresh().await;
     }
     let leptos = LeptosOptions::builder().output_name("klens").build();
-    let router = app(AppState::new(leptos, &config, catalog).expect("state"));
+    let router = app(AppState::new(
+        leptos,
+        &config,
+        std::sync::Arc::new(
+            crate::service::Service::from_config(&config, catalog).expect("service"),
+        ),
+    )
+    .expect("state"));
     let request = Request::get("/ready").body(Body::empty()).expect("request");
     let (status, body) = send_to(router, request).await;
     assert_eq!(status, StatusCode::OK);
