@@ -18,24 +18,20 @@ use crate::kafka::admin::acls;
 const MAX_NAME: usize = 1000;
 
 pub async fn acls(service: &Service, caller: &Caller, cluster: &str) -> Result<AclList, ApiError> {
-    let args = serde_json::json!({});
-    let read = acls_read(service, caller, cluster);
-    service
-        .audited_read(caller, cluster, Privilege::Acls, &args, read)
-        .await
-}
-
-async fn acls_read(service: &Service, caller: &Caller, cluster: &str) -> Result<AclList, ApiError> {
-    let granted = service.decide(
-        caller,
-        cluster,
-        Action::new(Privilege::Acls, Resource::Cluster),
-    )?;
-    let known = granted.entry.known_brokers_now();
-    let list = acls::acls(&granted.grant, &granted.link(), &known).await?;
+    let acls =
+        service
+            .cluster_read(
+                caller,
+                cluster,
+                Privilege::Acls,
+                |granted, known| async move {
+                    acls::acls(&granted.grant, &granted.link(), &known).await
+                },
+            )
+            .await?;
     Ok(AclList {
         cluster: cluster.to_string(),
-        acls: list,
+        acls,
     })
 }
 

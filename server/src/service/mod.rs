@@ -343,6 +343,29 @@ impl Service {
         }
     }
 
+    /// A read of the whole of `cluster` under `privilege` (the ACLs, the SCRAM users, the
+    /// quotas), recorded as reads are: decided first, then `read` runs with the grant and the
+    /// brokers the catalog knows now.
+    pub async fn cluster_read<T, Fut>(
+        &self,
+        caller: &Caller,
+        cluster: &str,
+        privilege: Privilege,
+        read: impl FnOnce(Granted, Vec<crate::kafka::Broker>) -> Fut,
+    ) -> Result<T, ApiError>
+    where
+        Fut: std::future::Future<Output = Result<T, ApiError>>,
+    {
+        let run = async {
+            let granted =
+                self.decide(caller, cluster, Action::new(privilege, Resource::Cluster))?;
+            let known = granted.entry.known_brokers_now();
+            read(granted, known).await
+        };
+        self.audited_read(caller, cluster, privilege, &serde_json::json!({}), run)
+            .await
+    }
+
     /// What `caller` holds on `cluster`; a cluster they cannot see answers as one that does
     /// not exist.
     pub fn access(&self, caller: &Caller, cluster: &str) -> Result<ClusterAccess, ApiError> {

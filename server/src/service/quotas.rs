@@ -22,28 +22,19 @@ pub async fn quotas(
     caller: &Caller,
     cluster: &str,
 ) -> Result<QuotaList, ApiError> {
-    let args = serde_json::json!({});
-    let read = quotas_read(service, caller, cluster);
-    service
-        .audited_read(caller, cluster, Privilege::BrokerConfigs, &args, read)
-        .await
-}
-
-async fn quotas_read(
-    service: &Service,
-    caller: &Caller,
-    cluster: &str,
-) -> Result<QuotaList, ApiError> {
-    let granted = service.decide(
-        caller,
-        cluster,
-        Action::new(Privilege::BrokerConfigs, Resource::Cluster),
-    )?;
-    let known = granted.entry.known_brokers_now();
-    let list = quotas::quotas(&granted.grant, &granted.link(), &known).await?;
+    let quotas = service
+        .cluster_read(
+            caller,
+            cluster,
+            Privilege::BrokerConfigs,
+            |granted, known| async move {
+                quotas::quotas(&granted.grant, &granted.link(), &known).await
+            },
+        )
+        .await?;
     Ok(QuotaList {
         cluster: cluster.to_string(),
-        quotas: list,
+        quotas,
     })
 }
 

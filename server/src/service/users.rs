@@ -24,28 +24,19 @@ pub async fn scram_users(
     caller: &Caller,
     cluster: &str,
 ) -> Result<ScramUserList, ApiError> {
-    let args = serde_json::json!({});
-    let read = scram_users_read(service, caller, cluster);
-    service
-        .audited_read(caller, cluster, Privilege::Acls, &args, read)
-        .await
-}
-
-async fn scram_users_read(
-    service: &Service,
-    caller: &Caller,
-    cluster: &str,
-) -> Result<ScramUserList, ApiError> {
-    let granted = service.decide(
-        caller,
-        cluster,
-        Action::new(Privilege::Acls, Resource::Cluster),
-    )?;
-    let known = granted.entry.known_brokers_now();
-    let list = users::scram_users(&granted.grant, &granted.link(), &known).await?;
+    let users = service
+        .cluster_read(
+            caller,
+            cluster,
+            Privilege::Acls,
+            |granted, known| async move {
+                users::scram_users(&granted.grant, &granted.link(), &known).await
+            },
+        )
+        .await?;
     Ok(ScramUserList {
         cluster: cluster.to_string(),
-        users: list,
+        users,
     })
 }
 
