@@ -40,33 +40,36 @@ pub async fn broker_configs(
     broker: Arg<i32>,
 ) -> Result<BrokerConfigList, ApiError> {
     let args = serde_json::json!({ "broker": &broker });
-    let read = broker_configs_read(service, caller, cluster, broker.clone());
     service
-        .audited_read(caller, cluster, Privilege::BrokerConfigs, &args, read)
+        .audited_read(
+            caller,
+            cluster,
+            Privilege::BrokerConfigs,
+            &args,
+            async move {
+                let granted = service.decide(
+                    caller,
+                    cluster,
+                    Action::new(Privilege::BrokerConfigs, Resource::Cluster),
+                )?;
+                let id = broker.optional("broker")?;
+                let (known, broker) = target(&granted, id)?;
+                let (configs, read_from) = brokers::broker_configs(
+                    &granted.grant,
+                    &granted.link(),
+                    &known,
+                    broker.as_ref(),
+                )
+                .await?;
+                Ok(BrokerConfigList {
+                    cluster: cluster.to_string(),
+                    broker: id,
+                    read_from,
+                    configs,
+                })
+            },
+        )
         .await
-}
-
-async fn broker_configs_read(
-    service: &Service,
-    caller: &Caller,
-    cluster: &str,
-    broker: Arg<i32>,
-) -> Result<BrokerConfigList, ApiError> {
-    let granted = service.decide(
-        caller,
-        cluster,
-        Action::new(Privilege::BrokerConfigs, Resource::Cluster),
-    )?;
-    let id = broker.optional("broker")?;
-    let (known, broker) = target(&granted, id)?;
-    let (configs, read_from) =
-        brokers::broker_configs(&granted.grant, &granted.link(), &known, broker.as_ref()).await?;
-    Ok(BrokerConfigList {
-        cluster: cluster.to_string(),
-        broker: id,
-        read_from,
-        configs,
-    })
 }
 
 pub async fn alter_broker_config(

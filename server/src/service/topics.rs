@@ -105,28 +105,27 @@ pub async fn topic_configs(
     topic: Arg<String>,
 ) -> Result<TopicConfigList, ApiError> {
     let args = serde_json::json!({ "topic": &topic });
-    let read = topic_configs_read(service, caller, cluster, topic.clone());
     service
-        .audited_read(caller, cluster, Privilege::TopicConfigs, &args, read)
+        .audited_read(
+            caller,
+            cluster,
+            Privilege::TopicConfigs,
+            &args,
+            async move {
+                let (granted, name) =
+                    service.decide_named_topic(caller, cluster, Privilege::TopicConfigs, &topic)?;
+                granted.listed_topic(&name)?;
+                let known = granted.entry.known_brokers_now();
+                let configs =
+                    admin::topic_configs(&granted.grant, &granted.link(), &known, &name).await?;
+                Ok(TopicConfigList {
+                    cluster: cluster.to_string(),
+                    topic: name,
+                    configs,
+                })
+            },
+        )
         .await
-}
-
-async fn topic_configs_read(
-    service: &Service,
-    caller: &Caller,
-    cluster: &str,
-    topic: Arg<String>,
-) -> Result<TopicConfigList, ApiError> {
-    let (granted, name) =
-        service.decide_named_topic(caller, cluster, Privilege::TopicConfigs, &topic)?;
-    granted.listed_topic(&name)?;
-    let known = granted.entry.known_brokers_now();
-    let configs = admin::topic_configs(&granted.grant, &granted.link(), &known, &name).await?;
-    Ok(TopicConfigList {
-        cluster: cluster.to_string(),
-        topic: name,
-        configs,
-    })
 }
 
 /// The most configs one call may change, and the longest name and value it may send.

@@ -200,53 +200,44 @@ pub async fn schema(
     version: Arg<i32>,
 ) -> Result<SchemaDetail, ApiError> {
     let args = serde_json::json!({ "subject": &subject, "version": &version });
-    let read = schema_read(service, caller, cluster, subject.clone(), version.clone());
     service
-        .audited_read(caller, cluster, Privilege::SchemaText, &args, read)
+        .audited_read(caller, cluster, Privilege::SchemaText, &args, async move {
+            let named = subject.given().cloned().unwrap_or_default();
+            let granted = service.decide(
+                caller,
+                cluster,
+                Action::new(Privilege::SchemaText, Resource::Subject(named)),
+            )?;
+            let name = subject_name(subject)?;
+            let number = version.optional("version")?;
+            if number.is_some_and(|v| v < 1) {
+                return Err(ApiError::bad_request(
+                    "version",
+                    "A version is a number from 1 (missing: the newest).",
+                ));
+            }
+            let registry = registry_of(&granted)?;
+            let (info, text) = registry
+                .version_text(&name, number)
+                .await
+                .map_err(registry_error)?
+                .ok_or_else(|| match number {
+                    Some(v) => ApiError::new(
+                        ErrorCode::NotFound,
+                        format!("Subject \"{name}\" has no version {v}."),
+                    ),
+                    None => no_subject(&name),
+                })?;
+            Ok(SchemaDetail {
+                subject: name,
+                version: info.version,
+                id: i64::from(info.id),
+                schema_type: info.schema_type,
+                schema: text,
+                references: references(&info.references),
+            })
+        })
         .await
-}
-
-async fn schema_read(
-    service: &Service,
-    caller: &Caller,
-    cluster: &str,
-    subject: Arg<String>,
-    version: Arg<i32>,
-) -> Result<SchemaDetail, ApiError> {
-    let named = subject.given().cloned().unwrap_or_default();
-    let granted = service.decide(
-        caller,
-        cluster,
-        Action::new(Privilege::SchemaText, Resource::Subject(named)),
-    )?;
-    let name = subject_name(subject)?;
-    let number = version.optional("version")?;
-    if number.is_some_and(|v| v < 1) {
-        return Err(ApiError::bad_request(
-            "version",
-            "A version is a number from 1 (missing: the newest).",
-        ));
-    }
-    let registry = registry_of(&granted)?;
-    let (info, text) = registry
-        .version_text(&name, number)
-        .await
-        .map_err(registry_error)?
-        .ok_or_else(|| match number {
-            Some(v) => ApiError::new(
-                ErrorCode::NotFound,
-                format!("Subject \"{name}\" has no version {v}."),
-            ),
-            None => no_subject(&name),
-        })?;
-    Ok(SchemaDetail {
-        subject: name,
-        version: info.version,
-        id: i64::from(info.id),
-        schema_type: info.schema_type,
-        schema: text,
-        references: references(&info.references),
-    })
 }
 
 /// The decision for a registry write on the subject `subject` names, then the name judged.
