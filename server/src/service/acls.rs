@@ -165,16 +165,11 @@ pub async fn create_acl(
     args: AclArgs,
 ) -> Result<AclChanged, ApiError> {
     let attempt = Attempt::of(&args.cluster, Privilege::CreateAcls, &args, &[]);
-    let write = create_acl_now(service, caller, args);
-    service.audited(caller, attempt, |_| None, write).await
-}
-
-async fn create_acl_now(
-    service: &Service,
-    caller: &Caller,
-    args: AclArgs,
-) -> Result<AclChanged, ApiError> {
-    change(service, caller, args, Change::Create).await
+    service
+        .audited(caller, attempt, |_| None, async move {
+            change(service, caller, args, Change::Create).await
+        })
+        .await
 }
 
 pub async fn delete_acl(
@@ -183,16 +178,11 @@ pub async fn delete_acl(
     args: AclArgs,
 ) -> Result<AclChanged, ApiError> {
     let attempt = Attempt::of(&args.cluster, Privilege::DeleteAcls, &args, &[]);
-    let write = delete_acl_now(service, caller, args);
-    service.audited(caller, attempt, |_| None, write).await
-}
-
-async fn delete_acl_now(
-    service: &Service,
-    caller: &Caller,
-    args: AclArgs,
-) -> Result<AclChanged, ApiError> {
-    change(service, caller, args, Change::Delete).await
+    service
+        .audited(caller, attempt, |_| None, async move {
+            change(service, caller, args, Change::Delete).await
+        })
+        .await
 }
 
 /// Decides the change, judges the binding, then makes the change unless it is a dry run.

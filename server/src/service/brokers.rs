@@ -90,42 +90,37 @@ pub async fn alter_broker_config(
             .map(|s| s.keys().cloned().collect::<Vec<_>>())
             .unwrap_or_default(),
     );
-    let write = alter_broker_config_now(service, caller, args);
-    service.audited(caller, attempt, |_| None, write).await
-}
-
-async fn alter_broker_config_now(
-    service: &Service,
-    caller: &Caller,
-    args: AlterBrokerConfigArgs,
-) -> Result<BrokerConfigsChanged, ApiError> {
-    let mut granted = service.decide(
-        caller,
-        &args.cluster,
-        Action::new(Privilege::AlterBrokerConfigs, Resource::Cluster),
-    )?;
-    let id = args.broker.optional("broker")?;
-    let set = args.set.or("set", BTreeMap::new())?;
-    let remove = args.remove.or("remove", Vec::new())?;
-    let dry_run = args.dry_run.or("dry_run", false)?;
-    let changes = config_changes(set, remove)?;
-    let (known, broker) = target(&granted, id)?;
-    service.open(&mut granted.grant).await?;
-    let changes = brokers::alter_broker_configs(
-        &granted.grant,
-        &granted.link(),
-        &known,
-        broker.as_ref(),
-        &changes,
-        dry_run,
-    )
-    .await?;
-    Ok(BrokerConfigsChanged {
-        cluster: args.cluster,
-        broker: id,
-        dry_run,
-        changes,
-    })
+    service
+        .audited(caller, attempt, |_| None, async move {
+            let mut granted = service.decide(
+                caller,
+                &args.cluster,
+                Action::new(Privilege::AlterBrokerConfigs, Resource::Cluster),
+            )?;
+            let id = args.broker.optional("broker")?;
+            let set = args.set.or("set", BTreeMap::new())?;
+            let remove = args.remove.or("remove", Vec::new())?;
+            let dry_run = args.dry_run.or("dry_run", false)?;
+            let changes = config_changes(set, remove)?;
+            let (known, broker) = target(&granted, id)?;
+            service.open(&mut granted.grant).await?;
+            let changes = brokers::alter_broker_configs(
+                &granted.grant,
+                &granted.link(),
+                &known,
+                broker.as_ref(),
+                &changes,
+                dry_run,
+            )
+            .await?;
+            Ok(BrokerConfigsChanged {
+                cluster: args.cluster,
+                broker: id,
+                dry_run,
+                changes,
+            })
+        })
+        .await
 }
 
 // The server functions this capability answers.

@@ -168,42 +168,37 @@ pub async fn alter_quota(
     args: AlterQuotaArgs,
 ) -> Result<QuotaChanged, ApiError> {
     let attempt = Attempt::of(&args.cluster, Privilege::AlterQuotas, &args, &[]);
-    let write = alter_quota_now(service, caller, args);
-    service.audited(caller, attempt, |_| None, write).await
-}
-
-async fn alter_quota_now(
-    service: &Service,
-    caller: &Caller,
-    args: AlterQuotaArgs,
-) -> Result<QuotaChanged, ApiError> {
-    let mut granted = service.decide(
-        caller,
-        &args.cluster,
-        Action::new(Privilege::AlterQuotas, Resource::Cluster),
-    )?;
-    let set = args.set.or("set", BTreeMap::new())?;
-    let remove = args.remove.or("remove", Vec::new())?;
-    let parts = entity(args.entity, !set.is_empty())?;
-    let ops = operations(&parts, set, remove)?;
-    let dry_run = args.dry_run.or("dry_run", false)?;
-    service.open(&mut granted.grant).await?;
-    let known = granted.entry.known_brokers_now();
-    let changes = quotas::alter_quota(
-        &granted.grant,
-        &granted.link(),
-        &known,
-        &parts,
-        &ops,
-        dry_run,
-    )
-    .await?;
-    Ok(QuotaChanged {
-        cluster: args.cluster,
-        entity: parts,
-        dry_run,
-        changes,
-    })
+    service
+        .audited(caller, attempt, |_| None, async move {
+            let mut granted = service.decide(
+                caller,
+                &args.cluster,
+                Action::new(Privilege::AlterQuotas, Resource::Cluster),
+            )?;
+            let set = args.set.or("set", BTreeMap::new())?;
+            let remove = args.remove.or("remove", Vec::new())?;
+            let parts = entity(args.entity, !set.is_empty())?;
+            let ops = operations(&parts, set, remove)?;
+            let dry_run = args.dry_run.or("dry_run", false)?;
+            service.open(&mut granted.grant).await?;
+            let known = granted.entry.known_brokers_now();
+            let changes = quotas::alter_quota(
+                &granted.grant,
+                &granted.link(),
+                &known,
+                &parts,
+                &ops,
+                dry_run,
+            )
+            .await?;
+            Ok(QuotaChanged {
+                cluster: args.cluster,
+                entity: parts,
+                dry_run,
+                changes,
+            })
+        })
+        .await
 }
 
 // The server functions this capability answers.

@@ -23,38 +23,34 @@ pub async fn create_topic(
     args: CreateTopicArgs,
 ) -> Result<TopicChanged, ApiError> {
     let attempt = Attempt::of(&args.cluster, Privilege::CreateTopics, &args, &[]);
-    let write = create_topic_now(service, caller, args);
-    service.audited(caller, attempt, |_| None, write).await
-}
-
-async fn create_topic_now(
-    service: &Service,
-    caller: &Caller,
-    args: CreateTopicArgs,
-) -> Result<TopicChanged, ApiError> {
-    let named = args.topic.given().map(String::as_str);
-    let mut granted =
-        service.decide_topic(caller, &args.cluster, Privilege::CreateTopics, named)?;
-    let request = args.parse()?;
-    let spec = TopicSpec::new(
-        &request.topic,
-        request.partitions,
-        request.replication_factor,
-        &request.configs,
-    )?;
-    service.open(&mut granted.grant).await?;
-    if request.dry_run {
-        admin::validate_topic(&granted.grant, &granted.link(), &spec).await?;
-    } else {
-        let known = granted.entry.known_brokers_now();
-        let read_back = admin::create_topic(&granted.grant, &granted.link(), &known, &spec).await?;
-        apply(&granted, &spec.name, read_back);
-    }
-    Ok(TopicChanged {
-        cluster: request.cluster,
-        topic: spec.name,
-        dry_run: request.dry_run,
-    })
+    service
+        .audited(caller, attempt, |_| None, async move {
+            let named = args.topic.given().map(String::as_str);
+            let mut granted =
+                service.decide_topic(caller, &args.cluster, Privilege::CreateTopics, named)?;
+            let request = args.parse()?;
+            let spec = TopicSpec::new(
+                &request.topic,
+                request.partitions,
+                request.replication_factor,
+                &request.configs,
+            )?;
+            service.open(&mut granted.grant).await?;
+            if request.dry_run {
+                admin::validate_topic(&granted.grant, &granted.link(), &spec).await?;
+            } else {
+                let known = granted.entry.known_brokers_now();
+                let read_back =
+                    admin::create_topic(&granted.grant, &granted.link(), &known, &spec).await?;
+                apply(&granted, &spec.name, read_back);
+            }
+            Ok(TopicChanged {
+                cluster: request.cluster,
+                topic: spec.name,
+                dry_run: request.dry_run,
+            })
+        })
+        .await
 }
 
 pub async fn delete_topic(
@@ -69,27 +65,22 @@ pub async fn delete_topic(
         &json!({ "topic": topic }),
         &[],
     );
-    let write = delete_topic_now(service, caller, cluster, topic);
-    service.audited(caller, attempt, |_| None, write).await
-}
-
-async fn delete_topic_now(
-    service: &Service,
-    caller: &Caller,
-    cluster: &str,
-    topic: Arg<String>,
-) -> Result<TopicChanged, ApiError> {
-    let (mut granted, topic) =
-        service.decide_named_topic(caller, cluster, Privilege::DeleteTopics, &topic)?;
-    service.open(&mut granted.grant).await?;
-    let known = granted.entry.known_brokers_now();
-    let read_back = admin::delete_topic(&granted.grant, &granted.link(), &known, &topic).await?;
-    apply(&granted, &topic, read_back);
-    Ok(TopicChanged {
-        cluster: cluster.to_string(),
-        topic,
-        dry_run: false,
-    })
+    service
+        .audited(caller, attempt, |_| None, async move {
+            let (mut granted, topic) =
+                service.decide_named_topic(caller, cluster, Privilege::DeleteTopics, &topic)?;
+            service.open(&mut granted.grant).await?;
+            let known = granted.entry.known_brokers_now();
+            let read_back =
+                admin::delete_topic(&granted.grant, &granted.link(), &known, &topic).await?;
+            apply(&granted, &topic, read_back);
+            Ok(TopicChanged {
+                cluster: cluster.to_string(),
+                topic,
+                dry_run: false,
+            })
+        })
+        .await
 }
 
 fn apply(granted: &Granted, name: &str, read_back: ReadBack) {
@@ -194,40 +185,39 @@ pub async fn alter_topic_configs(
     args: AlterTopicConfigsArgs,
 ) -> Result<ConfigsChanged, ApiError> {
     let attempt = Attempt::of(&args.cluster, Privilege::AlterTopicConfigs, &args, &[]);
-    let write = alter_topic_configs_now(service, caller, args);
-    service.audited(caller, attempt, |_| None, write).await
-}
-
-async fn alter_topic_configs_now(
-    service: &Service,
-    caller: &Caller,
-    args: AlterTopicConfigsArgs,
-) -> Result<ConfigsChanged, ApiError> {
-    let cluster = args.cluster;
-    let (mut granted, name) =
-        service.decide_named_topic(caller, &cluster, Privilege::AlterTopicConfigs, &args.topic)?;
-    let set = args.set.or("set", BTreeMap::new())?;
-    let remove = args.remove.or("remove", Vec::new())?;
-    let dry_run = args.dry_run.or("dry_run", false)?;
-    let changes = config_changes(set, remove)?;
-    granted.listed_topic(&name)?;
-    service.open(&mut granted.grant).await?;
-    let known = granted.entry.known_brokers_now();
-    let changes = admin::alter_topic_configs(
-        &granted.grant,
-        &granted.link(),
-        &known,
-        &name,
-        &changes,
-        dry_run,
-    )
-    .await?;
-    Ok(ConfigsChanged {
-        cluster,
-        topic: name,
-        dry_run,
-        changes,
-    })
+    service
+        .audited(caller, attempt, |_| None, async move {
+            let cluster = args.cluster;
+            let (mut granted, name) = service.decide_named_topic(
+                caller,
+                &cluster,
+                Privilege::AlterTopicConfigs,
+                &args.topic,
+            )?;
+            let set = args.set.or("set", BTreeMap::new())?;
+            let remove = args.remove.or("remove", Vec::new())?;
+            let dry_run = args.dry_run.or("dry_run", false)?;
+            let changes = config_changes(set, remove)?;
+            granted.listed_topic(&name)?;
+            service.open(&mut granted.grant).await?;
+            let known = granted.entry.known_brokers_now();
+            let changes = admin::alter_topic_configs(
+                &granted.grant,
+                &granted.link(),
+                &known,
+                &name,
+                &changes,
+                dry_run,
+            )
+            .await?;
+            Ok(ConfigsChanged {
+                cluster,
+                topic: name,
+                dry_run,
+                changes,
+            })
+        })
+        .await
 }
 
 pub async fn add_partitions(
@@ -236,56 +226,55 @@ pub async fn add_partitions(
     args: AddPartitionsArgs,
 ) -> Result<PartitionsAdded, ApiError> {
     let attempt = Attempt::of(&args.cluster, Privilege::AddPartitions, &args, &[]);
-    let write = add_partitions_now(service, caller, args);
-    service.audited(caller, attempt, |_| None, write).await
-}
-
-async fn add_partitions_now(
-    service: &Service,
-    caller: &Caller,
-    args: AddPartitionsArgs,
-) -> Result<PartitionsAdded, ApiError> {
-    let cluster = args.cluster;
-    let (mut granted, name) =
-        service.decide_named_topic(caller, &cluster, Privilege::AddPartitions, &args.topic)?;
-    let count = args.count.required("count")?;
-    let dry_run = args.dry_run.or("dry_run", false)?;
-    if !(1..=admin::MAX_PARTITIONS).contains(&count) {
-        return Err(ApiError::bad_request(
-            "count",
-            format!("count must be between 1 and {}.", admin::MAX_PARTITIONS),
-        ));
-    }
-    let before = granted.listed_topic(&name)?.partitions.len() as u64;
-    service.open(&mut granted.grant).await?;
-    let known = granted.entry.known_brokers_now();
-    let read_back = admin::add_partitions(
-        &granted.grant,
-        &granted.link(),
-        &known,
-        &name,
-        count,
-        dry_run,
-    )
-    .await?;
-    let after = match read_back {
-        Some(read_back) => {
-            let after = read_back
-                .topic
-                .as_ref()
-                .map_or(count as u64, |t| t.partitions.len() as u64);
-            apply(&granted, &name, read_back);
-            after
-        }
-        None => count as u64,
-    };
-    Ok(PartitionsAdded {
-        cluster,
-        topic: name,
-        dry_run,
-        before,
-        after,
-    })
+    service
+        .audited(caller, attempt, |_| None, async move {
+            let cluster = args.cluster;
+            let (mut granted, name) = service.decide_named_topic(
+                caller,
+                &cluster,
+                Privilege::AddPartitions,
+                &args.topic,
+            )?;
+            let count = args.count.required("count")?;
+            let dry_run = args.dry_run.or("dry_run", false)?;
+            if !(1..=admin::MAX_PARTITIONS).contains(&count) {
+                return Err(ApiError::bad_request(
+                    "count",
+                    format!("count must be between 1 and {}.", admin::MAX_PARTITIONS),
+                ));
+            }
+            let before = granted.listed_topic(&name)?.partitions.len() as u64;
+            service.open(&mut granted.grant).await?;
+            let known = granted.entry.known_brokers_now();
+            let read_back = admin::add_partitions(
+                &granted.grant,
+                &granted.link(),
+                &known,
+                &name,
+                count,
+                dry_run,
+            )
+            .await?;
+            let after = match read_back {
+                Some(read_back) => {
+                    let after = read_back
+                        .topic
+                        .as_ref()
+                        .map_or(count as u64, |t| t.partitions.len() as u64);
+                    apply(&granted, &name, read_back);
+                    after
+                }
+                None => count as u64,
+            };
+            Ok(PartitionsAdded {
+                cluster,
+                topic: name,
+                dry_run,
+                before,
+                after,
+            })
+        })
+        .await
 }
 
 pub async fn delete_records(
@@ -294,68 +283,67 @@ pub async fn delete_records(
     args: DeleteRecordsArgs,
 ) -> Result<RecordsDeleted, ApiError> {
     let attempt = Attempt::of(&args.cluster, Privilege::DeleteRecords, &args, &[]);
-    let write = delete_records_now(service, caller, args);
-    service.audited(caller, attempt, |_| None, write).await
-}
-
-async fn delete_records_now(
-    service: &Service,
-    caller: &Caller,
-    args: DeleteRecordsArgs,
-) -> Result<RecordsDeleted, ApiError> {
-    let cluster = args.cluster;
-    let (mut granted, name) =
-        service.decide_named_topic(caller, &cluster, Privilege::DeleteRecords, &args.topic)?;
-    let partition = args.partition.optional("partition")?;
-    let offset = args.offset.optional("offset")?;
-    let timestamp = args.timestamp.optional("timestamp")?;
-    let all = args.all.or("all", false)?;
-    let dry_run = args.dry_run.or("dry_run", false)?;
-    let at = match (offset, timestamp, all) {
-        (Some(offset), None, false) => {
-            if partition.is_none() {
-                return Err(ApiError::bad_request(
-                    "partition",
-                    "An offset belongs to one partition: name it, or cut by timestamp or all.",
-                ));
-            }
-            CutAt::Offset(offset)
-        }
-        (None, Some(ts), false) if ts < 0 => {
-            return Err(ApiError::bad_request(
-                "timestamp",
-                "A time is 0 ms since 1970 or later.",
-            ))
-        }
-        (None, Some(ts), false) => CutAt::Timestamp(ts),
-        (None, None, true) => CutAt::All,
-        _ => {
-            return Err(ApiError::bad_request(
-                "offset",
-                "Say where to cut with exactly one of offset, timestamp or all.",
-            ))
-        }
-    };
-    let topic = granted.listed_topic(&name)?;
-    let link = granted.link();
-    let cuts = admin::plan_cuts(&link, &topic, partition, &at).await?;
-    let partitions = if dry_run {
-        cuts.preview()
-    } else {
-        service.open(&mut granted.grant).await?;
-        let known = granted.entry.known_brokers_now();
-        let (done, read_back) =
-            admin::delete_records(&granted.grant, &link, &known, &topic, &cuts).await?;
-        apply(&granted, &name, read_back);
-        done
-    };
-    Ok(RecordsDeleted {
-        cluster,
-        topic: name,
-        dry_run,
-        deleted: partitions.iter().map(|p| p.deleted).sum(),
-        partitions,
-    })
+    service
+        .audited(caller, attempt, |_| None, async move {
+            let cluster = args.cluster;
+            let (mut granted, name) = service.decide_named_topic(
+                caller,
+                &cluster,
+                Privilege::DeleteRecords,
+                &args.topic,
+            )?;
+            let partition = args.partition.optional("partition")?;
+            let offset = args.offset.optional("offset")?;
+            let timestamp = args.timestamp.optional("timestamp")?;
+            let all = args.all.or("all", false)?;
+            let dry_run = args.dry_run.or("dry_run", false)?;
+            let at = match (offset, timestamp, all) {
+                (Some(offset), None, false) => {
+                    if partition.is_none() {
+                        return Err(ApiError::bad_request(
+                        "partition",
+                        "An offset belongs to one partition: name it, or cut by timestamp or all.",
+                    ));
+                    }
+                    CutAt::Offset(offset)
+                }
+                (None, Some(ts), false) if ts < 0 => {
+                    return Err(ApiError::bad_request(
+                        "timestamp",
+                        "A time is 0 ms since 1970 or later.",
+                    ))
+                }
+                (None, Some(ts), false) => CutAt::Timestamp(ts),
+                (None, None, true) => CutAt::All,
+                _ => {
+                    return Err(ApiError::bad_request(
+                        "offset",
+                        "Say where to cut with exactly one of offset, timestamp or all.",
+                    ))
+                }
+            };
+            let topic = granted.listed_topic(&name)?;
+            let link = granted.link();
+            let cuts = admin::plan_cuts(&link, &topic, partition, &at).await?;
+            let partitions = if dry_run {
+                cuts.preview()
+            } else {
+                service.open(&mut granted.grant).await?;
+                let known = granted.entry.known_brokers_now();
+                let (done, read_back) =
+                    admin::delete_records(&granted.grant, &link, &known, &topic, &cuts).await?;
+                apply(&granted, &name, read_back);
+                done
+            };
+            Ok(RecordsDeleted {
+                cluster,
+                topic: name,
+                dry_run,
+                deleted: partitions.iter().map(|p| p.deleted).sum(),
+                partitions,
+            })
+        })
+        .await
 }
 
 // The server functions this capability answers.

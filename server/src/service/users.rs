@@ -84,65 +84,64 @@ pub async fn set_scram_credential(
         &args,
         &["password"],
     );
-    let write = set_scram_credential_now(service, caller, args);
-    service.audited(caller, attempt, |_| None, write).await
-}
-
-async fn set_scram_credential_now(
-    service: &Service,
-    caller: &Caller,
-    args: SetScramArgs,
-) -> Result<ScramChanged, ApiError> {
-    let mut granted = service.decide(
-        caller,
-        &args.cluster,
-        Action::new(Privilege::SetScramCredentials, Resource::Cluster),
-    )?;
-    let user = user_name(args.user, true)?;
-    let mechanism = mechanism(args.mechanism)?;
-    let iterations = args.iterations.optional("iterations")?.unwrap_or(8192);
-    if !(SCRAM_MIN_ITERATIONS..=SCRAM_MAX_ITERATIONS).contains(&iterations) {
-        return Err(ApiError::bad_request(
-            "iterations",
-            format!("Kafka takes {SCRAM_MIN_ITERATIONS} to {SCRAM_MAX_ITERATIONS} iterations."),
-        ));
-    }
-    // A password of the wrong type is refused without quoting what was sent.
-    let password = match args.password {
-        Arg::Given(p) => Secret::new(p),
-        Arg::Missing => return Err(ApiError::bad_request("password", "`password` is required.")),
-        Arg::Invalid(_) => {
-            return Err(ApiError::bad_request("password", "A password is a string."))
-        }
-    };
-    if password.expose().is_empty() || password.expose().len() > MAX_PASSWORD {
-        return Err(ApiError::bad_request(
-            "password",
-            format!("A password is 1 to {MAX_PASSWORD} bytes."),
-        ));
-    }
-    let dry_run = args.dry_run.optional("dry_run")?.unwrap_or(false);
-    if !dry_run {
-        service.open(&mut granted.grant).await?;
-        let known = granted.entry.known_brokers_now();
-        users::set_scram(
-            &granted.grant,
-            &granted.link(),
-            &known,
-            &user,
-            &mechanism,
-            iterations,
-            &password,
-        )
-        .await?;
-    }
-    Ok(ScramChanged {
-        cluster: args.cluster,
-        user,
-        mechanism,
-        iterations: Some(iterations),
-        dry_run,
-    })
+    service
+        .audited(caller, attempt, |_| None, async move {
+            let mut granted = service.decide(
+                caller,
+                &args.cluster,
+                Action::new(Privilege::SetScramCredentials, Resource::Cluster),
+            )?;
+            let user = user_name(args.user, true)?;
+            let mechanism = mechanism(args.mechanism)?;
+            let iterations = args.iterations.optional("iterations")?.unwrap_or(8192);
+            if !(SCRAM_MIN_ITERATIONS..=SCRAM_MAX_ITERATIONS).contains(&iterations) {
+                return Err(ApiError::bad_request(
+                    "iterations",
+                    format!(
+                        "Kafka takes {SCRAM_MIN_ITERATIONS} to {SCRAM_MAX_ITERATIONS} iterations."
+                    ),
+                ));
+            }
+            // A password of the wrong type is refused without quoting what was sent.
+            let password = match args.password {
+                Arg::Given(p) => Secret::new(p),
+                Arg::Missing => {
+                    return Err(ApiError::bad_request("password", "`password` is required."))
+                }
+                Arg::Invalid(_) => {
+                    return Err(ApiError::bad_request("password", "A password is a string."))
+                }
+            };
+            if password.expose().is_empty() || password.expose().len() > MAX_PASSWORD {
+                return Err(ApiError::bad_request(
+                    "password",
+                    format!("A password is 1 to {MAX_PASSWORD} bytes."),
+                ));
+            }
+            let dry_run = args.dry_run.optional("dry_run")?.unwrap_or(false);
+            if !dry_run {
+                service.open(&mut granted.grant).await?;
+                let known = granted.entry.known_brokers_now();
+                users::set_scram(
+                    &granted.grant,
+                    &granted.link(),
+                    &known,
+                    &user,
+                    &mechanism,
+                    iterations,
+                    &password,
+                )
+                .await?;
+            }
+            Ok(ScramChanged {
+                cluster: args.cluster,
+                user,
+                mechanism,
+                iterations: Some(iterations),
+                dry_run,
+            })
+        })
+        .await
 }
 
 pub async fn delete_scram_credential(
@@ -151,35 +150,31 @@ pub async fn delete_scram_credential(
     args: DeleteScramArgs,
 ) -> Result<ScramChanged, ApiError> {
     let attempt = Attempt::of(&args.cluster, Privilege::DeleteScramCredentials, &args, &[]);
-    let write = delete_scram_credential_now(service, caller, args);
-    service.audited(caller, attempt, |_| None, write).await
-}
-
-async fn delete_scram_credential_now(
-    service: &Service,
-    caller: &Caller,
-    args: DeleteScramArgs,
-) -> Result<ScramChanged, ApiError> {
-    let mut granted = service.decide(
-        caller,
-        &args.cluster,
-        Action::new(Privilege::DeleteScramCredentials, Resource::Cluster),
-    )?;
-    let user = user_name(args.user, false)?;
-    let mechanism = mechanism(args.mechanism)?;
-    let dry_run = args.dry_run.optional("dry_run")?.unwrap_or(false);
-    if !dry_run {
-        service.open(&mut granted.grant).await?;
-        let known = granted.entry.known_brokers_now();
-        users::delete_scram(&granted.grant, &granted.link(), &known, &user, &mechanism).await?;
-    }
-    Ok(ScramChanged {
-        cluster: args.cluster,
-        user,
-        mechanism,
-        iterations: None,
-        dry_run,
-    })
+    service
+        .audited(caller, attempt, |_| None, async move {
+            let mut granted = service.decide(
+                caller,
+                &args.cluster,
+                Action::new(Privilege::DeleteScramCredentials, Resource::Cluster),
+            )?;
+            let user = user_name(args.user, false)?;
+            let mechanism = mechanism(args.mechanism)?;
+            let dry_run = args.dry_run.optional("dry_run")?.unwrap_or(false);
+            if !dry_run {
+                service.open(&mut granted.grant).await?;
+                let known = granted.entry.known_brokers_now();
+                users::delete_scram(&granted.grant, &granted.link(), &known, &user, &mechanism)
+                    .await?;
+            }
+            Ok(ScramChanged {
+                cluster: args.cluster,
+                user,
+                mechanism,
+                iterations: None,
+                dry_run,
+            })
+        })
+        .await
 }
 
 // The server functions this capability answers.
