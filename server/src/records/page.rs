@@ -188,7 +188,7 @@ pub fn read_page(config: &ClientConfig, request: &PageRequest) -> Result<PageRea
                     down.insert(s.partition, s.start);
                 }
                 if filter.is_some() {
-                    step = (step * 2).min(BACKWARD_STEP_MOST.max(step));
+                    step = (step * 2).min(BACKWARD_STEP_MOST);
                 }
             }
             let page = backward_page(ends, bounds, matched, &down, limit);

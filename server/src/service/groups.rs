@@ -147,108 +147,115 @@ pub async fn reset_offsets(
     args: ResetOffsetsArgs,
 ) -> Result<OffsetPlan, ApiError> {
     let attempt = Attempt::of(&args.cluster, Privilege::ResetOffsets, &args, &["plan"]);
+    // What the audit keeps of the outcome: the plan's size and whether it applied.
+    let outcome = |p: &OffsetPlan| {
+        Some(json!({ "applied": p.applied, "stale": p.stale, "partitions": p.partitions.len() }))
+    };
     service
-        .audited(caller, attempt, |p| Some(json!({ "applied": p.applied, "stale": p.stale, "partitions": p.partitions.len() })), async move {
-        let cluster = args.cluster;
-        let (granted, id) = decide_group(
-            service,
-            caller,
-            &cluster,
-            Privilege::ResetOffsets,
-            &args.group,
-        )?;
-        // A topic named is decided on before klens looks it up: one the caller's scope hides
-        // answers exactly as one that does not exist, whatever its partitions.
-        if let Some(named) = args.topic.given() {
-            service.check_topic(caller, &cluster, Privilege::ResetOffsets, named)?;
-        }
-        let topic = args.topic.optional("topic")?;
-        let partitions = args.partitions.optional("partitions")?;
-        let to = args.to.required("to")?;
-        let value = match to {
-            ResetTo::Earliest | ResetTo::Latest => args.value.optional("value")?.unwrap_or(0),
-            _ => args.value.required("value")?,
-        };
-        if matches!(to, ResetTo::Timestamp | ResetTo::Duration) && value < 0 {
-            return Err(ApiError::bad_request(
-                "value",
-                "A time or a duration is 0 ms or more.",
-            ));
-        }
-        if to == ResetTo::Duration && value > now_ms() {
-            return Err(ApiError::bad_request(
-                "value",
-                "That duration reaches back before 1970.",
-            ));
-        }
-        let dry_run = args.dry_run.or("dry_run", false)?;
-        let sent = args.plan.optional("plan")?;
-        if !dry_run && sent.is_none() {
-            return Err(ApiError::bad_request(
-                "plan",
-                "To apply a reset, send the plan its dry run answered; klens applies exactly that plan.",
-            ));
-        }
-        let (group, coordinator) = group_now(&granted, &id).await?;
-        let mut grant = decide_fresh(service, caller, &granted, Privilege::ResetOffsets, &group)?;
-        refuse_if_busy(&group, "reset its offsets")?;
-        let topics = scope(&granted, &group, topic, partitions)?;
-        for topic in &topics {
-            service.check_topic(caller, &cluster, Privilege::ResetOffsets, &topic.name)?;
-        }
-        let link = granted.link();
-        let now = admin::groups::reset_plan(&link, &group, &topics, to, value, now_ms()).await?;
-        let answer = |applied: bool, stale: bool, partitions: Vec<app::api::OffsetMove>| OffsetPlan {
-            cluster: cluster.clone(),
-            group: id.clone(),
-            applied,
-            stale,
-            skipped: partitions.iter().map(|m| m.skipped).sum(),
-            reread: partitions.iter().map(|m| m.reread).sum(),
-            partitions,
-        };
-        let Some(sent) = sent.filter(|_| !dry_run) else {
-            return Ok(answer(false, false, now));
-        };
-        // Records deleted since the plan can leave its offset below the partition's start: the
-        // plan no longer says what it would do, so it is stale too.
-        let below_start = sent.iter().any(|p| {
-            now.iter()
-                .any(|m| m.topic == p.topic && m.partition == p.partition && p.to < m.low)
-        });
-        if below_start || !admin::groups::still_current(&sent, &now) {
-            return Ok(answer(false, true, now));
-        }
-        // A plan sent back may not move an offset past the end of its partition.
-        let outside = |p: &app::api::PlannedOffset| {
-            now.iter()
-                .find(|m| m.topic == p.topic && m.partition == p.partition)
-                .is_none_or(|m| p.to > m.end)
-        };
-        if let Some(bad) = sent.iter().find(|p| p.to < 0 || outside(p)) {
-            return Err(ApiError::bad_request(
-                "plan",
-                format!(
-                    "Partition {} of \"{}\" cannot go to offset {}.",
-                    bad.partition, bad.topic, bad.to
-                ),
-            ));
-        }
-        service.open(&mut grant).await?;
-        admin::groups::commit_plan(&grant, &link, &coordinator, &id, &sent).await?;
-        // What the plan moved, as the plan said (each from where it started).
-        let done: Vec<app::api::OffsetMove> = now
-            .iter()
-            .map(|m| {
-                let to = sent
-                    .iter()
-                    .find(|p| p.topic == m.topic && p.partition == m.partition)
-                    .map_or(m.to, |p| p.to);
-                admin::groups::movement(&m.topic, m.partition, m.from, to, m.low, m.end)
-            })
-            .collect();
-        refresh(&granted, &group, &coordinator).await;
-        Ok(answer(true, false, done))
+        .audited(caller, attempt, outcome, async move {
+            let cluster = args.cluster;
+            let (granted, id) = decide_group(
+                service,
+                caller,
+                &cluster,
+                Privilege::ResetOffsets,
+                &args.group,
+            )?;
+            // A topic named is decided on before klens looks it up: one the caller's scope hides
+            // answers exactly as one that does not exist, whatever its partitions.
+            if let Some(named) = args.topic.given() {
+                service.check_topic(caller, &cluster, Privilege::ResetOffsets, named)?;
+            }
+            let topic = args.topic.optional("topic")?;
+            let partitions = args.partitions.optional("partitions")?;
+            let to = args.to.required("to")?;
+            let value = match to {
+                ResetTo::Earliest | ResetTo::Latest => args.value.optional("value")?.unwrap_or(0),
+                _ => args.value.required("value")?,
+            };
+            if matches!(to, ResetTo::Timestamp | ResetTo::Duration) && value < 0 {
+                return Err(ApiError::bad_request(
+                    "value",
+                    "A time or a duration is 0 ms or more.",
+                ));
+            }
+            if to == ResetTo::Duration && value > now_ms() {
+                return Err(ApiError::bad_request(
+                    "value",
+                    "That duration reaches back before 1970.",
+                ));
+            }
+            let dry_run = args.dry_run.or("dry_run", false)?;
+            let sent = args.plan.optional("plan")?;
+            if !dry_run && sent.is_none() {
+                return Err(ApiError::bad_request(
+                    "plan",
+                    "To apply a reset, send the plan its dry run answered; klens applies exactly that plan.",
+                ));
+            }
+            let (group, coordinator) = group_now(&granted, &id).await?;
+            let mut grant =
+                decide_fresh(service, caller, &granted, Privilege::ResetOffsets, &group)?;
+            refuse_if_busy(&group, "reset its offsets")?;
+            let topics = scope(&granted, &group, topic, partitions)?;
+            for topic in &topics {
+                service.check_topic(caller, &cluster, Privilege::ResetOffsets, &topic.name)?;
+            }
+            let link = granted.link();
+            let now = admin::groups::reset_plan(&link, &group, &topics, to, value, now_ms()).await?;
+            let answer = |applied: bool,
+                          stale: bool,
+                          partitions: Vec<app::api::OffsetMove>| OffsetPlan {
+                cluster: cluster.clone(),
+                group: id.clone(),
+                applied,
+                stale,
+                skipped: partitions.iter().map(|m| m.skipped).sum(),
+                reread: partitions.iter().map(|m| m.reread).sum(),
+                partitions,
+            };
+            let Some(sent) = sent.filter(|_| !dry_run) else {
+                return Ok(answer(false, false, now));
+            };
+            // Records deleted since the plan can leave its offset below the partition's start: the
+            // plan no longer says what it would do, so it is stale too.
+            let below_start = sent.iter().any(|p| {
+                now.iter()
+                    .any(|m| m.topic == p.topic && m.partition == p.partition && p.to < m.low)
+            });
+            if below_start || !admin::groups::still_current(&sent, &now) {
+                return Ok(answer(false, true, now));
+            }
+            // A plan sent back may not move an offset past the end of its partition.
+            let outside = |p: &app::api::PlannedOffset| {
+                now.iter()
+                    .find(|m| m.topic == p.topic && m.partition == p.partition)
+                    .is_none_or(|m| p.to > m.end)
+            };
+            if let Some(bad) = sent.iter().find(|p| p.to < 0 || outside(p)) {
+                return Err(ApiError::bad_request(
+                    "plan",
+                    format!(
+                        "Partition {} of \"{}\" cannot go to offset {}.",
+                        bad.partition, bad.topic, bad.to
+                    ),
+                ));
+            }
+            service.open(&mut grant).await?;
+            admin::groups::commit_plan(&grant, &link, &coordinator, &id, &sent).await?;
+            // What the plan moved, as the plan said (each from where it started).
+            let done: Vec<app::api::OffsetMove> = now
+                .iter()
+                .map(|m| {
+                    let to = sent
+                        .iter()
+                        .find(|p| p.topic == m.topic && p.partition == m.partition)
+                        .map_or(m.to, |p| p.to);
+                    admin::groups::movement(&m.topic, m.partition, m.from, to, m.low, m.end)
+                })
+                .collect();
+            refresh(&granted, &group, &coordinator).await;
+            Ok(answer(true, false, done))
         })
         .await
 }

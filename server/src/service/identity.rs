@@ -33,18 +33,6 @@ pub fn may_use(service: &Service, caller: &Caller, privilege: Option<Privilege>)
         .any(|a| a.can(privilege))
 }
 
-/// What `caller` holds on `cluster`, or `UNKNOWN_CLUSTER` when it cannot see it.
-pub fn access(
-    service: &Service,
-    caller: &Caller,
-    cluster: &str,
-) -> Result<ClusterAccess, ApiError> {
-    service
-        .policy
-        .access(&caller.subject(), cluster)
-        .ok_or_else(|| ApiError::unknown_cluster(cluster))
-}
-
 /// The decision's refusal of an operation needing `privilege` on `cluster` under `access`,
 /// in its own words; none when it is allowed (a privilege held on some resources only is
 /// allowed there: the scopes say where).

@@ -77,7 +77,7 @@ fn access_explain<'a>(s: &'a Service, c: &'a Caller, arguments: Value) -> Answer
     Box::pin(async move {
         let a: ExplainArgs = parse(arguments)?;
         let cluster = a.cluster.as_str();
-        let access = identity::access(s, c, cluster)?;
+        let access = s.access(c, cluster)?;
         let tools: Vec<&ToolSpec> = match a.tool.optional("tool")? {
             Some(name) => vec![spec(&name).ok_or_else(|| {
                 app::ApiError::bad_request("tool", format!("klens has no tool {name}."))

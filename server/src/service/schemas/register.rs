@@ -90,8 +90,8 @@ pub async fn register_schema(
             // A dry run reads the topic's newest records: it counts among the expensive reads.
             let _running = dry_run.then(|| service.reads.admit(caller)).transpose()?;
             let registry = registry_of(&granted)?;
-            // A reference reads the referenced subject's schema: one the caller may not read answers
-            // as one the registry lacks, before the registry is asked about it.
+            // A reference reads the referenced subject's schema: one the caller may not read
+            // answers as one the registry lacks, before the registry is asked about it.
             for (i, reference) in proposal.references.iter().enumerate() {
                 let readable = reads_subject(service, caller, &args.cluster, &reference.subject)
                     && registry
