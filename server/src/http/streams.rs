@@ -27,11 +27,13 @@ use crate::service::records::{self, Stream, StreamArgs};
 /// The caller and the prepared stream, or the error response.
 async fn prepare(
     state: &AppState,
-    user: Option<&SignedIn>,
-    door: app::api::Door,
+    user: Option<Extension<SignedIn>>,
+    headers: &axum::http::HeaderMap,
     query: Result<Query<StreamArgs>, QueryRejection>,
     default_from: &str,
 ) -> Result<(Caller, Stream), Response> {
+    let user = user.map(|Extension(u)| u);
+    let door = super::backend::door(headers);
     let query = match query {
         Ok(Query(q)) => q,
         Err(rejection) => {
@@ -44,7 +46,7 @@ async fn prepare(
         }
     };
     let run = async {
-        let caller = Caller::of_request(&state.policy, user, door)?;
+        let caller = Caller::of_request(&state.policy, user.as_ref(), door)?;
         let stream = records::stream(&state.service, &caller, query, default_from).await?;
         Ok::<_, ApiError>((caller, stream))
     };
@@ -57,16 +59,7 @@ pub async fn export(
     headers: axum::http::HeaderMap,
     query: Result<Query<StreamArgs>, QueryRejection>,
 ) -> Response {
-    let user = user.map(|Extension(u)| u);
-    let (caller, stream) = match prepare(
-        &state,
-        user.as_ref(),
-        super::backend::door(&headers),
-        query,
-        "earliest",
-    )
-    .await
-    {
+    let (caller, stream) = match prepare(&state, user, &headers, query, "earliest").await {
         Ok(prepared) => prepared,
         Err(response) => return response,
     };
@@ -102,21 +95,12 @@ pub async fn tail(
     headers: axum::http::HeaderMap,
     query: Result<Query<StreamArgs>, QueryRejection>,
 ) -> Response {
-    let user = user.map(|Extension(u)| u);
     // The tail always starts at the end, whatever `from` says.
     let query = query.map(|Query(mut q)| {
         q.from = Arg::Given("latest".to_string());
         Query(q)
     });
-    let (caller, stream) = match prepare(
-        &state,
-        user.as_ref(),
-        super::backend::door(&headers),
-        query,
-        "latest",
-    )
-    .await
-    {
+    let (caller, stream) = match prepare(&state, user, &headers, query, "latest").await {
         Ok(prepared) => prepared,
         Err(response) => return response,
     };

@@ -246,14 +246,7 @@ fn branch_name(schema: &Schema) -> Option<String> {
             Schema::Null => "null",
             Schema::Boolean => "boolean",
             Schema::Int | Schema::Date | Schema::TimeMillis => "int",
-            Schema::Long
-            | Schema::TimeMicros
-            | Schema::TimestampMillis
-            | Schema::TimestampMicros
-            | Schema::TimestampNanos
-            | Schema::LocalTimestampMillis
-            | Schema::LocalTimestampMicros
-            | Schema::LocalTimestampNanos => "long",
+            long_schemas!() => "long",
             Schema::Float => "float",
             Schema::Double => "double",
             Schema::Bytes | Schema::BigDecimal => "bytes",

@@ -9,6 +9,21 @@
 //! subject's records for the check of a proposed schema, which takes REGISTER_SCHEMAS on the
 //! subject and answers no record's content.
 
+/// The Avro schemas whose datum is written as a `long`: the type and the logical types on it.
+/// A pattern, so that the matches over every schema stay exhaustive.
+macro_rules! long_schemas {
+    () => {
+        apache_avro::Schema::Long
+            | apache_avro::Schema::TimeMicros
+            | apache_avro::Schema::TimestampMillis
+            | apache_avro::Schema::TimestampMicros
+            | apache_avro::Schema::TimestampNanos
+            | apache_avro::Schema::LocalTimestampMillis
+            | apache_avro::Schema::LocalTimestampMicros
+            | apache_avro::Schema::LocalTimestampNanos
+    };
+}
+
 mod avro;
 mod cursor;
 pub mod decode;

@@ -2,7 +2,6 @@
 //! one (DELETE_ACLS). Each is decided first (writable → privilege), then its binding judged,
 //! then sent with the grant.
 
-use app::access::{Action, Resource};
 use app::api::{
     AclArgs, AclBinding, AclChanged, AclList, Arg, ACL_OPERATIONS, ACL_PATTERN_TYPES,
     ACL_PERMISSIONS, ACL_RESOURCE_TYPES,
@@ -164,12 +163,7 @@ pub async fn create_acl(
     caller: &Caller,
     args: AclArgs,
 ) -> Result<AclChanged, ApiError> {
-    let attempt = Attempt::of(&args.cluster, Privilege::CreateAcls, &args, &[]);
-    service
-        .audited(caller, attempt, |_| None, async move {
-            change(service, caller, args, Change::Create).await
-        })
-        .await
+    change(service, caller, args, Change::Create).await
 }
 
 pub async fn delete_acl(
@@ -177,15 +171,11 @@ pub async fn delete_acl(
     caller: &Caller,
     args: AclArgs,
 ) -> Result<AclChanged, ApiError> {
-    let attempt = Attempt::of(&args.cluster, Privilege::DeleteAcls, &args, &[]);
-    service
-        .audited(caller, attempt, |_| None, async move {
-            change(service, caller, args, Change::Delete).await
-        })
-        .await
+    change(service, caller, args, Change::Delete).await
 }
 
-/// Decides the change, judges the binding, then makes the change unless it is a dry run.
+/// Under the audit: decides the change, judges the binding, then makes the change unless it
+/// is a dry run.
 async fn change(
     service: &Service,
     caller: &Caller,
@@ -196,25 +186,28 @@ async fn change(
         Change::Create => Privilege::CreateAcls,
         Change::Delete => Privilege::DeleteAcls,
     };
-    let cluster = args.cluster.clone();
-    let mut granted =
-        service.decide(caller, &cluster, Action::new(privilege, Resource::Cluster))?;
-    let (acl, dry_run) = binding(args, matches!(change, Change::Create))?;
-    if !dry_run {
-        service.open(&mut granted.grant).await?;
-        let (grant, link) = (&granted.grant, granted.link());
-        let known = granted.entry.known_brokers_now();
-        match change {
-            Change::Create => acls::create_acl(grant, &link, &known, &acl).await?,
-            Change::Delete => acls::delete_acl(grant, &link, &known, &acl).await?,
-        }
-    }
-    Ok(AclChanged {
-        cluster,
-        dry_run,
-        words: acl.words(),
-        acl,
-    })
+    let attempt = Attempt::of(&args.cluster, privilege, &args, &[]);
+    service
+        .cluster_write(caller, attempt, |mut granted| async move {
+            let cluster = args.cluster.clone();
+            let (acl, dry_run) = binding(args, matches!(change, Change::Create))?;
+            if !dry_run {
+                service.open(&mut granted.grant).await?;
+                let (grant, link) = (&granted.grant, granted.link());
+                let known = granted.entry.known_brokers_now();
+                match change {
+                    Change::Create => acls::create_acl(grant, &link, &known, &acl).await?,
+                    Change::Delete => acls::delete_acl(grant, &link, &known, &acl).await?,
+                }
+            }
+            Ok(AclChanged {
+                cluster,
+                dry_run,
+                words: acl.words(),
+                acl,
+            })
+        })
+        .await
 }
 
 // The server functions this capability answers.

@@ -91,12 +91,7 @@ pub async fn alter_broker_config(
             .unwrap_or_default(),
     );
     service
-        .audited(caller, attempt, |_| None, async move {
-            let mut granted = service.decide(
-                caller,
-                &args.cluster,
-                Action::new(Privilege::AlterBrokerConfigs, Resource::Cluster),
-            )?;
+        .cluster_write(caller, attempt, |mut granted| async move {
             let id = args.broker.optional("broker")?;
             let set = args.set.or("set", BTreeMap::new())?;
             let remove = args.remove.or("remove", Vec::new())?;

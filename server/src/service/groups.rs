@@ -43,7 +43,18 @@ fn decide_group(
 }
 
 /// The group as the catalog lists it (for its type), then as its coordinator describes it now.
-async fn group_now(granted: &Granted, id: &str) -> Result<(Group, Broker), ApiError> {
+/// The group `id` as its coordinator describes it now, its coordinator, and the decision for
+/// `privilege` on it again over that fresh description: its topics may have changed since the
+/// projection read them, and a scope that covered the group then may not now. A refusal puts
+/// the fresh group into the projection, so the catalog shows the caller what the decision saw.
+/// The change is made under the grant of this decision.
+async fn group_now(
+    service: &Service,
+    caller: &Caller,
+    granted: &Granted,
+    privilege: Privilege,
+    id: &str,
+) -> Result<(Group, Broker, Grant), ApiError> {
     let state = granted.entry.state();
     let groups = state
         .groups
@@ -60,21 +71,8 @@ async fn group_now(granted: &Granted, id: &str) -> Result<(Group, Broker), ApiEr
         )
     })?;
     let known = granted.entry.known_brokers_now();
-    admin::groups::group_now(&granted.link(), &known, id, &listed.kind).await
-}
-
-/// The decision for `privilege` on the group again, over its offsets and assignments as its
-/// coordinator described them just now: its topics may have changed since the projection read
-/// them, and a scope that covered the group then may not now. A refusal puts the fresh group
-/// into the projection, so the catalog shows the caller what the decision saw. The change is
-/// made under the grant of this decision.
-fn decide_fresh(
-    service: &Service,
-    caller: &Caller,
-    granted: &Granted,
-    privilege: Privilege,
-    group: &Group,
-) -> Result<Grant, ApiError> {
+    let (group, coordinator) =
+        admin::groups::group_now(&granted.link(), &known, id, &listed.kind).await?;
     let decided = service.policy.decide(
         &caller.subject(),
         &granted.entry.name,
@@ -83,7 +81,7 @@ fn decide_fresh(
     if decided.is_err() {
         granted.entry.apply_group(&group.id, Some(group.clone()));
     }
-    decided
+    Ok((group, coordinator, decided?))
 }
 
 /// The topics a reset covers, each with the partitions in scope: one topic (all its
@@ -151,16 +149,12 @@ pub async fn reset_offsets(
     let outcome = |p: &OffsetPlan| {
         Some(json!({ "applied": p.applied, "stale": p.stale, "partitions": p.partitions.len() }))
     };
+    let group = args.group.clone();
+    let decide =
+        |cluster: &str, privilege| decide_group(service, caller, cluster, privilege, &group);
     service
-        .audited(caller, attempt, outcome, async move {
+        .write_on(caller, attempt, outcome, decide, |granted, id| async move {
             let cluster = args.cluster;
-            let (granted, id) = decide_group(
-                service,
-                caller,
-                &cluster,
-                Privilege::ResetOffsets,
-                &args.group,
-            )?;
             // A topic named is decided on before klens looks it up: one the caller's scope hides
             // answers exactly as one that does not exist, whatever its partitions.
             if let Some(named) = args.topic.given() {
@@ -190,30 +184,30 @@ pub async fn reset_offsets(
             if !dry_run && sent.is_none() {
                 return Err(ApiError::bad_request(
                     "plan",
-                    "To apply a reset, send the plan its dry run answered; klens applies exactly that plan.",
+                    "To apply a reset, send the plan its dry run answered; klens applies exactly \
+                     that plan.",
                 ));
             }
-            let (group, coordinator) = group_now(&granted, &id).await?;
-            let mut grant =
-                decide_fresh(service, caller, &granted, Privilege::ResetOffsets, &group)?;
+            let (group, coordinator, mut grant) =
+                group_now(service, caller, &granted, Privilege::ResetOffsets, &id).await?;
             refuse_if_busy(&group, "reset its offsets")?;
             let topics = scope(&granted, &group, topic, partitions)?;
             for topic in &topics {
                 service.check_topic(caller, &cluster, Privilege::ResetOffsets, &topic.name)?;
             }
             let link = granted.link();
-            let now = admin::groups::reset_plan(&link, &group, &topics, to, value, now_ms()).await?;
-            let answer = |applied: bool,
-                          stale: bool,
-                          partitions: Vec<app::api::OffsetMove>| OffsetPlan {
-                cluster: cluster.clone(),
-                group: id.clone(),
-                applied,
-                stale,
-                skipped: partitions.iter().map(|m| m.skipped).sum(),
-                reread: partitions.iter().map(|m| m.reread).sum(),
-                partitions,
-            };
+            let now =
+                admin::groups::reset_plan(&link, &group, &topics, to, value, now_ms()).await?;
+            let answer =
+                |applied: bool, stale: bool, partitions: Vec<app::api::OffsetMove>| OffsetPlan {
+                    cluster: cluster.clone(),
+                    group: id.clone(),
+                    applied,
+                    stale,
+                    skipped: partitions.iter().map(|m| m.skipped).sum(),
+                    reread: partitions.iter().map(|m| m.reread).sum(),
+                    partitions,
+                };
             let Some(sent) = sent.filter(|_| !dry_run) else {
                 return Ok(answer(false, false, now));
             };
@@ -287,46 +281,49 @@ pub async fn delete_offsets(
         &[],
     );
     service
-        .audited(caller, attempt, |_| None, async move {
-            let (granted, id) =
-                decide_group(service, caller, cluster, Privilege::DeleteOffsets, &group)?;
-            let topic = topic.required("topic")?;
-            TopicName::check(&topic, "topic")?;
-            service.check_topic(caller, cluster, Privilege::DeleteOffsets, &topic)?;
-            let (group, coordinator) = group_now(&granted, &id).await?;
-            let mut grant =
-                decide_fresh(service, caller, &granted, Privilege::DeleteOffsets, &group)?;
-            let partitions: Vec<i32> = group
-                .offsets
-                .iter()
-                .filter(|(t, _, _)| *t == topic)
-                .map(|(_, p, _)| *p)
-                .collect();
-            if partitions.is_empty() {
-                return Err(ApiError::new(
-                    ErrorCode::NotFound,
-                    format!("Group \"{id}\" has no committed offsets on \"{topic}\"."),
-                ));
-            }
-            refuse_if_busy(&group, "delete its offsets")?;
-            service.open(&mut grant).await?;
-            admin::groups::delete_offsets(
-                &grant,
-                &granted.link(),
-                &coordinator,
-                &id,
-                &topic,
-                &partitions,
-            )
-            .await?;
-            refresh(&granted, &group, &coordinator).await;
-            Ok(GroupChanged {
-                cluster: cluster.to_string(),
-                group: id,
-                topic: Some(topic),
-                partitions,
-            })
-        })
+        .write_on(
+            caller,
+            attempt,
+            |_| None,
+            |cluster, privilege| decide_group(service, caller, cluster, privilege, &group),
+            |granted, id| async move {
+                let topic = topic.required("topic")?;
+                TopicName::check(&topic, "topic")?;
+                service.check_topic(caller, cluster, Privilege::DeleteOffsets, &topic)?;
+                let (group, coordinator, mut grant) =
+                    group_now(service, caller, &granted, Privilege::DeleteOffsets, &id).await?;
+                let partitions: Vec<i32> = group
+                    .offsets
+                    .iter()
+                    .filter(|(t, _, _)| *t == topic)
+                    .map(|(_, p, _)| *p)
+                    .collect();
+                if partitions.is_empty() {
+                    return Err(ApiError::new(
+                        ErrorCode::NotFound,
+                        format!("Group \"{id}\" has no committed offsets on \"{topic}\"."),
+                    ));
+                }
+                refuse_if_busy(&group, "delete its offsets")?;
+                service.open(&mut grant).await?;
+                admin::groups::delete_offsets(
+                    &grant,
+                    &granted.link(),
+                    &coordinator,
+                    &id,
+                    &topic,
+                    &partitions,
+                )
+                .await?;
+                refresh(&granted, &group, &coordinator).await;
+                Ok(GroupChanged {
+                    cluster: cluster.to_string(),
+                    group: id,
+                    topic: Some(topic),
+                    partitions,
+                })
+            },
+        )
         .await
 }
 
@@ -343,23 +340,26 @@ pub async fn delete_group(
         &[],
     );
     service
-        .audited(caller, attempt, |_| None, async move {
-            let (granted, id) =
-                decide_group(service, caller, cluster, Privilege::DeleteGroups, &group)?;
-            let (group, coordinator) = group_now(&granted, &id).await?;
-            let mut grant =
-                decide_fresh(service, caller, &granted, Privilege::DeleteGroups, &group)?;
-            refuse_if_busy(&group, "delete it")?;
-            service.open(&mut grant).await?;
-            admin::groups::delete_group(&grant, &granted.link(), &coordinator, &id).await?;
-            granted.entry.apply_group(&id, None);
-            Ok(GroupChanged {
-                cluster: cluster.to_string(),
-                group: id,
-                topic: None,
-                partitions: Vec::new(),
-            })
-        })
+        .write_on(
+            caller,
+            attempt,
+            |_| None,
+            |cluster, privilege| decide_group(service, caller, cluster, privilege, &group),
+            |granted, id| async move {
+                let (group, coordinator, mut grant) =
+                    group_now(service, caller, &granted, Privilege::DeleteGroups, &id).await?;
+                refuse_if_busy(&group, "delete it")?;
+                service.open(&mut grant).await?;
+                admin::groups::delete_group(&grant, &granted.link(), &coordinator, &id).await?;
+                granted.entry.apply_group(&id, None);
+                Ok(GroupChanged {
+                    cluster: cluster.to_string(),
+                    group: id,
+                    topic: None,
+                    partitions: Vec::new(),
+                })
+            },
+        )
         .await
 }
 

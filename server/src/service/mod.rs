@@ -366,6 +366,90 @@ impl Service {
             .await
     }
 
+    /// A read of one named topic under `privilege`, recorded as reads are: decided for the
+    /// topic `topic` names, then `read` runs with the grant and the judged name.
+    pub async fn topic_read<T, Fut>(
+        &self,
+        caller: &Caller,
+        cluster: &str,
+        privilege: Privilege,
+        args: &impl serde::Serialize,
+        topic: &app::api::Arg<String>,
+        read: impl FnOnce(Granted, String) -> Fut,
+    ) -> Result<T, ApiError>
+    where
+        Fut: std::future::Future<Output = Result<T, ApiError>>,
+    {
+        let run = async {
+            let (granted, name) = self.decide_named_topic(caller, cluster, privilege, topic)?;
+            read(granted, name).await
+        };
+        self.audited_read(caller, cluster, privilege, args, run)
+            .await
+    }
+
+    /// A write on the whole of the attempt's cluster, under the audit ([`Self::audited`]):
+    /// decided for the attempt's privilege, so what is recorded and what is decided are one.
+    pub async fn cluster_write<T, Fut>(
+        &self,
+        caller: &Caller,
+        attempt: Attempt,
+        write: impl FnOnce(Granted) -> Fut,
+    ) -> Result<T, ApiError>
+    where
+        Fut: std::future::Future<Output = Result<T, ApiError>>,
+    {
+        let cluster = attempt.cluster.clone();
+        let action = Action::new(attempt.privilege, Resource::Cluster);
+        self.audited(caller, attempt, |_| None, async {
+            write(self.decide(caller, &cluster, action)?).await
+        })
+        .await
+    }
+
+    /// A write on the topic `topic` names, under the audit ([`Self::audited`]): decided for
+    /// the attempt's privilege on that topic, then `write` runs with the grant and the judged
+    /// name.
+    pub async fn topic_write<T, Fut>(
+        &self,
+        caller: &Caller,
+        attempt: Attempt,
+        topic: &app::api::Arg<String>,
+        write: impl FnOnce(Granted, String) -> Fut,
+    ) -> Result<T, ApiError>
+    where
+        Fut: std::future::Future<Output = Result<T, ApiError>>,
+    {
+        let decide =
+            |cluster: &str, privilege| self.decide_named_topic(caller, cluster, privilege, topic);
+        self.write_on(caller, attempt, |_| None, decide, write)
+            .await
+    }
+
+    /// A write on one named resource, under the audit ([`Self::audited`], `noted` adding to
+    /// its outcome): `decide` answers for the attempt's cluster and privilege with the grant
+    /// and the judged name, then `write` runs with them. What is recorded and what is decided
+    /// are one privilege.
+    pub async fn write_on<T, Fut>(
+        &self,
+        caller: &Caller,
+        attempt: Attempt,
+        noted: impl FnOnce(&T) -> Option<serde_json::Value>,
+        decide: impl FnOnce(&str, Privilege) -> Result<(Granted, String), ApiError>,
+        write: impl FnOnce(Granted, String) -> Fut,
+    ) -> Result<T, ApiError>
+    where
+        Fut: std::future::Future<Output = Result<T, ApiError>>,
+    {
+        let cluster = attempt.cluster.clone();
+        let privilege = attempt.privilege;
+        self.audited(caller, attempt, noted, async {
+            let (granted, name) = decide(&cluster, privilege)?;
+            write(granted, name).await
+        })
+        .await
+    }
+
     /// What `caller` holds on `cluster`; a cluster they cannot see answers as one that does
     /// not exist.
     pub fn access(&self, caller: &Caller, cluster: &str) -> Result<ClusterAccess, ApiError> {

@@ -5,7 +5,6 @@
 use std::collections::BTreeMap;
 use std::net::IpAddr;
 
-use app::access::{Action, Resource};
 use app::api::{quota_key, AlterQuotaArgs, Arg, QuotaChanged, QuotaEntityPart, QuotaList};
 use app::{ApiError, Privilege};
 
@@ -169,12 +168,7 @@ pub async fn alter_quota(
 ) -> Result<QuotaChanged, ApiError> {
     let attempt = Attempt::of(&args.cluster, Privilege::AlterQuotas, &args, &[]);
     service
-        .audited(caller, attempt, |_| None, async move {
-            let mut granted = service.decide(
-                caller,
-                &args.cluster,
-                Action::new(Privilege::AlterQuotas, Resource::Cluster),
-            )?;
+        .cluster_write(caller, attempt, |mut granted| async move {
             let set = args.set.or("set", BTreeMap::new())?;
             let remove = args.remove.or("remove", Vec::new())?;
             let parts = entity(args.entity, !set.is_empty())?;

@@ -66,9 +66,7 @@ pub async fn delete_topic(
         &[],
     );
     service
-        .audited(caller, attempt, |_| None, async move {
-            let (mut granted, topic) =
-                service.decide_named_topic(caller, cluster, Privilege::DeleteTopics, &topic)?;
+        .topic_write(caller, attempt, &topic, |mut granted, topic| async move {
             service.open(&mut granted.grant).await?;
             let known = granted.entry.known_brokers_now();
             let read_back =
@@ -95,16 +93,15 @@ pub async fn topic_configs(
     cluster: &str,
     topic: Arg<String>,
 ) -> Result<TopicConfigList, ApiError> {
-    let args = serde_json::json!({ "topic": &topic });
+    let args = json!({ "topic": &topic });
     service
-        .audited_read(
+        .topic_read(
             caller,
             cluster,
             Privilege::TopicConfigs,
             &args,
-            async move {
-                let (granted, name) =
-                    service.decide_named_topic(caller, cluster, Privilege::TopicConfigs, &topic)?;
+            &topic,
+            |granted, name| async move {
                 granted.listed_topic(&name)?;
                 let known = granted.entry.known_brokers_now();
                 let configs =
@@ -186,37 +183,36 @@ pub async fn alter_topic_configs(
 ) -> Result<ConfigsChanged, ApiError> {
     let attempt = Attempt::of(&args.cluster, Privilege::AlterTopicConfigs, &args, &[]);
     service
-        .audited(caller, attempt, |_| None, async move {
-            let cluster = args.cluster;
-            let (mut granted, name) = service.decide_named_topic(
-                caller,
-                &cluster,
-                Privilege::AlterTopicConfigs,
-                &args.topic,
-            )?;
-            let set = args.set.or("set", BTreeMap::new())?;
-            let remove = args.remove.or("remove", Vec::new())?;
-            let dry_run = args.dry_run.or("dry_run", false)?;
-            let changes = config_changes(set, remove)?;
-            granted.listed_topic(&name)?;
-            service.open(&mut granted.grant).await?;
-            let known = granted.entry.known_brokers_now();
-            let changes = admin::alter_topic_configs(
-                &granted.grant,
-                &granted.link(),
-                &known,
-                &name,
-                &changes,
-                dry_run,
-            )
-            .await?;
-            Ok(ConfigsChanged {
-                cluster,
-                topic: name,
-                dry_run,
-                changes,
-            })
-        })
+        .topic_write(
+            caller,
+            attempt,
+            &args.topic,
+            |mut granted, name| async move {
+                let cluster = args.cluster;
+                let set = args.set.or("set", BTreeMap::new())?;
+                let remove = args.remove.or("remove", Vec::new())?;
+                let dry_run = args.dry_run.or("dry_run", false)?;
+                let changes = config_changes(set, remove)?;
+                granted.listed_topic(&name)?;
+                service.open(&mut granted.grant).await?;
+                let known = granted.entry.known_brokers_now();
+                let changes = admin::alter_topic_configs(
+                    &granted.grant,
+                    &granted.link(),
+                    &known,
+                    &name,
+                    &changes,
+                    dry_run,
+                )
+                .await?;
+                Ok(ConfigsChanged {
+                    cluster,
+                    topic: name,
+                    dry_run,
+                    changes,
+                })
+            },
+        )
         .await
 }
 
@@ -227,53 +223,52 @@ pub async fn add_partitions(
 ) -> Result<PartitionsAdded, ApiError> {
     let attempt = Attempt::of(&args.cluster, Privilege::AddPartitions, &args, &[]);
     service
-        .audited(caller, attempt, |_| None, async move {
-            let cluster = args.cluster;
-            let (mut granted, name) = service.decide_named_topic(
-                caller,
-                &cluster,
-                Privilege::AddPartitions,
-                &args.topic,
-            )?;
-            let count = args.count.required("count")?;
-            let dry_run = args.dry_run.or("dry_run", false)?;
-            if !(1..=admin::MAX_PARTITIONS).contains(&count) {
-                return Err(ApiError::bad_request(
-                    "count",
-                    format!("count must be between 1 and {}.", admin::MAX_PARTITIONS),
-                ));
-            }
-            let before = granted.listed_topic(&name)?.partitions.len() as u64;
-            service.open(&mut granted.grant).await?;
-            let known = granted.entry.known_brokers_now();
-            let read_back = admin::add_partitions(
-                &granted.grant,
-                &granted.link(),
-                &known,
-                &name,
-                count,
-                dry_run,
-            )
-            .await?;
-            let after = match read_back {
-                Some(read_back) => {
-                    let after = read_back
-                        .topic
-                        .as_ref()
-                        .map_or(count as u64, |t| t.partitions.len() as u64);
-                    apply(&granted, &name, read_back);
-                    after
+        .topic_write(
+            caller,
+            attempt,
+            &args.topic,
+            |mut granted, name| async move {
+                let cluster = args.cluster;
+                let count = args.count.required("count")?;
+                let dry_run = args.dry_run.or("dry_run", false)?;
+                if !(1..=admin::MAX_PARTITIONS).contains(&count) {
+                    return Err(ApiError::bad_request(
+                        "count",
+                        format!("count must be between 1 and {}.", admin::MAX_PARTITIONS),
+                    ));
                 }
-                None => count as u64,
-            };
-            Ok(PartitionsAdded {
-                cluster,
-                topic: name,
-                dry_run,
-                before,
-                after,
-            })
-        })
+                let before = granted.listed_topic(&name)?.partitions.len() as u64;
+                service.open(&mut granted.grant).await?;
+                let known = granted.entry.known_brokers_now();
+                let read_back = admin::add_partitions(
+                    &granted.grant,
+                    &granted.link(),
+                    &known,
+                    &name,
+                    count,
+                    dry_run,
+                )
+                .await?;
+                let after = match read_back {
+                    Some(read_back) => {
+                        let after = read_back
+                            .topic
+                            .as_ref()
+                            .map_or(count as u64, |t| t.partitions.len() as u64);
+                        apply(&granted, &name, read_back);
+                        after
+                    }
+                    None => count as u64,
+                };
+                Ok(PartitionsAdded {
+                    cluster,
+                    topic: name,
+                    dry_run,
+                    before,
+                    after,
+                })
+            },
+        )
         .await
 }
 
@@ -284,65 +279,64 @@ pub async fn delete_records(
 ) -> Result<RecordsDeleted, ApiError> {
     let attempt = Attempt::of(&args.cluster, Privilege::DeleteRecords, &args, &[]);
     service
-        .audited(caller, attempt, |_| None, async move {
-            let cluster = args.cluster;
-            let (mut granted, name) = service.decide_named_topic(
-                caller,
-                &cluster,
-                Privilege::DeleteRecords,
-                &args.topic,
-            )?;
-            let partition = args.partition.optional("partition")?;
-            let offset = args.offset.optional("offset")?;
-            let timestamp = args.timestamp.optional("timestamp")?;
-            let all = args.all.or("all", false)?;
-            let dry_run = args.dry_run.or("dry_run", false)?;
-            let at = match (offset, timestamp, all) {
-                (Some(offset), None, false) => {
-                    if partition.is_none() {
-                        return Err(ApiError::bad_request(
+        .topic_write(
+            caller,
+            attempt,
+            &args.topic,
+            |mut granted, name| async move {
+                let cluster = args.cluster;
+                let partition = args.partition.optional("partition")?;
+                let offset = args.offset.optional("offset")?;
+                let timestamp = args.timestamp.optional("timestamp")?;
+                let all = args.all.or("all", false)?;
+                let dry_run = args.dry_run.or("dry_run", false)?;
+                let at = match (offset, timestamp, all) {
+                    (Some(offset), None, false) => {
+                        if partition.is_none() {
+                            return Err(ApiError::bad_request(
                         "partition",
                         "An offset belongs to one partition: name it, or cut by timestamp or all.",
                     ));
+                        }
+                        CutAt::Offset(offset)
                     }
-                    CutAt::Offset(offset)
-                }
-                (None, Some(ts), false) if ts < 0 => {
-                    return Err(ApiError::bad_request(
-                        "timestamp",
-                        "A time is 0 ms since 1970 or later.",
-                    ))
-                }
-                (None, Some(ts), false) => CutAt::Timestamp(ts),
-                (None, None, true) => CutAt::All,
-                _ => {
-                    return Err(ApiError::bad_request(
-                        "offset",
-                        "Say where to cut with exactly one of offset, timestamp or all.",
-                    ))
-                }
-            };
-            let topic = granted.listed_topic(&name)?;
-            let link = granted.link();
-            let cuts = admin::plan_cuts(&link, &topic, partition, &at).await?;
-            let partitions = if dry_run {
-                cuts.preview()
-            } else {
-                service.open(&mut granted.grant).await?;
-                let known = granted.entry.known_brokers_now();
-                let (done, read_back) =
-                    admin::delete_records(&granted.grant, &link, &known, &topic, &cuts).await?;
-                apply(&granted, &name, read_back);
-                done
-            };
-            Ok(RecordsDeleted {
-                cluster,
-                topic: name,
-                dry_run,
-                deleted: partitions.iter().map(|p| p.deleted).sum(),
-                partitions,
-            })
-        })
+                    (None, Some(ts), false) if ts < 0 => {
+                        return Err(ApiError::bad_request(
+                            "timestamp",
+                            "A time is 0 ms since 1970 or later.",
+                        ))
+                    }
+                    (None, Some(ts), false) => CutAt::Timestamp(ts),
+                    (None, None, true) => CutAt::All,
+                    _ => {
+                        return Err(ApiError::bad_request(
+                            "offset",
+                            "Say where to cut with exactly one of offset, timestamp or all.",
+                        ))
+                    }
+                };
+                let topic = granted.listed_topic(&name)?;
+                let link = granted.link();
+                let cuts = admin::plan_cuts(&link, &topic, partition, &at).await?;
+                let partitions = if dry_run {
+                    cuts.preview()
+                } else {
+                    service.open(&mut granted.grant).await?;
+                    let known = granted.entry.known_brokers_now();
+                    let (done, read_back) =
+                        admin::delete_records(&granted.grant, &link, &known, &topic, &cuts).await?;
+                    apply(&granted, &name, read_back);
+                    done
+                };
+                Ok(RecordsDeleted {
+                    cluster,
+                    topic: name,
+                    dry_run,
+                    deleted: partitions.iter().map(|p| p.deleted).sum(),
+                    partitions,
+                })
+            },
+        )
         .await
 }
 

@@ -2,7 +2,6 @@
 //! and deleting one (DELETE_SCRAM_CREDENTIALS). The password moves into a `Secret` as soon as
 //! it is read, is salted by the protocol client, and appears in no answer, error or log.
 
-use app::access::{Action, Resource};
 use app::api::{
     Arg, DeleteScramArgs, ScramChanged, ScramUserList, SetScramArgs, SCRAM_MAX_ITERATIONS,
     SCRAM_MECHANISMS, SCRAM_MIN_ITERATIONS,
@@ -85,12 +84,7 @@ pub async fn set_scram_credential(
         &["password"],
     );
     service
-        .audited(caller, attempt, |_| None, async move {
-            let mut granted = service.decide(
-                caller,
-                &args.cluster,
-                Action::new(Privilege::SetScramCredentials, Resource::Cluster),
-            )?;
+        .cluster_write(caller, attempt, |mut granted| async move {
             let user = user_name(args.user, true)?;
             let mechanism = mechanism(args.mechanism)?;
             let iterations = args.iterations.optional("iterations")?.unwrap_or(8192);
@@ -151,12 +145,7 @@ pub async fn delete_scram_credential(
 ) -> Result<ScramChanged, ApiError> {
     let attempt = Attempt::of(&args.cluster, Privilege::DeleteScramCredentials, &args, &[]);
     service
-        .audited(caller, attempt, |_| None, async move {
-            let mut granted = service.decide(
-                caller,
-                &args.cluster,
-                Action::new(Privilege::DeleteScramCredentials, Resource::Cluster),
-            )?;
+        .cluster_write(caller, attempt, |mut granted| async move {
             let user = user_name(args.user, false)?;
             let mechanism = mechanism(args.mechanism)?;
             let dry_run = args.dry_run.optional("dry_run")?.unwrap_or(false);

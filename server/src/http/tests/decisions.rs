@@ -26,377 +26,95 @@ async fn call(router: &axum::Router, method: &str, uri: &str, body: &str) -> app
 #[tokio::test]
 async fn every_server_function_decides_before_it_judges_its_arguments() {
     let router = router_for(TWO);
-    // (method, endpoint, query or body with `{c}` for the cluster, the bad field)
-    let cases: &[(&str, &str, &str, &str)] = &[
-        ("GET", "topics", "cluster={c}&limit=many", "limit"),
-        ("GET", "topics", "cluster={c}&desc=maybe", "desc"),
-        ("GET", "groups", "cluster={c}&offset=-1", "offset"),
-        ("GET", "topic", "cluster={c}", "topic"),
-        ("GET", "group", "cluster={c}", "group"),
-        ("GET", "broker", "cluster={c}&id=first", "id"),
-        ("GET", "search", "cluster={c}", "q"),
-        (
-            "GET",
-            "records",
-            "cluster={c}&topic=t&partition=x",
-            "partition",
-        ),
-        ("GET", "records", "cluster={c}&topic=t&limit=0.5", "limit"),
-        ("GET", "records", "cluster={c}&topic=bad%20name", "topic"),
-        ("GET", "record", "cluster={c}&topic=t&partition=0", "offset"),
-        (
-            "GET",
-            "record",
-            "cluster={c}&topic=t&partition=zero&offset=1",
-            "partition",
-        ),
-        (
-            "GET",
-            "export",
-            "cluster={c}&topic=t&partition=x",
-            "partition",
-        ),
-        ("GET", "tail", "cluster={c}&topic=t&exact=perhaps", "exact"),
-        (
-            "POST",
-            "create_topic",
-            r#"{"cluster":"{c}","topic":"t","partitions":"three"}"#,
-            "partitions",
-        ),
-        (
-            "POST",
-            "create_topic",
-            r#"{"cluster":"{c}","partitions":3}"#,
-            "topic",
-        ),
-        (
-            "POST",
-            "create_topic",
-            r#"{"cluster":"{c}","topic":"t"}"#,
-            "partitions",
-        ),
-        (
-            "POST",
-            "create_topic",
-            r#"{"cluster":"{c}","topic":"t","partitions":1,"configs":[1]}"#,
-            "configs",
-        ),
-        (
-            "POST",
-            "delete_topic",
-            r#"{"cluster":"{c}","topic":7}"#,
-            "topic",
-        ),
-        ("POST", "delete_topic", r#"{"cluster":"{c}"}"#, "topic"),
-        ("GET", "topic_configs", "cluster={c}", "topic"),
-        ("GET", "topic_configs", "cluster={c}&topic=a%2Fb", "topic"),
-        ("GET", "subject", "cluster={c}", "subject"),
-        ("GET", "schema", "cluster={c}", "subject"),
-        (
-            "GET",
-            "schema",
-            "cluster={c}&subject=s&version=first",
-            "version",
-        ),
-        (
-            "GET",
-            "schema",
-            "cluster={c}&subject=s&version=0",
-            "version",
-        ),
-        (
-            "POST",
-            "alter_topic_configs",
-            r#"{"cluster":"{c}","topic":"t","set":[1]}"#,
-            "set",
-        ),
-        (
-            "POST",
-            "alter_topic_configs",
-            r#"{"cluster":"{c}","topic":"t","remove":"retention.ms"}"#,
-            "remove",
-        ),
-        (
-            "POST",
-            "alter_topic_configs",
-            r#"{"cluster":"{c}","topic":"t","set":{"a":"1"},"dry_run":"maybe"}"#,
-            "dry_run",
-        ),
-        (
-            "POST",
-            "alter_topic_configs",
-            r#"{"cluster":"{c}","topic":"t"}"#,
-            "set",
-        ),
-        (
-            "POST",
-            "add_partitions",
-            r#"{"cluster":"{c}","topic":"t","count":"many"}"#,
-            "count",
-        ),
-        (
-            "POST",
-            "add_partitions",
-            r#"{"cluster":"{c}","count":3}"#,
-            "topic",
-        ),
-        (
-            "POST",
-            "add_partitions",
-            r#"{"cluster":"{c}","topic":"t","count":0}"#,
-            "count",
-        ),
-        (
-            "POST",
-            "delete_records",
-            r#"{"cluster":"{c}","topic":"t","partition":0,"offset":"x"}"#,
-            "offset",
-        ),
-        (
-            "POST",
-            "delete_records",
-            r#"{"cluster":"{c}","topic":"t","partition":"p","all":true}"#,
-            "partition",
-        ),
-        (
-            "POST",
-            "delete_records",
-            r#"{"cluster":"{c}","topic":"t","offset":3}"#,
-            "partition",
-        ),
-        (
-            "POST",
-            "reset_offsets",
-            r#"{"cluster":"{c}","to":"earliest"}"#,
-            "group",
-        ),
-        (
-            "POST",
-            "reset_offsets",
-            r#"{"cluster":"{c}","group":"g","to":"sideways"}"#,
-            "to",
-        ),
-        (
-            "POST",
-            "reset_offsets",
-            r#"{"cluster":"{c}","group":"g","to":"offset","dry_run":true}"#,
-            "value",
-        ),
-        (
-            "POST",
-            "reset_offsets",
-            r#"{"cluster":"{c}","group":"g","to":"latest"}"#,
-            "plan",
-        ),
-        (
-            "POST",
-            "reset_offsets",
-            r#"{"cluster":"{c}","group":"g","to":"latest","plan":{"a":1}}"#,
-            "plan",
-        ),
-        (
-            "POST",
-            "delete_offsets",
-            r#"{"cluster":"{c}","group":"g"}"#,
-            "topic",
-        ),
-        (
-            "POST",
-            "delete_offsets",
-            r#"{"cluster":"{c}","topic":"t"}"#,
-            "group",
-        ),
-        (
-            "POST",
-            "delete_group",
-            r#"{"cluster":"{c}","group":""}"#,
-            "group",
-        ),
-        (
-            "POST",
-            "set_scram_credential",
-            r#"{"cluster":"{c}","password":"p"}"#,
-            "user",
-        ),
-        (
-            "POST",
-            "set_scram_credential",
-            r#"{"cluster":"{c}","user":"u","mechanism":"SCRAM-SHA-1","password":"p"}"#,
-            "mechanism",
-        ),
-        (
-            "POST",
-            "set_scram_credential",
-            r#"{"cluster":"{c}","user":"u","iterations":1000,"password":"p"}"#,
-            "iterations",
-        ),
-        (
-            "POST",
-            "set_scram_credential",
-            r#"{"cluster":"{c}","user":"u"}"#,
-            "password",
-        ),
-        (
-            "POST",
-            "delete_scram_credential",
-            r#"{"cluster":"{c}","user":""}"#,
-            "user",
-        ),
-        (
-            "POST",
-            "set_scram_credential",
-            r#"{"cluster":"{c}","user":" u","password":"p"}"#,
-            "user",
-        ),
-        (
-            "POST",
-            "create_acl",
-            r#"{"cluster":"{c}","principal":"User:bob ","resource_type":"topic","resource_name":"t","operation":"read"}"#,
-            "principal",
-        ),
-        (
-            "POST",
-            "create_acl",
-            r#"{"cluster":"{c}","principal":"bob","resource_type":"topic","resource_name":"t","operation":"read"}"#,
-            "principal",
-        ),
-        (
-            "POST",
-            "create_acl",
-            r#"{"cluster":"{c}","principal":"User:bob","host":"everywhere","resource_type":"topic","resource_name":"t","operation":"read"}"#,
-            "host",
-        ),
-        (
-            "POST",
-            "create_acl",
-            r#"{"cluster":"{c}","principal":"User:bob","resource_type":"table","resource_name":"t","operation":"read"}"#,
-            "resource_type",
-        ),
-        (
-            "POST",
-            "create_acl",
-            r#"{"cluster":"{c}","principal":"User:bob","resource_type":"topic","operation":"read"}"#,
-            "resource_name",
-        ),
-        (
-            "POST",
-            "create_acl",
-            r#"{"cluster":"{c}","principal":"User:bob","resource_type":"topic","resource_name":"t","operation":"any"}"#,
-            "operation",
-        ),
-        (
-            "POST",
-            "delete_acl",
-            r#"{"cluster":"{c}","principal":"User:bob","resource_type":"topic","resource_name":"t","operation":"read","pattern_type":"match"}"#,
-            "pattern_type",
-        ),
-        (
-            "POST",
-            "delete_acl",
-            r#"{"cluster":"{c}","principal":"User:bob","resource_type":"topic","resource_name":"t","operation":"read","permission":"any"}"#,
-            "permission",
-        ),
-        (
-            "POST",
-            "register_schema",
-            r#"{"cluster":"{c}","schema":"{}"}"#,
-            "subject",
-        ),
-        (
-            "POST",
-            "register_schema",
-            r#"{"cluster":"{c}","subject":"s"}"#,
-            "schema",
-        ),
-        (
-            "POST",
-            "register_schema",
-            r#"{"cluster":"{c}","subject":"s","schema":"{}","type":"XML"}"#,
-            "type",
-        ),
-        (
-            "POST",
-            "register_schema",
-            r#"{"cluster":"{c}","subject":"s","schema":"{}","references":[{"name":"r","subject":"t","version":0}]}"#,
-            "references/0",
-        ),
-        (
-            "POST",
-            "register_schema",
-            r#"{"cluster":"{c}","subject":"s","schema":"{}","references":"r"}"#,
-            "references",
-        ),
-        (
-            "POST",
-            "set_compatibility",
-            r#"{"cluster":"{c}","subject":"s"}"#,
-            "compatibility",
-        ),
-        (
-            "POST",
-            "set_compatibility",
-            r#"{"cluster":"{c}","subject":"s","compatibility":"SIDEWAYS"}"#,
-            "compatibility",
-        ),
-        (
-            "POST",
-            "set_compatibility",
-            r#"{"cluster":"{c}","compatibility":"FULL"}"#,
-            "subject",
-        ),
-        (
-            "POST",
-            "delete_schema",
-            r#"{"cluster":"{c}","subject":"s","version":0}"#,
-            "version",
-        ),
-        (
-            "POST",
-            "delete_schema",
-            r#"{"cluster":"{c}","subject":"s","permanent":"yes"}"#,
-            "permanent",
-        ),
-        (
-            "POST",
-            "delete_schema",
-            r#"{"cluster":"{c}","subject":""}"#,
-            "subject",
-        ),
-        (
-            "POST",
-            "produce",
-            r#"{"cluster":"{c}","value":{"encoding":"text","data":"x"}}"#,
-            "topic",
-        ),
-        (
-            "POST",
-            "produce",
-            r#"{"cluster":"{c}","topic":"t","value":{"encoding":"base64","data":"@"}}"#,
-            "value",
-        ),
-        (
-            "POST",
-            "produce",
-            r#"{"cluster":"{c}","topic":"t","key":{"encoding":"pictures"}}"#,
-            "key",
-        ),
-        (
-            "POST",
-            "produce",
-            r#"{"cluster":"{c}","topic":"t","partition":"first"}"#,
-            "partition",
-        ),
-        (
-            "POST",
-            "produce",
-            r#"{"cluster":"{c}","topic":"t","headers":[{"key":"h","value":{"encoding":"text","data":1}}]}"#,
-            "headers",
-        ),
-    ];
-    for (method, endpoint, args, field) in cases {
+    // One case a line: method, endpoint, query or body (`{c}` for the cluster), the bad field.
+    let cases = r#"
+GET topics cluster={c}&limit=many limit
+GET topics cluster={c}&desc=maybe desc
+GET groups cluster={c}&offset=-1 offset
+GET topic cluster={c} topic
+GET group cluster={c} group
+GET broker cluster={c}&id=first id
+GET search cluster={c} q
+GET records cluster={c}&topic=t&partition=x partition
+GET records cluster={c}&topic=t&limit=0.5 limit
+GET records cluster={c}&topic=bad%20name topic
+GET record cluster={c}&topic=t&partition=0 offset
+GET record cluster={c}&topic=t&partition=zero&offset=1 partition
+GET export cluster={c}&topic=t&partition=x partition
+GET tail cluster={c}&topic=t&exact=perhaps exact
+POST create_topic {"cluster":"{c}","topic":"t","partitions":"three"} partitions
+POST create_topic {"cluster":"{c}","partitions":3} topic
+POST create_topic {"cluster":"{c}","topic":"t"} partitions
+POST create_topic {"cluster":"{c}","topic":"t","partitions":1,"configs":[1]} configs
+POST delete_topic {"cluster":"{c}","topic":7} topic
+POST delete_topic {"cluster":"{c}"} topic
+GET topic_configs cluster={c} topic
+GET topic_configs cluster={c}&topic=a%2Fb topic
+GET subject cluster={c} subject
+GET schema cluster={c} subject
+GET schema cluster={c}&subject=s&version=first version
+GET schema cluster={c}&subject=s&version=0 version
+POST alter_topic_configs {"cluster":"{c}","topic":"t","set":[1]} set
+POST alter_topic_configs {"cluster":"{c}","topic":"t","remove":"retention.ms"} remove
+POST alter_topic_configs {"cluster":"{c}","topic":"t","set":{"a":"1"},"dry_run":"maybe"} dry_run
+POST alter_topic_configs {"cluster":"{c}","topic":"t"} set
+POST add_partitions {"cluster":"{c}","topic":"t","count":"many"} count
+POST add_partitions {"cluster":"{c}","count":3} topic
+POST add_partitions {"cluster":"{c}","topic":"t","count":0} count
+POST delete_records {"cluster":"{c}","topic":"t","partition":0,"offset":"x"} offset
+POST delete_records {"cluster":"{c}","topic":"t","partition":"p","all":true} partition
+POST delete_records {"cluster":"{c}","topic":"t","offset":3} partition
+POST reset_offsets {"cluster":"{c}","to":"earliest"} group
+POST reset_offsets {"cluster":"{c}","group":"g","to":"sideways"} to
+POST reset_offsets {"cluster":"{c}","group":"g","to":"offset","dry_run":true} value
+POST reset_offsets {"cluster":"{c}","group":"g","to":"latest"} plan
+POST reset_offsets {"cluster":"{c}","group":"g","to":"latest","plan":{"a":1}} plan
+POST delete_offsets {"cluster":"{c}","group":"g"} topic
+POST delete_offsets {"cluster":"{c}","topic":"t"} group
+POST delete_group {"cluster":"{c}","group":""} group
+POST set_scram_credential {"cluster":"{c}","password":"p"} user
+POST set_scram_credential {"cluster":"{c}","user":"u","mechanism":"SCRAM-SHA-1","password":"p"} mechanism
+POST set_scram_credential {"cluster":"{c}","user":"u","iterations":1000,"password":"p"} iterations
+POST set_scram_credential {"cluster":"{c}","user":"u"} password
+POST delete_scram_credential {"cluster":"{c}","user":""} user
+POST set_scram_credential {"cluster":"{c}","user":" u","password":"p"} user
+POST create_acl {"cluster":"{c}","principal":"User:bob ","resource_type":"topic","resource_name":"t","operation":"read"} principal
+POST create_acl {"cluster":"{c}","principal":"bob","resource_type":"topic","resource_name":"t","operation":"read"} principal
+POST create_acl {"cluster":"{c}","principal":"User:bob","host":"everywhere","resource_type":"topic","resource_name":"t","operation":"read"} host
+POST create_acl {"cluster":"{c}","principal":"User:bob","resource_type":"table","resource_name":"t","operation":"read"} resource_type
+POST create_acl {"cluster":"{c}","principal":"User:bob","resource_type":"topic","operation":"read"} resource_name
+POST create_acl {"cluster":"{c}","principal":"User:bob","resource_type":"topic","resource_name":"t","operation":"any"} operation
+POST delete_acl {"cluster":"{c}","principal":"User:bob","resource_type":"topic","resource_name":"t","operation":"read","pattern_type":"match"} pattern_type
+POST delete_acl {"cluster":"{c}","principal":"User:bob","resource_type":"topic","resource_name":"t","operation":"read","permission":"any"} permission
+POST register_schema {"cluster":"{c}","schema":"{}"} subject
+POST register_schema {"cluster":"{c}","subject":"s"} schema
+POST register_schema {"cluster":"{c}","subject":"s","schema":"{}","type":"XML"} type
+POST register_schema {"cluster":"{c}","subject":"s","schema":"{}","references":[{"name":"r","subject":"t","version":0}]} references/0
+POST register_schema {"cluster":"{c}","subject":"s","schema":"{}","references":"r"} references
+POST set_compatibility {"cluster":"{c}","subject":"s"} compatibility
+POST set_compatibility {"cluster":"{c}","subject":"s","compatibility":"SIDEWAYS"} compatibility
+POST set_compatibility {"cluster":"{c}","compatibility":"FULL"} subject
+POST delete_schema {"cluster":"{c}","subject":"s","version":0} version
+POST delete_schema {"cluster":"{c}","subject":"s","permanent":"yes"} permanent
+POST delete_schema {"cluster":"{c}","subject":""} subject
+POST produce {"cluster":"{c}","value":{"encoding":"text","data":"x"}} topic
+POST produce {"cluster":"{c}","topic":"t","value":{"encoding":"base64","data":"@"}} value
+POST produce {"cluster":"{c}","topic":"t","key":{"encoding":"pictures"}} key
+POST produce {"cluster":"{c}","topic":"t","partition":"first"} partition
+POST produce {"cluster":"{c}","topic":"t","headers":[{"key":"h","value":{"encoding":"text","data":1}}]} headers
+"#;
+    for case in cases.lines().filter(|l| !l.is_empty()) {
+        let parts = case.split_once(' ').and_then(|(method, rest)| {
+            let (endpoint, rest) = rest.split_once(' ')?;
+            let (args, field) = rest.rsplit_once(' ')?;
+            Some((method, endpoint, args, field))
+        });
+        let Some((method, endpoint, args, field)) = parts else {
+            panic!("a case is a method, an endpoint, arguments and a field: {case}");
+        };
         let request = |cluster: &str| -> (String, String) {
             let args = args.replace("{c}", cluster);
-            if *method == "GET" {
+            if method == "GET" {
                 (format!("/api/{endpoint}?{args}"), String::new())
             } else {
                 (format!("/api/{endpoint}"), args)
@@ -406,7 +124,7 @@ async fn every_server_function_decides_before_it_judges_its_arguments() {
         let e = call(&router, method, &uri, &body).await;
         assert_eq!(
             (e.code, e.field.as_deref()),
-            (app::ErrorCode::BadRequest, Some(*field)),
+            (app::ErrorCode::BadRequest, Some(field)),
             "{method} {uri} {body}: {}",
             e.message
         );

@@ -29,6 +29,22 @@ fn text(s: &str) -> StrBytes {
 /// What Kafka said about one partition of a change.
 pub type PartitionOutcome = (String, i32, Result<(), Refusal>);
 
+/// Each partition's outcome in a commit's or a deletion's answer, from each topic's name and
+/// its partitions' error codes.
+fn outcomes<T>(
+    topics: Vec<T>,
+    codes: impl Fn(&T) -> (String, Vec<(i32, i16)>),
+) -> Vec<PartitionOutcome> {
+    let mut all = Vec::new();
+    for topic in &topics {
+        let (name, partitions) = codes(topic);
+        for (partition, code) in partitions {
+            all.push((name.clone(), partition, Refusal::of(code, None)));
+        }
+    }
+    all
+}
+
 impl WireClient {
     /// The broker that coordinates `group` now, asked of the first broker that answers.
     pub async fn coordinator(&self, known: &[Broker], group: &str) -> WireResult<Broker> {
@@ -95,20 +111,13 @@ impl WireClient {
             .with_topics(topics);
         let mut lease = self.lease(coordinator).await?;
         let response = lease.write(grant, &request, 2).await?;
-        Ok(response
-            .topics
-            .into_iter()
-            .flat_map(|t| {
-                let name = t.name.0.to_string();
-                t.partitions.into_iter().map(move |p| {
-                    (
-                        name.clone(),
-                        p.partition_index,
-                        Refusal::of(p.error_code, None),
-                    )
-                })
-            })
-            .collect())
+        Ok(outcomes(response.topics, |t| {
+            let codes = t
+                .partitions
+                .iter()
+                .map(|p| (p.partition_index, p.error_code));
+            (t.name.0.to_string(), codes.collect())
+        }))
     }
 
     /// Deletes the committed offsets of `group` on `partitions` of `topic`.
@@ -135,20 +144,13 @@ impl WireClient {
         if let Err(refusal) = Refusal::of(response.error_code, None) {
             return Ok(Err(refusal));
         }
-        Ok(Ok(response
-            .topics
-            .into_iter()
-            .flat_map(|t| {
-                let name = t.name.0.to_string();
-                t.partitions.into_iter().map(move |p| {
-                    (
-                        name.clone(),
-                        p.partition_index,
-                        Refusal::of(p.error_code, None),
-                    )
-                })
-            })
-            .collect()))
+        Ok(Ok(outcomes(response.topics, |t| {
+            let codes = t
+                .partitions
+                .iter()
+                .map(|p| (p.partition_index, p.error_code));
+            (t.name.0.to_string(), codes.collect())
+        })))
     }
 
     /// Deletes `group`, which Kafka allows only while it has no members.

@@ -83,14 +83,7 @@ impl Planner<'_> {
             Schema::Null => self.push(Node::Null),
             Schema::Boolean => self.push(Node::Boolean),
             Schema::Int | Schema::Date | Schema::TimeMillis => self.push(Node::Int),
-            Schema::Long
-            | Schema::TimeMicros
-            | Schema::TimestampMillis
-            | Schema::TimestampMicros
-            | Schema::TimestampNanos
-            | Schema::LocalTimestampMillis
-            | Schema::LocalTimestampMicros
-            | Schema::LocalTimestampNanos => self.push(Node::Long),
+            long_schemas!() => self.push(Node::Long),
             Schema::Float => self.push(Node::Float),
             Schema::Double => self.push(Node::Double),
             Schema::String => self.push(Node::String),

@@ -162,17 +162,8 @@ impl Walk<'_, '_> {
                 Some(other) => Err(format!("{other} is not a boolean")),
                 None => Err("the datum is cut short".into()),
             },
-            Schema::Int
-            | Schema::Long
-            | Schema::Date
-            | Schema::TimeMillis
-            | Schema::TimeMicros
-            | Schema::TimestampMillis
-            | Schema::TimestampMicros
-            | Schema::TimestampNanos
-            | Schema::LocalTimestampMillis
-            | Schema::LocalTimestampMicros
-            | Schema::LocalTimestampNanos => self.long().map(|_| ()),
+            Schema::Int | Schema::Date | Schema::TimeMillis => self.long().map(|_| ()),
+            long_schemas!() => self.long().map(|_| ()),
             Schema::Float => self.skip(4),
             Schema::Double => self.skip(8),
             Schema::Duration => self.skip(12),

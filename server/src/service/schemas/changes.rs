@@ -8,15 +8,7 @@ pub async fn set_compatibility(
     args: SetCompatibilityArgs,
 ) -> Result<CompatibilitySet, ApiError> {
     let attempt = Attempt::of(&args.cluster, Privilege::SetCompatibility, &args, &[]);
-    service
-        .audited(caller, attempt, |_| None, async move {
-            let (mut granted, name) = decide_subject(
-                service,
-                caller,
-                &args.cluster,
-                Privilege::SetCompatibility,
-                args.subject,
-            )?;
+    service.write_on(caller, attempt, |_| None, |cluster, privilege| decide_subject(service, caller, cluster, privilege, args.subject), |mut granted, name| async move {
             let wanted = args
                 .compatibility
                 .required("compatibility")?
@@ -83,15 +75,7 @@ pub async fn delete_schema(
     args: DeleteSchemaArgs,
 ) -> Result<SchemaDeleted, ApiError> {
     let attempt = Attempt::of(&args.cluster, Privilege::DeleteSchemas, &args, &[]);
-    service
-        .audited(caller, attempt, |_| None, async move {
-            let (mut granted, name) = decide_subject(
-                service,
-                caller,
-                &args.cluster,
-                Privilege::DeleteSchemas,
-                args.subject,
-            )?;
+    service.write_on(caller, attempt, |_| None, |cluster, privilege| decide_subject(service, caller, cluster, privilege, args.subject), |mut granted, name| async move {
             let version = args.version.optional("version")?;
             if version.is_some_and(|v| v < 1) {
                 return Err(ApiError::bad_request(

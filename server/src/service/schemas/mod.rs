@@ -202,13 +202,8 @@ pub async fn schema(
     let args = serde_json::json!({ "subject": &subject, "version": &version });
     service
         .audited_read(caller, cluster, Privilege::SchemaText, &args, async move {
-            let named = subject.given().cloned().unwrap_or_default();
-            let granted = service.decide(
-                caller,
-                cluster,
-                Action::new(Privilege::SchemaText, Resource::Subject(named)),
-            )?;
-            let name = subject_name(subject)?;
+            let (granted, name) =
+                decide_subject(service, caller, cluster, Privilege::SchemaText, subject)?;
             let number = version.optional("version")?;
             if number.is_some_and(|v| v < 1) {
                 return Err(ApiError::bad_request(

@@ -76,103 +76,105 @@ pub async fn register_schema(
         &["schema"],
     )
     .with("schema_length", args.schema.given().map_or(0, String::len));
+    let subject = args.subject.clone();
     service
-        .audited(caller, attempt, |_| None, async move {
-            let (mut granted, name) = decide_subject(
-                service,
-                caller,
-                &args.cluster,
-                Privilege::RegisterSchemas,
-                args.subject.clone(),
-            )?;
-            let proposal = proposal(&args)?;
-            let dry_run = args.dry_run.clone().optional("dry_run")?.unwrap_or(false);
-            // A dry run reads the topic's newest records: it counts among the expensive reads.
-            let _running = dry_run.then(|| service.reads.admit(caller)).transpose()?;
-            let registry = registry_of(&granted)?;
-            // A reference reads the referenced subject's schema: one the caller may not read
-            // answers as one the registry lacks, before the registry is asked about it.
-            for (i, reference) in proposal.references.iter().enumerate() {
-                let readable = reads_subject(service, caller, &args.cluster, &reference.subject)
-                    && registry
-                        .has_version(&reference.subject, reference.version)
+        .write_on(
+            caller,
+            attempt,
+            |_| None,
+            |cluster, privilege| decide_subject(service, caller, cluster, privilege, subject),
+            |mut granted, name| async move {
+                let proposal = proposal(&args)?;
+                let dry_run = args.dry_run.clone().optional("dry_run")?.unwrap_or(false);
+                // A dry run reads the topic's newest records: it counts among the expensive reads.
+                let _running = dry_run.then(|| service.reads.admit(caller)).transpose()?;
+                let registry = registry_of(&granted)?;
+                // A reference reads the referenced subject's schema: one the caller may not read
+                // answers as one the registry lacks, before the registry is asked about it.
+                for (i, reference) in proposal.references.iter().enumerate() {
+                    let readable =
+                        reads_subject(service, caller, &args.cluster, &reference.subject)
+                            && registry
+                                .has_version(&reference.subject, reference.version)
+                                .await
+                                .map_err(registry_error)?;
+                    if !readable {
+                        return Err(no_reference(i, reference));
+                    }
+                }
+                // The schema must parse, with the schemas it references, before the registry sees it.
+                let text = registry
+                    .proposal_text(&proposal)
+                    .await
+                    .map_err(|e| match e.status {
+                        // A reference to a schema the registry lacks is an argument that is wrong.
+                        Some(404) => ApiError::bad_request("references", e.message),
+                        _ => registry_error(e),
+                    })?;
+                let proposed =
+                    Proposed::new(&text).map_err(|e| ApiError::bad_request("schema", e))?;
+                let mut answer = SchemaRegistered {
+                    cluster: args.cluster.clone(),
+                    subject: name.clone(),
+                    dry_run,
+                    schema_type: proposal.schema_type.clone(),
+                    compatibility: None,
+                    compatible: None,
+                    messages: Vec::new(),
+                    existing: None,
+                    records: None,
+                    version: None,
+                    id: None,
+                };
+                service.open(&mut granted.grant).await?;
+                if !dry_run {
+                    let (version, id) = registry
+                        .register(&granted.grant, &name, &proposal)
                         .await
                         .map_err(registry_error)?;
-                if !readable {
-                    return Err(no_reference(i, reference));
+                    answer.version = Some(version);
+                    answer.id = Some(i64::from(id));
+                    refresh_subject(&granted, &registry, &name).await;
+                    return Ok(answer);
                 }
-            }
-            // The schema must parse, with the schemas it references, before the registry sees it.
-            let text = registry
-                .proposal_text(&proposal)
-                .await
-                .map_err(|e| match e.status {
-                    // A reference to a schema the registry lacks is an argument that is wrong.
-                    Some(404) => ApiError::bad_request("references", e.message),
-                    _ => registry_error(e),
-                })?;
-            let proposed = Proposed::new(&text).map_err(|e| ApiError::bad_request("schema", e))?;
-            let mut answer = SchemaRegistered {
-                cluster: args.cluster.clone(),
-                subject: name.clone(),
-                dry_run,
-                schema_type: proposal.schema_type.clone(),
-                compatibility: None,
-                compatible: None,
-                messages: Vec::new(),
-                existing: None,
-                records: None,
-                version: None,
-                id: None,
-            };
-            service.open(&mut granted.grant).await?;
-            if !dry_run {
-                let (version, id) = registry
-                    .register(&granted.grant, &name, &proposal)
+                // One read of the subject gives its versions and its own level.
+                let summary = registry
+                    .subject_summary(&name)
                     .await
                     .map_err(registry_error)?;
-                answer.version = Some(version);
-                answer.id = Some(i64::from(id));
-                refresh_subject(&granted, &registry, &name).await;
-                return Ok(answer);
-            }
-            // One read of the subject gives its versions and its own level.
-            let summary = registry
-                .subject_summary(&name)
-                .await
-                .map_err(registry_error)?;
-            let own = summary.as_ref().and_then(|s| s.compatibility.clone());
-            answer.compatibility = match own {
-                Some(own) => Some(own),
-                None => registry.global_level().await.map_err(registry_error)?,
-            };
-            // A subject without versions has nothing to be compatible with. Confluent's registry
-            // answers 404 then, Apicurio "compatible": klens does not ask.
-            let versions = summary.map_or(0, |s| s.versions.len());
-            let verdict = if versions == 0 {
-                None
-            } else {
-                registry
-                    .compatibility(&granted.grant, &name, &proposal)
+                let own = summary.as_ref().and_then(|s| s.compatibility.clone());
+                answer.compatibility = match own {
+                    Some(own) => Some(own),
+                    None => registry.global_level().await.map_err(registry_error)?,
+                };
+                // A subject without versions has nothing to be compatible with. Confluent's registry
+                // answers 404 then, Apicurio "compatible": klens does not ask.
+                let versions = summary.map_or(0, |s| s.versions.len());
+                let verdict = if versions == 0 {
+                    None
+                } else {
+                    registry
+                        .compatibility(&granted.grant, &name, &proposal)
+                        .await
+                        .map_err(registry_error)?
+                };
+                if let Some(verdict) = verdict {
+                    answer.compatible = Some(verdict.compatible);
+                    answer.messages = verdict.messages;
+                }
+                answer.existing = registry
+                    .lookup(&granted.grant, &name, &proposal)
                     .await
                     .map_err(registry_error)?
-            };
-            if let Some(verdict) = verdict {
-                answer.compatible = Some(verdict.compatible);
-                answer.messages = verdict.messages;
-            }
-            answer.existing = registry
-                .lookup(&granted.grant, &name, &proposal)
-                .await
-                .map_err(registry_error)?
-                .map(|(version, id)| SchemaVersionRef {
-                    version,
-                    id: i64::from(id),
-                    schema_type: proposal.schema_type.clone(),
-                });
-            answer.records = records_check(service, caller, &granted, &name, &proposed).await;
-            Ok(answer)
-        })
+                    .map(|(version, id)| SchemaVersionRef {
+                        version,
+                        id: i64::from(id),
+                        schema_type: proposal.schema_type.clone(),
+                    });
+                answer.records = records_check(service, caller, &granted, &name, &proposed).await;
+                Ok(answer)
+            },
+        )
         .await
 }
 
