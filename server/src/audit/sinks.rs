@@ -126,7 +126,8 @@ impl TopicSink {
             {
                 events.push(event);
             }
-        })?;
+        })
+        .map_err(|e| e.to_string())?;
         Ok((events, older || !whole))
     }
 }

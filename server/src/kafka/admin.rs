@@ -96,8 +96,7 @@ pub struct ReadBack {
 
 /// The clients of a cluster.
 fn clients_of(link: &Link) -> Result<Arc<KafkaClients>, ApiError> {
-    link.clients()
-        .map_err(|e| ApiError::new(ErrorCode::Client, e))
+    link.clients().map_err(ApiError::from)
 }
 
 /// The protocol client of a cluster.

@@ -5,6 +5,7 @@
 //! data takes the [`Grant`](crate::auth::Grant) the decision gave.
 
 pub mod admin;
+pub mod error;
 pub mod partition;
 pub mod wire;
 
@@ -21,6 +22,7 @@ use rdkafka::producer::FutureProducer;
 use rdkafka::{Offset, TopicPartitionList};
 
 use crate::config::ClusterConfig;
+pub use error::ClientError;
 
 /// How long the batched offset lookups of one refresh may take.
 /// How long the catalog's offset lookups may take (a page's lookups take what is left of its
@@ -187,14 +189,14 @@ impl KafkaClients {
         &self,
         topics: &[Topic],
         timeout: Duration,
-    ) -> Result<Watermarks, String> {
+    ) -> Result<Watermarks, ClientError> {
         let until = std::time::Instant::now() + timeout;
-        let lookup = |at: Offset| -> Result<HashMap<(String, i32), i64>, String> {
+        let lookup = |at: Offset| -> Result<HashMap<(String, i32), i64>, ClientError> {
             let mut list = TopicPartitionList::new();
             for topic in topics {
                 for partition in &topic.partitions {
                     list.add_partition_offset(&topic.name, partition.id, at)
-                        .map_err(|e| e.to_string())?;
+                        .map_err(ClientError::while_("listing partitions"))?;
                 }
             }
             if list.count() == 0 {
@@ -203,7 +205,7 @@ impl KafkaClients {
             let answered = self
                 .offsets
                 .offsets_for_times(list, until.saturating_duration_since(Instant::now()))
-                .map_err(|e| format!("offsets could not be read: {e}"))?;
+                .map_err(ClientError::while_("reading offsets"))?;
             Ok(answered
                 .elements()
                 .iter()
@@ -236,25 +238,26 @@ impl KafkaClients {
         partitions: &[i32],
         timestamp: i64,
         timeout: Duration,
-    ) -> Result<std::collections::BTreeMap<i32, i64>, String> {
+    ) -> Result<std::collections::BTreeMap<i32, i64>, ClientError> {
         let mut list = TopicPartitionList::new();
         for p in partitions {
             list.add_partition_offset(topic, *p, Offset::Offset(timestamp))
-                .map_err(|e| e.to_string())?;
+                .map_err(ClientError::while_("listing partitions"))?;
         }
         let answered = self
             .offsets
             .offsets_for_times(list, timeout)
-            .map_err(|e| format!("offsets for the timestamp could not be read: {e}"))?;
+            .map_err(ClientError::while_("reading offsets for a time"))?;
         let mut out = std::collections::BTreeMap::new();
         for e in answered.elements() {
             // A partition Kafka could not answer for carries an error, and librdkafka leaves
             // the timestamp asked in its offset: never read that as an offset.
             if let Err(error) = e.error() {
-                return Err(format!(
-                    "the offset of partition {} at that time could not be read: {error}",
-                    e.partition()
-                ));
+                return Err(ClientError::Partition {
+                    doing: "reading the offset at a time",
+                    partition: e.partition(),
+                    error,
+                });
             }
             if let Offset::Offset(n) = e.offset() {
                 out.insert(e.partition(), n);
@@ -353,7 +356,7 @@ impl MetadataSnapshot {
 /// reason, so the cluster shows as unreachable rather than klens refusing to start.
 pub struct Link {
     pub cluster: String,
-    clients: Result<Arc<KafkaClients>, String>,
+    clients: Result<Arc<KafkaClients>, ClientError>,
     wire: Result<Arc<wire::WireClient>, wire::WireError>,
     /// Settings of the consumers that read records.
     reader: ClientConfig,
@@ -365,13 +368,13 @@ impl Link {
             cluster: cluster.name.clone(),
             clients: KafkaClients::new(cluster)
                 .map(Arc::new)
-                .map_err(|e| format!("could not create the Kafka client: {e}")),
+                .map_err(ClientError::while_("creating the Kafka client")),
             wire: wire::WireClient::new(cluster).map(Arc::new),
             reader: reader_config(cluster),
         }
     }
 
-    pub fn clients(&self) -> Result<Arc<KafkaClients>, String> {
+    pub fn clients(&self) -> Result<Arc<KafkaClients>, ClientError> {
         self.clients.as_ref().map(Arc::clone).map_err(Clone::clone)
     }
 
@@ -387,10 +390,13 @@ impl Link {
 /// Runs a blocking librdkafka call off the async threads; `what` names it in the error.
 pub async fn blocking<T: Send + 'static>(
     what: &str,
-    call: impl FnOnce() -> Result<T, String> + Send + 'static,
-) -> Result<T, String> {
+    call: impl FnOnce() -> Result<T, ClientError> + Send + 'static,
+) -> Result<T, ClientError> {
     match tokio::task::spawn_blocking(call).await {
         Ok(result) => result,
-        Err(e) => Err(format!("{what} failed: {e}")),
+        Err(e) => Err(ClientError::Lost {
+            doing: what.to_string(),
+            why: e.to_string(),
+        }),
     }
 }

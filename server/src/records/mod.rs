@@ -200,10 +200,6 @@ pub async fn decode_all(
         .collect()
 }
 
-fn client_error(error: String) -> ApiError {
-    ApiError::new(ErrorCode::Client, error)
-}
-
 /// The partitions of `topic` with their live watermarks, read now (not from the projection),
 /// so that a read is bounded by what exists at this moment.
 async fn bounds(
@@ -259,7 +255,7 @@ pub async fn page(
         .map(|f| MaskedView::over(f, &topic.name, schemas, mask.as_ref()));
     let by_key = key_search(query, topic)?;
     let deadline = Instant::now() + PAGE_DEADLINE;
-    let clients = link.clients().map_err(client_error)?;
+    let clients = link.clients()?;
     let mut bounds = bounds(&clients, topic, deadline).await?;
     let (filter, searched) = match by_key {
         Some((key, partitions)) => {
@@ -356,7 +352,7 @@ pub async fn one(
         )
     };
     let deadline = Instant::now() + PAGE_DEADLINE;
-    let clients = link.clients().map_err(client_error)?;
+    let clients = link.clients()?;
     let bounds = bounds(&clients, topic, deadline).await?;
     let (low, high) = bounds.get(&partition).copied().ok_or_else(missing)?;
     if offset < low || offset >= high {
@@ -394,7 +390,7 @@ pub async fn newest_for_check(
 ) -> Result<Vec<RawRecord>, ApiError> {
     grant.require_topic(Privilege::Records, &topic.name)?;
     let deadline = Instant::now() + PAGE_DEADLINE;
-    let clients = link.clients().map_err(client_error)?;
+    let clients = link.clients()?;
     let bounds = bounds(&clients, topic, deadline).await?;
     let query = RecordQuery {
         topic: topic.name.clone(),
@@ -431,7 +427,7 @@ pub async fn stream_spans(
     grant.require_topic(Privilege::Records, &topic.name)?;
     // The stream's answer (its status and headers) waits for these lookups.
     let deadline = Instant::now() + PAGE_DEADLINE;
-    let clients = link.clients().map_err(client_error)?;
+    let clients = link.clients()?;
     let mut bounds = bounds(&clients, topic, deadline).await?;
     if let Some(p) = partition {
         bounds.retain(|k, _| *k == p);

@@ -13,6 +13,7 @@ use super::filter::Filter;
 use super::plan::Start;
 use super::scan::{scan_page, Scan, Span};
 use super::{decode_all, RawRecord};
+use crate::kafka::ClientError;
 use crate::masking::TopicMask;
 
 /// How long one page (its offset lookups and its scan) may take before it answers with what it
@@ -126,7 +127,7 @@ pub struct PageRead {
 
 /// Reads one page, scanning until the request's deadline at most. Blocks; call from a blocking
 /// task.
-pub fn read_page(config: &ClientConfig, request: &PageRequest) -> Result<PageRead, String> {
+pub fn read_page(config: &ClientConfig, request: &PageRequest) -> Result<PageRead, ClientError> {
     let PageRequest {
         start,
         bounds,

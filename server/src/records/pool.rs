@@ -15,6 +15,8 @@ use app::{ApiError, ErrorCode};
 use tokio::runtime::{Builder, Runtime};
 use tokio::task::JoinHandle;
 
+use crate::kafka::ClientError;
+
 /// The most page reads running at once; more are refused, never queued.
 const THREADS: usize = 64;
 /// Reads taken on now, each holding one of the `THREADS` places until it ends.
@@ -73,7 +75,7 @@ impl Drop for Place {
 /// failed; `TOO_MANY_REQUESTS` at once when every thread is taken.
 pub async fn run<T: Send + 'static>(
     what: &str,
-    read: impl FnOnce() -> Result<T, String> + Send + 'static,
+    read: impl FnOnce() -> Result<T, ClientError> + Send + 'static,
 ) -> Result<T, ApiError> {
     run_within(&TAKEN, THREADS, what, read).await
 }
@@ -83,7 +85,7 @@ async fn run_within<T: Send + 'static>(
     taken: &'static AtomicUsize,
     limit: usize,
     what: &str,
-    read: impl FnOnce() -> Result<T, String> + Send + 'static,
+    read: impl FnOnce() -> Result<T, ClientError> + Send + 'static,
 ) -> Result<T, ApiError> {
     let Some(place) = Place::take(taken, limit) else {
         return Err(ApiError::new(
@@ -100,11 +102,11 @@ async fn run_within<T: Send + 'static>(
         read()
     };
     match spawn(read).await {
-        Ok(result) => result.map_err(|e| ApiError::new(ErrorCode::Client, e)),
-        Err(e) => Err(ApiError::new(
-            ErrorCode::Client,
-            format!("{what} failed: {e}"),
-        )),
+        Ok(result) => result.map_err(ApiError::from),
+        Err(e) => Err(ApiError::from(ClientError::Lost {
+            doing: what.to_string(),
+            why: e.to_string(),
+        })),
     }
 }
 

@@ -1,6 +1,7 @@
 //! The consumers that read records: they join no group, commit nothing, and close away from
 //! the answer.
 
+use crate::kafka::ClientError;
 use rdkafka::config::ClientConfig;
 use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::error::KafkaError;
@@ -49,7 +50,7 @@ pub fn open(
     topic: &str,
     starts: &[(i32, i64)],
     kind: Kind,
-) -> Result<Reader, String> {
+) -> Result<Reader, ClientError> {
     let mut config = config.clone();
     config.set("enable.auto.commit", "false");
     config.set(
@@ -83,12 +84,14 @@ pub fn open(
     }
     let consumer: Reader = config
         .create_with_context(ReaderContext)
-        .map_err(|e| format!("cannot create a reader: {e}"))?;
+        .map_err(ClientError::while_("creating a reader"))?;
     let mut list = TopicPartitionList::new();
     for (partition, offset) in starts {
         list.add_partition_offset(topic, *partition, Offset::Offset(*offset))
-            .map_err(|e| e.to_string())?;
+            .map_err(ClientError::while_("listing partitions"))?;
     }
-    consumer.assign(&list).map_err(|e| e.to_string())?;
+    consumer
+        .assign(&list)
+        .map_err(ClientError::while_("assigning partitions"))?;
     Ok(consumer)
 }

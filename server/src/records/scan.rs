@@ -12,6 +12,7 @@ use rdkafka::TopicPartitionList;
 
 use super::reader::{self, close_later, Kind, Reader};
 use super::{PageRequest, RawRecord};
+use crate::kafka::ClientError;
 use rdkafka::config::ClientConfig;
 
 /// How long a page's poll waits before the deadline is looked at again.
@@ -73,7 +74,7 @@ pub fn run(
     spans: &[Span],
     poll: Duration,
     mut visit: impl FnMut(Seen<'_>) -> Flow,
-) -> Result<(), String> {
+) -> Result<(), ClientError> {
     let ends: HashMap<i32, i64> = spans
         .iter()
         .filter(|s| s.start < s.end)
@@ -108,7 +109,7 @@ pub fn run(
                 since_tick = RECORDS_PER_TICK;
                 continue;
             }
-            Some(Err(error)) => return Err(format!("reading {topic}: {error}")),
+            Some(Err(error)) => return Err(ClientError::while_("reading records")(error)),
         };
         since_tick += 1;
         let partition = message.partition();
@@ -142,7 +143,7 @@ pub fn read_spans(
     spans: &[Span],
     deadline: Instant,
     mut visit: impl FnMut(RawRecord),
-) -> Result<bool, String> {
+) -> Result<bool, ClientError> {
     let spans: Vec<Span> = spans.iter().copied().filter(|s| s.start < s.end).collect();
     if spans.is_empty() {
         return Ok(true);
@@ -185,7 +186,7 @@ pub fn scan_page(
     spans: &[Span],
     per_partition: usize,
     budget: u64,
-) -> Result<Scan, String> {
+) -> Result<Scan, ClientError> {
     let (topic, filter, deadline) = (page.topic.as_str(), page.filter.as_ref(), page.deadline);
     let mut out = Scan::default();
     let spans: Vec<Span> = spans.iter().copied().filter(|s| s.start < s.end).collect();

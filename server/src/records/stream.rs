@@ -228,7 +228,7 @@ fn read_share(
     let consumer = match reader::open(&source.config, topic, &starts, Kind::Export) {
         Ok(c) => c,
         Err(error) => {
-            shared.fail(error);
+            shared.fail(error.to_string());
             return;
         }
     };
@@ -278,7 +278,7 @@ fn read_share(
         }
     });
     if let Err(error) = result {
-        shared.fail(error);
+        shared.fail(error.to_string());
     }
     // The records read before a stop are sent too.
     if sent {
@@ -319,7 +319,7 @@ pub fn tail(
     let consumer = match reader::open(&source.config, topic, starts, Kind::Tail) {
         Ok(c) => c,
         Err(error) => {
-            send_patiently(&out, TailEvent::End(error), STALLED_FOR);
+            send_patiently(&out, TailEvent::End(error.to_string()), STALLED_FOR);
             return;
         }
     };
@@ -365,7 +365,7 @@ pub fn tail(
         }
     });
     if let Err(error) = result {
-        send_patiently(&out, TailEvent::End(error), STALLED_FOR);
+        send_patiently(&out, TailEvent::End(error.to_string()), STALLED_FOR);
     }
     close_later(consumer);
 }

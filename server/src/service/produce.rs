@@ -366,9 +366,7 @@ async fn produce_now(
     }
 
     let link = granted.link();
-    let clients = link
-        .clients()
-        .map_err(|e| ApiError::new(ErrorCode::Client, e))?;
+    let clients = link.clients().map_err(ApiError::from)?;
     let partitioner = clients.partitioner().to_string();
     let placed = |with: Partitioner, key: &[u8]| {
         with.partition(key, u32::try_from(count).unwrap_or(0)) as i32

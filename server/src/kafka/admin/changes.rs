@@ -273,7 +273,7 @@ pub async fn plan_cuts(
         c.fetch_watermarks(std::slice::from_ref(&t), crate::kafka::WATERMARK_TIMEOUT)
     })
     .await
-    .map_err(|e| ApiError::new(ErrorCode::Client, e))?;
+    .map_err(ApiError::from)?;
     let mut bounds: BTreeMap<i32, (i64, i64)> = marks
         .into_iter()
         .map(|((_, p), marks)| (p, marks))
@@ -312,7 +312,7 @@ pub async fn plan_cuts(
                     c.offsets_at(&name, &partitions, ts, crate::kafka::WATERMARK_TIMEOUT)
                 })
                 .await
-                .map_err(|e| ApiError::new(ErrorCode::Client, e))?,
+                .map_err(ApiError::from)?,
             )
         }
         _ => None,

@@ -149,7 +149,7 @@ pub async fn reset_plan(
         c.fetch_watermarks(&t, crate::kafka::WATERMARK_TIMEOUT)
     })
     .await
-    .map_err(|e| ApiError::new(ErrorCode::Client, e))?;
+    .map_err(ApiError::from)?;
     let at_ms = match to {
         ResetTo::Timestamp => Some(value),
         ResetTo::Duration => Some(now_ms.saturating_sub(value)),
@@ -164,7 +164,7 @@ pub async fn reset_plan(
                 c.offsets_at(&name, &partitions, ts, crate::kafka::WATERMARK_TIMEOUT)
             })
             .await
-            .map_err(|e| ApiError::new(ErrorCode::Client, e))?;
+            .map_err(ApiError::from)?;
             at_time.extend(found.into_iter().map(|(p, o)| ((topic.name.clone(), p), o)));
         }
     }
