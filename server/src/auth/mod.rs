@@ -100,9 +100,7 @@ impl Caller {
         let Some(user) = self.user() else {
             return Ok(());
         };
-        if !user.is_live(oidc::now_ms()) {
-            return Err("Your session has ended. Sign in again.".to_string());
-        }
+        user.still_on(oidc::now_ms())?;
         if oidc.is_some_and(|o| o.is_signed_out(user)) {
             return Err("You signed out.".to_string());
         }

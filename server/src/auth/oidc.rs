@@ -120,6 +120,16 @@ impl SignedIn {
     pub fn is_live(&self, now_ms: i64) -> bool {
         now_ms < self.expires_at_ms
     }
+
+    /// Whether the session is still on at `now_ms`, or the words a person reads when it has
+    /// ended: the same at every door and for a running stream.
+    pub fn still_on(&self, now_ms: i64) -> Result<(), &'static str> {
+        if self.is_live(now_ms) {
+            Ok(())
+        } else {
+            Err("Your session has ended. Sign in again.")
+        }
+    }
 }
 
 /// The sign-in flow for one config.

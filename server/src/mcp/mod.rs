@@ -57,9 +57,11 @@ fn same_secret(given: &str, secret: &Secret) -> bool {
     bool::from(a.as_slice().ct_eq(b.as_slice()))
 }
 
-fn refuse(status: StatusCode, code: &str, message: &str) -> Response {
-    let body = serde_json::json!({"code": code, "message": message}).to_string();
-    let mut response = (status, body).into_response();
+/// A guard's refusal as `/api` answers one: the error's own status and JSON, and for a missing
+/// secret the scheme to send it with.
+fn refuse(error: &app::ApiError) -> Response {
+    let status = StatusCode::from_u16(error.status()).unwrap_or(StatusCode::FORBIDDEN);
+    let mut response = (status, error.to_json()).into_response();
     response.headers_mut().insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static("application/json"),
@@ -102,8 +104,7 @@ async fn guard(State(guard): State<Arc<Guard>>, mut request: Request, next: Next
         let event =
             crate::audit::guard_refusal(app::api::Door::Mcp, "mcp", request.uri().path(), &error);
         guard.service.audit().record_refusal(event).await;
-        let status = StatusCode::from_u16(error.status()).unwrap_or(StatusCode::FORBIDDEN);
-        return refuse(status, error.code.as_str(), &error.message);
+        return refuse(&error);
     }
     if carries_secret {
         if let Some(name) = forwarded_user(request.headers()) {

@@ -240,10 +240,10 @@ async fn tools_list_shows_what_the_ceiling_can_use() {
     )
     .await;
     assert_eq!(explained["tools"][0]["allowed"], false);
-    assert!(explained["tools"][0]["why_not"]
-        .as_str()
-        .unwrap_or_default()
-        .contains("RECORDS"));
+    // The refusal the call would get, in the error contract's own shape.
+    let why_not = &explained["tools"][0]["why_not"];
+    assert_eq!(why_not["code"], "MISSING_PRIVILEGE", "{why_not}");
+    assert_eq!(why_not["privilege"], "RECORDS", "{why_not}");
 }
 
 /// Records of `topic` as Kafka counts them (high minus low watermark over every partition).

@@ -76,15 +76,17 @@ pub async fn require_session(session: Session, mut request: Request, next: Next)
         return next.run(request).await;
     }
     match session.get::<SignedIn>(USER_KEY).await {
-        Ok(Some(user)) if user.is_live(now_ms()) => {
-            request.extensions_mut().insert(user);
-            next.run(request).await
-        }
-        Ok(Some(_)) => {
-            // Expired: forget it, then treat the request as anonymous.
-            let _ = session.flush().await;
-            unauthenticated(&request, "Your session has ended. Sign in again.")
-        }
+        Ok(Some(user)) => match user.still_on(now_ms()) {
+            Ok(()) => {
+                request.extensions_mut().insert(user);
+                next.run(request).await
+            }
+            Err(ended) => {
+                // Expired: forget it, then treat the request as anonymous.
+                let _ = session.flush().await;
+                unauthenticated(&request, ended)
+            }
+        },
         _ => unauthenticated(&request, "Sign in to use klens."),
     }
 }

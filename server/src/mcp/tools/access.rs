@@ -90,8 +90,7 @@ fn access_explain<'a>(s: &'a Service, c: &'a Caller, arguments: Value) -> Answer
                 // The decision's own answer and words, as a call would get them.
                 let why = t
                     .privilege
-                    .and_then(|p| identity::refusal(&access, cluster, p))
-                    .map(|e| format!("{}: {}", e.code.as_str(), e.message));
+                    .and_then(|p| identity::refusal(&access, cluster, p));
                 json!({
                     "tool": t.name,
                     "needs": t.privilege.map(|p| p.wire_name()),
