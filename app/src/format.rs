@@ -13,16 +13,17 @@ pub fn thousands(n: u64) -> String {
     out
 }
 
-/// Bytes in decimal units: `1234` → `1.2 kB`, `999` → `999 B`.
+/// Bytes in binary units, as Kafka people read sizes: `1048576` → `1.0 MiB`, `1536` →
+/// `1.5 KiB`, `999` → `999 B`.
 pub fn bytes(n: u64) -> String {
-    const UNITS: [&str; 6] = ["kB", "MB", "GB", "TB", "PB", "EB"];
-    if n < 1000 {
+    const UNITS: [&str; 6] = ["KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
+    if n < 1024 {
         return format!("{n} B");
     }
-    let mut value = n as f64 / 1000.0;
+    let mut value = n as f64 / 1024.0;
     let mut unit = 0;
-    while value >= 999.95 && unit + 1 < UNITS.len() {
-        value /= 1000.0;
+    while value >= 1023.95 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
         unit += 1;
     }
     format!("{value:.1} {}", UNITS[unit])
@@ -201,22 +202,67 @@ pub fn parse_instant(text: &str) -> Result<i64, String> {
 }
 
 /// A config value in words, for figures a person reads slowly: the duration of a `.ms` config,
-/// the size of a `.bytes` config, and Kafka's "no limit" values (-1, or the largest long).
+/// the size of a `.bytes` config, Kafka's "no limit" values (-1 for a time or a size, the
+/// largest int, long or double), and the -2 of tiered storage's local retention.
 pub fn config_hint(name: &str, value: &str) -> Option<String> {
-    let n: i64 = value.trim().parse().ok()?;
+    let value = value.trim();
     let timed = name.ends_with(".ms");
     let sized = name.ends_with(".bytes");
-    if n == i64::MAX || ((timed || sized) && n == -1) {
+    if value == "1.7976931348623157E308" {
         return Some("no limit".to_string());
+    }
+    let n: i64 = value.parse().ok()?;
+    if n == i64::MAX || n == i64::from(i32::MAX) || ((timed || sized) && n == -1) {
+        return Some("no limit".to_string());
+    }
+    if n == -2 && name.starts_with("local.retention.") {
+        let whole = name.trim_start_matches("local.");
+        return Some(format!("as {whole}"));
     }
     let n = u64::try_from(n).ok()?;
     if timed && n >= 1000 {
         return Some(duration(n));
     }
-    if sized && n >= 1000 {
+    if sized && n >= 1024 {
         return Some(bytes(n));
     }
     None
+}
+
+/// The values a config takes when Kafka knows them all: the booleans, and the enumerations of
+/// topic and broker configs. `None` for a config typed freely.
+pub fn config_choices(name: &str, kind: Option<&str>) -> Option<&'static [&'static str]> {
+    if kind == Some("boolean") {
+        return Some(&["true", "false"]);
+    }
+    let bare = name.strip_prefix("log.").unwrap_or(name);
+    match bare {
+        "cleanup.policy" => Some(&["delete", "compact", "compact,delete"]),
+        "compression.type" => Some(&["producer", "uncompressed", "gzip", "snappy", "lz4", "zstd"]),
+        "message.timestamp.type" => Some(&["CreateTime", "LogAppendTime"]),
+        _ => None,
+    }
+}
+
+/// Kafka's documentation of a config as plain text: its HTML tags dropped (a link keeps its
+/// words) and the few entities it uses read back.
+pub fn doc_text(html: &str) -> String {
+    let mut out = String::with_capacity(html.len());
+    let mut in_tag = false;
+    for c in html.chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' if in_tag => in_tag = false,
+            _ if !in_tag => out.push(c),
+            _ => {}
+        }
+    }
+    out.replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&nbsp;", " ")
+        .replace("&amp;", "&")
 }
 
 /// `n` ms in its two largest units: "7 d", "2 h 30 min", "1.5 s".
@@ -333,7 +379,31 @@ mod tests {
         );
         assert_eq!(
             config_hint("segment.bytes", "1048576").as_deref(),
-            Some("1.0 MB")
+            Some("1.0 MiB")
+        );
+        assert_eq!(
+            config_hint("segment.bytes", "1073741824").as_deref(),
+            Some("1.0 GiB")
+        );
+        assert_eq!(
+            config_hint("max.connections", "2147483647").as_deref(),
+            Some("no limit")
+        );
+        assert_eq!(
+            config_hint(
+                "leader.replication.throttled.rate",
+                "1.7976931348623157E308"
+            )
+            .as_deref(),
+            Some("no limit")
+        );
+        assert_eq!(
+            config_hint("local.retention.ms", "-2").as_deref(),
+            Some("as retention.ms")
+        );
+        assert_eq!(
+            config_hint("local.retention.bytes", "-2").as_deref(),
+            Some("as retention.bytes")
         );
         assert_eq!(
             config_hint("retention.bytes", "-1").as_deref(),
@@ -341,7 +411,7 @@ mod tests {
         );
         assert_eq!(config_hint("min.insync.replicas", "2"), None);
         assert_eq!(config_hint("cleanup.policy", "delete"), None);
-        assert_eq!(config_hint("local.retention.ms", "-2"), None);
+        assert_eq!(config_hint("segment.jitter.ms", "-2"), None);
     }
 
     use super::*;
@@ -434,20 +504,49 @@ mod tests {
     }
 
     #[test]
-    fn bytes_uses_decimal_units() {
+    fn bytes_use_binary_units() {
         let cases = [
             (0, "0 B"),
-            (999, "999 B"),
-            (1000, "1.0 kB"),
-            (1234, "1.2 kB"),
-            (999_949, "999.9 kB"),
-            (999_950, "1.0 MB"),
-            (1_200_000_000, "1.2 GB"),
-            (u64::MAX, "18.4 EB"),
+            (1023, "1023 B"),
+            (1024, "1.0 KiB"),
+            (1536, "1.5 KiB"),
+            (1_048_523, "1023.9 KiB"),
+            (1_048_525, "1.0 MiB"),
+            (1_048_576, "1.0 MiB"),
+            (1_073_741_824, "1.0 GiB"),
+            (u64::MAX, "16.0 EiB"),
         ];
         for (n, want) in cases {
             assert_eq!(bytes(n), want, "{n}");
         }
+    }
+
+    #[test]
+    fn known_configs_offer_their_values() {
+        assert_eq!(
+            config_choices("unclean.leader.election.enable", Some("boolean")),
+            Some(&["true", "false"][..])
+        );
+        assert_eq!(
+            config_choices("log.cleanup.policy", Some("list")).map(<[_]>::len),
+            Some(3)
+        );
+        assert!(
+            config_choices("compression.type", Some("string")).is_some_and(|c| c.contains(&"zstd"))
+        );
+        assert_eq!(config_choices("retention.ms", Some("long")), None);
+    }
+
+    #[test]
+    fn kafka_documentation_reads_as_text() {
+        assert_eq!(
+            doc_text(
+                r##"See <a href="#compaction">log compaction</a> &amp; <code>retention.ms</code>."##
+            ),
+            "See log compaction & retention.ms."
+        );
+        assert_eq!(doc_text("a &lt;b&gt; c"), "a <b> c");
+        assert_eq!(doc_text("no tags"), "no tags");
     }
 
     #[test]

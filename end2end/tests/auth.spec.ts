@@ -102,6 +102,13 @@ for (const [user, want] of Object.entries(users)) {
       const scoped = want.scoped?.cluster === name ? want.scoped.privileges : [];
       const text = want.clusters[name][0] ?? (scoped.length ? `${[...scoped].sort()[0]}` : 'catalog only');
       await expect(access.locator(`tr[data-cluster="${name}"]`)).toContainText(text);
+      // Write privileges held on the read-only cluster are listed apart, as unusable there.
+      const unusable = access.locator(`tr[data-cluster="${name}"] .unusable`);
+      if (name === 'local-ro' && want.clusters[name].includes('CREATE_TOPICS')) {
+        await expect(unusable).toContainText('CREATE_TOPICS');
+      } else {
+        await expect(unusable).toHaveCount(0);
+      }
     }
 
     // A cluster outside their bindings answers exactly like a made-up name.

@@ -131,7 +131,7 @@ test('the brokers page shows each broker at its address, and the controller', as
     const [id, address, , , , , , size] = await cells(row);
     expect(id).toBe(String(b.id));
     expect(address, `broker ${b.id}`).toBe(b.name);
-    expect(size, `size of broker ${b.id}`).toMatch(/^\d+(\.\d)? [kMGTPE]?B$/);
+    expect(size, `size of broker ${b.id}`).toMatch(/^\d+(\.\d)? ([KMGTPE]i)?B$/);
   }
   // Partition replicas and leaderships per broker, counted over every topic Kafka lists.
   const counted = () => {

@@ -198,22 +198,22 @@ export function segmentBytesOnDisk(topic: string): number | undefined {
 /** A figure as klens writes it: thousands separators. */
 export const thousands = (n: number) => n.toLocaleString('en-US');
 
-/** Whether `text` is how klens writes `n` bytes: decimal units with one decimal (`999 B`,
- * `1.2 kB`, `3.4 MB`), so the figure may differ from `n` by half its last digit. */
+/** Whether `text` is how klens writes `n` bytes: binary units with one decimal (`999 B`,
+ * `1.2 KiB`, `3.4 MiB`), so the figure may differ from `n` by half its last digit. */
 export function showsBytes(text: string, n: number): boolean {
-  const units = ['B', 'kB', 'MB', 'GB', 'TB', 'PB', 'EB'];
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB', 'EiB'];
   let unit = 0;
-  if (n >= 1000) {
-    let value = n / 1000;
+  if (n >= 1024) {
+    let value = n / 1024;
     unit = 1;
-    while (value >= 999.95 && unit + 1 < units.length) {
-      value /= 1000;
+    while (value >= 1023.95 && unit + 1 < units.length) {
+      value /= 1024;
       unit += 1;
     }
   }
-  const m = /^(\d+(?:\.\d)?) ([kMGTPE]?B)$/.exec(text.trim());
+  const m = /^(\d+(?:\.\d)?) ([KMGTPE]?i?B)$/.exec(text.trim());
   if (!m || m[2] !== units[unit]) return false;
-  const scale = 1000 ** unit;
+  const scale = 1024 ** unit;
   return unit === 0 ? Number(m[1]) === n : Math.abs(Number(m[1]) * scale - n) <= scale * 0.0500001;
 }
 

@@ -330,7 +330,7 @@ async function hydrated(page: Page) {
 }
 
 /** The records table of the Data tab (not the live tail's). */
-const dataTable = (page: Page) => page.locator('p[data-figure="scanned"] ~ table.records');
+const dataTable = (page: Page) => page.locator('p[data-figure="scanned"] ~ .table-box table.records');
 const tailSection = (page: Page) => page.getByRole('region', { name: 'Live tail' });
 
 /** The `P-O` of every row of a records table, top to bottom. */
@@ -766,7 +766,7 @@ test('Download NDJSON gives every record of the selection, byte for byte', async
   const lines = await download();
   expect(lines.length).toBe(truth.length);
   await expect(page.locator('[data-figure="download"]')).toHaveText(
-    new RegExp(`^Saved ${truth.length} records \\([\\d.]+ (B|kB)\\) as ${MAIN}\\.ndjson\\.$`));
+    new RegExp(`^Saved ${truth.length} records \\([\\d.]+ (B|KiB)\\) as ${MAIN}\\.ndjson\\.$`));
   const got = lines
     .map((l) => ({
       partition: l.partition,
@@ -809,7 +809,7 @@ test('a long download shows how far it has got, can be cancelled, and then runs 
   await expect(page.getByRole('button', { name: 'Cancel download' })).toBeVisible();
   await expect.poll(async () => Number((await bar.getAttribute('value')) ?? 0), { timeout: 15_000 }).toBeGreaterThan(0);
   const running = (await status.textContent())!.trim();
-  const m = /^([\d,]+) records, ([\d.]+) (kB|MB) \((\d+)%\)$/.exec(running);
+  const m = /^([\d,]+) records, ([\d.]+) (KiB|MiB) \((\d+)%\)$/.exec(running);
   expect(m, running).not.toBeNull();
   const sofar = Number(m![1].replace(/,/g, ''));
   expect(sofar).toBeGreaterThan(0);
@@ -831,10 +831,10 @@ test('a long download shows how far it has got, can be cancelled, and then runs 
   expect(lines.length).toBe(BULK_COUNT);
   expect(new Set(lines.map((l) => l.key.data)).size).toBe(BULK_COUNT);
   const done = (await status.textContent())!.trim();
-  const d = /^Saved ([\d,]+) records \(([\d.]+) MB\) as (.+)\.$/.exec(done);
+  const d = /^Saved ([\d,]+) records \(([\d.]+) MiB\) as (.+)\.$/.exec(done);
   expect(d, done).not.toBeNull();
   expect(Number(d![1].replace(/,/g, ''))).toBe(BULK_COUNT);
-  expect(Math.abs(Number(d![2]) - Buffer.byteLength(body) / 1e6)).toBeLessThanOrEqual(0.05);
+  expect(Math.abs(Number(d![2]) - Buffer.byteLength(body) / 1048576)).toBeLessThanOrEqual(0.05);
   expect(d![3]).toBe(`${BULK}.ndjson`);
   expect(saved).toEqual([`${BULK}.ndjson`]);
   expect(problems).toEqual([]);

@@ -17,6 +17,7 @@ use crate::api::{
 };
 use crate::components::access::{allows, identity};
 use crate::components::change::follow_change;
+use crate::components::table::DataTable;
 use crate::error::ApiError;
 use crate::format::config_hint;
 use crate::Privilege;
@@ -269,7 +270,7 @@ pub fn ConfigTable(target: ConfigTarget) -> impl IntoView {
                                     {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
                                 </div>
                             </Show>
-                            <table class="data configs" aria-label="Configs">
+                            <DataTable label="Configs" class="configs">
                                 <thead><tr>
                                     <th scope="col">"Config"</th>
                                     <th scope="col">"Value"</th>
@@ -288,7 +289,7 @@ pub fn ConfigTable(target: ConfigTarget) -> impl IntoView {
                                             .collect_view()
                                     }}
                                 </tbody>
-                            </table>
+                            </DataTable>
                         }.into_any()
                     }
                     Err(e) => view! { <p class="error" role="alert">{e.message}</p> }.into_any(),
@@ -331,12 +332,13 @@ fn ConfigRow(
     let remove_label = target.with_value(ConfigTarget::remove_label);
     // A broker's modes are worth a badge where they limit what can change.
     let mode = config.update_mode.filter(|m| *m != UpdateMode::ClusterWide);
+    let choices = crate::format::config_choices(&config.name, config.kind.as_deref());
     view! {
         <tr data-config=config.name.clone() class:overridden=set_here class:changed=move || changed().is_some()>
             <th scope="row">
                 <details class="doc">
                     <summary class="mono">{config.name.clone()}</summary>
-                    <p>{config.documentation.clone().unwrap_or_else(|| "Kafka gives no description of this config.".into())}</p>
+                    <p>{config.documentation.as_deref().map(crate::format::doc_text).unwrap_or_else(|| "Kafka gives no description of this config.".into())}</p>
                     {config.kind.clone().map(|k| view! { <p class="muted">{format!("Type: {k}")}</p> })}
                     {(mode == Some(UpdateMode::ReadOnly)).then(|| view! {
                         <p class="muted">"Read from server.properties at start-up: changing it takes a restart."</p>
@@ -358,16 +360,42 @@ fn ConfigRow(
                             _ => current_for_input.clone(),
                         };
                         let original = current_for_input.clone();
+                        let field = match choices {
+                            // A config with known values is chosen, not typed; a value Kafka
+                            // holds outside the list stays offered as it is.
+                            Some(options) => {
+                                let mut options: Vec<String> = options.iter().map(|o| o.to_string()).collect();
+                                if !value.is_empty() && !options.contains(&value) {
+                                    options.insert(0, value.clone());
+                                }
+                                view! {
+                                    <select class="mono" aria-label=format!("Value of {}", name.get_value())
+                                        disabled=removing
+                                        on:change=move |ev| {
+                                            let chosen = event_target_value(&ev);
+                                            set((chosen != original).then_some(chosen));
+                                        }>
+                                        {options.into_iter().map(|o| {
+                                            let selected = o == value;
+                                            view! { <option value=o.clone() selected=selected>{o.clone()}</option> }
+                                        }).collect_view()}
+                                    </select>
+                                }.into_any()
+                            }
+                            None => view! {
+                                <input type=if sensitive { "password" } else { "text" } autocomplete="off" class="mono"
+                                    aria-label=format!("Value of {}", name.get_value())
+                                    disabled=removing
+                                    prop:value=value
+                                    on:input=move |ev| {
+                                        let typed = event_target_value(&ev);
+                                        // Typing the value in force back is no change.
+                                        set((typed != original).then_some(typed));
+                                    } />
+                            }.into_any(),
+                        };
                         view! {
-                            <input type=if sensitive { "password" } else { "text" } autocomplete="off" class="mono"
-                                aria-label=format!("Value of {}", name.get_value())
-                                disabled=removing
-                                prop:value=value
-                                on:input=move |ev| {
-                                    let typed = event_target_value(&ev);
-                                    // Typing the value in force back is no change.
-                                    set((typed != original).then_some(typed));
-                                } />
+                            {field}
                             {set_here.then(|| view! {
                                 <label class="inline">
                                     <input type="checkbox" prop:checked=removing
@@ -421,7 +449,7 @@ fn Changes(changes: Vec<ConfigChangeView>) -> impl IntoView {
         (None, None) => "not set".to_string(),
     };
     view! {
-        <table class="data compact" aria-label="Config changes">
+        <DataTable label="Config changes" class="compact">
             <thead><tr>
                 <th scope="col">"Config"</th>
                 <th scope="col">"Before"</th>
@@ -436,6 +464,6 @@ fn Changes(changes: Vec<ConfigChangeView>) -> impl IntoView {
                     </tr>
                 }).collect_view()}
             </tbody>
-        </table>
+        </DataTable>
     }
 }

@@ -4,6 +4,7 @@
 use leptos::prelude::*;
 use leptos_router::components::A;
 
+use super::crumbs::Breadcrumbs;
 use super::search::Search;
 use super::theme::ThemeSwitch;
 
@@ -14,10 +15,31 @@ pub fn Layout(children: Children) -> impl IntoView {
     Effect::new(move |_| hydrated.set(true));
     super::access::provide_identity();
     super::clock::provide_zone_choice();
+    super::sheet::provide_sheet_keys();
 
+    // Under ~1024 px the navigation folds behind a Menu button: a checkbox, so that it works
+    // before the WASM has loaded; a move to another page folds it again.
+    let menu_open = RwSignal::new(false);
+    let location = leptos_router::hooks::use_location();
+    Effect::new(move |_| {
+        location.pathname.track();
+        menu_open.set(false);
+    });
     view! {
         <div class="app" data-hydrated=move || if hydrated.get() { "true" } else { "false" }>
+            <input
+                type="checkbox"
+                id="nav-toggle"
+                class="nav-toggle"
+                aria-hidden="true"
+                tabindex="-1"
+                prop:checked=move || menu_open.get()
+                on:change=move |ev| menu_open.set(event_target_checked(&ev))
+            />
             <header class="topbar">
+                <label for="nav-toggle" class="nav-button" aria-controls="sidenav" title="Clusters and sections">
+                    "Menu"
+                </label>
                 <a class="brand" href="/">"klens"</a>
                 <Search />
                 <span class="topbar-spacer"></span>
@@ -26,7 +48,10 @@ pub fn Layout(children: Children) -> impl IntoView {
             </header>
             <div class="frame">
                 <ClusterNav />
-                <main class="content">{children()}</main>
+                <main class="content">
+                    <Breadcrumbs />
+                    {children()}
+                </main>
             </div>
         </div>
     }
@@ -66,7 +91,7 @@ fn ClusterNav() -> impl IntoView {
     // The visible clusters come from the page's whoami, in config order: no second request.
     let who = super::access::identity();
     view! {
-        <nav class="sidenav" aria-label="Clusters">
+        <nav class="sidenav" id="sidenav" aria-label="Clusters">
             <A href="/" exact=true>"Clusters"</A>
             <Suspense fallback=|| view! { <div class="skeleton-line"></div> }>
                 {move || Suspend::new(async move {

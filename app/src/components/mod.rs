@@ -5,10 +5,12 @@ pub mod access;
 pub mod change;
 pub mod clock;
 pub mod configs;
+pub mod crumbs;
 pub mod download;
 pub mod health;
 pub mod layout;
 pub mod search;
+pub mod sheet;
 pub mod table;
 pub mod theme;
 

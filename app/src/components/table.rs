@@ -84,6 +84,26 @@ pub fn use_list_query() -> Memo<ListQuery> {
 }
 
 /// The name filter of a list; typing narrows the list at once and keeps the URL in step.
+/// A data table in its own scrolling box: the page never scrolls sideways, and the header
+/// stays in view inside the box. `class` adds to `data` (`compact`, `configs`, ...).
+#[component]
+pub fn DataTable(
+    label: &'static str,
+    #[prop(optional)] class: &'static str,
+    children: Children,
+) -> impl IntoView {
+    let class = if class.is_empty() {
+        "data".to_string()
+    } else {
+        format!("data {class}")
+    };
+    view! {
+        <div class="table-box">
+            <table class=class aria-label=label>{children()}</table>
+        </div>
+    }
+}
+
 #[component]
 pub fn FilterBox(label: &'static str) -> impl IntoView {
     let state = use_list_query();

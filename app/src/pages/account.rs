@@ -7,6 +7,7 @@ use std::collections::BTreeSet;
 
 use crate::access::Scope;
 use crate::components::access::identity;
+use crate::components::table::DataTable;
 use crate::Privilege;
 
 fn names(privileges: &BTreeSet<Privilege>) -> String {
@@ -59,15 +60,28 @@ pub fn AccountPage() -> impl IntoView {
                             {empty.then(|| view! {
                                 <p class="empty">"No cluster is open to you. Ask an administrator for a role that covers one."</p>
                             })}
-                            <table class="data" aria-label="Your access">
+                            <DataTable label="Your access">
                                 <thead><tr><th scope="col">"Cluster"</th><th scope="col">"Mode"</th><th scope="col">"Privileges"</th></tr></thead>
                                 <tbody>
                                     {w.clusters.into_iter().map(|c| {
+                                        // On a read-only cluster the write privileges are held but
+                                        // cannot be used: they are listed apart, saying so.
+                                        let (usable, unusable): (Vec<crate::Privilege>, Vec<crate::Privilege>) = c
+                                            .privileges
+                                            .iter()
+                                            .copied()
+                                            .partition(|p| c.writable || !p.is_write());
                                         let privileges = if c.privileges.is_empty() && c.scopes.is_empty() {
                                             "catalog only".to_string()
                                         } else {
-                                            c.privileges.iter().map(|p| p.wire_name()).collect::<Vec<_>>().join(", ")
+                                            usable.iter().map(|p| p.wire_name()).collect::<Vec<_>>().join(", ")
                                         };
+                                        let unusable = (!unusable.is_empty()).then(|| view! {
+                                            <p class="muted unusable">
+                                                "Not usable here, since the cluster is read-only: "
+                                                <span class="mono">{unusable.iter().map(|p| p.wire_name()).collect::<Vec<_>>().join(", ")}</span>
+                                            </p>
+                                        });
                                         let scopes = c.scopes.iter().map(|s| view! {
                                             <p class="scope">
                                                 <span class="mono">{names(&s.privileges)}</span>
@@ -82,12 +96,12 @@ pub fn AccountPage() -> impl IntoView {
                                             <tr data-cluster=c.name.clone()>
                                                 <th scope="row">{c.name.clone()}</th>
                                                 <td>{if c.writable { "Writable" } else { "Read-only" }}</td>
-                                                <td class="privileges"><span class="mono">{privileges}</span>{scopes}{scoped_catalog}</td>
+                                                <td class="privileges"><span class="mono">{privileges}</span>{unusable}{scopes}{scoped_catalog}</td>
                                             </tr>
                                         }
                                     }).collect_view()}
                                 </tbody>
-                            </table>
+                            </DataTable>
                         }.into_any()
                     }
                     Err(e) => view! { <p class="error" role="alert">{e.message}</p> }.into_any(),

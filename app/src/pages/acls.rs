@@ -12,6 +12,7 @@ use crate::api::{
 };
 use crate::components::access::{identity, offers, NeedsPrivilege};
 use crate::components::change::{follow_change, TypedConfirm};
+use crate::components::table::DataTable;
 use crate::Privilege;
 
 /// The arguments that name `acl` exactly.
@@ -108,7 +109,7 @@ fn AclTable(
                         let total = all.with_value(Vec::len);
                         view! {
                             <p class="muted" data-figure="acl-count">{move || format!("{} of {total} bindings", shown().len())}</p>
-                            <table class="data" aria-label="ACLs">
+                            <DataTable label="ACLs">
                                 <thead><tr>
                                     <th scope="col">"Principal"</th>
                                     <th scope="col">"Host"</th>
@@ -123,7 +124,7 @@ fn AclTable(
                                         <AclRow acl=acl can_delete=can_delete on_done=changed />
                                     </For>
                                 </tbody>
-                            </table>
+                            </DataTable>
                         }.into_any()
                     }
                     Err(e) => view! { <p class="error" role="alert">{e.message}</p> }.into_any(),

@@ -8,6 +8,7 @@ use leptos_router::hooks::{use_params_map, use_query_map};
 use crate::api::{audit, Arg, AuditArgs, AuditEvent, PAGE_SIZE};
 use crate::components::access::NeedsPrivilege;
 use crate::components::clock::{local_time, shown_time, ZoneSwitch};
+use crate::components::table::DataTable;
 use crate::format::{query_value, thousands};
 use crate::Privilege;
 
@@ -210,7 +211,7 @@ fn AuditTable(
                             format!("{}–{} of {}, newest first", thousands(first + 1), thousands(first + shown), thousands(l.matched))
                         };
                         view! {
-                            <table class="data audit" aria-label="Audit events">
+                            <DataTable label="Audit events" class="audit">
                                 <thead><tr>
                                     <th scope="col">"Time"</th><th scope="col">"Who"</th><th scope="col">"Door"</th>
                                     <th scope="col">"Privilege"</th><th scope="col">"Resource"</th><th scope="col">"Outcome"</th>
@@ -248,7 +249,7 @@ fn AuditTable(
                                         }
                                     }).collect_view()}
                                 </tbody>
-                            </table>
+                            </DataTable>
                             <nav class="pager" aria-label="Pages">
                                 <span class="pager-summary">{summary}</span>
                                 {newer.map(|href| view! { <a href=href>"Newer"</a> })}

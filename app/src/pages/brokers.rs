@@ -10,7 +10,7 @@ use leptos_router::hooks::use_params_map;
 use crate::api::{broker, brokers, LogDirDetail};
 use crate::components::access::{identity, offers, NeedsPrivilege};
 use crate::components::configs::{ConfigTable, ConfigTarget};
-use crate::components::table::Freshness;
+use crate::components::table::{DataTable, Freshness};
 use crate::format::{bytes, or_dash, page_url, query_value, thousands};
 use crate::Privilege;
 
@@ -73,7 +73,7 @@ pub fn BrokersPage() -> impl IntoView {
                         view! {
                             <Freshness what="Log dirs" at=list.refreshed_at served_at=list.served_at />
                             {controller.map(|c| view! { <p class="empty">{c}</p> })}
-                            <table class="data" aria-label="Brokers">
+                            <DataTable label="Brokers">
                                 <thead><tr>
                                     <th scope="col" class="num">"Id"</th>
                                     <th scope="col">"Host"</th>
@@ -103,7 +103,7 @@ pub fn BrokersPage() -> impl IntoView {
                                         }
                                     }).collect_view()}
                                 </tbody>
-                            </table>
+                            </DataTable>
                         }.into_any()
                     }
                     Err(e) => view! { <p class="error" role="alert">{e.message}</p> }.into_any(),
@@ -158,7 +158,7 @@ pub fn BrokerPage() -> impl IntoView {
                         </dl>
                         <h2>"Log dirs"</h2>
                         {b.log_dirs_error.clone().map(|e| view! { <p class="error">{format!("Log dirs could not be read: {e}")}</p> })}
-                        <table class="data" aria-label="Log dirs">
+                        <DataTable label="Log dirs">
                             <thead><tr>
                                 <th scope="col">"Path"</th>
                                 <th scope="col" class="num">"Size"</th>
@@ -177,7 +177,7 @@ pub fn BrokerPage() -> impl IntoView {
                                     </tr>
                                 }).collect_view()}
                             </tbody>
-                        </table>
+                        </DataTable>
                     }.into_any(),
                     Err(e) => view! {
                         <h1>{format!("Broker {}", id())}</h1>

@@ -6,6 +6,7 @@ use leptos_router::hooks::use_params_map;
 
 use crate::api::cluster;
 use crate::components::health::HealthBadge;
+use crate::components::table::DataTable;
 use crate::format::{bytes, or_dash, thousands};
 
 #[component]
@@ -38,14 +39,14 @@ pub fn ClusterPage() -> impl IntoView {
                                 <a class="button" href=format!("/c/{}/schemas", s.name)>"Schemas"</a>
                             </nav>
                             <h2>"Brokers"</h2>
-                            <table class="data" aria-label="Brokers">
+                            <DataTable label="Brokers">
                                 <thead><tr><th scope="col" class="num">"ID"</th><th scope="col">"Host"</th><th scope="col" class="num">"Port"</th></tr></thead>
                                 <tbody>
                                     {d.broker_list.into_iter().map(|b| view! {
                                         <tr><td class="num mono">{b.id}</td><td class="mono">{b.host}</td><td class="num mono">{b.port}</td></tr>
                                     }).collect_view()}
                                 </tbody>
-                            </table>
+                            </DataTable>
                         }.into_any()
                     }
                     Err(e) => view! { <p class="error" role="alert">{e.message}</p> }.into_any(),

@@ -5,6 +5,7 @@ use leptos_meta::Title;
 
 use crate::api::{clusters, ClusterSummary};
 use crate::components::health::HealthBadge;
+use crate::components::table::DataTable;
 use crate::format::{bytes, or_dash, thousands};
 
 #[component]
@@ -30,7 +31,7 @@ pub fn ClustersPage() -> impl IntoView {
 #[component]
 fn ClusterTable(rows: Vec<ClusterSummary>) -> impl IntoView {
     view! {
-        <table class="data" aria-label="Clusters">
+        <DataTable label="Clusters">
             <thead>
                 <tr>
                     <th scope="col">"Cluster"</th>
@@ -69,6 +70,6 @@ fn ClusterTable(rows: Vec<ClusterSummary>) -> impl IntoView {
                     })
                     .collect_view()}
             </tbody>
-        </table>
+        </DataTable>
     }
 }

@@ -18,6 +18,7 @@ use crate::api::{
 use crate::components::access::{allows, identity, NeedsPrivilege};
 use crate::components::clock::{local_time, shown_time, ZoneSwitch};
 use crate::components::download::ExportDownload;
+use crate::components::table::DataTable;
 use crate::format::{bytes, parse_instant, query_value, thousands};
 use crate::Privilege;
 
@@ -304,7 +305,7 @@ fn RecordTable(cluster: String, topic: String, rows: Vec<Record>) -> impl IntoVi
         query_value(&topic)
     );
     view! {
-        <table class="data records" aria-label="Records">
+        <DataTable label="Records" class="records">
             <thead><tr>
                 <th scope="col" class="num">"Partition"</th>
                 <th scope="col" class="num">"Offset"</th>
@@ -334,7 +335,7 @@ fn RecordTable(cluster: String, topic: String, rows: Vec<Record>) -> impl IntoVi
                     }
                 }).collect_view()}
             </tbody>
-        </table>
+        </DataTable>
     }
 }
 
@@ -688,14 +689,14 @@ fn RecordView(record: Record) -> impl IntoView {
             view! { <p class="empty">"No headers."</p> }.into_any()
         } else {
             view! {
-                <table class="data" aria-label="Headers">
+                <DataTable label="Headers">
                     <thead><tr><th scope="col">"Key"</th><th scope="col">"Value"</th></tr></thead>
                     <tbody>
                         {record.headers.into_iter().map(|h| view! {
                             <tr><td class="mono">{h.key}</td><td class="mono">{preview(&h.value)}</td></tr>
                         }).collect_view()}
                     </tbody>
-                </table>
+                </DataTable>
             }.into_any()
         }}
     }

@@ -11,7 +11,7 @@ use super::groups::state_badge;
 use crate::access::{ClusterAccess, Resource as Target};
 use crate::api::{group, GroupDetail};
 use crate::components::access::{allows, identity};
-use crate::components::table::{Freshness, LagBar};
+use crate::components::table::{DataTable, Freshness, LagBar};
 use crate::format::{or_dash, page_url, query_value, thousands};
 use crate::Privilege;
 
@@ -139,7 +139,7 @@ fn GroupView(
             view! { <p class="empty">"No member is connected; the offsets below are what the group committed last."</p> }.into_any()
         } else {
             view! {
-                <table class="data" aria-label="Members">
+                <DataTable label="Members">
                     <thead><tr>
                         <th scope="col">"Member"</th>
                         <th scope="col">"Client id"</th>
@@ -162,7 +162,7 @@ fn GroupView(
                             }
                         }).collect_view()}
                     </tbody>
-                </table>
+                </DataTable>
             }.into_any()
         }}
         <h2>"Offsets"</h2>
@@ -170,7 +170,7 @@ fn GroupView(
             view! { <p class="empty">"The group has committed no offsets."</p> }.into_any()
         } else {
             view! {
-                <table class="data" aria-label="Offsets">
+                <DataTable label="Offsets">
                     <thead><tr>
                         <th scope="col">"Topic"</th>
                         <th scope="col" class="num">"Partition"</th>
@@ -189,7 +189,7 @@ fn GroupView(
                             </tr>
                         }).collect_view()}
                     </tbody>
-                </table>
+                </DataTable>
             }.into_any()
         }}
     }

@@ -8,6 +8,7 @@ use crate::api::{
     delete_group, delete_offsets, reset_offsets, OffsetPlan, ResetOffsetsArgs, ResetTo,
 };
 use crate::components::change::TypedConfirm;
+use crate::components::table::DataTable;
 use crate::format::{parse_duration, parse_instant, thousands};
 
 /// Reset offsets: the scope and the target, the plan, then Apply this plan.
@@ -201,7 +202,7 @@ pub fn ResetOffsets(
 #[component]
 fn PlanTable(plan: OffsetPlan) -> impl IntoView {
     view! {
-        <table class="data compact" aria-label="Plan">
+        <DataTable label="Plan" class="compact">
             <thead><tr>
                 <th scope="col">"Topic"</th>
                 <th scope="col" class="num">"Partition"</th>
@@ -231,7 +232,7 @@ fn PlanTable(plan: OffsetPlan) -> impl IntoView {
                 <td class="num">{thousands(plan.skipped)}</td>
                 <td class="num">{thousands(plan.reread)}</td>
             </tr></tfoot>
-        </table>
+        </DataTable>
     }
 }
 

@@ -5,7 +5,9 @@ use leptos_meta::Title;
 use leptos_router::hooks::use_params_map;
 
 use crate::api::{groups, GroupSummary};
-use crate::components::table::{use_list_query, FilterBox, Freshness, LagBar, Pager, SortHeader};
+use crate::components::table::{
+    use_list_query, DataTable, FilterBox, Freshness, LagBar, Pager, SortHeader,
+};
 use crate::format::{page_url, thousands};
 
 #[component]
@@ -74,7 +76,7 @@ pub fn state_badge(state: &str) -> impl IntoView {
 fn GroupTable(cluster: String, rows: Vec<GroupSummary>) -> impl IntoView {
     let max = rows.iter().filter_map(|g| g.lag).max().unwrap_or(0);
     view! {
-        <table class="data" aria-label="Consumer groups">
+        <DataTable label="Consumer groups">
             <thead>
                 <tr>
                     <SortHeader column="name" label="Group" />
@@ -91,7 +93,7 @@ fn GroupTable(cluster: String, rows: Vec<GroupSummary>) -> impl IntoView {
                         let href = page_url(&cluster, "groups", &g.group);
                         view! {
                             <tr data-group=g.group.clone()>
-                                <th scope="row"><a class="mono" href=href>{g.group.clone()}</a></th>
+                                <th scope="row"><a class="mono cut" href=href title=g.group.clone()>{g.group.clone()}</a></th>
                                 <td>{state_badge(&g.state)}</td>
                                 <td class="num">{thousands(g.members)}</td>
                                 <td class="num">{thousands(g.topics)}</td>
@@ -101,6 +103,6 @@ fn GroupTable(cluster: String, rows: Vec<GroupSummary>) -> impl IntoView {
                     })
                     .collect_view()}
             </tbody>
-        </table>
+        </DataTable>
     }
 }

@@ -14,6 +14,7 @@ use crate::api::{
 };
 use crate::components::access::{identity, offers, NeedsPrivilege};
 use crate::components::change::{follow_change, TypedConfirm};
+use crate::components::table::DataTable;
 use crate::error::ApiError;
 use crate::Privilege;
 
@@ -73,7 +74,7 @@ fn QuotaTable(
                     Ok(list) => {
                         let rows = StoredValue::new(list.quotas);
                         view! {
-                            <table class="data" aria-label="Quotas">
+                            <DataTable label="Quotas">
                                 <thead><tr>
                                     <th scope="col">"Entity"</th>
                                     {QUOTA_KEYS.iter().map(|k| view! { <th scope="col" class="num" title=k.key>{k.label}</th> }).collect_view()}
@@ -89,7 +90,7 @@ fn QuotaTable(
                                             .collect_view()
                                     }}
                                 </tbody>
-                            </table>
+                            </DataTable>
                         }.into_any()
                     }
                     Err(e) => view! { <p class="error" role="alert">{e.message}</p> }.into_any(),
@@ -465,7 +466,7 @@ fn QuotaChanges(changes: QuotaChanged) -> impl IntoView {
     };
     view! {
         <p>{format!("Kafka accepts this change to {}:", entity_words(&changes.entity))}</p>
-        <table class="data compact" aria-label="Quota changes">
+        <DataTable label="Quota changes" class="compact">
             <thead><tr>
                 <th scope="col">"Quota"</th>
                 <th scope="col">"Before"</th>
@@ -480,7 +481,7 @@ fn QuotaChanges(changes: QuotaChanged) -> impl IntoView {
                     </tr>
                 }).collect_view()}
             </tbody>
-        </table>
+        </DataTable>
     }
 }
 

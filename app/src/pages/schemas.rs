@@ -8,7 +8,7 @@ use leptos_router::hooks::use_params_map;
 use super::schema_changes::RegisterSchema;
 use crate::api::subjects;
 use crate::components::access::{identity, offers};
-use crate::components::table::Freshness;
+use crate::components::table::{DataTable, Freshness};
 use crate::format::page_url;
 use crate::Privilege;
 
@@ -58,7 +58,7 @@ pub fn SchemasPage() -> impl IntoView {
                         view! {
                             {fresh}
                             <p>"Global compatibility: " <span class="badge" data-figure="global">{global}</span></p>
-                            <table class="data" aria-label="Subjects">
+                            <DataTable label="Subjects">
                                 <thead><tr>
                                     <th scope="col">"Subject"</th>
                                     <th scope="col" class="num">"Versions"</th>
@@ -72,7 +72,7 @@ pub fn SchemasPage() -> impl IntoView {
                                         let latest = s.latest.clone();
                                         view! {
                                             <tr data-subject=s.subject.clone()>
-                                                <th scope="row" class="mono"><a href=page_url(&cluster(), "schemas", &s.subject)>{s.subject.clone()}</a></th>
+                                                <th scope="row" class="mono"><a class="cut" href=page_url(&cluster(), "schemas", &s.subject) title=s.subject.clone()>{s.subject.clone()}</a></th>
                                                 <td class="num">{s.versions.len()}</td>
                                                 <td class="num">{latest.as_ref().map(|l| l.version.to_string()).unwrap_or_else(|| "—".into())}</td>
                                                 <td class="num">{latest.as_ref().map(|l| l.id.to_string()).unwrap_or_else(|| "—".into())}</td>
@@ -85,7 +85,7 @@ pub fn SchemasPage() -> impl IntoView {
                                         }
                                     }).collect_view()}
                                 </tbody>
-                            </table>
+                            </DataTable>
                         }.into_any()
                     }
                     Err(e) => view! { <p class="error" role="alert">{e.message}</p> }.into_any(),

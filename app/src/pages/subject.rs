@@ -10,6 +10,7 @@ use leptos_router::NavigateOptions;
 use super::schema_changes::{ChangeCompatibility, DeleteSchema, RegisterSchema};
 use crate::api::{schema, subject, SchemaDetail, SubjectDetail};
 use crate::components::access::{allows, identity, NeedsPrivilege};
+use crate::components::table::DataTable;
 use crate::error::{ApiError, ErrorCode};
 use crate::format::page_url;
 use crate::schema_view::{changes, highlight, line_diff, pretty, Line};
@@ -214,7 +215,7 @@ fn Overview(
                 }.into_any()
             }}
         </p>
-        <table class="data" aria-label="Versions">
+        <DataTable label="Versions">
             <thead><tr>
                 <th scope="col" class="num">"Version"</th>
                 <th scope="col" class="num">"Schema id"</th>
@@ -243,7 +244,7 @@ fn Overview(
                     }
                 }).collect_view()}
             </tbody>
-        </table>
+        </DataTable>
         {(left_out > 0).then(|| view! {
             <p class="note">{format!("{left_out} older versions are not listed.")}</p>
         })}

@@ -13,7 +13,7 @@ use super::topic_changes::{AddPartitions, DeleteRecords};
 use crate::api::{delete_topic, topic, PartitionDetail, TopicConsumer};
 use crate::components::access::{allows, identity};
 use crate::components::change::TypedConfirm;
-use crate::components::table::{Freshness, LagBar, Sparkline};
+use crate::components::table::{DataTable, Freshness, LagBar, Sparkline};
 use crate::format::{bytes, or_dash, page_url, query_value, rate, thousands};
 use crate::Privilege;
 
@@ -111,7 +111,7 @@ pub fn TopicPage() -> impl IntoView {
                             <Freshness what="Metadata" at=t.refreshed_at served_at=t.served_at />
                             <Skew partitions=t.partitions.clone() />
                             <h2>"Partitions"</h2>
-                            <table class="data" aria-label="Partitions">
+                            <DataTable label="Partitions">
                                 <thead>
                                     <tr>
                                         <th scope="col" class="num">"Partition"</th>
@@ -138,7 +138,7 @@ pub fn TopicPage() -> impl IntoView {
                                         </tr>
                                     }).collect_view()}
                                 </tbody>
-                            </table>
+                            </DataTable>
                         }.into_any()
                     }
                     Err(e) => view! {
@@ -263,7 +263,7 @@ fn Consumers(cluster: String, rows: Vec<TopicConsumer>) -> impl IntoView {
         .max()
         .unwrap_or(0);
     view! {
-        <table class="data" aria-label="Consumer groups">
+        <DataTable label="Consumer groups">
             <thead><tr>
                 <th scope="col">"Group"</th>
                 <th scope="col">"State"</th>
@@ -297,7 +297,7 @@ fn Consumers(cluster: String, rows: Vec<TopicConsumer>) -> impl IntoView {
                     </tbody>
                 }
             }).collect_view()}
-        </table>
+        </DataTable>
     }
     .into_any()
 }

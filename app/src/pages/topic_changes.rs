@@ -9,6 +9,7 @@ use crate::api::{
     PartitionsAdded, RecordsDeleted,
 };
 use crate::components::change::{follow_change, TypedConfirm};
+use crate::components::table::DataTable;
 use crate::format::{parse_instant, thousands};
 
 /// Add partitions: a button, then a form for the new count with the warning that keys move,
@@ -262,7 +263,7 @@ pub fn DeleteRecords(
 #[component]
 fn Preview(cuts: Vec<PartitionCut>, total: u64) -> impl IntoView {
     view! {
-        <table class="data compact" aria-label="Records to delete">
+        <DataTable label="Records to delete" class="compact">
             <thead><tr>
                 <th scope="col" class="num">"Partition"</th>
                 <th scope="col" class="num">"Starts at"</th>
@@ -283,6 +284,6 @@ fn Preview(cuts: Vec<PartitionCut>, total: u64) -> impl IntoView {
                 <th scope="row" colspan="3">"In all"</th>
                 <td class="num">{thousands(total)}</td>
             </tr></tfoot>
-        </table>
+        </DataTable>
     }
 }

@@ -9,7 +9,7 @@ use leptos_router::hooks::{use_navigate, use_params_map};
 use crate::api::{create_topic, topics, Arg, CreateTopicArgs, TopicSummary};
 use crate::components::access::{identity, offers};
 use crate::components::table::{
-    use_list_query, FilterBox, Freshness, Pager, SortHeader, Sparkline,
+    use_list_query, DataTable, FilterBox, Freshness, Pager, SortHeader, Sparkline,
 };
 use crate::format::{bytes, or_dash, page_url, rate, thousands};
 use crate::Privilege;
@@ -76,7 +76,7 @@ pub fn TopicsPage() -> impl IntoView {
 #[component]
 fn TopicTable(cluster: String, rows: Vec<TopicSummary>) -> impl IntoView {
     view! {
-        <table class="data" aria-label="Topics">
+        <DataTable label="Topics">
             <thead>
                 <tr>
                     <SortHeader column="name" label="Topic" />
@@ -97,7 +97,7 @@ fn TopicTable(cluster: String, rows: Vec<TopicSummary>) -> impl IntoView {
                         view! {
                             <tr data-topic=t.name.clone()>
                                 <th scope="row">
-                                    <a class="mono" href=href>{t.name.clone()}</a>
+                                    <a class="mono cut" href=href title=t.name.clone()>{t.name.clone()}</a>
                                     {t.internal.then(|| view! { " " <span class="badge">"Internal"</span> })}
                                 </th>
                                 <td class="num">{thousands(t.partitions)}</td>
@@ -116,7 +116,7 @@ fn TopicTable(cluster: String, rows: Vec<TopicSummary>) -> impl IntoView {
                     })
                     .collect_view()}
             </tbody>
-        </table>
+        </DataTable>
     }
 }
 

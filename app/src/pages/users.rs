@@ -11,6 +11,7 @@ use crate::api::{
 };
 use crate::components::access::{identity, offers, NeedsPrivilege};
 use crate::components::change::TypedConfirm;
+use crate::components::table::DataTable;
 use crate::error::ApiError;
 use crate::format::thousands;
 use crate::Privilege;
@@ -63,7 +64,7 @@ fn UserTable(
                 match list.await {
                     Ok(list) if list.users.is_empty() => view! { <p class="empty">"Kafka holds no SCRAM credentials."</p> }.into_any(),
                     Ok(list) => view! {
-                        <table class="data" aria-label="Users">
+                        <DataTable label="Users">
                             <thead><tr>
                                 <th scope="col">"User"</th>
                                 <th scope="col">"Credentials"</th>
@@ -94,7 +95,7 @@ fn UserTable(
                                     }
                                 }).collect_view()}
                             </tbody>
-                        </table>
+                        </DataTable>
                     }.into_any(),
                     Err(e) => view! { <p class="error" role="alert">{e.message}</p> }.into_any(),
                 }
