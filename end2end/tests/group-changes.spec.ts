@@ -37,6 +37,10 @@ test('reset a group\'s offsets: the plan first, then exactly that plan', async (
   const problems = await openHydrated(page, `/c/local/groups/${group}`);
   await page.getByRole('button', { name: 'Reset offsets' }).click();
   const form = page.getByRole('form', { name: 'Reset offsets' });
+  // The topic is chosen among those the group has offsets on, not typed.
+  const topicChoice = form.getByRole('combobox', { name: /^Topic/ });
+  await expect(topicChoice.locator('option')).toHaveText(['Every topic the group has offsets on', topic]);
+  await topicChoice.selectOption(topic);
   await form.getByLabel('Move each offset to').selectOption('shift');
   await form.getByLabel(/Records to shift by/).fill('-2');
   await form.getByRole('button', { name: 'Show plan' }).click();

@@ -516,14 +516,24 @@ test('the Data tab shows the records as written, from the oldest; the filter nar
 });
 
 test('Older and Newer page through a partition, fifty records at a time, from the newest', async ({ page }) => {
+  test.setTimeout(60_000);
   const problems = await openHydrated(page, `/c/local/topics/${PAGED}/data`);
-  const ids = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => `0-${from + i}`);
+  // From the newest, the newest record comes first.
+  const ids = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => `0-${to - 1 - i}`);
   const pager = page.locator('nav.pager');
   await expect.poll(() => rowIds(dataTable(page))).toEqual(ids(10, 60));
   await expect(page.locator('p[data-figure="scanned"]')).toHaveText('Scanned 50 records.');
   await expect(pager.locator('a[rel="next"]')).toHaveCount(0);
   const row = dataTable(page).locator('tr[data-offset="0-59"]');
-  expect(await cells(row)).toEqual(['0', '59', utc(BASE + 59_000), 'text k-59', 'text v-59', '0', '8 B']);
+  expect(await cells(row)).toEqual(['0', '59', utc(BASE + 59_000), 'text k-59', 'text v-59', '0', '8 B', '▸']);
+
+  // A row opens in place: its value and the way to its page.
+  await row.getByRole('button', { name: 'Details of 0-59' }).click();
+  const opened = dataTable(page).locator('tr.expanded');
+  await expect(opened.locator('pre[data-part="value"]')).toHaveText('v-59');
+  await expect(opened.getByRole('link', { name: 'Open the record' })).toHaveAttribute('href', new RegExp(`/records/0/59$`));
+  await row.getByRole('button', { name: 'Details of 0-59' }).click();
+  await expect(opened).toHaveCount(0);
 
   await pager.getByRole('link', { name: 'Older' }).click();
   await expect(page).toHaveURL(/[?&]cursor=[^&]+/);
@@ -538,6 +548,25 @@ test('Older and Newer page through a partition, fifty records at a time, from th
   await expect.poll(() => rowIds(dataTable(page))).toEqual(ids(10, 60));
   await expect(pager.locator('a[rel="next"]')).toHaveCount(0);
   await expect(pager.getByRole('link', { name: 'Older' })).toBeVisible();
+
+  // A record page leads to the offsets beside it, within the partition.
+  const neighbours = page.getByRole('navigation', { name: 'Neighbouring records' });
+  await page.goto(`/c/local/topics/${PAGED}/records/0/0`);
+  await hydrated(page);
+  // The links follow the catalog's watermarks, which its next refresh brings up to date.
+  await expect(async () => {
+    await page.reload();
+    await hydrated(page);
+    await expect(neighbours.getByRole('link', { name: 'Next offset' })).toBeVisible({ timeout: 1_000 });
+  }).toPass({ timeout: 30_000 });
+  await expect(neighbours.getByRole('link', { name: 'Previous offset' })).toHaveCount(0);
+  await neighbours.getByRole('link', { name: 'Next offset' }).click();
+  await expect(page).toHaveURL(new RegExp(`/records/0/1$`));
+  await expect(page.locator('pre.payload[data-part="value"]')).toHaveText('v-1');
+  await page.goto(`/c/local/topics/${PAGED}/records/0/59`);
+  await hydrated(page);
+  await expect(neighbours.getByRole('link', { name: 'Previous offset' })).toHaveAttribute('href', new RegExp(`/records/0/58$`));
+  await expect(neighbours.getByRole('link', { name: 'Next offset' })).toHaveCount(0);
   expect(problems).toEqual([]);
 });
 
@@ -728,7 +757,8 @@ test('Avro, Protobuf and JSON Schema values are decoded as the registry says', a
 
     // The newest record's page: its value, pretty, is the decoded document.
     const ids = await rowIds(dataTable(page));
-    const last = ids[ids.length - 1]!;
+    // Newest first.
+    const last = ids[0]!;
     const t = byId.get(last)!;
     const row = dataTable(page).locator(`tr[data-offset="${last}"]`);
     await expect(row.locator('td').nth(3)).toHaveText(`text ${t.key}`);
@@ -860,7 +890,7 @@ test('the live tail shows new records as they come, holds them while paused, and
   await expect(rows).toHaveCount(1, { timeout: 5_000 });
   await expect(rows.first()).toHaveAttribute('data-offset', `0-${first.offset}`);
   expect(await cells(rows.first())).toEqual(
-    ['0', String(first.offset), utc(first.timestamp), 'text tail-1', 'json {"n":1}', '0', '13 B']);
+    ['0', String(first.offset), utc(first.timestamp), 'text tail-1', 'json {"n":1}', '0', '13 B', '▸']);
 
   await tail.getByRole('button', { name: 'Pause' }).click();
   await expect(tail.getByRole('button', { name: 'Resume (0 waiting)' })).toBeVisible();

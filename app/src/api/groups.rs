@@ -73,10 +73,12 @@ pub struct GroupMember {
 pub struct GroupOffset {
     pub topic: String,
     pub partition: i32,
-    pub committed: i64,
+    /// `None` for a partition of one of the group's topics it has committed nothing on.
+    pub committed: Option<i64>,
     /// The partition's high watermark, when known.
     pub end: Option<i64>,
-    /// `end − committed`, never negative; `None` without an end offset.
+    /// `end − committed`, never negative (for a partition without a commit, every record it
+    /// holds: what the group reads from the earliest); `None` without the watermarks.
     pub lag: Option<u64>,
 }
 

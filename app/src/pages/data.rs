@@ -100,6 +100,10 @@ impl DataQuery {
     /// This page's URL with another cursor.
     fn with_cursor(&self, cursor: &str) -> String {
         let mut parts = vec![format!("cursor={}", query_value(cursor))];
+        // The cursor places the page; the start only says which way round it reads.
+        if self.from != "latest" {
+            parts.push(format!("from={}", query_value(&self.from)));
+        }
         if let Some(p) = self.partition {
             parts.push(format!("partition={p}"));
         }
@@ -227,6 +231,7 @@ fn DataTab(cluster: String, topic: String) -> impl IntoView {
                 <ZoneSwitch />
             </div>
         </Form>
+        <LiveTail cluster=tail_cluster topic=tail_topic />
         <Transition fallback=|| view! { <div class="skeleton-table"></div> }>
             {move || {
                 let cluster = cluster.clone();
@@ -235,6 +240,11 @@ fn DataTab(cluster: String, topic: String) -> impl IntoView {
                     match page.await {
                         Ok(page) => {
                             let dq = query.get_untracked();
+                            // From the newest (the default), the newest record comes first.
+                            let mut records = page.records;
+                            if dq.from == "latest" {
+                                records.reverse();
+                            }
                             let older = page.prev.as_ref().map(|c| dq.with_cursor(c));
                             let newer = page.next.as_ref().map(|c| dq.with_cursor(c));
                             let mut note = if page.partial {
@@ -250,10 +260,10 @@ fn DataTab(cluster: String, topic: String) -> impl IntoView {
                             }
                             view! {
                                 <p class="fresh" data-figure="scanned">{note}</p>
-                                {if page.records.is_empty() {
+                                {if records.is_empty() {
                                     view! { <p class="empty">"No records here. Try another start, partition or filter."</p> }.into_any()
                                 } else {
-                                    view! { <RecordTable cluster=cluster.clone() topic=topic.clone() rows=page.records /> }.into_any()
+                                    view! { <RecordTable cluster=cluster.clone() topic=topic.clone() rows=records /> }.into_any()
                                 }}
                                 <nav class="pager" aria-label="Pages of records">
                                     {older.map(|href| view! { <a class="button" rel="prev" href=href>"Older"</a> })}
@@ -266,7 +276,6 @@ fn DataTab(cluster: String, topic: String) -> impl IntoView {
                 })
             }}
         </Transition>
-        <LiveTail cluster=tail_cluster topic=tail_topic />
     }
 }
 
@@ -314,12 +323,17 @@ fn RecordTable(cluster: String, topic: String, rows: Vec<Record>) -> impl IntoVi
                 <th scope="col">"Value"</th>
                 <th scope="col" class="num">"Headers"</th>
                 <th scope="col" class="num">"Size"</th>
+                <th scope="col"><span class="visually-hidden">"Details"</span></th>
             </tr></thead>
             <tbody>
                 {rows.into_iter().map(|r| {
                     let href = format!("{base}/{}/{}", r.partition, r.offset);
+                    let open = RwSignal::new(false);
+                    let id = format!("{}-{}", r.partition, r.offset);
+                    let record = StoredValue::new(r.clone());
+                    let page = href.clone();
                     view! {
-                        <tr data-offset=format!("{}-{}", r.partition, r.offset)>
+                        <tr data-offset=id.clone()>
                             <td class="num mono">{r.partition}</td>
                             <td class="num mono"><a href=href>{r.offset}</a></td>
                             <td class="mono">{move || r.timestamp.map(|ms| shown_time(ms, local.get())).unwrap_or_else(|| "—".into())}</td>
@@ -331,11 +345,68 @@ fn RecordTable(cluster: String, topic: String, rows: Vec<Record>) -> impl IntoVi
                             </td>
                             <td class="num">{r.headers.len()}</td>
                             <td class="num">{bytes(r.size)}</td>
+                            <td>
+                                <button type="button" class="button expand" aria-label=format!("Details of {id}")
+                                    aria-expanded=move || open.get().to_string()
+                                    on:click=move |_| open.update(|o| *o = !*o)>
+                                    {move || if open.get() { "▾" } else { "▸" }}
+                                </button>
+                            </td>
                         </tr>
+                        <Show when=move || open.get()>
+                            <tr class="expanded">
+                                <td colspan="8">
+                                    <RecordPreview record=record.get_value() page=page.clone() />
+                                </td>
+                            </tr>
+                        </Show>
                     }
                 }).collect_view()}
             </tbody>
         </DataTable>
+    }
+}
+
+/// A record opened in place under its row: key and value as pretty JSON or text, its
+/// headers, a copy of the value, and the way to its own page.
+#[component]
+fn RecordPreview(record: Record, page: String) -> impl IntoView {
+    let value = shown(&record.value, View::Pretty);
+    let copied = RwSignal::new(false);
+    let to_copy = StoredValue::new(value.clone());
+    let copy = move |_| {
+        #[cfg(feature = "hydrate")]
+        {
+            let _ = window()
+                .navigator()
+                .clipboard()
+                .write_text(&to_copy.get_value());
+        }
+        let _ = to_copy;
+        copied.set(true);
+    };
+    view! {
+        <div class="record-preview">
+            <div class="toolbar">
+                <button type="button" class="button" on:click=copy>
+                    {move || if copied.get() { "Copied" } else { "Copy value" }}
+                </button>
+                <a class="button" href=page>"Open the record"</a>
+            </div>
+            <h3>"Key " <span class="badge">{encoding_label(&record.key)}</span></h3>
+            <pre class="payload" data-part="key">{shown(&record.key, View::Pretty)}</pre>
+            <h3>"Value " <span class="badge">{encoding_label(&record.value)}</span></h3>
+            {record.value.error.clone().map(|e| view! { <p class="error">{format!("Not decoded: {e}")}</p> })}
+            <pre class="payload" data-part="value">{value}</pre>
+            {(!record.headers.is_empty()).then(|| view! {
+                <h3>"Headers"</h3>
+                <dl class="headers">
+                    {record.headers.into_iter().map(|h| view! {
+                        <dt class="mono">{h.key}</dt><dd class="mono">{preview(&h.value)}</dd>
+                    }).collect_view()}
+                </dl>
+            })}
+        </div>
     }
 }
 
@@ -475,8 +546,40 @@ pub fn RecordPage() -> impl IntoView {
         </div>
         <TopicTabs cluster=cluster() topic=topic_name() current=TopicTab::Data />
         <NeedsRecords cluster=cluster() topic=topic_name()>
+            <Neighbours detail=detail />
             <RecordDetail topic=detail />
         </NeedsRecords>
+    }
+}
+
+/// Links to the offsets before and after this one in the partition, within its watermarks
+/// as the catalog read them (on a compacted topic a neighbour may have been compacted away).
+#[component]
+fn Neighbours(detail: Resource<Result<TopicDetail, crate::ApiError>>) -> impl IntoView {
+    let params = use_params_map();
+    let get = move |k: &str| params.read().get(k).unwrap_or_default();
+    view! {
+        <Suspense fallback=|| ()>
+            {move || Suspend::new(async move {
+                let partition = get("partition").parse::<i32>().ok()?;
+                let offset = get("offset").parse::<i64>().ok()?;
+                let t = detail.await.ok()?;
+                let p = t.partitions.iter().find(|p| p.partition == partition)?;
+                let base = format!(
+                    "/c/{}/topics/{}/records/{partition}",
+                    query_value(&get("cluster")),
+                    query_value(&get("topic"))
+                );
+                let before = (offset > p.low.unwrap_or(0)).then(|| format!("{base}/{}", offset - 1));
+                let after = p.high.filter(|h| offset + 1 < *h).map(|_| format!("{base}/{}", offset + 1));
+                Some(view! {
+                    <nav class="pager" aria-label="Neighbouring records">
+                        {before.map(|href| view! { <a class="button" rel="prev" href=href>"Previous offset"</a> })}
+                        {after.map(|href| view! { <a class="button" rel="next" href=href>"Next offset"</a> })}
+                    </nav>
+                })
+            })}
+        </Suspense>
     }
 }
 

@@ -183,7 +183,10 @@ fn GroupView(
                             <tr data-partition=format!("{}-{}", o.topic, o.partition)>
                                 <th scope="row"><a class="mono" href=page_url(&cluster, "topics", &o.topic)>{o.topic.clone()}</a></th>
                                 <td class="num mono">{o.partition}</td>
-                                <td class="num mono">{thousands(u64::try_from(o.committed).unwrap_or(0))}</td>
+                                <td class="num mono">{match o.committed {
+                                    Some(c) => thousands(u64::try_from(c).unwrap_or(0)).into_any(),
+                                    None => view! { <span class="muted" title="The group has committed nothing on this partition; its lag counts every record the partition holds.">"none"</span> }.into_any(),
+                                }}</td>
                                 <td class="num mono">{or_dash(o.end, |e| thousands(u64::try_from(e).unwrap_or(0)))}</td>
                                 <td class="num"><LagBar lag=o.lag max=max /></td>
                             </tr>

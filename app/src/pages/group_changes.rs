@@ -142,12 +142,12 @@ pub fn ResetOffsets(
                 }
             }>
                 <p>"Kafka moves the offsets of a group only while no member is connected. klens shows the plan first, and applies exactly that plan."</p>
-                <label>"Topic (empty: every topic the group has offsets on)"
-                    <input type="text" list="group-topics" autocomplete="off" prop:value=move || topic.get()
-                        on:input=move |ev| { topic.set(event_target_value(&ev)); forget(); } />
-                    <datalist id="group-topics">
-                        {topics.get_value().into_iter().map(|t| view! { <option value=t></option> }).collect_view()}
-                    </datalist>
+                <label>"Topic"
+                    <select prop:value=move || topic.get()
+                        on:change=move |ev| { topic.set(event_target_value(&ev)); forget(); }>
+                        <option value="">"Every topic the group has offsets on"</option>
+                        {topics.get_value().into_iter().map(|t| view! { <option value=t.clone()>{t.clone()}</option> }).collect_view()}
+                    </select>
                 </label>
                 <label>"Partitions of that topic (empty: all), e.g. 0, 3"
                     <input type="text" autocomplete="off" prop:value=move || partitions.get()

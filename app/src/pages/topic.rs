@@ -289,7 +289,7 @@ fn Consumers(cluster: String, rows: Vec<TopicConsumer>) -> impl IntoView {
                                 <td></td>
                                 <td></td>
                                 <td class="num mono">{o.partition}</td>
-                                <td class="num mono">{o.committed}</td>
+                                <td class="num mono">{o.committed.map_or_else(|| "none".to_string(), |c| c.to_string())}</td>
                                 <td class="num mono">{or_dash(o.end, |e| e.to_string())}</td>
                                 <td class="num"><LagBar lag=o.lag max=max /></td>
                             </tr>

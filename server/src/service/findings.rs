@@ -40,7 +40,25 @@ pub fn findings(group: &GroupDetail, earlier: EarlierLag) -> Vec<String> {
                 .map(move |a| ((a.topic.clone(), a.partition), m.member_id.clone()))
         })
         .collect();
-    let partitions = group.offsets.len();
+    let committed: Vec<&app::api::GroupOffset> = group
+        .offsets
+        .iter()
+        .filter(|o| o.committed.is_some())
+        .collect();
+    let partitions = committed.len();
+    let bare: Vec<String> = group
+        .offsets
+        .iter()
+        .filter(|o| o.committed.is_none())
+        .map(|o| format!("{}/{}", o.topic, o.partition))
+        .collect();
+    if !bare.is_empty() {
+        out.push(format!(
+            "{} partitions of its topics have no committed offset ({}): their records count as lag, as a read from the earliest would take them.",
+            bare.len(),
+            bare.iter().take(10).cloned().collect::<Vec<_>>().join(", ")
+        ));
+    }
     if !group.members.is_empty() && group.members.len() > partitions && partitions > 0 {
         out.push(format!(
             "The group has {} members for {partitions} partitions with committed offsets: {} members get nothing to read.",
@@ -49,8 +67,7 @@ pub fn findings(group: &GroupDetail, earlier: EarlierLag) -> Vec<String> {
         ));
     }
     if !group.members.is_empty() {
-        let unassigned: Vec<String> = group
-            .offsets
+        let unassigned: Vec<String> = committed
             .iter()
             .filter(|o| !assigned.contains_key(&(o.topic.clone(), o.partition)))
             .map(|o| format!("{}/{}", o.topic, o.partition))
@@ -132,7 +149,7 @@ mod tests {
         GroupOffset {
             topic: "orders".into(),
             partition,
-            committed: 0,
+            committed: Some(0),
             end: Some(lag as i64),
             lag: Some(lag),
         }

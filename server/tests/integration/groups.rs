@@ -35,10 +35,11 @@ async fn groups_show_exact_committed_offsets_lag_and_members() {
     assert_eq!(
         offsets,
         [
-            (topic.as_str(), 0, 7, Some(10), Some(3)),
-            (topic.as_str(), 1, 4, Some(4), Some(0)),
+            (topic.as_str(), 0, Some(7), Some(10), Some(3)),
+            (topic.as_str(), 1, Some(4), Some(4), Some(0)),
+            (topic.as_str(), 2, None, Some(0), Some(0)),
         ],
-        "partition 2 has no committed offset and is not listed"
+        "partition 2 has no committed offset: listed as such, its (no) records as lag"
     );
     assert_eq!(group.lag, Some(3));
 

@@ -178,7 +178,7 @@ async fn an_encrypted_client_key_shows_topics_groups_lag_and_sizes() {
         .expect("its offset on the topic");
     assert_eq!(
         (offset.committed, offset.end, offset.lag),
-        (2, Some(5), Some(3))
+        (Some(2), Some(5), Some(3))
     );
     let sizes = entry.topic(&topic).expect("the topic").size_bytes;
     assert!(sizes.is_some_and(|b| b > 0), "{sizes:?}");

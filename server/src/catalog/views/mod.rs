@@ -202,10 +202,44 @@ fn group_offset(marks: &Watermarks, topic: &str, partition: i32, committed: i64)
     GroupOffset {
         topic: topic.to_string(),
         partition,
-        committed,
+        committed: Some(committed),
         end,
         lag: partition_lag(committed, end),
     }
+}
+
+/// The partitions of the topics in `offsets` that the group has committed nothing on, as Kafka
+/// lists them: shown as such, with every record they hold as lag (what the group reads from the
+/// earliest), so that the group's total is not understated.
+fn uncommitted(state: &ClusterState, offsets: &[GroupOffset]) -> Vec<GroupOffset> {
+    let Some(metadata) = &state.metadata else {
+        return Vec::new();
+    };
+    let topics: std::collections::BTreeSet<&str> =
+        offsets.iter().map(|o| o.topic.as_str()).collect();
+    let mut missing = Vec::new();
+    for name in topics {
+        let Some(topic) = metadata.topics.iter().find(|t| t.name == name) else {
+            continue;
+        };
+        for p in &topic.partitions {
+            if offsets
+                .iter()
+                .any(|o| o.topic == name && o.partition == p.id)
+            {
+                continue;
+            }
+            let marks = state.watermarks.get(&(name.to_string(), p.id));
+            missing.push(GroupOffset {
+                topic: name.to_string(),
+                partition: p.id,
+                committed: None,
+                end: marks.map(|m| m.1),
+                lag: marks.map(|(low, high)| u64::try_from(high - low).unwrap_or(0)),
+            });
+        }
+    }
+    missing
 }
 
 /// The sum of the known lags; `None` when none is known.
@@ -216,25 +250,58 @@ fn total_lag(lags: impl Iterator<Item = Option<u64>>) -> Option<u64> {
 
 /// Each group's lag, where any of it is known.
 pub fn group_lags(state: &ClusterState) -> HashMap<String, u64> {
+    let marks = by_topic(&state.watermarks);
     state
         .groups
         .data
         .iter()
         .flat_map(|groups| groups.iter())
-        .filter_map(|g| Some((g.id.clone(), group_lag(&state.watermarks, g)?)))
+        .filter_map(|g| Some((g.id.clone(), group_lag(&marks, &state.watermarks, g)?)))
         .collect()
 }
 
-fn group_lag(marks: &Watermarks, group: &Group) -> Option<u64> {
-    total_lag(
-        group
-            .offsets
-            .iter()
-            .map(|(t, p, committed)| lag_of(marks, t, *p, *committed)),
-    )
+/// Each topic's partitions with their low and high watermarks: built once for a list.
+fn by_topic(marks: &Watermarks) -> HashMap<&str, Vec<(i32, i64, i64)>> {
+    let mut topics: HashMap<&str, Vec<(i32, i64, i64)>> = HashMap::new();
+    for ((topic, partition), (low, high)) in marks.iter() {
+        topics
+            .entry(topic.as_str())
+            .or_default()
+            .push((*partition, *low, *high));
+    }
+    topics
+}
+
+/// A group's lag as its page counts it: on each committed partition, and on each partition of
+/// those topics without a commit, every record it holds.
+fn group_lag(
+    topics: &HashMap<&str, Vec<(i32, i64, i64)>>,
+    marks: &Watermarks,
+    group: &Group,
+) -> Option<u64> {
+    let committed = group
+        .offsets
+        .iter()
+        .map(|(t, p, committed)| lag_of(marks, t, *p, *committed));
+    let names: BTreeSet<&str> = group.offsets.iter().map(|(t, _, _)| t.as_str()).collect();
+    let bare = names.into_iter().flat_map(|name| {
+        topics
+            .get(name)
+            .into_iter()
+            .flatten()
+            .filter(move |(p, _, _)| {
+                !group
+                    .offsets
+                    .iter()
+                    .any(|(t, q, _)| t.as_str() == name && q == p)
+            })
+            .map(|(_, low, high)| Some(u64::try_from(high - low).unwrap_or(0)))
+    });
+    total_lag(committed.chain(bare))
 }
 
 pub fn groups(state: &ClusterState, window: &Window) -> GroupList {
+    let marks = by_topic(&state.watermarks);
     let groups: Vec<GroupSummary> = state
         .groups
         .data
@@ -250,7 +317,7 @@ pub fn groups(state: &ClusterState, window: &Window) -> GroupList {
                 .map(|(t, _, _)| t.as_str())
                 .collect::<BTreeSet<_>>()
                 .len() as u64,
-            lag: group_lag(&state.watermarks, g),
+            lag: group_lag(&marks, &state.watermarks, g),
         })
         .collect();
     let total = groups.len() as u64;
@@ -268,13 +335,15 @@ pub fn groups(state: &ClusterState, window: &Window) -> GroupList {
 pub fn group(state: &ClusterState, id: &str) -> Option<GroupDetail> {
     let groups = state.groups.data.as_ref()?;
     let g = groups.iter().find(|g| g.id == id)?;
-    let offsets: Vec<GroupOffset> = g
+    let mut offsets: Vec<GroupOffset> = g
         .offsets
         .iter()
         .map(|(topic, partition, committed)| {
             group_offset(&state.watermarks, topic, *partition, *committed)
         })
         .collect();
+    offsets.extend(uncommitted(state, &offsets));
+    offsets.sort_by(|a, b| (&a.topic, a.partition).cmp(&(&b.topic, b.partition)));
     Some(GroupDetail {
         group: g.id.clone(),
         state: g.state.clone(),

@@ -210,6 +210,27 @@ fn lag_is_end_minus_committed_per_partition_and_summed() {
     );
 }
 
+/// Regression (the UI issue): a group with no commit on one partition of its topic showed
+/// only the committed one, and its total lag left the other partition's records out.
+#[test]
+fn a_partition_without_a_commit_is_shown_and_counted_in_the_lag() {
+    let mut state = state();
+    state.groups = part(vec![a_group("half", &[("t", 1, 1)])]);
+    let detail = group(&state, "half").expect("half");
+    let rows: Vec<(i32, Option<i64>, Option<u64>)> = detail
+        .offsets
+        .iter()
+        .map(|o| (o.partition, o.committed, o.lag))
+        .collect();
+    // Partition 0 holds offsets 5 to 12: seven records the group would read from the earliest.
+    assert_eq!(rows, vec![(0, None, Some(7)), (1, Some(1), Some(2))]);
+    assert_eq!(detail.lag, Some(9));
+    // The list and the metrics count the same.
+    let listed = groups(&state, &Window::default()).groups;
+    assert_eq!(listed[0].lag, Some(9));
+    assert_eq!(group_lags(&state).get("half"), Some(&9));
+}
+
 #[test]
 fn brokers_show_replica_counts_and_the_controller() {
     let mut state = state();
