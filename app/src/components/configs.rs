@@ -18,6 +18,7 @@ use crate::api::{
 use crate::components::access::{allows, identity};
 use crate::components::change::follow_change;
 use crate::components::table::DataTable;
+use crate::components::ErrorAlert;
 use crate::error::ApiError;
 use crate::format::config_hint;
 use crate::Privilege;
@@ -292,7 +293,7 @@ pub fn ConfigTable(target: ConfigTarget) -> impl IntoView {
                             </DataTable>
                         }.into_any()
                     }
-                    Err(e) => view! { <p class="error" role="alert">{e.message}</p> }.into_any(),
+                    Err(e) => view! { <ErrorAlert error=e /> }.into_any(),
                 }
             })}
         </Suspense>

@@ -8,6 +8,7 @@ use std::collections::BTreeSet;
 use crate::access::Scope;
 use crate::components::access::identity;
 use crate::components::table::DataTable;
+use crate::components::ErrorAlert;
 use crate::Privilege;
 
 fn names(privileges: &BTreeSet<Privilege>) -> String {
@@ -104,7 +105,7 @@ pub fn AccountPage() -> impl IntoView {
                             </DataTable>
                         }.into_any()
                     }
-                    Err(e) => view! { <p class="error" role="alert">{e.message}</p> }.into_any(),
+                    Err(e) => view! { <ErrorAlert error=e /> }.into_any(),
                 }
             })}
         </Suspense>

@@ -4,7 +4,6 @@
 
 use leptos::prelude::*;
 use leptos_meta::Title;
-use leptos_router::hooks::use_params_map;
 
 use crate::api::{
     acls, create_acl, delete_acl, AclArgs, AclBinding, AclChanged, ACL_OPERATIONS,
@@ -13,6 +12,7 @@ use crate::api::{
 use crate::components::access::{identity, offers, NeedsPrivilege};
 use crate::components::change::{follow_change, TypedConfirm};
 use crate::components::table::DataTable;
+use crate::components::{use_cluster, ErrorAlert};
 use crate::Privilege;
 
 /// The arguments that name `acl` exactly.
@@ -32,8 +32,7 @@ fn args_of(cluster: String, acl: &AclBinding, dry_run: bool) -> AclArgs {
 
 #[component]
 pub fn AclsPage() -> impl IntoView {
-    let params = use_params_map();
-    let cluster = move || params.read().get("cluster").unwrap_or_default();
+    let cluster = use_cluster();
     let who = identity();
     // Made here, once, outside every suspense (a resource made while one resolves can hydrate
     // with another's data).
@@ -71,8 +70,7 @@ fn AclTable(
     list: Resource<Result<crate::api::AclList, crate::error::ApiError>>,
     changed: Callback<String>,
 ) -> impl IntoView {
-    let params = use_params_map();
-    let cluster = move || params.read().get("cluster").unwrap_or_default();
+    let cluster = use_cluster();
     let who = identity();
     let principal = RwSignal::new(String::new());
     let resource = RwSignal::new(String::new());
@@ -127,7 +125,7 @@ fn AclTable(
                             </DataTable>
                         }.into_any()
                     }
-                    Err(e) => view! { <p class="error" role="alert">{e.message}</p> }.into_any(),
+                    Err(e) => view! { <ErrorAlert error=e /> }.into_any(),
                 }
             })}
         </Transition>
@@ -136,8 +134,7 @@ fn AclTable(
 
 #[component]
 fn AclRow(acl: AclBinding, can_delete: bool, on_done: Callback<String>) -> impl IntoView {
-    let params = use_params_map();
-    let cluster = move || params.read().get("cluster").unwrap_or_default();
+    let cluster = use_cluster();
     let open = RwSignal::new(false);
     let error = RwSignal::new(None::<String>);
     let words = acl.words();

@@ -9,6 +9,7 @@ use crate::api::{audit, Arg, AuditArgs, AuditEvent, PAGE_SIZE};
 use crate::components::access::NeedsPrivilege;
 use crate::components::clock::{local_time, shown_time, ZoneSwitch};
 use crate::components::table::DataTable;
+use crate::components::ErrorAlert;
 use crate::format::{query_value, thousands};
 use crate::Privilege;
 
@@ -194,7 +195,7 @@ fn AuditTable(
         <Transition fallback=|| view! { <div class="skeleton-table"></div> }>
             {move || Suspend::new(async move {
                 match list.await {
-                    Err(e) => view! { <p class="error" role="alert">{e.message}</p> }.into_any(),
+                    Err(e) => view! { <ErrorAlert error=e /> }.into_any(),
                     Ok(l) if !l.configured => view! {
                         <p class="empty" role="note">"klens keeps no audit log: set audit.file or audit.topic in its config to record every change."</p>
                     }.into_any(),

@@ -11,6 +11,7 @@ use crate::api::{broker, brokers, LogDirDetail};
 use crate::components::access::{identity, offers, NeedsPrivilege};
 use crate::components::configs::{ConfigTable, ConfigTarget};
 use crate::components::table::{DataTable, Freshness};
+use crate::components::{use_cluster, ErrorAlert};
 use crate::format::{bytes, or_dash, page_url, query_value, thousands};
 use crate::Privilege;
 
@@ -38,8 +39,7 @@ pub fn BrokerTabs(cluster: String, id: String, current: BrokerTab) -> impl IntoV
 
 #[component]
 pub fn BrokersPage() -> impl IntoView {
-    let params = use_params_map();
-    let cluster = move || params.read().get("cluster").unwrap_or_default();
+    let cluster = use_cluster();
     let list = Resource::new(cluster, brokers);
     let who = identity();
     view! {
@@ -106,7 +106,7 @@ pub fn BrokersPage() -> impl IntoView {
                             </DataTable>
                         }.into_any()
                     }
-                    Err(e) => view! { <p class="error" role="alert">{e.message}</p> }.into_any(),
+                    Err(e) => view! { <ErrorAlert error=e /> }.into_any(),
                 }
             })}
         </Suspense>
@@ -125,7 +125,7 @@ fn dirs_size(dirs: &[LogDirDetail], failed: bool) -> Option<u64> {
 #[component]
 pub fn BrokerPage() -> impl IntoView {
     let params = use_params_map();
-    let cluster = move || params.read().get("cluster").unwrap_or_default();
+    let cluster = use_cluster();
     let id = move || params.read().get("id").unwrap_or_default();
     let detail = Resource::new(
         move || (cluster(), id()),
@@ -194,7 +194,7 @@ pub fn BrokerPage() -> impl IntoView {
 #[component]
 pub fn BrokerConfigPage() -> impl IntoView {
     let params = use_params_map();
-    let cluster = move || params.read().get("cluster").unwrap_or_default();
+    let cluster = use_cluster();
     let id = move || params.read().get("id").unwrap_or_default();
     view! {
         <Title text=move || format!("Configuration of broker {}", id()) />
@@ -215,8 +215,7 @@ pub fn BrokerConfigPage() -> impl IntoView {
 /// where it sets no value of its own.
 #[component]
 pub fn BrokerDefaultsPage() -> impl IntoView {
-    let params = use_params_map();
-    let cluster = move || params.read().get("cluster").unwrap_or_default();
+    let cluster = use_cluster();
     view! {
         <Title text=move || format!("Cluster-wide broker configuration of {}", cluster()) />
         <div class="page-head"><h1>"Cluster-wide broker configuration"</h1></div>

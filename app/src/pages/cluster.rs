@@ -7,6 +7,7 @@ use leptos_router::hooks::use_params_map;
 use crate::api::cluster;
 use crate::components::health::HealthBadge;
 use crate::components::table::DataTable;
+use crate::components::ErrorAlert;
 use crate::format::{bytes, or_dash, thousands};
 
 #[component]
@@ -49,7 +50,7 @@ pub fn ClusterPage() -> impl IntoView {
                             </DataTable>
                         }.into_any()
                     }
-                    Err(e) => view! { <p class="error" role="alert">{e.message}</p> }.into_any(),
+                    Err(e) => view! { <ErrorAlert error=e /> }.into_any(),
                 }
             })}
         </Suspense>

@@ -6,6 +6,7 @@ use leptos_meta::Title;
 use crate::api::{clusters, ClusterSummary};
 use crate::components::health::HealthBadge;
 use crate::components::table::DataTable;
+use crate::components::ErrorAlert;
 use crate::format::{bytes, or_dash, thousands};
 
 #[component]
@@ -21,7 +22,7 @@ pub fn ClustersPage() -> impl IntoView {
                         <p class="empty">"No cluster is open to you. Ask an administrator for a role that covers one."</p>
                     }.into_any(),
                     Ok(rows) => view! { <ClusterTable rows /> }.into_any(),
-                    Err(e) => view! { <p class="error" role="alert">{e.message}</p> }.into_any(),
+                    Err(e) => view! { <ErrorAlert error=e /> }.into_any(),
                 }
             })}
         </Suspense>

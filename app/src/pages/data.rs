@@ -19,6 +19,7 @@ use crate::components::access::{allows, identity, NeedsPrivilege};
 use crate::components::clock::{local_time, shown_time, ZoneSwitch};
 use crate::components::download::ExportDownload;
 use crate::components::table::DataTable;
+use crate::components::{use_cluster, ErrorAlert};
 use crate::format::{bytes, parse_instant, query_value, thousands};
 use crate::Privilege;
 
@@ -34,7 +35,7 @@ fn NeedsRecords(cluster: String, topic: String, children: ChildrenFn) -> impl In
 #[component]
 pub fn TopicDataPage() -> impl IntoView {
     let params = use_params_map();
-    let cluster = move || params.read().get("cluster").unwrap_or_default();
+    let cluster = use_cluster();
     let topic = move || params.read().get("topic").unwrap_or_default();
     view! {
         <Title text=move || format!("Data of {}", topic()) />
@@ -271,7 +272,7 @@ fn DataTab(cluster: String, topic: String) -> impl IntoView {
                                 </nav>
                             }.into_any()
                         }
-                        Err(e) => view! { <p class="error" role="alert">{e.message}</p> }.into_any(),
+                        Err(e) => view! { <ErrorAlert error=e /> }.into_any(),
                     }
                 })
             }}
@@ -659,7 +660,7 @@ fn RecordDetail(topic: Resource<Result<TopicDetail, crate::ApiError>>) -> impl I
                             <RecordView record=r />
                         }.into_any()
                     }
-                    Err(e) => view! { <p class="error" role="alert">{e.message}</p> }.into_any(),
+                    Err(e) => view! { <ErrorAlert error=e /> }.into_any(),
                 }
             })}
         </Suspense>

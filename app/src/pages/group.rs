@@ -12,6 +12,7 @@ use crate::access::{ClusterAccess, Resource as Target};
 use crate::api::{group, GroupDetail};
 use crate::components::access::{allows, identity};
 use crate::components::table::{DataTable, Freshness, LagBar};
+use crate::components::use_cluster;
 use crate::format::{or_dash, page_url, query_value, thousands};
 use crate::Privilege;
 
@@ -51,7 +52,7 @@ impl May {
 #[component]
 pub fn GroupPage() -> impl IntoView {
     let params = use_params_map();
-    let cluster = move || params.read().get("cluster").unwrap_or_default();
+    let cluster = use_cluster();
     let name = move || params.read().get("group").unwrap_or_default();
     let detail = Resource::new(move || (cluster(), name()), |(c, g)| group(c, g.into()));
     let who = identity();

@@ -2,18 +2,17 @@
 
 use leptos::prelude::*;
 use leptos_meta::Title;
-use leptos_router::hooks::use_params_map;
 
 use crate::api::{groups, GroupSummary};
 use crate::components::table::{
     use_list_query, DataTable, FilterBox, Freshness, LagBar, Pager, SortHeader,
 };
+use crate::components::{use_cluster, ErrorAlert};
 use crate::format::{page_url, thousands};
 
 #[component]
 pub fn GroupsPage() -> impl IntoView {
-    let params = use_params_map();
-    let cluster = move || params.read().get("cluster").unwrap_or_default();
+    let cluster = use_cluster();
     let state = use_list_query();
     let list = Resource::new(
         move || (cluster(), state.get()),
@@ -52,7 +51,7 @@ pub fn GroupsPage() -> impl IntoView {
                         }
                         .into_any()
                     }
-                    Err(e) => view! { <p class="error" role="alert">{e.message}</p> }.into_any(),
+                    Err(e) => view! { <ErrorAlert error=e /> }.into_any(),
                 }
             })}
         </Transition>

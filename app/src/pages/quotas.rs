@@ -6,7 +6,6 @@ use std::collections::BTreeMap;
 
 use leptos::prelude::*;
 use leptos_meta::Title;
-use leptos_router::hooks::use_params_map;
 
 use crate::api::{
     alter_quota, entity_words, quota_key, quotas, AlterQuotaArgs, ClientQuota, QuotaChanged,
@@ -15,13 +14,13 @@ use crate::api::{
 use crate::components::access::{identity, offers, NeedsPrivilege};
 use crate::components::change::{follow_change, TypedConfirm};
 use crate::components::table::DataTable;
+use crate::components::{use_cluster, ErrorAlert};
 use crate::error::ApiError;
 use crate::Privilege;
 
 #[component]
 pub fn QuotasPage() -> impl IntoView {
-    let params = use_params_map();
-    let cluster = move || params.read().get("cluster").unwrap_or_default();
+    let cluster = use_cluster();
     let who = identity();
     // Made here, once, outside every suspense.
     let list = Resource::new(cluster, quotas);
@@ -54,8 +53,7 @@ fn QuotaTable(
     list: Resource<Result<QuotaList, ApiError>>,
     changed: Callback<String>,
 ) -> impl IntoView {
-    let params = use_params_map();
-    let cluster = move || params.read().get("cluster").unwrap_or_default();
+    let cluster = use_cluster();
     let who = identity();
     // Outside the list's transition, so it keeps what was typed while the list reloads.
     let filter = RwSignal::new(String::new());
@@ -93,7 +91,7 @@ fn QuotaTable(
                             </DataTable>
                         }.into_any()
                     }
-                    Err(e) => view! { <p class="error" role="alert">{e.message}</p> }.into_any(),
+                    Err(e) => view! { <ErrorAlert error=e /> }.into_any(),
                 }
             })}
         </Transition>
@@ -102,8 +100,7 @@ fn QuotaTable(
 
 #[component]
 fn QuotaRow(quota: ClientQuota, may: bool, changed: Callback<String>) -> impl IntoView {
-    let params = use_params_map();
-    let cluster = move || params.read().get("cluster").unwrap_or_default();
+    let cluster = use_cluster();
     let words = entity_words(&quota.entity);
     view! {
         <tr data-entity=words.clone()>

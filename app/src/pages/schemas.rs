@@ -3,19 +3,18 @@
 
 use leptos::prelude::*;
 use leptos_meta::Title;
-use leptos_router::hooks::use_params_map;
 
 use super::schema_changes::RegisterSchema;
 use crate::api::subjects;
 use crate::components::access::{identity, offers};
 use crate::components::table::{DataTable, Freshness};
+use crate::components::{use_cluster, ErrorAlert};
 use crate::format::page_url;
 use crate::Privilege;
 
 #[component]
 pub fn SchemasPage() -> impl IntoView {
-    let params = use_params_map();
-    let cluster = move || params.read().get("cluster").unwrap_or_default();
+    let cluster = use_cluster();
     let list = Resource::new(cluster, subjects);
     let who = identity();
     let notice = RwSignal::new(None::<String>);
@@ -88,7 +87,7 @@ pub fn SchemasPage() -> impl IntoView {
                             </DataTable>
                         }.into_any()
                     }
-                    Err(e) => view! { <p class="error" role="alert">{e.message}</p> }.into_any(),
+                    Err(e) => view! { <ErrorAlert error=e /> }.into_any(),
                 }
             })}
         </Suspense>

@@ -11,6 +11,7 @@ use super::schema_changes::{ChangeCompatibility, DeleteSchema, RegisterSchema};
 use crate::api::{schema, subject, SchemaDetail, SubjectDetail};
 use crate::components::access::{allows, identity, NeedsPrivilege};
 use crate::components::table::DataTable;
+use crate::components::{use_cluster, ErrorAlert};
 use crate::error::{ApiError, ErrorCode};
 use crate::format::page_url;
 use crate::schema_view::{changes, highlight, line_diff, pretty, Line};
@@ -291,8 +292,7 @@ fn Texts(
     this: Text,
     other: Text,
 ) -> impl IntoView {
-    let params = use_params_map();
-    let cluster = move || params.read().get("cluster").unwrap_or_default();
+    let cluster = use_cluster();
     let name = detail.subject.clone();
     let versions: Vec<i32> = detail.versions.iter().map(|v| v.version).collect();
     let navigate = use_navigate();
@@ -337,7 +337,7 @@ fn Texts(
                     match this.await {
                         Ok(Some(s)) => view! { <Shown schema=s /> }.into_any(),
                         Ok(None) => view! { <p class="empty">"The subject has no versions."</p> }.into_any(),
-                        Err(e) => view! { <p class="error" role="alert">{e.message}</p> }.into_any(),
+                        Err(e) => view! { <ErrorAlert error=e /> }.into_any(),
                     }
                 })}
             </Transition>
@@ -355,7 +355,7 @@ fn Texts(
                     match (this.await, other.await) {
                         (Ok(Some(new)), Ok(Some(old))) => view! { <Compared old=old new=new /> }.into_any(),
                         (Ok(_), Ok(None)) => view! { <p class="empty">"Pick a version to compare with."</p> }.into_any(),
-                        (Err(e), _) | (_, Err(e)) => view! { <p class="error" role="alert">{e.message}</p> }.into_any(),
+                        (Err(e), _) | (_, Err(e)) => view! { <ErrorAlert error=e /> }.into_any(),
                         (Ok(None), _) => ().into_any(),
                     }
                 })}

@@ -14,6 +14,7 @@ use crate::api::{delete_topic, topic, PartitionDetail, TopicConsumer};
 use crate::components::access::{allows, identity};
 use crate::components::change::TypedConfirm;
 use crate::components::table::{DataTable, Freshness, LagBar, Sparkline};
+use crate::components::{use_cluster, ErrorAlert};
 use crate::format::{bytes, or_dash, page_url, query_value, rate, thousands};
 use crate::Privilege;
 
@@ -51,7 +52,7 @@ pub fn TopicTabs(cluster: String, topic: String, current: TopicTab) -> impl Into
 #[component]
 pub fn TopicPage() -> impl IntoView {
     let params = use_params_map();
-    let cluster = move || params.read().get("cluster").unwrap_or_default();
+    let cluster = use_cluster();
     let name = move || params.read().get("topic").unwrap_or_default();
     let detail = Resource::new(move || (cluster(), name()), |(c, t)| topic(c, t.into()));
     let who = identity();
@@ -155,7 +156,7 @@ pub fn TopicPage() -> impl IntoView {
 #[component]
 pub fn TopicConsumersPage() -> impl IntoView {
     let params = use_params_map();
-    let cluster = move || params.read().get("cluster").unwrap_or_default();
+    let cluster = use_cluster();
     let name = move || params.read().get("topic").unwrap_or_default();
     let detail = Resource::new(move || (cluster(), name()), |(c, t)| topic(c, t.into()));
     view! {
@@ -169,7 +170,7 @@ pub fn TopicConsumersPage() -> impl IntoView {
                         <Freshness what="Groups" at=t.groups_refreshed_at served_at=t.served_at />
                         <Consumers cluster=cluster() rows=t.consumers />
                     }.into_any(),
-                    Err(e) => view! { <p class="error" role="alert">{e.message}</p> }.into_any(),
+                    Err(e) => view! { <ErrorAlert error=e /> }.into_any(),
                 }
             })}
         </Suspense>

@@ -9,12 +9,13 @@ use leptos_router::hooks::use_params_map;
 use super::topic::{TopicTab, TopicTabs};
 use crate::components::access::NeedsPrivilege;
 use crate::components::configs::{ConfigTable, ConfigTarget};
+use crate::components::use_cluster;
 use crate::Privilege;
 
 #[component]
 pub fn TopicConfigPage() -> impl IntoView {
     let params = use_params_map();
-    let cluster = move || params.read().get("cluster").unwrap_or_default();
+    let cluster = use_cluster();
     let name = move || params.read().get("topic").unwrap_or_default();
     view! {
         <Title text=move || format!("Configuration of {}", name()) />

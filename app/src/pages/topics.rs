@@ -4,20 +4,20 @@ use std::collections::BTreeMap;
 
 use leptos::prelude::*;
 use leptos_meta::Title;
-use leptos_router::hooks::{use_navigate, use_params_map};
+use leptos_router::hooks::use_navigate;
 
 use crate::api::{create_topic, topics, Arg, CreateTopicArgs, TopicSummary};
 use crate::components::access::{identity, offers};
 use crate::components::table::{
     use_list_query, DataTable, FilterBox, Freshness, Pager, SortHeader, Sparkline,
 };
+use crate::components::{use_cluster, ErrorAlert};
 use crate::format::{bytes, or_dash, page_url, rate, thousands};
 use crate::Privilege;
 
 #[component]
 pub fn TopicsPage() -> impl IntoView {
-    let params = use_params_map();
-    let cluster = move || params.read().get("cluster").unwrap_or_default();
+    let cluster = use_cluster();
     let state = use_list_query();
     let list = Resource::new(
         move || (cluster(), state.get()),
@@ -66,7 +66,7 @@ pub fn TopicsPage() -> impl IntoView {
                             <Pager matched=list.matched total=list.total shown=shown />
                         }.into_any()
                     }
-                    Err(e) => view! { <p class="error" role="alert">{e.message}</p> }.into_any(),
+                    Err(e) => view! { <ErrorAlert error=e /> }.into_any(),
                 }
             })}
         </Transition>

@@ -3,7 +3,6 @@
 
 use leptos::prelude::*;
 use leptos_meta::Title;
-use leptos_router::hooks::use_params_map;
 
 use crate::api::{
     delete_scram_credential, scram_users, set_scram_credential, DeleteScramArgs, ScramChanged,
@@ -12,14 +11,14 @@ use crate::api::{
 use crate::components::access::{identity, offers, NeedsPrivilege};
 use crate::components::change::TypedConfirm;
 use crate::components::table::DataTable;
+use crate::components::{use_cluster, ErrorAlert};
 use crate::error::ApiError;
 use crate::format::thousands;
 use crate::Privilege;
 
 #[component]
 pub fn UsersPage() -> impl IntoView {
-    let params = use_params_map();
-    let cluster = move || params.read().get("cluster").unwrap_or_default();
+    let cluster = use_cluster();
     let who = identity();
     // Made here, once, outside every suspense.
     let list = Resource::new(cluster, scram_users);
@@ -52,8 +51,7 @@ fn UserTable(
     list: Resource<Result<ScramUserList, ApiError>>,
     changed: Callback<String>,
 ) -> impl IntoView {
-    let params = use_params_map();
-    let cluster = move || params.read().get("cluster").unwrap_or_default();
+    let cluster = use_cluster();
     let who = identity();
     view! {
         <Transition fallback=|| view! { <div class="skeleton-table"></div> }>
@@ -97,7 +95,7 @@ fn UserTable(
                             </tbody>
                         </DataTable>
                     }.into_any(),
-                    Err(e) => view! { <p class="error" role="alert">{e.message}</p> }.into_any(),
+                    Err(e) => view! { <ErrorAlert error=e /> }.into_any(),
                 }
             })}
         </Transition>
