@@ -36,15 +36,7 @@ const TABS: [(&str, &str); 3] = [
 /// The trail of `path` (without its query), or none for a page outside a cluster but the
 /// account page. The last crumb is the page itself and links nowhere.
 pub fn crumbs(path: &str) -> Vec<Crumb> {
-    let segments: Vec<String> = path
-        .split('/')
-        .filter(|s| !s.is_empty())
-        .map(|s| {
-            percent_encoding::percent_decode_str(s)
-                .decode_utf8_lossy()
-                .into_owned()
-        })
-        .collect();
+    let segments = segments(path);
     let to = |label: &str, href: String| Crumb {
         label: label.to_string(),
         href: Some(href),
@@ -100,24 +92,33 @@ pub fn crumbs(path: &str) -> Vec<Crumb> {
     trail
 }
 
+/// The segments of `path`, decoded.
+fn segments(path: &str) -> Vec<String> {
+    path.split('/')
+        .filter(|s| !s.is_empty())
+        .map(|s| {
+            percent_encoding::percent_decode_str(s)
+                .decode_utf8_lossy()
+                .into_owned()
+        })
+        .collect()
+}
+
+/// The cluster a path under `/c/` names.
+fn cluster_of(path: &str) -> Option<String> {
+    match &segments(path)[..] {
+        [c, name, ..] if c == "c" => Some(name.clone()),
+        _ => None,
+    }
+}
+
 /// The trail of the page shown now, with the cluster's read-only badge.
 #[component]
 pub fn Breadcrumbs() -> impl IntoView {
     let location = use_location();
     let who = super::access::identity();
     let trail = move || crumbs(&location.pathname.get());
-    let cluster = move || {
-        let path = location.pathname.get();
-        let mut parts = path.split('/').filter(|s| !s.is_empty());
-        match (parts.next(), parts.next()) {
-            (Some("c"), Some(name)) => Some(
-                percent_encoding::percent_decode_str(name)
-                    .decode_utf8_lossy()
-                    .into_owned(),
-            ),
-            _ => None,
-        }
-    };
+    let cluster = move || cluster_of(&location.pathname.get());
     view! {
         <Show when=move || { trail().len() > 1 }>
             <nav class="crumbs" aria-label="Breadcrumb">
@@ -217,6 +218,16 @@ mod tests {
             labels("/account"),
             trail(&[("Clusters", Some("/")), ("Your access", None)])
         );
+    }
+
+    #[test]
+    fn the_cluster_is_read_decoded_from_paths_under_c() {
+        assert_eq!(
+            cluster_of("/c/local%2Dro/topics").as_deref(),
+            Some("local-ro")
+        );
+        assert_eq!(cluster_of("/account"), None);
+        assert_eq!(cluster_of("/c"), None);
     }
 
     #[test]

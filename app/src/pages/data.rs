@@ -368,13 +368,13 @@ fn RecordTable(cluster: String, topic: String, rows: Vec<Record>) -> impl IntoVi
     }
 }
 
-/// A record opened in place under its row: key and value as pretty JSON or text, its
-/// headers, a copy of the value, and the way to its own page.
+/// A record opened in place under its row: the record page's own view of it (key and value as
+/// pretty JSON, text or hex, masked parts marked, its headers), a copy of the value, and the
+/// way to its page.
 #[component]
 fn RecordPreview(record: Record, page: String) -> impl IntoView {
-    let value = shown(&record.value, View::Pretty);
     let copied = RwSignal::new(false);
-    let to_copy = StoredValue::new(value.clone());
+    let to_copy = StoredValue::new(shown(&record.value, View::Pretty));
     let copy = move |_| {
         #[cfg(feature = "hydrate")]
         {
@@ -394,19 +394,7 @@ fn RecordPreview(record: Record, page: String) -> impl IntoView {
                 </button>
                 <a class="button" href=page>"Open the record"</a>
             </div>
-            <h3>"Key " <span class="badge">{encoding_label(&record.key)}</span></h3>
-            <pre class="payload" data-part="key">{shown(&record.key, View::Pretty)}</pre>
-            <h3>"Value " <span class="badge">{encoding_label(&record.value)}</span></h3>
-            {record.value.error.clone().map(|e| view! { <p class="error">{format!("Not decoded: {e}")}</p> })}
-            <pre class="payload" data-part="value">{value}</pre>
-            {(!record.headers.is_empty()).then(|| view! {
-                <h3>"Headers"</h3>
-                <dl class="headers">
-                    {record.headers.into_iter().map(|h| view! {
-                        <dt class="mono">{h.key}</dt><dd class="mono">{preview(&h.value)}</dd>
-                    }).collect_view()}
-                </dl>
-            })}
+            <RecordView record=record />
         </div>
     }
 }

@@ -228,19 +228,7 @@ async fn router_reading_rw(yaml: &str) -> axum::Router {
             entry.refresh().await;
         }
     }
-    let leptos = leptos::config::LeptosOptions::builder()
-        .output_name("klens")
-        .build();
-    server::http::app(
-        server::http::AppState::new(
-            leptos,
-            &config,
-            std::sync::Arc::new(
-                server::service::Service::from_config(&config, catalog).expect("service"),
-            ),
-        )
-        .expect("state"),
-    )
+    server::http::app(state_over(&config, catalog))
 }
 
 #[tokio::test]

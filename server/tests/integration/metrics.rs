@@ -8,7 +8,7 @@ use std::time::Duration;
 use axum::http::StatusCode;
 use serde_json::Value;
 use server::catalog::Catalog;
-use server::http::{app, AppState};
+use server::http::app;
 
 use crate::support::*;
 
@@ -82,17 +82,7 @@ async fn metrics_parse_as_prometheus_text_and_move_with_requests_and_failures() 
     let config = config(&yaml);
     let catalog = Arc::new(Catalog::new(&config));
     catalog.spawn_refreshers();
-    let leptos = leptos::config::LeptosOptions::builder()
-        .output_name("klens")
-        .build();
-    let router = app(AppState::new(
-        leptos,
-        &config,
-        std::sync::Arc::new(
-            server::service::Service::from_config(&config, Arc::clone(&catalog)).expect("service"),
-        ),
-    )
-    .expect("state"));
+    let router = app(state_over(&config, Arc::clone(&catalog)));
 
     // The refresh of a cluster that does not answer fails, and says so; the live cluster's
     // first refresh (which may come later on a busy machine) gives its parts an age.
@@ -235,17 +225,7 @@ async fn metrics_on_the_ui_port_show_only_what_the_caller_sees() {
         entry.refresh().await;
         entry.refresh_groups().await;
     }
-    let leptos = leptos::config::LeptosOptions::builder()
-        .output_name("klens")
-        .build();
-    let state = AppState::new(
-        leptos,
-        &config,
-        std::sync::Arc::new(
-            server::service::Service::from_config(&config, Arc::clone(&catalog)).expect("service"),
-        ),
-    )
-    .expect("state");
+    let state = state_over(&config, Arc::clone(&catalog));
     let scraper = server::http::metrics_router(Arc::clone(&state.service));
     let router = app(state);
     // Something with a cluster label from the recorder, for each cluster, as a refresh run

@@ -327,17 +327,7 @@ async fn a_stream_holds_its_place_until_its_client_leaves() {
     for entry in catalog.clusters() {
         entry.refresh().await;
     }
-    let leptos = leptos::config::LeptosOptions::builder()
-        .output_name("klens")
-        .build();
-    let state = server::http::AppState::new(
-        leptos,
-        &config,
-        std::sync::Arc::new(
-            server::service::Service::from_config(&config, catalog).expect("service"),
-        ),
-    )
-    .expect("state");
+    let state = state_over(&config, catalog);
     let service = std::sync::Arc::clone(&state.service);
     let router = server::http::app(state);
     let tail = axum::http::Request::get(format!("/api/tail?cluster=local&topic={topic}"))

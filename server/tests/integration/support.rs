@@ -103,6 +103,16 @@ pub(crate) fn write_temp(name: &str, contents: &str) -> std::path::PathBuf {
     path
 }
 
+/// The UI door's state over `config` and `catalog`, built as `main` builds it: one service,
+/// handed to the door.
+pub(crate) fn state_over(config: &Config, catalog: Arc<Catalog>) -> AppState {
+    let leptos = leptos::config::LeptosOptions::builder()
+        .output_name("klens")
+        .build();
+    let service = server::service::Service::from_config(config, catalog).expect("service");
+    AppState::new(leptos, config, Arc::new(service)).expect("state")
+}
+
 /// The router over `yaml`, with every cluster refreshed once.
 pub(crate) async fn router(yaml: &str) -> axum::Router {
     let config = config(yaml);
@@ -110,17 +120,7 @@ pub(crate) async fn router(yaml: &str) -> axum::Router {
     for entry in catalog.clusters() {
         entry.refresh().await;
     }
-    let leptos = leptos::config::LeptosOptions::builder()
-        .output_name("klens")
-        .build();
-    app(AppState::new(
-        leptos,
-        &config,
-        std::sync::Arc::new(
-            server::service::Service::from_config(&config, catalog).expect("service"),
-        ),
-    )
-    .expect("state"))
+    app(state_over(&config, catalog))
 }
 
 /// The router over `yaml` and its catalog, with every cluster's metadata and groups read once.
@@ -131,17 +131,7 @@ pub(crate) async fn router_and_catalog(yaml: &str) -> (axum::Router, Arc<Catalog
         entry.refresh().await;
         entry.refresh_groups().await;
     }
-    let leptos = leptos::config::LeptosOptions::builder()
-        .output_name("klens")
-        .build();
-    let router = app(AppState::new(
-        leptos,
-        &config,
-        std::sync::Arc::new(
-            server::service::Service::from_config(&config, Arc::clone(&catalog)).expect("service"),
-        ),
-    )
-    .expect("state"));
+    let router = app(state_over(&config, Arc::clone(&catalog)));
     (router, catalog)
 }
 

@@ -235,7 +235,8 @@ fn uncommitted(state: &ClusterState, offsets: &[GroupOffset]) -> Vec<GroupOffset
                 partition: p.id,
                 committed: None,
                 end: marks.map(|m| m.1),
-                lag: marks.map(|(low, high)| u64::try_from(high - low).unwrap_or(0)),
+                // As if committed at the start: every record the partition holds.
+                lag: marks.and_then(|(low, high)| partition_lag(*low, Some(*high))),
             });
         }
     }
@@ -295,7 +296,7 @@ fn group_lag(
                     .iter()
                     .any(|(t, q, _)| t.as_str() == name && q == p)
             })
-            .map(|(_, low, high)| Some(u64::try_from(high - low).unwrap_or(0)))
+            .map(|(_, low, high)| partition_lag(*low, Some(*high)))
     });
     total_lag(committed.chain(bare))
 }
