@@ -18,9 +18,8 @@ fn main() {
 }
 
 fn embed(site: &Path) -> String {
-    let site = site
-        .canonicalize()
-        .unwrap_or_else(|e| panic!("KLENS_EMBED_SITE={}: {e}", site.display()));
+    let site =
+        site.canonicalize().unwrap_or_else(|e| panic!("KLENS_EMBED_SITE={}: {e}", site.display()));
     // A directory here makes cargo look at everything under it for changes.
     println!("cargo:rerun-if-changed={}", site.display());
     let stem_file = site.join("bundle.txt");

@@ -143,10 +143,7 @@ pub enum Resource {
 impl Resource {
     /// A topic Kafka does not mark internal.
     pub fn topic(name: impl Into<String>) -> Resource {
-        Resource::Topic {
-            name: name.into(),
-            internal: false,
-        }
+        Resource::Topic { name: name.into(), internal: false }
     }
 
     /// A group with the topics it has offsets on or is assigned (any order, repeats allowed):
@@ -155,18 +152,12 @@ impl Resource {
         let mut topics: Vec<String> = topics.into_iter().collect();
         topics.sort();
         topics.dedup();
-        Resource::Group {
-            name: name.into(),
-            topics,
-        }
+        Resource::Group { name: name.into(), topics }
     }
 
     /// A group known by its name alone.
     pub fn group(name: impl Into<String>) -> Resource {
-        Resource::Group {
-            name: name.into(),
-            topics: Vec::new(),
-        }
+        Resource::Group { name: name.into(), topics: Vec::new() }
     }
 
     /// How a refusal names it: ` on topic "t" in` for a named resource, ` on` for the cluster.
@@ -190,18 +181,12 @@ pub struct Action {
 impl Action {
     /// Reading the catalog of a cluster.
     pub fn catalog() -> Action {
-        Action {
-            privilege: None,
-            resource: Resource::Cluster,
-        }
+        Action { privilege: None, resource: Resource::Cluster }
     }
 
     /// Using `privilege` on `resource`.
     pub fn new(privilege: Privilege, resource: Resource) -> Action {
-        Action {
-            privilege: Some(privilege),
-            resource,
-        }
+        Action { privilege: Some(privilege), resource }
     }
 
     /// Whether the action changes something.
@@ -307,8 +292,7 @@ impl ClusterAccess {
     /// Whether the UI should offer an action needing `privilege` on `resource`: exactly when
     /// the API would allow it.
     pub fn can_on(&self, privilege: Privilege, resource: &Resource) -> bool {
-        self.decide(&Action::new(privilege, resource.clone()))
-            .is_allowed()
+        self.decide(&Action::new(privilege, resource.clone())).is_allowed()
     }
 
     /// Whether an action needing `privilege` may be allowed on some resource, for what is
@@ -317,10 +301,7 @@ impl ClusterAccess {
     pub fn can(&self, privilege: Privilege) -> bool {
         let held = self.privileges.contains(&privilege)
             || (privilege.kind() != ResourceKind::Cluster
-                && self
-                    .scopes
-                    .iter()
-                    .any(|s| s.privileges.contains(&privilege)));
+                && self.scopes.iter().any(|s| s.privileges.contains(&privilege)));
         held && (self.writable || !privilege.is_write())
     }
 
@@ -360,10 +341,7 @@ mod tests {
     }
 
     fn topic(internal: bool) -> Resource {
-        Resource::Topic {
-            name: "t".into(),
-            internal,
-        }
+        Resource::Topic { name: "t".into(), internal }
     }
 
     /// Every privilege × writable × held × internal, against the rule written out by hand.
@@ -416,18 +394,13 @@ mod tests {
                 assert_eq!(got, want, "{p:?} writable={writable}");
             }
             let other = Resource::topic("t2");
-            assert!(a
-                .decide(&Action::new(Privilege::Records, other))
-                .is_allowed());
+            assert!(a.decide(&Action::new(Privilege::Records, other)).is_allowed());
         }
     }
 
     #[test]
     fn catalog_reads_need_nothing_but_visibility() {
-        assert_eq!(
-            access(false, &[]).decide(&Action::catalog()),
-            Decision::Allowed
-        );
+        assert_eq!(access(false, &[]).decide(&Action::catalog()), Decision::Allowed);
         assert_eq!(decide(None, &Action::catalog()), Decision::UnknownCluster);
         assert_eq!(
             decide(None, &Action::new(Privilege::Records, Resource::Cluster)),
@@ -438,10 +411,7 @@ mod tests {
     #[test]
     fn reading_an_internal_topic_is_not_a_change() {
         let a = access(false, &[Privilege::Records]);
-        assert_eq!(
-            a.decide(&Action::new(Privilege::Records, topic(true))),
-            Decision::Allowed
-        );
+        assert_eq!(a.decide(&Action::new(Privilege::Records, topic(true))), Decision::Allowed);
     }
 
     #[test]
@@ -464,17 +434,11 @@ mod tests {
             .into_error("c")
             .expect("refusal");
         assert_eq!(e.privilege, Some(Privilege::Produce));
-        assert_eq!(
-            e.message,
-            "This needs the PRODUCE privilege on cluster \"c\"."
-        );
+        assert_eq!(e.message, "This needs the PRODUCE privilege on cluster \"c\".");
         let e = Decision::MissingPrivilege(Privilege::Produce, Resource::topic("t"))
             .into_error("c")
             .expect("refusal");
-        assert_eq!(
-            e.message,
-            "This needs the PRODUCE privilege on topic \"t\" in cluster \"c\"."
-        );
+        assert_eq!(e.message, "This needs the PRODUCE privilege on topic \"t\" in cluster \"c\".");
         assert!(Decision::Allowed.into_error("c").is_none());
     }
 
@@ -519,10 +483,7 @@ mod tests {
     }
 
     fn scoped(writable: bool, privileges: &[Privilege]) -> ClusterAccess {
-        ClusterAccess {
-            scopes: vec![scope(privileges)],
-            ..access(writable, &[])
-        }
+        ClusterAccess { scopes: vec![scope(privileges)], ..access(writable, &[]) }
     }
 
     /// Every privilege × held in the scope or not × every kind of resource, covered or not,
@@ -540,47 +501,19 @@ mod tests {
             (Resource::topic("ledger"), true, true, false),
             (Resource::topic("orders"), false, false, false),
             (
-                Resource::Topic {
-                    name: "payments-internal".into(),
-                    internal: true,
-                },
+                Resource::Topic { name: "payments-internal".into(), internal: true },
                 true,
                 true,
                 false,
             ),
             (group("pay-app-1", &["orders"]), false, true, false),
-            (
-                group("billing", &["payments-eu", "ledger"]),
-                false,
-                true,
-                false,
-            ),
-            (
-                group("billing", &["payments-eu", "orders"]),
-                false,
-                false,
-                false,
-            ),
+            (group("billing", &["payments-eu", "ledger"]), false, true, false),
+            (group("billing", &["payments-eu", "orders"]), false, false, false),
             (group("billing", &[]), false, false, false),
-            (
-                Resource::Subject("payments.card".into()),
-                false,
-                false,
-                true,
-            ),
-            (
-                Resource::Subject("payments-eu-value".into()),
-                false,
-                false,
-                true,
-            ),
+            (Resource::Subject("payments.card".into()), false, false, true),
+            (Resource::Subject("payments-eu-value".into()), false, false, true),
             (Resource::Subject("ledger-key".into()), false, false, true),
-            (
-                Resource::Subject("orders-value".into()),
-                false,
-                false,
-                false,
-            ),
+            (Resource::Subject("orders-value".into()), false, false, false),
             (Resource::Subject("-value".into()), false, false, false),
         ];
         for &p in Privilege::ALL {
@@ -644,10 +577,7 @@ mod tests {
             Resource::Cluster,
             Resource::topic("payments-eu"),
             Resource::group("pay-app-2"),
-            Resource::Group {
-                name: "x".into(),
-                topics: vec!["ledger".into()],
-            },
+            Resource::Group { name: "x".into(), topics: vec!["ledger".into()] },
             Resource::Subject("ledger-value".into()),
             Resource::Subject("payments.card".into()),
         ];

@@ -100,10 +100,7 @@ impl ApiError {
     /// The one answer for a cluster that is not configured or not visible to the caller: both
     /// must be byte-identical so nobody can probe for cluster names.
     pub fn unknown_cluster(name: &str) -> Self {
-        ApiError::new(
-            ErrorCode::UnknownCluster,
-            format!("There is no cluster named \"{name}\"."),
-        )
+        ApiError::new(ErrorCode::UnknownCluster, format!("There is no cluster named \"{name}\"."))
     }
 
     /// A write on a cluster without `writable: true`.
@@ -114,11 +111,13 @@ impl ApiError {
         )
     }
 
+    /// `NOT_FOUND`: what the caller named is not there (or not visible to them).
+    pub fn not_found(message: impl Into<String>) -> Self {
+        ApiError::new(ErrorCode::NotFound, message)
+    }
+
     pub fn bad_request(field: &str, message: impl Into<String>) -> Self {
-        ApiError {
-            field: Some(field.to_string()),
-            ..ApiError::new(ErrorCode::BadRequest, message)
-        }
+        ApiError { field: Some(field.to_string()), ..ApiError::new(ErrorCode::BadRequest, message) }
     }
 
     /// The HTTP status of this error, as fixed by the contract.
@@ -176,13 +175,10 @@ impl FromServerFnError for ApiError {
                 field: Some(first_field(&m)),
                 ..ApiError::new(ErrorCode::BadRequest, format!("Invalid arguments: {m}"))
             },
-            ServerFnErrorErr::Registration(_) => {
-                ApiError::new(ErrorCode::NotFound, "There is no such API call.")
+            ServerFnErrorErr::Registration(_) => ApiError::not_found("There is no such API call."),
+            ServerFnErrorErr::Request(m) => {
+                ApiError::new(ErrorCode::Client, format!("klens could not be reached: {m}"))
             }
-            ServerFnErrorErr::Request(m) => ApiError::new(
-                ErrorCode::Client,
-                format!("klens could not be reached: {m}"),
-            ),
             other => ApiError::new(ErrorCode::Client, other.to_string()),
         }
     }
@@ -241,10 +237,7 @@ mod tests {
             (ErrorCode::NotConfigured, Flavor::Plain, 404),
         ];
         for (code, flavor, status) in cases {
-            let e = ApiError {
-                flavor,
-                ..ApiError::new(code, "m")
-            };
+            let e = ApiError { flavor, ..ApiError::new(code, "m") };
             assert_eq!(e.status(), status, "{code:?} {flavor:?}");
         }
     }

@@ -54,19 +54,12 @@ pub fn query_value(value: &str) -> String {
 }
 
 /// Everything but RFC 3986's unreserved characters is encoded.
-const UNRESERVED_ONLY: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
-    .remove(b'-')
-    .remove(b'_')
-    .remove(b'.')
-    .remove(b'~');
+const UNRESERVED_ONLY: &percent_encoding::AsciiSet =
+    &percent_encoding::NON_ALPHANUMERIC.remove(b'-').remove(b'_').remove(b'.').remove(b'~');
 
 /// The page of a thing in a cluster: `/c/{cluster}/{section}/{name}`, with the name encoded.
 pub fn page_url(cluster: &str, section: &str, name: &str) -> String {
-    format!(
-        "/c/{}/{section}/{}",
-        query_value(cluster),
-        query_value(name)
-    )
+    format!("/c/{}/{section}/{}", query_value(cluster), query_value(name))
 }
 
 /// A time in ms since the epoch as `2026-11-30 08:57:00.123 UTC`: the same on the server and
@@ -115,9 +108,7 @@ pub fn parse_instant(text: &str) -> Result<i64, String> {
         return text.parse().map_err(|_| refuse());
     }
     let number = |s: &str| -> Option<i64> {
-        (!s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()))
-            .then(|| s.parse().ok())
-            .flatten()
+        (!s.is_empty() && s.bytes().all(|b| b.is_ascii_digit())).then(|| s.parse().ok()).flatten()
     };
     // The zone, from the end.
     let (rest, offset_minutes) = if let Some(rest) = text
@@ -130,10 +121,7 @@ pub fn parse_instant(text: &str) -> Result<i64, String> {
         match text.rfind(['+', '-']).filter(|at| *at > 10) {
             Some(at) => {
                 let zone = text[at + 1..].replace(':', "");
-                let (h, m) = (
-                    zone.get(..2).and_then(number),
-                    zone.get(2..).and_then(number),
-                );
+                let (h, m) = (zone.get(..2).and_then(number), zone.get(2..).and_then(number));
                 match (h, m, zone.len()) {
                     (Some(h), Some(m), 4) if h <= 23 && m <= 59 => {
                         let sign = if text.as_bytes()[at] == b'-' { -1 } else { 1 };
@@ -150,28 +138,13 @@ pub fn parse_instant(text: &str) -> Result<i64, String> {
         None => (rest, ""),
     };
     let mut ymd = date.splitn(3, '-');
-    let (Some(year), Some(month), Some(day)) = (
-        ymd.next().and_then(number),
-        ymd.next().and_then(number),
-        ymd.next().and_then(number),
-    ) else {
+    let (Some(year), Some(month), Some(day)) =
+        (ymd.next().and_then(number), ymd.next().and_then(number), ymd.next().and_then(number))
+    else {
         return Err(refuse());
     };
     let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
-    let month_days = [
-        31,
-        if leap { 29 } else { 28 },
-        31,
-        30,
-        31,
-        30,
-        31,
-        31,
-        30,
-        31,
-        30,
-        31,
-    ];
+    let month_days = [31, if leap { 29 } else { 28 }, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
     if !(1..=12).contains(&month) || day < 1 || day > month_days[(month - 1) as usize] {
         return Err(refuse());
     }
@@ -267,12 +240,8 @@ pub fn doc_text(html: &str) -> String {
 
 /// `n` ms in its two largest units: "7 d", "2 h 30 min", "1.5 s".
 fn duration(ms: u64) -> String {
-    const UNITS: [(u64, &str); 4] = [
-        (86_400_000, "d"),
-        (3_600_000, "h"),
-        (60_000, "min"),
-        (1000, "s"),
-    ];
+    const UNITS: [(u64, &str); 4] =
+        [(86_400_000, "d"), (3_600_000, "h"), (60_000, "min"), (1000, "s")];
     let mut parts = Vec::new();
     let mut left = ms;
     for (size, unit) in UNITS {
@@ -308,17 +277,13 @@ pub fn parse_duration(text: &str) -> Result<i64, String> {
         return Err(refuse());
     }
     while !rest.is_empty() {
-        let digits = rest
-            .find(|c: char| !c.is_ascii_digit())
-            .unwrap_or(rest.len());
+        let digits = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
         if digits == 0 {
             return Err(refuse());
         }
         let n: i64 = rest[..digits].parse().map_err(|_| refuse())?;
         rest = rest[digits..].trim_start();
-        let unit_len = rest
-            .find(|c: char| c.is_ascii_digit() || c == ' ')
-            .unwrap_or(rest.len());
+        let unit_len = rest.find(|c: char| c.is_ascii_digit() || c == ' ').unwrap_or(rest.len());
         let scale = match &rest[..unit_len] {
             "ms" => 1,
             "s" => 1000,
@@ -327,10 +292,7 @@ pub fn parse_duration(text: &str) -> Result<i64, String> {
             "d" => 86_400_000,
             _ => return Err(refuse()),
         };
-        total = n
-            .checked_mul(scale)
-            .and_then(|v| total.checked_add(v))
-            .ok_or_else(refuse)?;
+        total = n.checked_mul(scale).and_then(|v| total.checked_add(v)).ok_or_else(refuse)?;
         rest = rest[unit_len..].trim_start();
     }
     Ok(total)
@@ -358,57 +320,29 @@ mod tests {
     #[test]
     fn config_values_in_words() {
         use super::config_hint;
-        assert_eq!(
-            config_hint("retention.ms", "604800000").as_deref(),
-            Some("7 d")
-        );
-        assert_eq!(
-            config_hint("segment.ms", "9000000").as_deref(),
-            Some("2 h 30 min")
-        );
+        assert_eq!(config_hint("retention.ms", "604800000").as_deref(), Some("7 d"));
+        assert_eq!(config_hint("segment.ms", "9000000").as_deref(), Some("2 h 30 min"));
         assert_eq!(config_hint("x.ms", "90061000").as_deref(), Some("1 d 1 h"));
         assert_eq!(config_hint("x.ms", "1500").as_deref(), Some("1 s"));
         assert_eq!(config_hint("x.ms", "500"), None);
-        assert_eq!(
-            config_hint("retention.ms", "-1").as_deref(),
-            Some("no limit")
-        );
+        assert_eq!(config_hint("retention.ms", "-1").as_deref(), Some("no limit"));
         assert_eq!(
             config_hint("flush.messages", "9223372036854775807").as_deref(),
             Some("no limit")
         );
+        assert_eq!(config_hint("segment.bytes", "1048576").as_deref(), Some("1.0 MiB"));
+        assert_eq!(config_hint("segment.bytes", "1073741824").as_deref(), Some("1.0 GiB"));
+        assert_eq!(config_hint("max.connections", "2147483647").as_deref(), Some("no limit"));
         assert_eq!(
-            config_hint("segment.bytes", "1048576").as_deref(),
-            Some("1.0 MiB")
-        );
-        assert_eq!(
-            config_hint("segment.bytes", "1073741824").as_deref(),
-            Some("1.0 GiB")
-        );
-        assert_eq!(
-            config_hint("max.connections", "2147483647").as_deref(),
+            config_hint("leader.replication.throttled.rate", "1.7976931348623157E308").as_deref(),
             Some("no limit")
         );
-        assert_eq!(
-            config_hint(
-                "leader.replication.throttled.rate",
-                "1.7976931348623157E308"
-            )
-            .as_deref(),
-            Some("no limit")
-        );
-        assert_eq!(
-            config_hint("local.retention.ms", "-2").as_deref(),
-            Some("as retention.ms")
-        );
+        assert_eq!(config_hint("local.retention.ms", "-2").as_deref(), Some("as retention.ms"));
         assert_eq!(
             config_hint("local.retention.bytes", "-2").as_deref(),
             Some("as retention.bytes")
         );
-        assert_eq!(
-            config_hint("retention.bytes", "-1").as_deref(),
-            Some("no limit")
-        );
+        assert_eq!(config_hint("retention.bytes", "-1").as_deref(), Some("no limit"));
         assert_eq!(config_hint("min.insync.replicas", "2"), None);
         assert_eq!(config_hint("cleanup.policy", "delete"), None);
         assert_eq!(config_hint("segment.jitter.ms", "-2"), None);
@@ -420,26 +354,11 @@ mod tests {
     fn instants_read_as_typed() {
         assert_eq!(parse_instant("1700000000123"), Ok(1_700_000_000_123));
         assert_eq!(parse_instant(" 0 "), Ok(0));
-        assert_eq!(
-            parse_instant("2023-11-14 22:13:20.123 UTC"),
-            Ok(1_700_000_000_123)
-        );
-        assert_eq!(
-            parse_instant("2023-11-14T22:13:20.123Z"),
-            Ok(1_700_000_000_123)
-        );
-        assert_eq!(
-            parse_instant("2023-11-14T22:13:20.1"),
-            Ok(1_700_000_000_100)
-        );
-        assert_eq!(
-            parse_instant("2023-11-14 23:13:20+01:00"),
-            Ok(1_700_000_000_000)
-        );
-        assert_eq!(
-            parse_instant("2023-11-14T17:13:20-0500"),
-            Ok(1_700_000_000_000)
-        );
+        assert_eq!(parse_instant("2023-11-14 22:13:20.123 UTC"), Ok(1_700_000_000_123));
+        assert_eq!(parse_instant("2023-11-14T22:13:20.123Z"), Ok(1_700_000_000_123));
+        assert_eq!(parse_instant("2023-11-14T22:13:20.1"), Ok(1_700_000_000_100));
+        assert_eq!(parse_instant("2023-11-14 23:13:20+01:00"), Ok(1_700_000_000_000));
+        assert_eq!(parse_instant("2023-11-14T17:13:20-0500"), Ok(1_700_000_000_000));
         assert_eq!(parse_instant("2023-11-14 22:13"), Ok(1_699_999_980_000));
         assert_eq!(parse_instant("2000-02-29"), Ok(951_782_400_000));
         assert_eq!(parse_instant("1970-01-01"), Ok(0));
@@ -470,14 +389,8 @@ mod tests {
     #[test]
     fn timestamps_read_as_utc() {
         assert_eq!(utc_timestamp(0), "1970-01-01 00:00:00.000 UTC");
-        assert_eq!(
-            utc_timestamp(951_782_400_000),
-            "2000-02-29 00:00:00.000 UTC"
-        );
-        assert_eq!(
-            utc_timestamp(1_700_000_000_123),
-            "2023-11-14 22:13:20.123 UTC"
-        );
+        assert_eq!(utc_timestamp(951_782_400_000), "2000-02-29 00:00:00.000 UTC");
+        assert_eq!(utc_timestamp(1_700_000_000_123), "2023-11-14 22:13:20.123 UTC");
         assert_eq!(utc_timestamp(-1), "1969-12-31 23:59:59.999 UTC");
     }
 
@@ -527,10 +440,7 @@ mod tests {
             config_choices("unclean.leader.election.enable", Some("boolean")),
             Some(&["true", "false"][..])
         );
-        assert_eq!(
-            config_choices("log.cleanup.policy", Some("list")).map(<[_]>::len),
-            Some(3)
-        );
+        assert_eq!(config_choices("log.cleanup.policy", Some("list")).map(<[_]>::len), Some(3));
         assert!(
             config_choices("compression.type", Some("string")).is_some_and(|c| c.contains(&"zstd"))
         );

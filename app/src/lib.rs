@@ -49,10 +49,9 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
     // allows no other inline script.
     let nonce = leptos::nonce::use_nonce();
     #[cfg(feature = "ssr")]
-    if let (Some(nonce), Some(response)) = (
-        nonce.as_ref(),
-        use_context::<leptos_axum::ResponseOptions>(),
-    ) {
+    if let (Some(nonce), Some(response)) =
+        (nonce.as_ref(), use_context::<leptos_axum::ResponseOptions>())
+    {
         if let Ok(value) = http::HeaderValue::from_str(&page_policy(nonce)) {
             response.insert_header(http::header::CONTENT_SECURITY_POLICY, value);
         }

@@ -34,9 +34,8 @@ impl TopicName {
                 format!("A topic name has at most {} characters.", Self::MAX_LEN),
             ));
         }
-        if let Some(c) = name
-            .chars()
-            .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-')))
+        if let Some(c) =
+            name.chars().find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-')))
         {
             return Err(ApiError::bad_request(
                 field,
@@ -57,13 +56,7 @@ mod tests {
 
     #[test]
     fn a_topic_name_is_what_kafka_accepts() {
-        for good in [
-            "orders",
-            "a",
-            "_klens_audit",
-            "team.orders-v2",
-            &"x".repeat(249),
-        ] {
+        for good in ["orders", "a", "_klens_audit", "team.orders-v2", &"x".repeat(249)] {
             let name = TopicName::parse(good, "topic").expect(good);
             assert_eq!(name.as_str(), good);
         }

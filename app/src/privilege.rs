@@ -75,11 +75,8 @@ privileges! {
 
 /// The only write privileges an MCP ceiling may hold. A write tool added later must not be
 /// switched on by an existing config, so this list is closed rather than derived.
-pub const MCP_WRITE_PRIVILEGES: &[Privilege] = &[
-    Privilege::CreateTopics,
-    Privilege::Produce,
-    Privilege::RegisterSchemas,
-];
+pub const MCP_WRITE_PRIVILEGES: &[Privilege] =
+    &[Privilege::CreateTopics, Privilege::Produce, Privilege::RegisterSchemas];
 
 /// What kind of resource a privilege is exercised on, which decides what a resource scope
 /// (governance) can grant it on.
@@ -209,13 +206,7 @@ mod tests {
             .filter(|p| p.is_write() && p.allowed_in_mcp())
             .map(Privilege::config_name)
             .collect();
-        assert_eq!(
-            allowed_writes,
-            ["create_topics", "produce", "register_schemas"]
-        );
-        assert!(Privilege::ALL
-            .iter()
-            .filter(|p| !p.is_write())
-            .all(|p| p.allowed_in_mcp()));
+        assert_eq!(allowed_writes, ["create_topics", "produce", "register_schemas"]);
+        assert!(Privilege::ALL.iter().filter(|p| !p.is_write()).all(|p| p.allowed_in_mcp()));
     }
 }

@@ -78,11 +78,7 @@ pub fn highlight(schema_type: &str, text: &str) -> Vec<(Token, String)> {
             while j < chars.len() && chars[j].is_whitespace() {
                 j += 1;
             }
-            let kind = if !proto && chars.get(j) == Some(&':') {
-                Token::Key
-            } else {
-                Token::Str
-            };
+            let kind = if !proto && chars.get(j) == Some(&':') { Token::Key } else { Token::Str };
             push(kind, s);
         } else if proto && c == '/' && chars.get(i + 1) == Some(&'/') {
             while i < chars.len() && chars[i] != '\n' {
@@ -116,14 +112,7 @@ pub fn highlight(schema_type: &str, text: &str) -> Vec<(Token, String)> {
             } else {
                 matches!(word.as_str(), "true" | "false" | "null")
             };
-            push(
-                if keyword {
-                    Token::Keyword
-                } else {
-                    Token::Plain
-                },
-                word,
-            );
+            push(if keyword { Token::Keyword } else { Token::Plain }, word);
         } else {
             i += 1;
             push(Token::Plain, c.to_string());
@@ -192,10 +181,7 @@ pub struct Change {
 }
 
 fn change(at: &str, what: impl Into<String>) -> Change {
-    Change {
-        at: at.to_string(),
-        what: what.into(),
-    }
+    Change { at: at.to_string(), what: what.into() }
 }
 
 /// The changes from `old` to `new`, or why they could not be worked out.
@@ -241,32 +227,22 @@ const MAX_NESTING: usize = 32;
 fn avro_kind(schema: &Value) -> String {
     match schema {
         Value::String(s) => s.clone(),
-        Value::Array(branches) => format!(
-            "[{}]",
-            branches
-                .iter()
-                .map(avro_kind)
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
+        Value::Array(branches) => {
+            format!("[{}]", branches.iter().map(avro_kind).collect::<Vec<_>>().join(", "))
+        }
         Value::Object(o) => {
             let t = o.get("type").and_then(Value::as_str).unwrap_or("?");
             let logical = o.get("logicalType").and_then(Value::as_str);
             match (t, logical) {
                 (_, Some(l)) => format!("{t} ({l})"),
-                ("array", _) => format!(
-                    "array<{}>",
-                    o.get("items").map(avro_kind).unwrap_or_default()
-                ),
-                ("map", _) => format!(
-                    "map<{}>",
-                    o.get("values").map(avro_kind).unwrap_or_default()
-                ),
+                ("array", _) => {
+                    format!("array<{}>", o.get("items").map(avro_kind).unwrap_or_default())
+                }
+                ("map", _) => {
+                    format!("map<{}>", o.get("values").map(avro_kind).unwrap_or_default())
+                }
                 ("record" | "enum" | "fixed" | "error", _) => {
-                    format!(
-                        "{t} {}",
-                        o.get("name").and_then(Value::as_str).unwrap_or("?")
-                    )
+                    format!("{t} {}", o.get("name").and_then(Value::as_str).unwrap_or("?"))
                 }
                 (t, None) => t.to_string(),
             }
@@ -286,17 +262,8 @@ fn avro_fields(schema: &Value, out: &mut Vec<AvroField>, depth: usize) {
             let t = o.get("type");
             match t.and_then(Value::as_str) {
                 Some("record" | "error") => {
-                    let record = o
-                        .get("name")
-                        .and_then(Value::as_str)
-                        .unwrap_or("?")
-                        .to_string();
-                    for field in o
-                        .get("fields")
-                        .and_then(Value::as_array)
-                        .into_iter()
-                        .flatten()
-                    {
+                    let record = o.get("name").and_then(Value::as_str).unwrap_or("?").to_string();
+                    for field in o.get("fields").and_then(Value::as_array).into_iter().flatten() {
                         let Some(name) = field.get("name").and_then(Value::as_str) else {
                             continue;
                         };
@@ -343,8 +310,7 @@ fn avro_fields(schema: &Value, out: &mut Vec<AvroField>, depth: usize) {
 
 fn avro_changes(old: &[AvroField], new: &[AvroField]) -> Vec<Change> {
     let find = |list: &[AvroField], record: &str, name: &str| {
-        list.iter()
-            .position(|f| f.record == record && f.name == name)
+        list.iter().position(|f| f.record == record && f.name == name)
     };
     let mut out = Vec::new();
     let mut renamed_from = Vec::new();
@@ -386,9 +352,7 @@ fn avro_changes(old: &[AvroField], new: &[AvroField]) -> Vec<Change> {
         }
     }
     for f in old {
-        let renamed = renamed_from
-            .iter()
-            .any(|(r, n)| *r == f.record && *n == f.name);
+        let renamed = renamed_from.iter().any(|(r, n)| *r == f.record && *n == f.name);
         if !renamed && find(new, &f.record, &f.name).is_none() {
             out.push(change(
                 &format!("{}.{}", f.record, f.name),
@@ -401,10 +365,7 @@ fn avro_changes(old: &[AvroField], new: &[AvroField]) -> Vec<Change> {
 
 /// JSON Schema properties by their pointer: (type in short, required).
 fn json_fields(
-    schema: &Value,
-    at: &str,
-    required: bool,
-    out: &mut BTreeMap<String, (String, bool)>,
+    schema: &Value, at: &str, required: bool, out: &mut BTreeMap<String, (String, bool)>,
 ) {
     if at.matches('/').count() > MAX_NESTING * 2 {
         return;
@@ -444,32 +405,21 @@ fn json_fields(
 }
 
 fn json_changes(
-    old: &BTreeMap<String, (String, bool)>,
-    new: &BTreeMap<String, (String, bool)>,
+    old: &BTreeMap<String, (String, bool)>, new: &BTreeMap<String, (String, bool)>,
 ) -> Vec<Change> {
     let mut out = Vec::new();
     for (at, (kind, required)) in new {
         match old.get(at) {
             None => out.push(change(
                 at,
-                format!(
-                    "added ({kind}, {})",
-                    if *required { "required" } else { "optional" }
-                ),
+                format!("added ({kind}, {})", if *required { "required" } else { "optional" }),
             )),
             Some((was, was_required)) => {
                 if was != kind {
                     out.push(change(at, format!("type changed from {was} to {kind}")));
                 }
                 if was_required != required {
-                    out.push(change(
-                        at,
-                        if *required {
-                            "now required"
-                        } else {
-                            "now optional"
-                        },
-                    ));
+                    out.push(change(at, if *required { "now required" } else { "now optional" }));
                 }
             }
         }
@@ -543,10 +493,8 @@ fn proto_fields(text: &str) -> BTreeMap<(String, i64), (String, String)> {
                     .collect::<Vec<_>>()
                     .join(".");
                 let eq = statement.iter().position(|w| *w == "=");
-                let skip = matches!(
-                    statement.first(),
-                    Some(&("option" | "reserved" | "extensions"))
-                );
+                let skip =
+                    matches!(statement.first(), Some(&("option" | "reserved" | "extensions")));
                 if let (true, false, Some(eq)) = (in_fields, skip, eq) {
                     let number = statement.get(eq + 1).and_then(|n| n.parse::<i64>().ok());
                     if let (Some(number), Some((name, kind))) =
@@ -584,10 +532,7 @@ fn proto_changes(
                     out.push(change(&at, format!("renamed from {was_name} to {name}")));
                 }
                 if was_kind != kind {
-                    out.push(change(
-                        &at,
-                        format!("type changed from {was_kind} to {kind}"),
-                    ));
+                    out.push(change(&at, format!("type changed from {was_kind} to {kind}")));
                 }
             }
         }
@@ -608,10 +553,7 @@ mod tests {
     use super::*;
 
     fn said(changes: &[Change]) -> Vec<String> {
-        changes
-            .iter()
-            .map(|c| format!("{}: {}", c.at, c.what))
-            .collect()
+        changes.iter().map(|c| format!("{}: {}", c.at, c.what)).collect()
     }
 
     #[test]
@@ -704,20 +646,14 @@ mod tests {
     #[test]
     fn highlighting_gives_the_text_back() {
         for (kind, text) in [
-            (
-                "AVRO",
-                "{\n  \"type\": \"record\",\n  \"n\": -1.5e3, \"x\": [true, null]\n}",
-            ),
+            ("AVRO", "{\n  \"type\": \"record\",\n  \"n\": -1.5e3, \"x\": [true, null]\n}"),
             (
                 "PROTOBUF",
                 "syntax = \"proto3\";\n// hi\nmessage A { /* b */ int32 x = 1; }\n\"unterminated",
             ),
         ] {
             let pieces = highlight(kind, text);
-            assert_eq!(
-                pieces.iter().map(|(_, s)| s.as_str()).collect::<String>(),
-                text
-            );
+            assert_eq!(pieces.iter().map(|(_, s)| s.as_str()).collect::<String>(), text);
         }
         let json = highlight("AVRO", r#"{"type": "record"}"#);
         assert!(json.contains(&(Token::Key, "\"type\"".to_string())));

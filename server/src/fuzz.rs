@@ -4,10 +4,7 @@
 
 /// How many cases a fuzz test runs: `KLENS_FUZZ_CASES`, or `default`.
 pub fn cases(default: usize) -> usize {
-    std::env::var("KLENS_FUZZ_CASES")
-        .ok()
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(default)
+    std::env::var("KLENS_FUZZ_CASES").ok().and_then(|n| n.parse().ok()).unwrap_or(default)
 }
 
 /// Byte strings of up to `max` bytes, biased towards the values decoders branch on (0, 1, 2,
@@ -19,10 +16,7 @@ pub struct Inputs {
 
 impl Inputs {
     pub fn new(seed: u64, max: usize) -> Inputs {
-        Inputs {
-            state: seed | 1,
-            max,
-        }
+        Inputs { state: seed | 1, max }
     }
 
     pub fn next_u64(&mut self) -> u64 {
@@ -53,8 +47,6 @@ impl Inputs {
     /// Text made of `alphabet`'s pieces, for readers of text formats.
     pub fn text(&mut self, alphabet: &[&str]) -> String {
         let len = (self.next_u64() % (self.max as u64 + 1)) as usize;
-        (0..len)
-            .map(|_| alphabet[(self.next_u64() % alphabet.len() as u64) as usize])
-            .collect()
+        (0..len).map(|_| alphabet[(self.next_u64() % alphabet.len() as u64) as usize]).collect()
     }
 }

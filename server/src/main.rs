@@ -26,11 +26,8 @@ struct Args {
 
 /// Reads the arguments as the OS gives them: a config path need not be UTF-8.
 fn parse_args(arguments: impl IntoIterator<Item = OsString>) -> Result<Option<Args>, String> {
-    let mut args = Args {
-        config: PathBuf::from("config.yaml"),
-        check_only: false,
-        site_root: None,
-    };
+    let mut args =
+        Args { config: PathBuf::from("config.yaml"), check_only: false, site_root: None };
     let mut iter = arguments.into_iter();
     while let Some(arg) = iter.next() {
         if let Some(path) = arg.as_bytes().strip_prefix(b"--config=") {
@@ -43,15 +40,11 @@ fn parse_args(arguments: impl IntoIterator<Item = OsString>) -> Result<Option<Ar
         }
         match arg.to_str() {
             Some("--config" | "-c") => {
-                let value = iter
-                    .next()
-                    .ok_or_else(|| "--config needs a file path".to_string())?;
+                let value = iter.next().ok_or_else(|| "--config needs a file path".to_string())?;
                 args.config = PathBuf::from(value);
             }
             Some("--site-root") => {
-                let value = iter
-                    .next()
-                    .ok_or_else(|| "--site-root needs a folder".to_string())?;
+                let value = iter.next().ok_or_else(|| "--site-root needs a folder".to_string())?;
                 args.site_root = Some(PathBuf::from(value));
             }
             Some("--check-config") => args.check_only = true,
@@ -63,12 +56,7 @@ fn parse_args(arguments: impl IntoIterator<Item = OsString>) -> Result<Option<Ar
                 println!("klens {}", env!("CARGO_PKG_VERSION"));
                 return Ok(None);
             }
-            _ => {
-                return Err(format!(
-                    "unknown argument `{}`; try --help",
-                    arg.to_string_lossy()
-                ))
-            }
+            _ => return Err(format!("unknown argument `{}`; try --help", arg.to_string_lossy())),
         }
     }
     Ok(Some(args))
@@ -104,15 +92,12 @@ fn main() -> ExitCode {
     match config.log_format {
         server::config::LogFormat::Text => tracing_subscriber::fmt().with_env_filter(filter).init(),
         // The same fields as the text lines, one JSON object a line.
-        server::config::LogFormat::Json => tracing_subscriber::fmt()
-            .json()
-            .with_current_span(false)
-            .with_env_filter(filter)
-            .init(),
+        server::config::LogFormat::Json => {
+            tracing_subscriber::fmt().json().with_current_span(false).with_env_filter(filter).init()
+        }
     }
-    let site_root = args
-        .site_root
-        .or_else(|| std::env::var_os("KLENS_SITE_ROOT").map(PathBuf::from));
+    let site_root =
+        args.site_root.or_else(|| std::env::var_os("KLENS_SITE_ROOT").map(PathBuf::from));
     let site = match server::http::assets::Site::locate(site_root) {
         Ok(site) => site,
         Err(e) => {
@@ -120,10 +105,7 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(runtime) => runtime,
         Err(e) => {
             eprintln!("klens: cannot start the async runtime: {e}");
@@ -140,8 +122,7 @@ fn main() -> ExitCode {
 }
 
 async fn serve(
-    config: server::config::Config,
-    site: server::http::assets::Site,
+    config: server::config::Config, site: server::http::assets::Site,
 ) -> Result<(), String> {
     let catalog = Arc::new(server::catalog::Catalog::new(&config));
     catalog.spawn_refreshers();
@@ -202,9 +183,7 @@ async fn serve(
 
 /// Serves `router` on `listener` beside the UI's port until shutdown.
 fn spawn_side_listener(
-    what: &str,
-    listener: tokio::net::TcpListener,
-    router: axum::Router,
+    what: &str, listener: tokio::net::TcpListener, router: axum::Router,
 ) -> Result<(), String> {
     tracing::info!(
         "{what} answers on http://{}",
@@ -249,28 +228,20 @@ mod tests {
     #[test]
     fn arguments_need_not_be_utf8() {
         let path: &[u8] = b"/etc/kl\xffens.yaml";
-        for args in [
-            &[b"--config".as_slice(), path][..],
-            &[b"--config=/etc/kl\xffens.yaml"],
-        ] {
+        for args in [&[b"--config".as_slice(), path][..], &[b"--config=/etc/kl\xffens.yaml"]] {
             let got = parsed(args).expect("parsed").expect("arguments");
             assert_eq!(got.config.as_os_str().as_bytes(), path);
         }
         let e = parsed(&[b"--b\xffd"]).err().expect("refused");
         assert!(e.starts_with("unknown argument `--b"), "{e}");
         assert!(parsed(&[b"--config"]).is_err());
-        let got = parsed(&[b"--check-config"])
-            .expect("parsed")
-            .expect("arguments");
+        let got = parsed(&[b"--check-config"]).expect("parsed").expect("arguments");
         assert!(got.check_only);
     }
 
     #[test]
     fn a_site_folder_can_be_named_either_way() {
-        for args in [
-            &[b"--site-root".as_slice(), b"/srv/site"][..],
-            &[b"--site-root=/srv/site"],
-        ] {
+        for args in [&[b"--site-root".as_slice(), b"/srv/site"][..], &[b"--site-root=/srv/site"]] {
             let got = parsed(args).expect("parsed").expect("arguments");
             assert_eq!(got.site_root, Some(PathBuf::from("/srv/site")));
         }

@@ -42,10 +42,7 @@ impl Masking {
         if rules.is_empty() {
             return None;
         }
-        Some(TopicMask {
-            rules,
-            key: self.key.as_ref().map(|k| k.expose().as_bytes().to_vec()),
-        })
+        Some(TopicMask { rules, key: self.key.as_ref().map(|k| k.expose().as_bytes().to_vec()) })
     }
 }
 
@@ -142,11 +139,8 @@ impl TopicMask {
                 done
             }
             Value::Object(fields) => {
-                let names: Vec<String> = fields
-                    .keys()
-                    .filter(|name| field_matches(first, name))
-                    .cloned()
-                    .collect();
+                let names: Vec<String> =
+                    fields.keys().filter(|name| field_matches(first, name)).cloned().collect();
                 let mut done = false;
                 for name in names {
                     if rest.is_empty() {
@@ -204,9 +198,9 @@ fn holds(value: &Value, path: &[String]) -> bool {
     };
     match value {
         Value::Array(items) => items.iter().any(|item| holds(item, path)),
-        Value::Object(fields) => fields
-            .iter()
-            .any(|(name, inner)| field_matches(first, name) && holds(inner, rest)),
+        Value::Object(fields) => {
+            fields.iter().any(|(name, inner)| field_matches(first, name) && holds(inner, rest))
+        }
         _ => false,
     }
 }
@@ -248,11 +242,7 @@ fn hmac_hex(key: &[u8], text: &str) -> String {
         return REDACTED.to_string();
     };
     mac.update(text.as_bytes());
-    mac.finalize()
-        .into_bytes()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    mac.finalize().into_bytes().iter().map(|b| format!("{b:02x}")).collect()
 }
 
 #[cfg(test)]

@@ -27,9 +27,8 @@ use crate::catalog::Catalog;
 pub const SERIES_PER_CLUSTER: usize = 200;
 
 /// Seconds buckets of the HTTP and refresh histograms.
-const BUCKETS: &[f64] = &[
-    0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0,
-];
+const BUCKETS: &[f64] =
+    &[0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0];
 
 static HANDLE: OnceLock<Option<PrometheusHandle>> = OnceLock::new();
 
@@ -95,10 +94,9 @@ impl Audience {
     fn cluster(&self, cluster: &str) -> Option<Option<&ClusterAccess>> {
         match self {
             Audience::All => Some(None),
-            Audience::Caller(seen) => seen
-                .iter()
-                .find(|a| a.name == cluster)
-                .map(|a| a.scoped_catalog.then_some(a)),
+            Audience::Caller(seen) => {
+                seen.iter().find(|a| a.name == cluster).map(|a| a.scoped_catalog.then_some(a))
+            }
         }
     }
 }
@@ -177,10 +175,8 @@ fn family(out: &mut String, name: &str, help: &str, samples: &[(Vec<(&str, &str)
     let _ = writeln!(out, "# HELP {name} {help}");
     let _ = writeln!(out, "# TYPE {name} gauge");
     for (labels, value) in samples {
-        let labels: Vec<String> = labels
-            .iter()
-            .map(|(k, v)| format!("{k}=\"{}\"", escaped(v)))
-            .collect();
+        let labels: Vec<String> =
+            labels.iter().map(|(k, v)| format!("{k}=\"{}\"", escaped(v))).collect();
         if labels.is_empty() {
             let _ = writeln!(out, "{name} {value}");
         } else {
@@ -224,43 +220,23 @@ fn projection(catalog: &Catalog, open_streams: usize, now: i64, audience: &Audie
             Some((e.name.clone(), state))
         })
         .collect();
-    let group_lags: Vec<HashMap<String, u64>> = states
-        .iter()
-        .map(|(_, state)| crate::catalog::views::group_lags(state))
-        .collect();
+    let group_lags: Vec<HashMap<String, u64>> =
+        states.iter().map(|(_, state)| crate::catalog::views::group_lags(state)).collect();
     for ((cluster, state), lag_of) in states.iter().zip(&group_lags) {
         let parts: [(&str, Option<i64>, bool); 5] = [
             ("metadata", state.refreshed_at, state.last_error.is_some()),
-            (
-                "groups",
-                state.groups.refreshed_at,
-                state.groups.error.is_some(),
-            ),
-            (
-                "log_dirs",
-                state.log_dirs.refreshed_at,
-                state.log_dirs.error.is_some(),
-            ),
-            (
-                "cluster_info",
-                state.cluster_info.refreshed_at,
-                state.cluster_info.error.is_some(),
-            ),
-            (
-                "subjects",
-                state.subjects.refreshed_at,
-                state.subjects.error.is_some(),
-            ),
+            ("groups", state.groups.refreshed_at, state.groups.error.is_some()),
+            ("log_dirs", state.log_dirs.refreshed_at, state.log_dirs.error.is_some()),
+            ("cluster_info", state.cluster_info.refreshed_at, state.cluster_info.error.is_some()),
+            ("subjects", state.subjects.refreshed_at, state.subjects.error.is_some()),
         ];
         for (part, at, failed) in parts {
             if let Some(at) = at {
                 let age = (now - at).max(0) as f64 / 1000.0;
                 ages.push((vec![("cluster", cluster), ("part", part)], age));
             }
-            failing.push((
-                vec![("cluster", cluster), ("part", part)],
-                if failed { 1.0 } else { 0.0 },
-            ));
+            failing
+                .push((vec![("cluster", cluster), ("part", part)], if failed { 1.0 } else { 0.0 }));
         }
         let mut busiest: Vec<(&String, &f64)> = state.produce_rates.iter().collect();
         busiest.sort_by(|a, b| b.1.total_cmp(a.1).then_with(|| a.0.cmp(b.0)));
@@ -317,10 +293,7 @@ mod tests {
         assert_eq!(label(line, "part").as_deref(), Some("metadata"));
         assert_eq!(label(line, "topic"), None);
         assert_eq!(label("klens_open_streams 0", "cluster"), None);
-        assert_eq!(
-            label(r#"x{route="/a",cluster="b\\n"} 1"#, "cluster").as_deref(),
-            Some("b\\n")
-        );
+        assert_eq!(label(r#"x{route="/a",cluster="b\\n"} 1"#, "cluster").as_deref(), Some("b\\n"));
     }
 
     #[test]
@@ -329,9 +302,6 @@ mod tests {
         assert_eq!(escaped("a\nb"), "a\\nb");
         let mut out = String::new();
         family(&mut out, "x", "help", &[(vec![("topic", "a\"b")], 1.5)]);
-        assert_eq!(
-            out,
-            "# HELP x help\n# TYPE x gauge\nx{topic=\"a\\\"b\"} 1.5\n"
-        );
+        assert_eq!(out, "# HELP x help\n# TYPE x gauge\nx{topic=\"a\\\"b\"} 1.5\n");
     }
 }

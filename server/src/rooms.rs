@@ -11,11 +11,7 @@ fn imports(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
     let mut rooms: BTreeMap<String, Vec<std::path::PathBuf>> = BTreeMap::new();
     for entry in std::fs::read_dir(src).expect("src") {
         let path = entry.expect("entry").path();
-        let Some(stem) = path
-            .file_stem()
-            .and_then(|s| s.to_str())
-            .map(str::to_string)
-        else {
+        let Some(stem) = path.file_stem().and_then(|s| s.to_str()).map(str::to_string) else {
             continue;
         };
         if matches!(stem.as_str(), "lib" | "main" | "rooms" | "fuzz") {
@@ -84,10 +80,8 @@ fn code(text: &str) -> String {
 /// A circle through `from`, if there is one: the rooms in order, ending where they began.
 fn circle(imports: &BTreeMap<String, BTreeSet<String>>, from: &str) -> Option<Vec<String>> {
     fn walk(
-        imports: &BTreeMap<String, BTreeSet<String>>,
-        path: &mut Vec<String>,
-        seen: &mut BTreeSet<String>,
-        goal: &str,
+        imports: &BTreeMap<String, BTreeSet<String>>, path: &mut Vec<String>,
+        seen: &mut BTreeSet<String>, goal: &str,
     ) -> bool {
         let Some(last) = path.last().cloned() else {
             return false;
@@ -117,28 +111,18 @@ fn no_room_imports_itself_through_others() {
     assert!(imports.len() >= 10, "found {} rooms", imports.len());
     for room in imports.keys() {
         if let Some(circle) = circle(&imports, room) {
-            panic!(
-                "the rooms import each other in a circle: {}",
-                circle.join(" -> ")
-            );
+            panic!("the rooms import each other in a circle: {}", circle.join(" -> "));
         }
     }
 }
 
 #[test]
 fn a_circle_is_found_and_named() {
-    let imports: BTreeMap<String, BTreeSet<String>> = [
-        ("a", vec!["b"]),
-        ("b", vec!["c"]),
-        ("c", vec!["a"]),
-        ("d", vec!["a"]),
-    ]
-    .into_iter()
-    .map(|(room, uses)| (room.into(), uses.into_iter().map(String::from).collect()))
-    .collect();
-    assert_eq!(
-        circle(&imports, "a"),
-        Some(vec!["a".into(), "b".into(), "c".into(), "a".into()])
-    );
+    let imports: BTreeMap<String, BTreeSet<String>> =
+        [("a", vec!["b"]), ("b", vec!["c"]), ("c", vec!["a"]), ("d", vec!["a"])]
+            .into_iter()
+            .map(|(room, uses)| (room.into(), uses.into_iter().map(String::from).collect()))
+            .collect();
+    assert_eq!(circle(&imports, "a"), Some(vec!["a".into(), "b".into(), "c".into(), "a".into()]));
     assert_eq!(circle(&imports, "d"), None);
 }

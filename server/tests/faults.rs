@@ -39,10 +39,7 @@ fn pid_of(service: &str) -> String {
 }
 
 fn signal(pid: &str, signal: &str) {
-    let status = Command::new("kill")
-        .args([signal, pid])
-        .status()
-        .expect("kill runs");
+    let status = Command::new("kill").args([signal, pid]).status().expect("kill runs");
     assert!(status.success(), "kill {signal} {pid}");
 }
 
@@ -61,10 +58,7 @@ fn stop(service: &str) {
 
 /// Starts whatever of the dev stack is not running, and waits until it answers.
 fn start_stack() {
-    let status = Command::new(repo().join("dev/stack"))
-        .arg("up")
-        .status()
-        .expect("dev/stack runs");
+    let status = Command::new(repo().join("dev/stack")).arg("up").status().expect("dev/stack runs");
     assert!(status.success(), "dev/stack up failed");
 }
 
@@ -100,9 +94,7 @@ fn plain_cluster() -> String {
 }
 
 fn state_of(yaml: &str, catalog: Arc<Catalog>) -> AppState {
-    let leptos = leptos::config::LeptosOptions::builder()
-        .output_name("klens")
-        .build();
+    let leptos = leptos::config::LeptosOptions::builder().output_name("klens").build();
     let config = config(yaml);
     let service =
         Arc::new(server::service::Service::from_config(&config, catalog).expect("service"));
@@ -131,10 +123,8 @@ fn produce_sized(topic: &str, partitions: usize, count: usize, size: usize) {
     let payload = "x".repeat(size);
     for i in 0..count {
         let key = i.to_string();
-        let mut record = BaseRecord::to(topic)
-            .partition((i % partitions) as i32)
-            .key(&key)
-            .payload(&payload);
+        let mut record =
+            BaseRecord::to(topic).partition((i % partitions) as i32).key(&key).payload(&payload);
         loop {
             match producer.send(record) {
                 Ok(()) => break,
@@ -178,26 +168,15 @@ async fn started_without_its_broker_klens_answers_then_catches_up() {
     let local = &clusters[0];
     assert_eq!(local["health"]["status"], "unreachable", "{clusters}");
     assert!(
-        local["health"]["error"]
-            .as_str()
-            .is_some_and(|r| !r.is_empty()),
+        local["health"]["error"].as_str().is_some_and(|r| !r.is_empty()),
         "the reason is shown: {clusters}"
     );
 
-    let (status, body, took) = timed_get(
-        &router,
-        "/api/records?cluster=local&topic=anything&from=earliest",
-    )
-    .await;
+    let (status, body, took) =
+        timed_get(&router, "/api/records?cluster=local&topic=anything&from=earliest").await;
     assert!(took < Duration::from_secs(8), "a record page took {took:?}");
-    assert!(
-        status.is_client_error() || status.is_server_error(),
-        "{status} {body}"
-    );
-    assert!(
-        body["code"].is_string() && body["message"].is_string(),
-        "{body}"
-    );
+    assert!(status.is_client_error() || status.is_server_error(), "{status} {body}");
+    assert!(body["code"].is_string() && body["message"].is_string(), "{body}");
     // A change answers CLIENT: Kafka cannot be reached, nothing was changed.
     let started = Instant::now();
     let (status, body) = post(
@@ -206,16 +185,8 @@ async fn started_without_its_broker_klens_answers_then_catches_up() {
         serde_json::json!({ "cluster": "local", "topic": "anything", "count": 2 }),
     )
     .await;
-    assert!(
-        started.elapsed() < Duration::from_secs(8),
-        "a change took {:?}",
-        started.elapsed()
-    );
-    assert_eq!(
-        (status.as_u16(), body["code"].as_str()),
-        (502, Some("CLIENT")),
-        "{body}"
-    );
+    assert!(started.elapsed() < Duration::from_secs(8), "a change took {:?}", started.elapsed());
+    assert_eq!((status.as_u16(), body["code"].as_str()), (502, Some("CLIENT")), "{body}");
 
     start_stack();
     let topic = unique("it-fault-start");
@@ -254,21 +225,14 @@ async fn a_broker_restart_under_an_export_and_a_tail() {
     let entry = catalog.get("local").expect("configured");
     refresh_until(entry, |e| {
         e.topic(&topic).is_some_and(|t| {
-            t.partitions
-                .iter()
-                .map(|p| p.high.unwrap_or(0))
-                .sum::<i64>()
-                == RECORDS as i64
+            t.partitions.iter().map(|p| p.high.unwrap_or(0)).sum::<i64>() == RECORDS as i64
         }) && e.topic(&tailed).is_some()
     })
     .await;
     let router = app(state_of(&yaml, catalog));
 
     let get = |path: String| {
-        Request::get(path)
-            .header("host", "127.0.0.1:8080")
-            .body(Body::empty())
-            .expect("request")
+        Request::get(path).header("host", "127.0.0.1:8080").body(Body::empty()).expect("request")
     };
     let export = router
         .clone()
@@ -450,15 +414,11 @@ async fn the_registry_gone_framed_values_fall_back_to_bytes() {
     }
 
     stop("registry");
-    let yaml = format!(
-        "{}    schema_registry:\n      url: {REGISTRY}\n",
-        plain_cluster()
-    );
+    let yaml = format!("{}    schema_registry:\n      url: {REGISTRY}\n", plain_cluster());
     let catalog = Arc::new(Catalog::new(&config(&yaml)));
     let entry = catalog.get("local").expect("configured");
     refresh_until(entry, |e| {
-        e.topic(&topic)
-            .is_some_and(|t| t.partitions.iter().any(|p| p.high == Some(1)))
+        e.topic(&topic).is_some_and(|t| t.partitions.iter().any(|p| p.high == Some(1)))
     })
     .await;
     entry.refresh_subjects().await;
@@ -466,25 +426,18 @@ async fn the_registry_gone_framed_values_fall_back_to_bytes() {
     assert!(subjects.error.is_some(), "the registry's absence is shown");
     let router = app(state_of(&yaml, catalog));
 
-    let (status, body, took) = timed_get(
-        &router,
-        &format!("/api/records?cluster=local&topic={topic}&from=earliest"),
-    )
-    .await;
+    let (status, body, took) =
+        timed_get(&router, &format!("/api/records?cluster=local&topic={topic}&from=earliest"))
+            .await;
     assert_eq!(status, StatusCode::OK, "{body}");
     assert!(took < Duration::from_secs(8), "the page took {took:?}");
     let value = &body["records"][0]["value"];
     assert_eq!(value["schema_id"], id, "{value}");
-    assert!(
-        value["error"].as_str().is_some_and(|e| !e.is_empty()),
-        "the reason is given: {value}"
-    );
+    assert!(value["error"].as_str().is_some_and(|e| !e.is_empty()), "the reason is given: {value}");
     use base64::Engine;
     let data = value["data"].as_str().expect("the bytes as data");
     let decoded = match value["encoding"].as_str() {
-        Some("base64") => base64::engine::general_purpose::STANDARD
-            .decode(data)
-            .expect("base64"),
+        Some("base64") => base64::engine::general_purpose::STANDARD.decode(data).expect("base64"),
         Some("text") => data.as_bytes().to_vec(),
         other => panic!("a framed value without its schema shown as {other:?}"),
     };
@@ -505,10 +458,7 @@ async fn the_registry_gone_framed_values_fall_back_to_bytes() {
             "set_compatibility",
             serde_json::json!({"cluster": "local", "subject": subject, "compatibility": "FULL"}),
         ),
-        (
-            "delete_schema",
-            serde_json::json!({"cluster": "local", "subject": subject}),
-        ),
+        ("delete_schema", serde_json::json!({"cluster": "local", "subject": subject})),
     ] {
         let (status, answer) = post(&router, &format!("/api/{call}"), body).await;
         assert_eq!(

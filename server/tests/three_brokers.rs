@@ -55,10 +55,7 @@ fn ours(entry: &ClusterEntry, topic: &str) -> Vec<(i32, usize, usize)> {
     entry
         .topic(topic)
         .map(|t| {
-            t.partitions
-                .iter()
-                .map(|p| (p.partition, p.replicas.len(), p.isr.len()))
-                .collect()
+            t.partitions.iter().map(|p| (p.partition, p.replicas.len(), p.isr.len())).collect()
         })
         .unwrap_or_default()
 }
@@ -74,10 +71,8 @@ async fn refresh_until(entry: &ClusterEntry, seconds: u64, ready: impl Fn(&Clust
 }
 
 fn stack(args: &[&str]) {
-    let status = Command::new(repo().join("dev/stack"))
-        .args(args)
-        .status()
-        .expect("dev/stack runs");
+    let status =
+        Command::new(repo().join("dev/stack")).args(args).status().expect("dev/stack runs");
     assert!(status.success(), "dev/stack {args:?} failed");
 }
 
@@ -90,15 +85,11 @@ async fn replicas_isr_controller_and_log_dirs_of_three_brokers() {
             .map(|d| d.as_millis())
             .unwrap_or(0)
     );
-    let admin: AdminClient<DefaultClientContext> = ClientConfig::new()
-        .set("bootstrap.servers", BOOTSTRAP)
-        .create()
-        .expect("admin");
+    let admin: AdminClient<DefaultClientContext> =
+        ClientConfig::new().set("bootstrap.servers", BOOTSTRAP).create().expect("admin");
     let spec = NewTopic::new(&topic, 6, TopicReplication::Fixed(3));
-    for result in admin
-        .create_topics([&spec], &AdminOptions::new())
-        .await
-        .expect("create_topics answered")
+    for result in
+        admin.create_topics([&spec], &AdminOptions::new()).await.expect("create_topics answered")
     {
         result.unwrap_or_else(|(t, e)| panic!("creating {t}: {e}"));
     }
@@ -110,34 +101,18 @@ async fn replicas_isr_controller_and_log_dirs_of_three_brokers() {
 
     let summary = entry.summary();
     assert_eq!(summary.brokers, Some(3));
-    assert_eq!(
-        summary.health.status,
-        HealthStatus::Ok,
-        "{:?}",
-        summary.health
-    );
+    assert_eq!(summary.health.status, HealthStatus::Ok, "{:?}", summary.health);
     assert_eq!(ours(entry, &topic), kcat_partitions(&topic));
-    assert!(ours(entry, &topic)
-        .iter()
-        .all(|&(_, r, i)| r == 3 && i == 3));
+    assert!(ours(entry, &topic).iter().all(|&(_, r, i)| r == 3 && i == 3));
 
     let brokers = entry.brokers();
     assert_eq!(brokers.brokers.len(), 3);
-    let controllers: Vec<i32> = brokers
-        .brokers
-        .iter()
-        .filter(|b| b.controller)
-        .map(|b| b.id)
-        .collect();
+    let controllers: Vec<i32> =
+        brokers.brokers.iter().filter(|b| b.controller).map(|b| b.id).collect();
     assert_eq!(controllers.len(), 1, "exactly one active controller");
     assert_eq!(brokers.controller, Some(controllers[0]));
     for b in &brokers.brokers {
-        assert!(
-            b.log_dirs_error.is_none(),
-            "broker {}: {:?}",
-            b.id,
-            b.log_dirs_error
-        );
+        assert!(b.log_dirs_error.is_none(), "broker {}: {:?}", b.id, b.log_dirs_error);
         assert_eq!(b.log_dirs.len(), 1, "broker {}", b.id);
     }
     let replicas: u64 = brokers.brokers.iter().map(|b| b.replicas).sum();
@@ -150,10 +125,7 @@ async fn replicas_isr_controller_and_log_dirs_of_three_brokers() {
     let pid_file = repo().join("target/dev-stack/pids/kafka3-node3.pid");
     let pid = std::fs::read_to_string(&pid_file).expect("node 3 runs under dev/stack");
     let pid = pid.trim().to_string();
-    let killed = Command::new("kill")
-        .args(["-KILL", &pid])
-        .status()
-        .expect("kill runs");
+    let killed = Command::new("kill").args(["-KILL", &pid]).status().expect("kill runs");
     assert!(killed.success());
     // Gone before anything restarts it, so `dev/stack up` below starts it afresh.
     for _ in 0..100 {
@@ -169,18 +141,10 @@ async fn replicas_isr_controller_and_log_dirs_of_three_brokers() {
     let degraded = entry.summary();
     stack(&["up", "--brokers", "3"]);
 
-    assert_eq!(
-        degraded.health.status,
-        HealthStatus::Degraded,
-        "{:?}",
-        degraded.health
-    );
+    assert_eq!(degraded.health.status, HealthStatus::Degraded, "{:?}", degraded.health);
     assert_eq!(degraded.brokers, Some(2));
     let shrunk = ours(entry, &topic);
-    assert!(
-        shrunk.iter().all(|&(_, r, i)| r == 3 && i == 2),
-        "{shrunk:?}"
-    );
+    assert!(shrunk.iter().all(|&(_, r, i)| r == 3 && i == 2), "{shrunk:?}");
     let under = degraded.under_replicated.expect("counted");
     let all_partitions = metadata.partition_count();
     assert!(

@@ -9,10 +9,7 @@ use std::collections::BTreeSet;
 use super::*;
 
 fn cases(default: usize) -> usize {
-    std::env::var("KLENS_FUZZ_CASES")
-        .ok()
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(default)
+    std::env::var("KLENS_FUZZ_CASES").ok().and_then(|n| n.parse().ok()).unwrap_or(default)
 }
 
 /// xorshift64*, the server's fuzz generator.
@@ -38,9 +35,7 @@ impl Random {
     /// often; a character of two bytes, so that positions are characters and not bytes.
     fn text(&mut self, alphabet: &[&str], max: usize) -> String {
         let len = self.below(max + 1);
-        (0..len)
-            .map(|_| alphabet[self.below(alphabet.len())])
-            .collect()
+        (0..len).map(|_| alphabet[self.below(alphabet.len())]).collect()
     }
 
     fn name(&mut self) -> String {
@@ -66,20 +61,13 @@ impl Random {
     }
 
     fn privileges(&mut self) -> BTreeSet<Privilege> {
-        Privilege::ALL
-            .iter()
-            .copied()
-            .filter(|_| self.chance(3))
-            .collect()
+        Privilege::ALL.iter().copied().filter(|_| self.chance(3)).collect()
     }
 
     fn resource(&mut self) -> Resource {
         match self.below(4) {
             0 => Resource::Cluster,
-            1 => Resource::Topic {
-                name: self.name(),
-                internal: self.chance(4),
-            },
+            1 => Resource::Topic { name: self.name(), internal: self.chance(4) },
             2 => {
                 let topics: Vec<String> = (0..self.below(3)).map(|_| self.name()).collect();
                 Resource::group_on(self.name(), topics)
@@ -122,9 +110,7 @@ fn reference_glob(pattern: &[char], text: &[char]) -> bool {
 
 fn reference_matches(patterns: &[String], name: &str) -> bool {
     let name: Vec<char> = name.chars().collect();
-    patterns
-        .iter()
-        .any(|p| reference_glob(&p.chars().collect::<Vec<_>>(), &name))
+    patterns.iter().any(|p| reference_glob(&p.chars().collect::<Vec<_>>(), &name))
 }
 
 /// Whether `scope` covers `resource` for a privilege of `kind` (governance.md): a topic by a
@@ -140,10 +126,9 @@ fn reference_covers(scope: &Scope, kind: ResourceKind, resource: &Resource) -> b
                 || (!topics.is_empty() && topics.iter().all(|t| topic(t)))
         }
         (ResourceKind::Subject, Resource::Subject(name)) => {
-            let by_topic = ["-key", "-value"].iter().any(|suffix| {
-                name.strip_suffix(suffix)
-                    .is_some_and(|t| !t.is_empty() && topic(t))
-            });
+            let by_topic = ["-key", "-value"]
+                .iter()
+                .any(|suffix| name.strip_suffix(suffix).is_some_and(|t| !t.is_empty() && topic(t)));
             reference_matches(&scope.subjects, name) || by_topic
         }
         _ => false,
@@ -167,15 +152,9 @@ fn fuzz_glob_matches_agrees_with_a_plain_matcher() {
     for _ in 0..cases(20_000) {
         let pattern = random.pattern();
         let text = random.name();
-        let want = reference_glob(
-            &pattern.chars().collect::<Vec<_>>(),
-            &text.chars().collect::<Vec<_>>(),
-        );
-        assert_eq!(
-            glob_matches(&pattern, &text),
-            want,
-            "{pattern:?} on {text:?}"
-        );
+        let want =
+            reference_glob(&pattern.chars().collect::<Vec<_>>(), &text.chars().collect::<Vec<_>>());
+        assert_eq!(glob_matches(&pattern, &text), want, "{pattern:?} on {text:?}");
     }
 }
 
@@ -199,12 +178,7 @@ fn fuzz_a_scoped_caller_is_allowed_only_where_a_scope_covers() {
             if decision.is_allowed() {
                 assert!(covered, "allowed but no scope covers: {}", context());
             }
-            assert_eq!(
-                caller.holds(privilege, &resource),
-                covered,
-                "holds: {}",
-                context()
-            );
+            assert_eq!(caller.holds(privilege, &resource), covered, "holds: {}", context());
             let refused_first = privilege.is_write()
                 && (!caller.writable || matches!(resource, Resource::Topic { internal: true, .. }));
             if covered && !refused_first {
@@ -218,20 +192,11 @@ fn fuzz_a_scoped_caller_is_allowed_only_where_a_scope_covers() {
                     context()
                 );
             }
-            assert_eq!(
-                caller.can_on(privilege, &resource),
-                decision.is_allowed(),
-                "{}",
-                context()
-            );
+            assert_eq!(caller.can_on(privilege, &resource), decision.is_allowed(), "{}", context());
         }
         let shown = caller.scopes.iter().any(|s| reference_shows(s, &resource));
         if caller.scoped_catalog && !matches!(resource, Resource::Cluster) {
-            assert_eq!(
-                caller.sees(&resource),
-                shown,
-                "sees {resource:?} by {caller:?}"
-            );
+            assert_eq!(caller.sees(&resource), shown, "sees {resource:?} by {caller:?}");
         } else {
             assert!(caller.sees(&resource), "{resource:?} by {caller:?}");
         }

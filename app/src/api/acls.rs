@@ -11,14 +11,8 @@ use super::Arg;
 use crate::error::ApiError;
 
 /// Resource types a binding may name, as the API spells them.
-pub const ACL_RESOURCE_TYPES: [&str; 6] = [
-    "topic",
-    "group",
-    "cluster",
-    "transactional_id",
-    "delegation_token",
-    "user",
-];
+pub const ACL_RESOURCE_TYPES: [&str; 6] =
+    ["topic", "group", "cluster", "transactional_id", "delegation_token", "user"];
 
 /// How a binding names its resources.
 pub const ACL_PATTERN_TYPES: [&str; 2] = ["literal", "prefixed"];
@@ -63,11 +57,7 @@ impl AclBinding {
     /// What the binding does, in a sentence: "User:bob may READ topics whose names start with
     /// orders- from any host".
     pub fn words(&self) -> String {
-        let may = if self.permission == "deny" {
-            "may not"
-        } else {
-            "may"
-        };
+        let may = if self.permission == "deny" { "may not" } else { "may" };
         let (one, many) = match self.resource_type.as_str() {
             "topic" => ("topic", "topics"),
             "group" => ("consumer group", "consumer groups"),
@@ -166,12 +156,7 @@ mod tests {
     use super::*;
 
     fn binding(
-        resource_type: &str,
-        name: &str,
-        pattern: &str,
-        op: &str,
-        perm: &str,
-        host: &str,
+        resource_type: &str, name: &str, pattern: &str, op: &str, perm: &str, host: &str,
     ) -> AclBinding {
         AclBinding {
             principal: "User:bob".into(),
@@ -200,14 +185,7 @@ mod tests {
                 "User:bob may not do anything to every topic from any host",
             ),
             (
-                binding(
-                    "cluster",
-                    "kafka-cluster",
-                    "literal",
-                    "describe_configs",
-                    "allow",
-                    "*",
-                ),
+                binding("cluster", "kafka-cluster", "literal", "describe_configs", "allow", "*"),
                 "User:bob may DESCRIBE_CONFIGS the cluster from any host",
             ),
         ];

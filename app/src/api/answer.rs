@@ -52,15 +52,9 @@ mod tests {
 
     #[test]
     fn an_answer_is_the_json_leptos_would_send_and_reads_back() {
-        let shape = Shape {
-            name: "orders\u{e9}".into(),
-            count: 3,
-        };
+        let shape = Shape { name: "orders\u{e9}".into(), count: 3 };
         let bytes = <JsonText as Encodes<Shape>>::encode(&shape).expect("encodes");
-        assert_eq!(
-            &bytes[..],
-            serde_json::to_vec(&shape).expect("json").as_slice()
-        );
+        assert_eq!(&bytes[..], serde_json::to_vec(&shape).expect("json").as_slice());
         let back: Shape = <JsonText as Decodes<Shape>>::decode(bytes).expect("decodes");
         assert_eq!(back, shape);
     }

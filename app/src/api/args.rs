@@ -36,10 +36,7 @@ impl<T> Arg<T> {
     pub fn required(self, field: &str) -> Result<T, ApiError> {
         match self {
             Arg::Given(value) => Ok(value),
-            Arg::Missing => Err(ApiError::bad_request(
-                field,
-                format!("`{field}` is required."),
-            )),
+            Arg::Missing => Err(ApiError::bad_request(field, format!("`{field}` is required."))),
             Arg::Invalid(why) => Err(invalid(field, &why)),
         }
     }
@@ -157,13 +154,7 @@ mod tests {
             a: Arg<i32>,
             b: Arg<String>,
         }
-        let call = Call {
-            a: 5.into(),
-            b: Arg::Missing,
-        };
-        assert_eq!(
-            serde_json::to_string(&call).expect("serializes"),
-            r#"{"a":5,"b":null}"#
-        );
+        let call = Call { a: 5.into(), b: Arg::Missing };
+        assert_eq!(serde_json::to_string(&call).expect("serializes"), r#"{"a":5,"b":null}"#);
     }
 }

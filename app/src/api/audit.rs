@@ -154,8 +154,7 @@ pub struct AuditList {
 /// The audit events of a cluster, newest first (AUDIT).
 #[server(endpoint = "audit", input = GetUrl, output = Answer)]
 pub async fn audit(
-    cluster: String,
-    #[server(flatten)] args: AuditArgs,
+    cluster: String, #[server(flatten)] args: AuditArgs,
 ) -> Result<AuditList, ApiError> {
     super::backend::run(Audit { cluster, args }).await
 }

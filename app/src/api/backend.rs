@@ -43,9 +43,6 @@ pub type SharedBackend = Arc<dyn Backend>;
 /// The backend of the current request.
 pub fn current() -> Result<SharedBackend, ApiError> {
     use_context::<SharedBackend>().ok_or_else(|| {
-        ApiError::new(
-            ErrorCode::Client,
-            "klens is not ready to answer this request.",
-        )
+        ApiError::new(ErrorCode::Client, "klens is not ready to answer this request.")
     })
 }

@@ -56,8 +56,7 @@ pub struct BrokerConfigsChanged {
 /// Every config of a broker, or (without `broker`) the cluster-wide default (BROKER_CONFIGS).
 #[server(endpoint = "broker_configs", input = GetUrl, output = Answer)]
 pub async fn broker_configs(
-    cluster: String,
-    #[server(default)] broker: Arg<i32>,
+    cluster: String, #[server(default)] broker: Arg<i32>,
 ) -> Result<BrokerConfigList, ApiError> {
     super::backend::run(BrokerConfigs { cluster, broker }).await
 }

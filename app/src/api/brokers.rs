@@ -60,8 +60,7 @@ pub async fn brokers(cluster: String) -> Result<BrokerList, ApiError> {
 /// One broker, from the catalog.
 #[server(endpoint = "broker", input = GetUrl, output = Answer)]
 pub async fn broker(
-    cluster: String,
-    #[server(default)] id: super::Arg<i32>,
+    cluster: String, #[server(default)] id: super::Arg<i32>,
 ) -> Result<BrokerDetail, ApiError> {
     super::backend::run(Broker { cluster, id }).await
 }

@@ -111,11 +111,8 @@ impl TopicConfig {
 }
 
 /// Listener settings Kafka lets be set as the cluster-wide default.
-const CLUSTER_LEVEL_LISTENER: [&str; 3] = [
-    "max.connections",
-    "max.connection.creation.rate",
-    "num.network.threads",
-];
+const CLUSTER_LEVEL_LISTENER: [&str; 3] =
+    ["max.connections", "max.connection.creation.rate", "num.network.threads"];
 
 /// Dynamic broker configs Kafka takes per broker only: listeners, and the SSL and SASL
 /// settings of a listener.
@@ -325,8 +322,7 @@ pub struct RecordsDeleted {
 /// Every config of a topic (TOPIC_CONFIGS).
 #[server(endpoint = "topic_configs", input = GetUrl, output = Answer)]
 pub async fn topic_configs(
-    cluster: String,
-    #[server(default)] topic: Arg<String>,
+    cluster: String, #[server(default)] topic: Arg<String>,
 ) -> Result<TopicConfigList, ApiError> {
     super::backend::run(TopicConfigs { cluster, topic }).await
 }

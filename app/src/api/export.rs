@@ -33,11 +33,7 @@ impl FromStr for ExportSpans {
         let one = |part: &str| -> Option<(i32, i64, i64)> {
             let (partition, range) = part.trim().split_once(':')?;
             let (start, end) = range.split_once('-')?;
-            Some((
-                partition.parse().ok()?,
-                start.parse().ok()?,
-                end.parse().ok()?,
-            ))
+            Some((partition.parse().ok()?, start.parse().ok()?, end.parse().ok()?))
         };
         text.split(',')
             .filter(|p| !p.trim().is_empty())
@@ -68,10 +64,7 @@ pub struct ExportProgress {
 
 impl ExportProgress {
     pub fn new(spans: ExportSpans) -> Self {
-        Self {
-            spans,
-            ..Self::default()
-        }
+        Self { spans, ..Self::default() }
     }
 
     /// Takes the next chunk of the body.
@@ -116,17 +109,11 @@ impl ExportProgress {
 
     /// Offsets read out of offsets to read, over every partition of the export.
     pub fn offsets(&self) -> (i64, i64) {
-        self.spans
-            .0
-            .iter()
-            .fold((0, 0), |(done, total), (partition, start, end)| {
-                let size = (end - start).max(0);
-                let at = self
-                    .reached
-                    .get(partition)
-                    .map_or(0, |next| (next - start).clamp(0, size));
-                (done + at, total + size)
-            })
+        self.spans.0.iter().fold((0, 0), |(done, total), (partition, start, end)| {
+            let size = (end - start).max(0);
+            let at = self.reached.get(partition).map_or(0, |next| (next - start).clamp(0, size));
+            (done + at, total + size)
+        })
     }
 
     /// The share read, 0.0 to 1.0; `None` when the spans are unknown or empty. The records of
@@ -149,16 +136,11 @@ fn position(line: &[u8]) -> Option<(i32, i64)> {
     };
     let number = |name: &str| -> Option<i64> {
         let at = text.find(name)? + name.len();
-        let digits: String = text[at..]
-            .chars()
-            .take_while(|c| c.is_ascii_digit() || *c == '-')
-            .collect();
+        let digits: String =
+            text[at..].chars().take_while(|c| c.is_ascii_digit() || *c == '-').collect();
         digits.parse().ok()
     };
-    Some((
-        i32::try_from(number(r#""partition":"#)?).ok()?,
-        number(r#""offset":"#)?,
-    ))
+    Some((i32::try_from(number(r#""partition":"#)?).ok()?, number(r#""offset":"#)?))
 }
 
 #[cfg(test)]

@@ -135,23 +135,15 @@ pub async fn reset_offsets(
 /// Deletes a group's committed offsets on one topic (DELETE_OFFSETS on the group).
 #[server(endpoint = "delete_offsets", input = Json, output = Answer)]
 pub async fn delete_offsets(
-    cluster: String,
-    #[server(default)] group: Arg<String>,
-    #[server(default)] topic: Arg<String>,
+    cluster: String, #[server(default)] group: Arg<String>, #[server(default)] topic: Arg<String>,
 ) -> Result<GroupChanged, ApiError> {
-    super::backend::run(DeleteOffsets {
-        cluster,
-        group,
-        topic,
-    })
-    .await
+    super::backend::run(DeleteOffsets { cluster, group, topic }).await
 }
 
 /// Deletes an empty consumer group (DELETE_GROUPS on the group).
 #[server(endpoint = "delete_group", input = Json, output = Answer)]
 pub async fn delete_group(
-    cluster: String,
-    #[server(default)] group: Arg<String>,
+    cluster: String, #[server(default)] group: Arg<String>,
 ) -> Result<GroupChanged, ApiError> {
     super::backend::run(DeleteGroup { cluster, group }).await
 }

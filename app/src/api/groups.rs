@@ -109,10 +109,8 @@ impl GroupDetail {
     /// assigned, through which a resource scope may cover it.
     pub fn resource(&self) -> crate::access::Resource {
         let offsets = self.offsets.iter().map(|o| o.topic.clone());
-        let assigned = self
-            .members
-            .iter()
-            .flat_map(|m| m.assignments.iter().map(|a| a.topic.clone()));
+        let assigned =
+            self.members.iter().flat_map(|m| m.assignments.iter().map(|a| a.topic.clone()));
         crate::access::Resource::group_on(&self.group, offsets.chain(assigned))
     }
 }
@@ -126,8 +124,7 @@ pub fn partition_lag(committed: i64, end: Option<i64>) -> Option<u64> {
 /// optional arguments describe (as for `topics`).
 #[server(endpoint = "groups", input = GetUrl, output = Answer)]
 pub async fn groups(
-    cluster: String,
-    #[server(flatten)] window: WindowArgs,
+    cluster: String, #[server(flatten)] window: WindowArgs,
 ) -> Result<GroupList, ApiError> {
     super::backend::run(Groups { cluster, window }).await
 }
@@ -135,8 +132,7 @@ pub async fn groups(
 /// One consumer group: members, assignments, committed offsets and lag.
 #[server(endpoint = "group", input = GetUrl, output = Answer)]
 pub async fn group(
-    cluster: String,
-    #[server(default)] group: Arg<String>,
+    cluster: String, #[server(default)] group: Arg<String>,
 ) -> Result<GroupDetail, ApiError> {
     super::backend::run(Group { cluster, group }).await
 }

@@ -123,10 +123,7 @@ pub struct QuotaEntityPart {
 
 impl QuotaEntityPart {
     pub fn new(kind: &str, name: Option<&str>) -> QuotaEntityPart {
-        QuotaEntityPart {
-            kind: kind.to_string(),
-            name: name.map(str::to_string),
-        }
+        QuotaEntityPart { kind: kind.to_string(), name: name.map(str::to_string) }
     }
 
     fn words(&self) -> String {
@@ -223,14 +220,8 @@ mod tests {
         let part: QuotaEntityPart =
             serde_json::from_str(r#"{"type": "user", "name": null}"#).expect("a default");
         assert_eq!(part, QuotaEntityPart::new("user", None));
-        for bad in [
-            r#"{"type": "user"}"#,
-            r#"{"type": "user", "nmae": "alice"}"#,
-        ] {
-            assert!(
-                serde_json::from_str::<QuotaEntityPart>(bad).is_err(),
-                "{bad}"
-            );
+        for bad in [r#"{"type": "user"}"#, r#"{"type": "user", "nmae": "alice"}"#] {
+            assert!(serde_json::from_str::<QuotaEntityPart>(bad).is_err(), "{bad}");
         }
     }
 
@@ -247,14 +238,9 @@ mod tests {
 
     #[test]
     fn entities_read_as_words() {
-        let entity = [
-            QuotaEntityPart::new("user", Some("alice")),
-            QuotaEntityPart::new("client-id", None),
-        ];
+        let entity =
+            [QuotaEntityPart::new("user", Some("alice")), QuotaEntityPart::new("client-id", None)];
         assert_eq!(entity_words(&entity), "user alice, default client id");
-        assert_eq!(
-            entity_words(&[QuotaEntityPart::new("ip", Some("10.0.0.1"))]),
-            "IP 10.0.0.1"
-        );
+        assert_eq!(entity_words(&[QuotaEntityPart::new("ip", Some("10.0.0.1"))]), "IP 10.0.0.1");
     }
 }

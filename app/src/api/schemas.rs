@@ -109,8 +109,7 @@ pub struct SchemaDetail {
 /// A subject of the cluster's registry: catalog, no privilege (no schema text).
 #[server(endpoint = "subject", input = GetUrl, output = Answer)]
 pub async fn subject(
-    cluster: String,
-    #[server(default)] subject: Arg<String>,
+    cluster: String, #[server(default)] subject: Arg<String>,
 ) -> Result<SubjectDetail, ApiError> {
     super::backend::run(Subject { cluster, subject }).await
 }
@@ -119,16 +118,9 @@ pub async fn subject(
 /// newest.
 #[server(endpoint = "schema", input = GetUrl, output = Answer)]
 pub async fn schema(
-    cluster: String,
-    #[server(default)] subject: Arg<String>,
-    #[server(default)] version: Arg<i32>,
+    cluster: String, #[server(default)] subject: Arg<String>, #[server(default)] version: Arg<i32>,
 ) -> Result<SchemaDetail, ApiError> {
-    super::backend::run(Schema {
-        cluster,
-        subject,
-        version,
-    })
-    .await
+    super::backend::run(Schema { cluster, subject, version }).await
 }
 
 /// The arguments of `register_schema` as sent.

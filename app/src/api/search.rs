@@ -132,12 +132,7 @@ fn typos_in_best_window(q: &[char], n: &[char], allowed: u32) -> Option<u32> {
             }
             row[j] = best;
         }
-        let floor = row
-            .iter()
-            .chain(last.iter())
-            .copied()
-            .min()
-            .unwrap_or(u32::MAX);
+        let floor = row.iter().chain(last.iter()).copied().min().unwrap_or(u32::MAX);
         if floor > allowed {
             return None;
         }
@@ -150,8 +145,7 @@ fn typos_in_best_window(q: &[char], n: &[char], allowed: u32) -> Option<u32> {
 /// Searches the catalog of the visible clusters, or only of `cluster`.
 #[server(endpoint = "search", input = GetUrl, output = Answer)]
 pub async fn search(
-    #[server(default)] q: super::Arg<String>,
-    #[server(default)] cluster: super::Arg<String>,
+    #[server(default)] q: super::Arg<String>, #[server(default)] cluster: super::Arg<String>,
 ) -> Result<SearchResult, ApiError> {
     super::backend::run(Search { q, cluster }).await
 }
@@ -168,10 +162,7 @@ mod tests {
             "eu-orders",       // substring
             "old-orders-east", // later substring
         ];
-        let scores: Vec<u32> = order
-            .iter()
-            .map(|n| match_score("orders", n).expect(n))
-            .collect();
+        let scores: Vec<u32> = order.iter().map(|n| match_score("orders", n).expect(n)).collect();
         let mut sorted = scores.clone();
         sorted.sort();
         assert_eq!(scores, sorted, "{order:?}");
@@ -189,18 +180,13 @@ mod tests {
         assert_eq!(match_score(&long, &near), None, "no typo step past the cap");
         let edge = "abcdefgh".repeat(8);
         let one_off = format!("{}x", &edge[..63]);
-        assert!(
-            match_score(&edge, &one_off).is_some(),
-            "64 letters still allow typos"
-        );
+        assert!(match_score(&edge, &one_off).is_some(), "64 letters still allow typos");
     }
 
     #[test]
     fn the_cut_short_window_agrees_with_the_whole_table() {
         // Every query/name pair of a small alphabet: the early exit never changes an answer.
-        let words = [
-            "abcd", "abdc", "bacd", "abce", "xabcdx", "acbd", "abc", "aabbccdd", "dcba",
-        ];
+        let words = ["abcd", "abdc", "bacd", "abce", "xabcdx", "acbd", "abc", "aabbccdd", "dcba"];
         for q in words {
             for n in words {
                 let (q, n): (Vec<char>, Vec<char>) = (q.chars().collect(), n.chars().collect());
@@ -223,9 +209,7 @@ mod tests {
         for i in 1..rows {
             for j in 1..cols {
                 let cost = u32::from(q[i - 1] != n[j - 1]);
-                let mut best = (d[i - 1][j] + 1)
-                    .min(d[i][j - 1] + 1)
-                    .min(d[i - 1][j - 1] + cost);
+                let mut best = (d[i - 1][j] + 1).min(d[i][j - 1] + 1).min(d[i - 1][j - 1] + cost);
                 if i > 1 && j > 1 && q[i - 1] == n[j - 2] && q[i - 2] == n[j - 1] {
                     best = best.min(d[i - 2][j - 2] + 1);
                 }
@@ -242,15 +226,9 @@ mod tests {
         assert!(match_score("paymnets-avro", "payments-avro").is_some());
         assert!(match_score("ORDERS", "orders").is_some(), "case is ignored");
         assert!(match_score("pa", "payments-avro").is_some(), "a prefix");
-        assert!(
-            match_score("pmav", "payments-avro").is_some(),
-            "an abbreviation"
-        );
+        assert!(match_score("pmav", "payments-avro").is_some(), "an abbreviation");
         assert!(match_score("xyzzy", "orders").is_none());
-        assert!(
-            match_score("zzz", "orders").is_none(),
-            "short queries need no typos"
-        );
+        assert!(match_score("zzz", "orders").is_none(), "short queries need no typos");
         assert!(match_score("   ", "orders").is_none());
         assert!(
             match_score("ordres", "orders") > match_score("orde", "orders"),

@@ -132,8 +132,7 @@ pub struct CreateTopicRequest {
 /// describe (name filter `q`, `sort` column, `desc`, `offset`, `limit`).
 #[server(endpoint = "topics", input = GetUrl, output = Answer)]
 pub async fn topics(
-    cluster: String,
-    #[server(flatten)] window: WindowArgs,
+    cluster: String, #[server(flatten)] window: WindowArgs,
 ) -> Result<TopicList, ApiError> {
     super::backend::run(Topics { cluster, window }).await
 }
@@ -141,8 +140,7 @@ pub async fn topics(
 /// One topic and its partitions, from the catalog.
 #[server(endpoint = "topic", input = GetUrl, output = Answer)]
 pub async fn topic(
-    cluster: String,
-    #[server(default)] topic: Arg<String>,
+    cluster: String, #[server(default)] topic: Arg<String>,
 ) -> Result<TopicDetail, ApiError> {
     super::backend::run(Topic { cluster, topic }).await
 }
@@ -191,8 +189,7 @@ pub async fn create_topic(
 /// Deletes a topic (DELETE_TOPICS on a writable cluster; never an internal topic).
 #[server(endpoint = "delete_topic", input = Json, output = Answer)]
 pub async fn delete_topic(
-    cluster: String,
-    #[server(default)] topic: Arg<String>,
+    cluster: String, #[server(default)] topic: Arg<String>,
 ) -> Result<TopicChanged, ApiError> {
     super::backend::run(DeleteTopic { cluster, topic }).await
 }

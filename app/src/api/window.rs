@@ -78,9 +78,7 @@ impl From<Window> for WindowArgs {
 
 impl Window {
     pub fn apply<T>(
-        &self,
-        mut rows: Vec<T>,
-        name: impl Fn(&T) -> &str,
+        &self, mut rows: Vec<T>, name: impl Fn(&T) -> &str,
         key: impl Fn(&T, &str) -> Option<SortKey>,
     ) -> Windowed<T> {
         if let Some(q) = self.q.as_deref().map(str::trim).filter(|q| !q.is_empty()) {
@@ -100,9 +98,7 @@ impl Window {
             rows.reverse();
         }
         let matched = rows.len() as u64;
-        let start = usize::try_from(self.offset)
-            .unwrap_or(usize::MAX)
-            .min(rows.len());
+        let start = usize::try_from(self.offset).unwrap_or(usize::MAX).min(rows.len());
         let mut rows: Vec<T> = rows.into_iter().skip(start).collect();
         if let Some(limit) = self.limit {
             rows.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
@@ -164,47 +160,24 @@ mod tests {
         assert_eq!(all.0, vec!["Payments", "audit", "order-dlq", "orders"]);
         assert_eq!(all.1, 4);
 
-        let filtered = run(Window {
-            q: Some(" ORDER ".into()),
-            ..Window::default()
-        });
+        let filtered = run(Window { q: Some(" ORDER ".into()), ..Window::default() });
         assert_eq!(filtered, (vec!["order-dlq", "orders"], 2));
 
-        let by_rate = run(Window {
-            sort: Some("rate".into()),
-            ..Window::default()
-        });
+        let by_rate = run(Window { sort: Some("rate".into()), ..Window::default() });
         assert_eq!(by_rate.0, vec!["order-dlq", "orders", "audit", "Payments"]);
-        let by_rate_desc = run(Window {
-            sort: Some("rate".into()),
-            desc: true,
-            ..Window::default()
-        });
+        let by_rate_desc =
+            run(Window { sort: Some("rate".into()), desc: true, ..Window::default() });
         assert_eq!(
             by_rate_desc.0,
             vec!["audit", "orders", "order-dlq", "Payments"],
             "unknown figures stay last"
         );
 
-        let page = run(Window {
-            offset: 1,
-            limit: Some(2),
-            ..Window::default()
-        });
+        let page = run(Window { offset: 1, limit: Some(2), ..Window::default() });
         assert_eq!(page, (vec!["audit", "order-dlq"], 4));
-        let past_the_end = run(Window {
-            offset: 10,
-            limit: Some(2),
-            ..Window::default()
-        });
+        let past_the_end = run(Window { offset: 10, limit: Some(2), ..Window::default() });
         assert_eq!(past_the_end, (vec![], 4));
-        let name_desc = run(Window {
-            desc: true,
-            ..Window::default()
-        });
-        assert_eq!(
-            name_desc.0,
-            vec!["orders", "order-dlq", "audit", "Payments"]
-        );
+        let name_desc = run(Window { desc: true, ..Window::default() });
+        assert_eq!(name_desc.0, vec!["orders", "order-dlq", "audit", "Payments"]);
     }
 }

@@ -41,11 +41,8 @@ pub fn offers(access: Option<&ClusterAccess>, privilege: Privilege) -> bool {
 /// given) of `cluster`; otherwise a note that `what` needs it, naming the privilege.
 #[component]
 pub fn NeedsPrivilege(
-    cluster: String,
-    privilege: Privilege,
-    what: &'static str,
-    #[prop(optional)] target: Option<Target>,
-    children: ChildrenFn,
+    cluster: String, privilege: Privilege, what: &'static str,
+    #[prop(optional)] target: Option<Target>, children: ChildrenFn,
 ) -> impl IntoView {
     let who = identity();
     let cluster = StoredValue::new(cluster);
@@ -85,8 +82,5 @@ fn refusal(what: &str, privilege: Privilege, target: &Target) -> String {
         Target::Group { name, .. } => format!("group {name}"),
         Target::Subject(name) => format!("subject {name}"),
     };
-    format!(
-        "{what} needs the {} privilege on {on}.",
-        privilege.wire_name()
-    )
+    format!("{what} needs the {} privilege on {on}.", privilege.wire_name())
 }

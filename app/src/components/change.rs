@@ -8,10 +8,8 @@ use crate::error::ApiError;
 /// Follows `send`, an action answering `(dry_run, answer)`: a dry run's answer becomes the
 /// preview, the change's answer goes to `applied` (the preview cleared), an error is shown.
 pub fn follow_change<I, T>(
-    send: Action<I, (bool, Result<T, ApiError>)>,
-    preview: RwSignal<Option<T>>,
-    error: RwSignal<Option<String>>,
-    applied: impl Fn(T) + 'static,
+    send: Action<I, (bool, Result<T, ApiError>)>, preview: RwSignal<Option<T>>,
+    error: RwSignal<Option<String>>, applied: impl Fn(T) + 'static,
 ) where
     I: 'static,
     T: Clone + Send + Sync + 'static,
@@ -45,12 +43,8 @@ pub fn TypedConfirm(
     #[prop(into)]
     label: Signal<String>,
     /// The field's label, e.g. "Topic name".
-    field: &'static str,
-    name: String,
-    warning: String,
-    #[prop(into)] ready: Signal<bool>,
-    pending: Signal<bool>,
-    act: Callback<()>,
+    field: &'static str, name: String,
+    warning: String, #[prop(into)] ready: Signal<bool>, pending: Signal<bool>, act: Callback<()>,
     /// A Cancel button, when the confirmation has none around it.
     #[prop(optional)]
     cancel: Option<Callback<()>>,

@@ -23,9 +23,7 @@ pub fn provide_zone_choice() {
 
 /// The choice; UTC where no layout provided one.
 pub fn local_time() -> RwSignal<bool> {
-    use_context::<LocalTime>()
-        .map(|LocalTime(l)| l)
-        .unwrap_or_else(|| RwSignal::new(false))
+    use_context::<LocalTime>().map(|LocalTime(l)| l).unwrap_or_else(|| RwSignal::new(false))
 }
 
 /// `ms` as the choice says.

@@ -56,9 +56,7 @@ impl ConfigTarget {
     fn level(&self) -> ConfigSource {
         match self {
             ConfigTarget::Topic { .. } => ConfigSource::Topic,
-            ConfigTarget::Broker {
-                broker: Some(_), ..
-            } => ConfigSource::DynamicBroker,
+            ConfigTarget::Broker { broker: Some(_), .. } => ConfigSource::DynamicBroker,
             ConfigTarget::Broker { broker: None, .. } => ConfigSource::DynamicDefaultBroker,
         }
     }
@@ -85,9 +83,9 @@ impl ConfigTarget {
         }
         match self {
             ConfigTarget::Topic { .. } => true,
-            ConfigTarget::Broker {
-                broker: Some(_), ..
-            } => config.update_mode != Some(UpdateMode::ReadOnly),
+            ConfigTarget::Broker { broker: Some(_), .. } => {
+                config.update_mode != Some(UpdateMode::ReadOnly)
+            }
             ConfigTarget::Broker { broker: None, .. } => {
                 config.update_mode == Some(UpdateMode::ClusterWide)
             }
@@ -98,9 +96,7 @@ impl ConfigTarget {
     fn remove_label(&self) -> &'static str {
         match self {
             ConfigTarget::Topic { .. } => "Remove override",
-            ConfigTarget::Broker {
-                broker: Some(_), ..
-            } => "Remove this broker's value",
+            ConfigTarget::Broker { broker: Some(_), .. } => "Remove this broker's value",
             ConfigTarget::Broker { broker: None, .. } => "Remove the default",
         }
     }
@@ -109,35 +105,25 @@ impl ConfigTarget {
         match self {
             ConfigTarget::Topic { cluster, topic } => topic_configs(cluster, topic.into())
                 .await
-                .map(|l| ConfigListing {
-                    configs: l.configs,
-                    read_from: None,
-                }),
+                .map(|l| ConfigListing { configs: l.configs, read_from: None }),
             ConfigTarget::Broker { cluster, broker } => broker_configs(cluster, broker.into())
                 .await
-                .map(|l| ConfigListing {
-                    configs: l.configs,
-                    read_from: l.read_from,
-                }),
+                .map(|l| ConfigListing { configs: l.configs, read_from: l.read_from }),
         }
     }
 
     /// Whether a change may be offered at all: for a topic, not when Kafka marks it internal.
     async fn open(self) -> bool {
         match self {
-            ConfigTarget::Topic { cluster, topic } => topic_detail(cluster, topic.into())
-                .await
-                .map(|d| !d.internal)
-                .unwrap_or(false),
+            ConfigTarget::Topic { cluster, topic } => {
+                topic_detail(cluster, topic.into()).await.map(|d| !d.internal).unwrap_or(false)
+            }
             ConfigTarget::Broker { .. } => true,
         }
     }
 
     async fn apply(
-        self,
-        set: BTreeMap<String, String>,
-        remove: Vec<String>,
-        dry_run: bool,
+        self, set: BTreeMap<String, String>, remove: Vec<String>, dry_run: bool,
     ) -> Result<Vec<ConfigChangeView>, ApiError> {
         match self {
             ConfigTarget::Topic { cluster, topic } => alter_topic_configs(AlterTopicConfigsArgs {
@@ -184,29 +170,19 @@ pub fn ConfigTable(target: ConfigTarget) -> impl IntoView {
     let send = Action::new_local(move |dry_run: &bool| {
         let dry_run = *dry_run;
         let changes = pending.get_untracked();
-        let set: BTreeMap<String, String> = changes
-            .iter()
-            .filter_map(|(k, v)| Some((k.clone(), v.clone()?)))
-            .collect();
-        let remove: Vec<String> = changes
-            .iter()
-            .filter(|(_, v)| v.is_none())
-            .map(|(k, _)| k.clone())
-            .collect();
+        let set: BTreeMap<String, String> =
+            changes.iter().filter_map(|(k, v)| Some((k.clone(), v.clone()?))).collect();
+        let remove: Vec<String> =
+            changes.iter().filter(|(_, v)| v.is_none()).map(|(k, _)| k.clone()).collect();
         let target = target.get_value();
         async move { (dry_run, target.apply(set, remove, dry_run).await) }
     });
-    follow_change(
-        send,
-        preview,
-        error,
-        move |answer: Vec<ConfigChangeView>| {
-            pending.set(Pending::new());
-            editing.set(false);
-            applied.set(Some(answer));
-            configs.refetch();
-        },
-    );
+    follow_change(send, preview, error, move |answer: Vec<ConfigChangeView>| {
+        pending.set(Pending::new());
+        editing.set(false);
+        applied.set(Some(answer));
+        configs.refetch();
+    });
 
     view! {
         <Suspense fallback=|| view! { <div class="skeleton-table"></div> }>
@@ -304,11 +280,8 @@ pub fn ConfigTable(target: ConfigTarget) -> impl IntoView {
 /// where it can change here), and where the value comes from.
 #[component]
 fn ConfigRow(
-    config: TopicConfig,
-    target: StoredValue<ConfigTarget>,
-    changeable: bool,
-    editing: RwSignal<bool>,
-    pending: RwSignal<Pending>,
+    config: TopicConfig, target: StoredValue<ConfigTarget>, changeable: bool,
+    editing: RwSignal<bool>, pending: RwSignal<Pending>,
     preview: RwSignal<Option<Vec<ConfigChangeView>>>,
 ) -> impl IntoView {
     let level = target.with_value(ConfigTarget::level);

@@ -27,20 +27,14 @@ const SECTIONS: [(&str, &str); 8] = [
 ];
 
 /// The tabs of a topic or a broker, by their path segment.
-const TABS: [(&str, &str); 3] = [
-    ("data", "Data"),
-    ("configuration", "Configuration"),
-    ("consumers", "Consumers"),
-];
+const TABS: [(&str, &str); 3] =
+    [("data", "Data"), ("configuration", "Configuration"), ("consumers", "Consumers")];
 
 /// The trail of `path` (without its query), or none for a page outside a cluster but the
 /// account page. The last crumb is the page itself and links nowhere.
 pub fn crumbs(path: &str) -> Vec<Crumb> {
     let segments = segments(path);
-    let to = |label: &str, href: String| Crumb {
-        label: label.to_string(),
-        href: Some(href),
-    };
+    let to = |label: &str, href: String| Crumb { label: label.to_string(), href: Some(href) };
     let mut trail = vec![to("Clusters", "/".to_string())];
     match segments.iter().map(String::as_str).collect::<Vec<_>>()[..] {
         ["account"] => trail.push(to("Your access", "/account".into())),
@@ -96,11 +90,7 @@ pub fn crumbs(path: &str) -> Vec<Crumb> {
 fn segments(path: &str) -> Vec<String> {
     path.split('/')
         .filter(|s| !s.is_empty())
-        .map(|s| {
-            percent_encoding::percent_decode_str(s)
-                .decode_utf8_lossy()
-                .into_owned()
-        })
+        .map(|s| percent_encoding::percent_decode_str(s).decode_utf8_lossy().into_owned())
         .collect()
 }
 
@@ -157,17 +147,11 @@ mod tests {
     use super::*;
 
     fn labels(path: &str) -> Vec<(String, Option<String>)> {
-        crumbs(path)
-            .into_iter()
-            .map(|c| (c.label, c.href))
-            .collect()
+        crumbs(path).into_iter().map(|c| (c.label, c.href)).collect()
     }
 
     fn trail(steps: &[(&str, Option<&str>)]) -> Vec<(String, Option<String>)> {
-        steps
-            .iter()
-            .map(|(l, h)| (l.to_string(), h.map(str::to_string)))
-            .collect()
+        steps.iter().map(|(l, h)| (l.to_string(), h.map(str::to_string))).collect()
     }
 
     #[test]
@@ -201,10 +185,7 @@ mod tests {
     fn brokers_records_and_the_account_have_their_own_words() {
         assert_eq!(
             labels("/c/local/brokers/1/configuration")[3..],
-            trail(&[
-                ("Broker 1", Some("/c/local/brokers/1")),
-                ("Configuration", None)
-            ])[..]
+            trail(&[("Broker 1", Some("/c/local/brokers/1")), ("Configuration", None)])[..]
         );
         assert_eq!(
             labels("/c/local/brokers/defaults")[3..],
@@ -214,18 +195,12 @@ mod tests {
             labels("/c/local/topics/t/records/0/42")[4..],
             trail(&[("Record 0:42", None)])[..]
         );
-        assert_eq!(
-            labels("/account"),
-            trail(&[("Clusters", Some("/")), ("Your access", None)])
-        );
+        assert_eq!(labels("/account"), trail(&[("Clusters", Some("/")), ("Your access", None)]));
     }
 
     #[test]
     fn the_cluster_is_read_decoded_from_paths_under_c() {
-        assert_eq!(
-            cluster_of("/c/local%2Dro/topics").as_deref(),
-            Some("local-ro")
-        );
+        assert_eq!(cluster_of("/c/local%2Dro/topics").as_deref(), Some("local-ro"));
         assert_eq!(cluster_of("/account"), None);
         assert_eq!(cluster_of("/c"), None);
     }

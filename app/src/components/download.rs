@@ -41,18 +41,12 @@ pub fn ExportDownload(#[prop(into)] href: Signal<String>, filename: String) -> i
                 return;
             }
             let Ok(controller) = web_sys::AbortController::new() else {
-                status.set(Status::Failed(
-                    "This browser cannot cancel downloads.".into(),
-                ));
+                status.set(Status::Failed("This browser cannot cancel downloads.".into()));
                 return;
             };
             let signal = controller.signal();
             abort.set_value(Some(controller));
-            status.set(Status::Running {
-                records: 0,
-                bytes: 0,
-                fraction: None,
-            });
+            status.set(Status::Running { records: 0, bytes: 0, fraction: None });
             let (url, name) = (href.get_untracked(), filename.get_value());
             leptos::task::spawn_local(async move {
                 let outcome = browser::download(&url, &name, &signal, status).await;
@@ -143,10 +137,7 @@ mod browser {
     }
 
     pub async fn download(
-        url: &str,
-        filename: &str,
-        signal: &web_sys::AbortSignal,
-        status: RwSignal<Status>,
+        url: &str, filename: &str, signal: &web_sys::AbortSignal, status: RwSignal<Status>,
     ) -> Result<Status, String> {
         let window = web_sys::window().ok_or("no window")?;
         let init = web_sys::RequestInit::new();
@@ -158,10 +149,7 @@ mod browser {
                 .unchecked_into();
         if !response.ok() {
             let body = match response.text() {
-                Ok(promise) => JsFuture::from(promise)
-                    .await
-                    .ok()
-                    .and_then(|b| b.as_string()),
+                Ok(promise) => JsFuture::from(promise).await.ok().and_then(|b| b.as_string()),
                 Err(_) => None,
             };
             return Err(body
@@ -219,18 +207,13 @@ mod browser {
             return Err(error);
         }
         save(&blob(&parts)?, filename)?;
-        Ok(Status::Saved {
-            records: progress.records,
-            bytes: progress.bytes,
-        })
+        Ok(Status::Saved { records: progress.records, bytes: progress.bytes })
     }
 
     /// Hands the file to the browser's own download, then lets the object URL go.
     fn save(file: &web_sys::Blob, filename: &str) -> Result<(), String> {
         let url = web_sys::Url::create_object_url_with_blob(file).map_err(text)?;
-        let document = web_sys::window()
-            .and_then(|w| w.document())
-            .ok_or("no document")?;
+        let document = web_sys::window().and_then(|w| w.document()).ok_or("no document")?;
         let link: web_sys::HtmlAnchorElement =
             document.create_element("a").map_err(text)?.unchecked_into();
         link.set_href(&url);

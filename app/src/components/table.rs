@@ -88,15 +88,9 @@ pub fn use_list_query() -> Memo<ListQuery> {
 /// stays in view inside the box. `class` adds to `data` (`compact`, `configs`, ...).
 #[component]
 pub fn DataTable(
-    label: &'static str,
-    #[prop(optional)] class: &'static str,
-    children: Children,
+    label: &'static str, #[prop(optional)] class: &'static str, children: Children,
 ) -> impl IntoView {
-    let class = if class.is_empty() {
-        "data".to_string()
-    } else {
-        format!("data {class}")
-    };
+    let class = if class.is_empty() { "data".to_string() } else { format!("data {class}") };
     view! {
         <div class="table-box">
             <table class=class aria-label=label>{children()}</table>
@@ -110,20 +104,9 @@ pub fn FilterBox(label: &'static str) -> impl IntoView {
     let location = use_location();
     let navigate = use_navigate();
     let on_input = move |ev: leptos::ev::Event| {
-        let next = ListQuery {
-            q: event_target_value(&ev),
-            page: 0,
-            ..state.get_untracked()
-        };
+        let next = ListQuery { q: event_target_value(&ev), page: 0, ..state.get_untracked() };
         let url = format!("{}{}", location.pathname.get_untracked(), next.search());
-        navigate(
-            &url,
-            NavigateOptions {
-                replace: true,
-                scroll: false,
-                ..Default::default()
-            },
-        );
+        navigate(&url, NavigateOptions { replace: true, scroll: false, ..Default::default() });
     };
     view! {
         <input
@@ -140,9 +123,7 @@ pub fn FilterBox(label: &'static str) -> impl IntoView {
 /// A column header that sorts the list by its column.
 #[component]
 pub fn SortHeader(
-    column: &'static str,
-    label: &'static str,
-    #[prop(optional)] num: bool,
+    column: &'static str, label: &'static str, #[prop(optional)] num: bool,
     #[prop(optional)] title: Option<&'static str>,
 ) -> impl IntoView {
     let state = use_list_query();
@@ -153,13 +134,8 @@ pub fn SortHeader(
         (true, false) => "ascending",
         (true, true) => "descending",
     };
-    let href = move || {
-        format!(
-            "{}{}",
-            location.pathname.get(),
-            state.read().sorted_by(column).search()
-        )
-    };
+    let href =
+        move || format!("{}{}", location.pathname.get(), state.read().sorted_by(column).search());
     let arrow = move || match (active(), state.read().desc) {
         (false, _) => "",
         (true, false) => " ▲",
@@ -180,22 +156,14 @@ pub fn Pager(matched: u64, total: u64, shown: u64) -> impl IntoView {
     let page = state.get_untracked().page;
     let first = page * PAGE_SIZE;
     let link = move |to: u64| {
-        let next = ListQuery {
-            page: to,
-            ..state.get_untracked()
-        };
+        let next = ListQuery { page: to, ..state.get_untracked() };
         format!("{}{}", location.pathname.get_untracked(), next.search())
     };
     let has_next = first + shown < matched;
     let summary = if matched == 0 {
         format!("No matches among {}", thousands(total))
     } else if matched == total {
-        format!(
-            "{}–{} of {}",
-            thousands(first + 1),
-            thousands(first + shown),
-            thousands(total)
-        )
+        format!("{}–{} of {}", thousands(first + 1), thousands(first + shown), thousands(total))
     } else {
         format!(
             "{}–{} of {} matching ({} in all)",
@@ -257,11 +225,7 @@ pub fn sparkline_points(values: &[f32], width: f32, height: f32) -> String {
         .iter()
         .enumerate()
         .map(|(i, v)| {
-            let y = if max > 0.0 {
-                height - v / max * height
-            } else {
-                height
-            };
+            let y = if max > 0.0 { height - v / max * height } else { height };
             format!("{:.1},{:.1}", i as f32 * step, y + 1.0)
         })
         .collect::<Vec<_>>()
@@ -272,10 +236,7 @@ pub fn sparkline_points(values: &[f32], width: f32, height: f32) -> String {
 /// current in the browser; with the error when the last read failed.
 #[component]
 pub fn Freshness(
-    what: &'static str,
-    at: Option<i64>,
-    served_at: i64,
-    #[prop(optional)] error: Option<String>,
+    what: &'static str, at: Option<i64>, served_at: i64, #[prop(optional)] error: Option<String>,
 ) -> impl IntoView {
     let now = RwSignal::new(served_at);
     #[cfg(feature = "hydrate")]
@@ -323,12 +284,7 @@ mod tests {
 
     #[test]
     fn list_state_round_trips_through_the_url() {
-        let state = ListQuery {
-            q: "a b&c".into(),
-            sort: Some("lag".into()),
-            desc: true,
-            page: 2,
-        };
+        let state = ListQuery { q: "a b&c".into(), sort: Some("lag".into()), desc: true, page: 2 };
         assert_eq!(state.search(), "?q=a%20b%26c&sort=lag&desc=1&page=3");
         assert_eq!(ListQuery::default().search(), "");
         let window = state.window();
@@ -337,15 +293,9 @@ mod tests {
 
     #[test]
     fn sorting_twice_flips_and_resets_the_page() {
-        let start = ListQuery {
-            page: 3,
-            ..ListQuery::default()
-        };
+        let start = ListQuery { page: 3, ..ListQuery::default() };
         let by_lag = start.sorted_by("lag");
-        assert_eq!(
-            (by_lag.sort.as_deref(), by_lag.desc, by_lag.page),
-            (Some("lag"), false, 0)
-        );
+        assert_eq!((by_lag.sort.as_deref(), by_lag.desc, by_lag.page), (Some("lag"), false, 0));
         let flipped = by_lag.sorted_by("lag");
         assert!(flipped.desc);
         let by_name = flipped.sorted_by("name");
@@ -356,14 +306,8 @@ mod tests {
     #[test]
     fn sparklines_scale_to_the_largest_value() {
         assert_eq!(sparkline_points(&[1.0], 80.0, 18.0), "");
-        assert_eq!(
-            sparkline_points(&[0.0, 5.0, 10.0], 80.0, 18.0),
-            "0.0,19.0 40.0,10.0 80.0,1.0"
-        );
-        assert_eq!(
-            sparkline_points(&[0.0, 0.0], 80.0, 18.0),
-            "0.0,19.0 80.0,19.0"
-        );
+        assert_eq!(sparkline_points(&[0.0, 5.0, 10.0], 80.0, 18.0), "0.0,19.0 40.0,10.0 80.0,1.0");
+        assert_eq!(sparkline_points(&[0.0, 0.0], 80.0, 18.0), "0.0,19.0 80.0,19.0");
     }
 
     #[test]

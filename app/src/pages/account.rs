@@ -15,24 +15,17 @@ fn names(privileges: &BTreeSet<Privilege>) -> String {
     if privileges.is_empty() {
         return "nothing".to_string();
     }
-    privileges
-        .iter()
-        .map(|p| p.wire_name())
-        .collect::<Vec<_>>()
-        .join(", ")
+    privileges.iter().map(|p| p.wire_name()).collect::<Vec<_>>().join(", ")
 }
 
 /// `topics payments-*, ledger; groups …` for one scope.
 fn covers(scope: &Scope) -> String {
-    let parts: Vec<String> = [
-        ("topics", &scope.topics),
-        ("groups", &scope.groups),
-        ("subjects", &scope.subjects),
-    ]
-    .into_iter()
-    .filter(|(_, patterns)| !patterns.is_empty())
-    .map(|(kind, patterns)| format!("{kind} {}", patterns.join(", ")))
-    .collect();
+    let parts: Vec<String> =
+        [("topics", &scope.topics), ("groups", &scope.groups), ("subjects", &scope.subjects)]
+            .into_iter()
+            .filter(|(_, patterns)| !patterns.is_empty())
+            .map(|(kind, patterns)| format!("{kind} {}", patterns.join(", ")))
+            .collect();
     parts.join("; ")
 }
 

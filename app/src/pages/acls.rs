@@ -43,9 +43,7 @@ pub fn AclsPage() -> impl IntoView {
         list.refetch();
     });
     let may = move |privilege| async move {
-        who.await
-            .ok()
-            .is_some_and(|w| offers(w.cluster(&cluster()), privilege))
+        who.await.ok().is_some_and(|w| offers(w.cluster(&cluster()), privilege))
     };
     view! {
         <Title text=move || format!("ACLs of {}", cluster()) />
@@ -67,8 +65,7 @@ pub fn AclsPage() -> impl IntoView {
 
 #[component]
 fn AclTable(
-    list: Resource<Result<crate::api::AclList, crate::error::ApiError>>,
-    changed: Callback<String>,
+    list: Resource<Result<crate::api::AclList, crate::error::ApiError>>, changed: Callback<String>,
 ) -> impl IntoView {
     let cluster = use_cluster();
     let who = identity();

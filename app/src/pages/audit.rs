@@ -98,10 +98,7 @@ pub fn AuditPage() -> impl IntoView {
                 .map_or(0, |p| p.saturating_sub(1)),
         }
     });
-    let list = Resource::new(
-        move || (cluster(), filters.get()),
-        |(c, f)| audit(c, f.args()),
-    );
+    let list = Resource::new(move || (cluster(), filters.get()), |(c, f)| audit(c, f.args()));
     view! {
         <Title text=move || format!("Audit log of {}", cluster()) />
         <div class="page-head">
@@ -174,19 +171,14 @@ fn outcome(e: &AuditEvent) -> (String, &'static str) {
         (said.to_string(), "badge badge-ok")
     } else {
         let code = e.outcome.code.clone().unwrap_or_default();
-        let class = if e.decision == "refused" {
-            "badge badge-warn"
-        } else {
-            "badge badge-bad"
-        };
+        let class = if e.decision == "refused" { "badge badge-warn" } else { "badge badge-bad" };
         (code, class)
     }
 }
 
 #[component]
 fn AuditTable(
-    list: Resource<Result<crate::api::AuditList, crate::error::ApiError>>,
-    filters: Memo<Filters>,
+    list: Resource<Result<crate::api::AuditList, crate::error::ApiError>>, filters: Memo<Filters>,
     cluster: String,
 ) -> impl IntoView {
     let local = local_time();

@@ -118,8 +118,7 @@ fn dirs_size(dirs: &[LogDirDetail], failed: bool) -> Option<u64> {
     if failed {
         return None;
     }
-    dirs.iter()
-        .try_fold(0u64, |sum, d| Some(sum + d.size_bytes?))
+    dirs.iter().try_fold(0u64, |sum, d| Some(sum + d.size_bytes?))
 }
 
 #[component]

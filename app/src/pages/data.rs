@@ -75,11 +75,8 @@ impl DataQuery {
 
     /// The query string for the NDJSON export of the same selection.
     fn export_url(&self, cluster: &str, topic: &str) -> String {
-        let mut url = format!(
-            "/api/export?cluster={}&topic={}",
-            query_value(cluster),
-            query_value(topic)
-        );
+        let mut url =
+            format!("/api/export?cluster={}&topic={}", query_value(cluster), query_value(topic));
         if let Some(p) = self.partition {
             url.push_str(&format!("&partition={p}"));
         }
@@ -131,10 +128,7 @@ fn DataTab(cluster: String, topic: String) -> impl IntoView {
         let q = query_map.read();
         let number = |k: &str| q.get(k).and_then(|v| v.trim().parse::<i64>().ok());
         DataQuery {
-            partition: q
-                .get("partition")
-                .and_then(|p| p.parse().ok())
-                .filter(|p: &i32| *p >= 0),
+            partition: q.get("partition").and_then(|p| p.parse().ok()).filter(|p: &i32| *p >= 0),
             from: q.get("from").unwrap_or_else(|| "latest".into()),
             offset: number("offset"),
             timestamp: q.get("timestamp").unwrap_or_default(),
@@ -309,11 +303,7 @@ fn encoding_label(e: &Encoded) -> &'static str {
 #[component]
 fn RecordTable(cluster: String, topic: String, rows: Vec<Record>) -> impl IntoView {
     let local = local_time();
-    let base = format!(
-        "/c/{}/topics/{}/records",
-        query_value(&cluster),
-        query_value(&topic)
-    );
+    let base = format!("/c/{}/topics/{}/records", query_value(&cluster), query_value(&topic));
     view! {
         <DataTable label="Records" class="records">
             <thead><tr>
@@ -378,10 +368,7 @@ fn RecordPreview(record: Record, page: String) -> impl IntoView {
     let copy = move |_| {
         #[cfg(feature = "hydrate")]
         {
-            let _ = window()
-                .navigator()
-                .clipboard()
-                .write_text(&to_copy.get_value());
+            let _ = window().navigator().clipboard().write_text(&to_copy.get_value());
         }
         let _ = to_copy;
         copied.set(true);
@@ -439,10 +426,8 @@ fn LiveTail(cluster: String, topic: String) -> impl IntoView {
             };
             let on_record =
                 Closure::<dyn Fn(web_sys::MessageEvent)>::new(move |ev: web_sys::MessageEvent| {
-                    let Some(record) = ev
-                        .data()
-                        .as_string()
-                        .and_then(|t| serde_json::from_str::<Record>(&t).ok())
+                    let Some(record) =
+                        ev.data().as_string().and_then(|t| serde_json::from_str::<Record>(&t).ok())
                     else {
                         return;
                     };
@@ -523,10 +508,7 @@ pub fn RecordPage() -> impl IntoView {
     let topic_name = move || get("topic");
     // The topic as the catalog has it (partitions, Kafka's internal flag), read once here for
     // every action of the page.
-    let detail = Resource::new(
-        move || (get("cluster"), get("topic")),
-        |(c, t)| topic(c, t.into()),
-    );
+    let detail = Resource::new(move || (get("cluster"), get("topic")), |(c, t)| topic(c, t.into()));
     view! {
         <Title text=move || format!("{} {}/{}", topic_name(), get("partition"), get("offset")) />
         <div class="page-head">
@@ -609,14 +591,7 @@ fn RecordDetail(topic: Resource<Result<TopicDetail, crate::ApiError>>) -> impl I
     let params = use_params_map();
     let get = move |k: &str| params.read().get(k).unwrap_or_default();
     let detail = Resource::new(
-        move || {
-            (
-                get("cluster"),
-                get("topic"),
-                get("partition"),
-                get("offset"),
-            )
-        },
+        move || (get("cluster"), get("topic"), get("partition"), get("offset")),
         |(c, t, p, o)| async move {
             match (p.parse::<i32>(), o.parse::<i64>()) {
                 (Ok(p), Ok(o)) => {
@@ -685,13 +660,7 @@ fn hex_dump(bytes: &[u8]) -> String {
             let hex: Vec<String> = line.iter().map(|b| format!("{b:02x}")).collect();
             let text: String = line
                 .iter()
-                .map(|b| {
-                    if b.is_ascii_graphic() || *b == b' ' {
-                        *b as char
-                    } else {
-                        '.'
-                    }
-                })
+                .map(|b| if b.is_ascii_graphic() || *b == b' ' { *b as char } else { '.' })
                 .collect();
             format!("{:08x}  {:<48} {text}", i * 16, hex.join(" "))
         })
@@ -709,9 +678,7 @@ fn shown(e: &Encoded, how: View) -> String {
         View::Text => raw_bytes(e)
             .map(|b| String::from_utf8_lossy(&b).into_owned())
             .unwrap_or_else(|| "null".into()),
-        View::Hex => raw_bytes(e)
-            .map(|b| hex_dump(&b))
-            .unwrap_or_else(|| "null".into()),
+        View::Hex => raw_bytes(e).map(|b| hex_dump(&b)).unwrap_or_else(|| "null".into()),
     }
 }
 

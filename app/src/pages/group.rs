@@ -63,10 +63,7 @@ pub fn GroupPage() -> impl IntoView {
     });
     let navigate = use_navigate();
     let gone = Callback::new(move |_: String| {
-        navigate(
-            &format!("/c/{}/groups", query_value(&cluster())),
-            Default::default(),
-        );
+        navigate(&format!("/c/{}/groups", query_value(&cluster())), Default::default());
     });
     view! {
         <Title text=name />
@@ -92,19 +89,10 @@ pub fn GroupPage() -> impl IntoView {
 
 #[component]
 fn GroupView(
-    cluster: String,
-    group: GroupDetail,
-    may: May,
-    changed: Callback<String>,
-    gone: Callback<String>,
-    notice: RwSignal<Option<String>>,
+    cluster: String, group: GroupDetail, may: May, changed: Callback<String>,
+    gone: Callback<String>, notice: RwSignal<Option<String>>,
 ) -> impl IntoView {
-    let max = group
-        .offsets
-        .iter()
-        .filter_map(|o| o.lag)
-        .max()
-        .unwrap_or(0);
+    let max = group.offsets.iter().filter_map(|o| o.lag).max().unwrap_or(0);
     let members = group.members.len();
     view! {
         <div class="page-head">

@@ -14,8 +14,7 @@ use crate::format::{parse_duration, parse_instant, thousands};
 /// Reset offsets: the scope and the target, the plan, then Apply this plan.
 #[component]
 pub fn ResetOffsets(
-    cluster: String,
-    group: String,
+    cluster: String, group: String,
     /// The topics the group has committed offsets on.
     topics: Vec<String>,
     on_done: Callback<String>,
@@ -62,10 +61,7 @@ pub fn ResetOffsets(
         let chosen: Vec<i32> = chosen
             .split([',', ' '])
             .filter(|p| !p.is_empty())
-            .map(|p| {
-                p.parse::<i32>()
-                    .map_err(|_| format!("{p:?} is not a partition number."))
-            })
+            .map(|p| p.parse::<i32>().map_err(|_| format!("{p:?} is not a partition number.")))
             .collect::<Result<_, _>>()?;
         if !chosen.is_empty() && topic.is_empty() {
             return Err("Partitions belong to one topic: pick it.".into());
@@ -96,11 +92,7 @@ pub fn ResetOffsets(
                 on_done.run(format!(
                     "Reset {} partition{}: {} records skipped, {} to read again.",
                     answer.partitions.len(),
-                    if answer.partitions.len() == 1 {
-                        ""
-                    } else {
-                        "s"
-                    },
+                    if answer.partitions.len() == 1 { "" } else { "s" },
                     thousands(answer.skipped),
                     thousands(answer.reread)
                 ));
@@ -239,10 +231,7 @@ fn PlanTable(plan: OffsetPlan) -> impl IntoView {
 /// Delete offsets: the group's committed offsets on one topic.
 #[component]
 pub fn DeleteOffsets(
-    cluster: String,
-    group: String,
-    topics: Vec<String>,
-    on_done: Callback<String>,
+    cluster: String, group: String, topics: Vec<String>, on_done: Callback<String>,
 ) -> impl IntoView {
     let open = RwSignal::new(false);
     let topic = RwSignal::new(topics.first().cloned().unwrap_or_default());

@@ -30,18 +30,11 @@ fn through_registry(encoding: &str) -> bool {
 
 impl PartDraft {
     fn empty(encoding: &str) -> PartDraft {
-        PartDraft {
-            encoding: encoding.to_string(),
-            ..PartDraft::default()
-        }
+        PartDraft { encoding: encoding.to_string(), ..PartDraft::default() }
     }
 
     fn with_text(encoding: &str, text: String) -> PartDraft {
-        PartDraft {
-            encoding: encoding.to_string(),
-            text,
-            ..PartDraft::default()
-        }
+        PartDraft { encoding: encoding.to_string(), text, ..PartDraft::default() }
     }
 
     /// The part of a record shown on its page, as bytes to write again exactly: a value
@@ -73,17 +66,10 @@ impl PartDraft {
             "avro" => (Encoding::Avro, json()?),
             "protobuf" => (Encoding::Protobuf, json()?),
             "json_schema" => (Encoding::JsonSchema, json()?),
-            "base64" => (
-                Encoding::Base64,
-                serde_json::Value::String(self.text.trim().to_string()),
-            ),
+            "base64" => (Encoding::Base64, serde_json::Value::String(self.text.trim().to_string())),
             _ => (Encoding::Text, serde_json::Value::String(self.text.clone())),
         };
-        let mut payload = Payload {
-            encoding,
-            data,
-            ..Payload::default()
-        };
+        let mut payload = Payload { encoding, data, ..Payload::default() };
         if through_registry(&self.encoding) {
             let given = |s: &str| Some(s.trim().to_string()).filter(|s| !s.is_empty());
             payload.subject = given(&self.subject);
@@ -139,8 +125,7 @@ impl RecordDraft {
 /// subject) may also be JSON encoded through the registry.
 #[component]
 fn PartField(
-    label: &'static str,
-    part: RwSignal<PartDraft>,
+    label: &'static str, part: RwSignal<PartDraft>,
     #[prop(optional)] subject: Option<Signal<String>>,
 ) -> impl IntoView {
     let schemas = subject.is_some();
@@ -194,8 +179,7 @@ fn PartField(
 /// where the record would go, Produce writes it.
 #[component]
 pub fn ProduceRecord(
-    cluster: String,
-    topic: String,
+    cluster: String, topic: String,
     /// The topic's partition count, for a choice of partition; `None` (another topic may be
     /// typed) takes a number instead.
     partitions: Option<usize>,
@@ -227,10 +211,7 @@ pub fn ProduceRecord(
     let args = move |dry_run: bool| -> Result<ProduceArgs, String> {
         let partition = match partition.get().trim() {
             "" => None,
-            p => Some(
-                p.parse::<i32>()
-                    .map_err(|_| "Pick a partition.".to_string())?,
-            ),
+            p => Some(p.parse::<i32>().map_err(|_| "Pick a partition.".to_string())?),
         };
         let headers = headers
             .get()
@@ -239,11 +220,7 @@ pub fn ProduceRecord(
                 let v = v.get();
                 Ok(HeaderIn {
                     key: k.get(),
-                    value: if v.encoding == "null" {
-                        None
-                    } else {
-                        Some(v.payload("header")?)
-                    },
+                    value: if v.encoding == "null" { None } else { Some(v.payload("header")?) },
                 })
             })
             .collect::<Result<Vec<_>, String>>()?;
@@ -252,12 +229,7 @@ pub fn ProduceRecord(
             cluster: cluster.get_value(),
             topic: topic.get().trim().to_string().into(),
             partition: partition.into(),
-            key: if key.encoding == "null" {
-                None
-            } else {
-                Some(key.payload("key")?)
-            }
-            .into(),
+            key: if key.encoding == "null" { None } else { Some(key.payload("key")?) }.into(),
             value: value.get().payload("value")?.into(),
             headers: headers.into(),
             dry_run: dry_run.into(),
@@ -378,14 +350,13 @@ fn describe(p: &Produced) -> String {
         (None, _) => "a partition the producer picks (no key)".to_string(),
     };
     let schema = |what: &str, s: &Option<SchemaUsed>| {
-        s.as_ref()
-            .map_or(String::new(), |s| match (&s.subject, s.version) {
-                (Some(subject), Some(version)) => format!(
-                    " The {what} is {} with schema {} ({subject} version {version}).",
-                    s.schema_type, s.id
-                ),
-                _ => format!(" The {what} is {} with schema {}.", s.schema_type, s.id),
-            })
+        s.as_ref().map_or(String::new(), |s| match (&s.subject, s.version) {
+            (Some(subject), Some(version)) => format!(
+                " The {what} is {} with schema {} ({subject} version {version}).",
+                s.schema_type, s.id
+            ),
+            _ => format!(" The {what} is {} with schema {}.", s.schema_type, s.id),
+        })
     };
     format!(
         "Kafka would get key {}, value {}, {} header{}, in {place}.{}{}",
@@ -404,9 +375,7 @@ fn describe(p: &Produced) -> String {
 /// before anything suspends, so that the page hydrates with the resources it rendered with.
 #[component]
 pub fn DuplicateRecord(
-    cluster: String,
-    record: Record,
-    detail: Resource<Result<TopicDetail, crate::ApiError>>,
+    cluster: String, record: Record, detail: Resource<Result<TopicDetail, crate::ApiError>>,
 ) -> impl IntoView {
     let who = identity();
     let cluster = StoredValue::new(cluster);
@@ -461,10 +430,7 @@ mod tests {
         let cases = [
             (encoded(Encoding::Null, json!(null), None), ("null", "")),
             (encoded(Encoding::Text, json!("hé"), None), ("text", "hé")),
-            (
-                encoded(Encoding::Json, json!({"a": 1}), None),
-                ("json", r#"{"a":1}"#),
-            ),
+            (encoded(Encoding::Json, json!({"a": 1}), None), ("json", r#"{"a":1}"#)),
             // Keys stay in the order written (the record's bytes), not sorted.
             (
                 encoded(
@@ -479,14 +445,8 @@ mod tests {
                 encoded(Encoding::Json, json!({"a": 1}), Some("eyAiYSI6IDEgfQ==")),
                 ("base64", "eyAiYSI6IDEgfQ=="),
             ),
-            (
-                encoded(Encoding::Avro, json!({"id": 1}), Some("AAAAAAEC")),
-                ("base64", "AAAAAAEC"),
-            ),
-            (
-                encoded(Encoding::Base64, json!("/wA="), None),
-                ("base64", "/wA="),
-            ),
+            (encoded(Encoding::Avro, json!({"id": 1}), Some("AAAAAAEC")), ("base64", "AAAAAAEC")),
+            (encoded(Encoding::Base64, json!("/wA="), None), ("base64", "/wA=")),
         ];
         for (shown, (encoding, text)) in cases {
             let draft = PartDraft::of(&shown);
@@ -503,9 +463,7 @@ mod tests {
             };
             assert_eq!(back, text);
         }
-        assert!(PartDraft::with_text("json", "{".into())
-            .payload("value")
-            .is_err());
+        assert!(PartDraft::with_text("json", "{".into()).payload("value").is_err());
     }
 
     /// A masked part is never copied into a duplicate, whatever form it is shown in; the

@@ -50,8 +50,7 @@ pub fn QuotasPage() -> impl IntoView {
 
 #[component]
 fn QuotaTable(
-    list: Resource<Result<QuotaList, ApiError>>,
-    changed: Callback<String>,
+    list: Resource<Result<QuotaList, ApiError>>, changed: Callback<String>,
 ) -> impl IntoView {
     let cluster = use_cluster();
     let who = identity();
@@ -191,11 +190,7 @@ impl Field {
             }
             Some(v) => (format!("{v}"), 0),
         };
-        Field {
-            key,
-            text: RwSignal::new(text),
-            unit: RwSignal::new(unit),
-        }
+        Field { key, text: RwSignal::new(text), unit: RwSignal::new(unit) }
     }
 
     /// The figure typed: `None` when empty, else the number in Kafka's unit or why not.
@@ -231,9 +226,7 @@ impl Field {
 /// Set quota (no `quota`), or Edit for one entity's quotas.
 #[component]
 fn QuotaForm(
-    cluster: String,
-    quota: Option<ClientQuota>,
-    on_done: Callback<String>,
+    cluster: String, quota: Option<ClientQuota>, on_done: Callback<String>,
 ) -> impl IntoView {
     let editing = quota.is_some();
     let label = match &quota {
@@ -251,10 +244,7 @@ fn QuotaForm(
     let ip_default = RwSignal::new(false);
     let had: BTreeMap<String, f64> = quota.as_ref().map(|q| q.values.clone()).unwrap_or_default();
     let fields: StoredValue<Vec<Field>> = StoredValue::new(
-        QUOTA_KEYS
-            .iter()
-            .map(|k| Field::new(k, had.get(k.key).copied()))
-            .collect(),
+        QUOTA_KEYS.iter().map(|k| Field::new(k, had.get(k.key).copied())).collect(),
     );
     let had = StoredValue::new(had);
     let preview = RwSignal::new(None::<QuotaChanged>);
@@ -277,10 +267,7 @@ fn QuotaForm(
                     _ => (ip, ip_default),
                 };
                 let name = (!default.get()).then(|| name.get().trim().to_string());
-                QuotaEntityPart {
-                    kind: kind.to_string(),
-                    name,
-                }
+                QuotaEntityPart { kind: kind.to_string(), name }
             })
             .collect()
     };
@@ -289,10 +276,7 @@ fn QuotaForm(
     let request = move || -> Result<(BTreeMap<String, f64>, Vec<String>), String> {
         let parts = entity();
         if let Some(p) = parts.iter().find(|p| p.name.as_deref() == Some("")) {
-            return Err(format!(
-                "Name the {}, or choose its default.",
-                p.kind.replace('-', " ")
-            ));
+            return Err(format!("Name the {}, or choose its default.", p.kind.replace('-', " ")));
         }
         let mut set = BTreeMap::new();
         let mut remove = Vec::new();
@@ -335,10 +319,7 @@ fn QuotaForm(
     });
     follow_change(send, preview, error, move |done: QuotaChanged| {
         open.set(false);
-        on_done.run(format!(
-            "The quotas of {} are changed.",
-            entity_words(&done.entity)
-        ));
+        on_done.run(format!("The quotas of {} are changed.", entity_words(&done.entity)));
     });
     // Any edit makes the preview stale.
     Effect::new(move |_| {
@@ -347,11 +328,7 @@ fn QuotaForm(
     });
 
     let form_label = label.clone();
-    let panel_class = if editing {
-        "panel"
-    } else {
-        "panel wide schema-form"
-    };
+    let panel_class = if editing { "panel" } else { "panel wide schema-form" };
     let choice = |signal: RwSignal<String>,
                   default: RwSignal<bool>,
                   what: &'static str,
@@ -506,10 +483,7 @@ fn RemoveQuota(cluster: String, quota: ClientQuota, on_done: Callback<String>) -
     Effect::new(move |_| match send.value().get() {
         Some(Ok(done)) => {
             open.set(false);
-            on_done.run(format!(
-                "The quotas of {} are removed.",
-                entity_words(&done.entity)
-            ));
+            on_done.run(format!("The quotas of {} are removed.", entity_words(&done.entity)));
         }
         Some(Err(e)) => error.set(Some(e.message)),
         None => {}

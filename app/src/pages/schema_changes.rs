@@ -15,11 +15,8 @@ use crate::format::page_url;
 use crate::schema_view::{changes, pretty};
 
 /// The schema types the registry takes, with how the form names them.
-const TYPES: [(&str, &str); 3] = [
-    ("AVRO", "Avro"),
-    ("PROTOBUF", "Protobuf"),
-    ("JSON", "JSON Schema"),
-];
+const TYPES: [(&str, &str); 3] =
+    [("AVRO", "Avro"), ("PROTOBUF", "Protobuf"), ("JSON", "JSON Schema")];
 
 /// References as the form takes them: one per line, `name subject version`.
 fn parse_references(text: &str) -> Result<Vec<SchemaReference>, String> {
@@ -36,9 +33,7 @@ fn parse_references(text: &str) -> Result<Vec<SchemaReference>, String> {
                         .parse()
                         .map_err(|_| format!("\"{line}\": the version is a number."))?,
                 }),
-                _ => Err(format!(
-                    "\"{line}\": a reference is written as: name subject version."
-                )),
+                _ => Err(format!("\"{line}\": a reference is written as: name subject version.")),
             }
         })
         .collect()
@@ -56,11 +51,7 @@ pub fn RegisterSchema(
     can_read: bool,
     on_done: Callback<String>,
 ) -> impl IntoView {
-    let label = if subject.is_some() {
-        "Register a new version"
-    } else {
-        "Register schema"
-    };
+    let label = if subject.is_some() { "Register a new version" } else { "Register schema" };
     let open = RwSignal::new(false);
     let name = RwSignal::new(subject.clone().unwrap_or_default());
     let schema_type = RwSignal::new(kind.unwrap_or_else(|| "AVRO".into()));
@@ -194,20 +185,13 @@ fn Verdict(
     fields: Option<(String, Result<Vec<crate::schema_view::Change>, String>)>,
     cluster: String,
 ) -> impl IntoView {
-    let level = answer
-        .compatibility
-        .clone()
-        .unwrap_or_else(|| "its level".into());
+    let level = answer.compatibility.clone().unwrap_or_else(|| "its level".into());
     let verdict = match answer.compatible {
         Some(true) => format!("The registry finds it compatible with the subject under {level}."),
         Some(false) => format!("The registry finds it not compatible with the subject under {level}: registering it will be refused."),
         None => "The subject has no version yet: the registry has nothing to compare it with.".to_string(),
     };
-    let verdict_class = if answer.compatible == Some(false) {
-        "error"
-    } else {
-        "note"
-    };
+    let verdict_class = if answer.compatible == Some(false) { "error" } else { "note" };
     view! {
         <div role="status" class="verdict">
             <p class=verdict_class data-figure="verdict">{verdict}</p>
@@ -264,10 +248,7 @@ fn RecordsVerdict(check: RecordsCheck, cluster: String) -> impl IntoView {
         }
     };
     let summary = if check.read == 0 {
-        format!(
-            "The {} of {} has no records to read.",
-            check.part, check.topic
-        )
+        format!("The {} of {} has no records to read.", check.part, check.topic)
     } else {
         format!(
             "Of the newest {} records of {} ({}s), {} read with this schema, {} do not, and {} were not tried.",
@@ -286,11 +267,9 @@ fn RecordsVerdict(check: RecordsCheck, cluster: String) -> impl IntoView {
 /// Change compatibility: the seven levels and the way back to the registry's global one.
 #[component]
 pub fn ChangeCompatibility(
-    cluster: String,
-    subject: String,
+    cluster: String, subject: String,
     /// The subject's own level, if it sets one.
-    own: Option<String>,
-    global: Option<String>,
+    own: Option<String>, global: Option<String>,
     on_done: Callback<String>,
 ) -> impl IntoView {
     let open = RwSignal::new(false);
@@ -323,15 +302,10 @@ pub fn ChangeCompatibility(
     };
     follow_change(send, preview, error, move |done: CompatibilitySet| {
         open.set(false);
-        on_done.run(format!(
-            "Compatibility is {} now.",
-            shown(&done.after, done.after_own)
-        ));
+        on_done.run(format!("Compatibility is {} now.", shown(&done.after, done.after_own)));
     });
-    let global_label = format!(
-        "The registry's global level ({})",
-        global.clone().unwrap_or_else(|| "—".into())
-    );
+    let global_label =
+        format!("The registry's global level ({})", global.clone().unwrap_or_else(|| "—".into()));
     view! {
         <button type="button" class="button" on:click=move |_| {
             open.update(|o| *o = !*o);
@@ -373,10 +347,7 @@ pub fn ChangeCompatibility(
 /// was soft-deleted, then with the subject's name typed.
 #[component]
 pub fn DeleteSchema(
-    cluster: String,
-    subject: String,
-    version: Option<i32>,
-    permanent: bool,
+    cluster: String, subject: String, version: Option<i32>, permanent: bool,
     on_done: Callback<String>,
 ) -> impl IntoView {
     let label = match (version, permanent) {
@@ -406,12 +377,7 @@ pub fn DeleteSchema(
     });
     follow_change(send, preview, error, move |done: SchemaDeleted| {
         open.set(false);
-        let list = done
-            .versions
-            .iter()
-            .map(|v| v.to_string())
-            .collect::<Vec<_>>()
-            .join(", ");
+        let list = done.versions.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(", ");
         on_done.run(if done.permanent {
             format!("Deleted version {list} of {} permanently.", done.subject)
         } else {
@@ -427,11 +393,7 @@ pub fn DeleteSchema(
     let (label, aria_shown) = (StoredValue::new(label), StoredValue::new(aria.clone()));
     // In a row of the versions table the panel keeps to its column; for the subject it takes
     // the width of the page head.
-    let panel_class = if version.is_some() {
-        "panel"
-    } else {
-        "panel wide schema-form"
-    };
+    let panel_class = if version.is_some() { "panel" } else { "panel wide schema-form" };
     view! {
         <button type="button" class="button button-danger" aria-label=aria on:click=move |_| {
             open.update(|o| *o = !*o);

@@ -97,9 +97,7 @@ fn version_before(versions: &[i32], shown: Option<i32>) -> Option<i32> {
 
 /// The text of `version` (`None`: the newest, or nothing when every version is deleted).
 async fn shown_text(
-    cluster: String,
-    subject: String,
-    version: Option<i32>,
+    cluster: String, subject: String, version: Option<i32>,
 ) -> Result<Option<SchemaDetail>, ApiError> {
     match schema(cluster, subject.into(), version.into()).await {
         Ok(d) => Ok(Some(d)),
@@ -111,10 +109,7 @@ async fn shown_text(
 /// The text compared with the one shown: `compare`, or by default the version before the one
 /// shown.
 async fn compared_text(
-    cluster: String,
-    subject: String,
-    version: Option<i32>,
-    compare: Option<i32>,
+    cluster: String, subject: String, version: Option<i32>, compare: Option<i32>,
 ) -> Result<Option<SchemaDetail>, ApiError> {
     let compare = match compare {
         Some(c) => Some(c),
@@ -142,10 +137,7 @@ struct Can {
 /// The catalog part: levels, topics, versions, and the changes the caller may make.
 #[component]
 fn Overview(
-    detail: SubjectDetail,
-    cluster: String,
-    can: Can,
-    changed: Callback<String>,
+    detail: SubjectDetail, cluster: String, can: Can, changed: Callback<String>,
 ) -> impl IntoView {
     let level = detail.compatibility.clone().unwrap_or_else(|| "—".into());
     let whose = if detail.compatibility_overridden {
@@ -153,20 +145,13 @@ fn Overview(
     } else {
         "the registry's global level"
     };
-    let kind = detail
-        .versions
-        .last()
-        .map(|v| v.schema_type.clone())
-        .unwrap_or_else(|| "—".into());
+    let kind = detail.versions.last().map(|v| v.schema_type.clone()).unwrap_or_else(|| "—".into());
     let topics = detail.topics.clone();
     let left_out = detail.versions_left_out;
     let live = !detail.versions.is_empty();
     let newest_kind = detail.versions.last().map(|v| v.schema_type.clone());
     let name = detail.subject.clone();
-    let own = detail
-        .compatibility_overridden
-        .then(|| detail.compatibility.clone())
-        .flatten();
+    let own = detail.compatibility_overridden.then(|| detail.compatibility.clone()).flatten();
     let deleted = detail.deleted_versions.clone();
     let (c, n) = (cluster.clone(), name.clone());
     let delete_version = move |version: i32| {
@@ -286,11 +271,7 @@ fn SchemaText(kind: String, text: String) -> impl IntoView {
 /// The version shown, and the changes from the compared one.
 #[component]
 fn Texts(
-    detail: SubjectDetail,
-    shown: Option<i32>,
-    compare: Option<i32>,
-    this: Text,
-    other: Text,
+    detail: SubjectDetail, shown: Option<i32>, compare: Option<i32>, this: Text, other: Text,
 ) -> impl IntoView {
     let cluster = use_cluster();
     let name = detail.subject.clone();
@@ -307,11 +288,7 @@ fn Texts(
         }
         navigate(
             &format!("{path}?{}", q.join("&")),
-            NavigateOptions {
-                replace: true,
-                scroll: false,
-                ..Default::default()
-            },
+            NavigateOptions { replace: true, scroll: false, ..Default::default() },
         );
     });
     let options = move |selected: Option<i32>, none: Option<&'static str>| {
@@ -392,11 +369,7 @@ fn Compared(old: SchemaDetail, new: SchemaDetail) -> impl IntoView {
     let fields = changes(&kind, &old.schema, &new.schema);
     let (a, b) = (pretty(&kind, &old.schema), pretty(&kind, &new.schema));
     let lines = line_diff(&a, &b);
-    let what = if kind == "PROTOBUF" {
-        "Fields by message and number"
-    } else {
-        "Fields"
-    };
+    let what = if kind == "PROTOBUF" { "Fields by message and number" } else { "Fields" };
     view! {
         <h3>{title}</h3>
         <h4>{what}</h4>

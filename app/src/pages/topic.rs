@@ -30,11 +30,7 @@ pub enum TopicTab {
 /// The tab bar every page of a topic shows.
 #[component]
 pub fn TopicTabs(cluster: String, topic: String, current: TopicTab) -> impl IntoView {
-    let base = format!(
-        "/c/{}/topics/{}",
-        query_value(&cluster),
-        query_value(&topic)
-    );
+    let base = format!("/c/{}/topics/{}", query_value(&cluster), query_value(&topic));
     let tab = |which: TopicTab, path: &str, label: &'static str| {
         let href = format!("{base}{path}");
         view! { <a href=href aria-current=(current == which).then_some("page")>{label}</a> }
@@ -193,10 +189,8 @@ fn Skew(partitions: Vec<PartitionDetail>) -> impl IntoView {
     if partitions.len() < 2 {
         return ().into_any();
     }
-    let rows: Vec<(i32, Option<u64>, Option<u64>)> = partitions
-        .iter()
-        .map(|p| (p.partition, held(p), p.size_bytes))
-        .collect();
+    let rows: Vec<(i32, Option<u64>, Option<u64>)> =
+        partitions.iter().map(|p| (p.partition, held(p), p.size_bytes)).collect();
     let strip = |label: &'static str, values: Vec<(i32, Option<u64>)>, show: fn(u64) -> String| {
         let known: Vec<u64> = values.iter().filter_map(|(_, v)| *v).collect();
         let max = known.iter().copied().max().unwrap_or(0);
@@ -258,11 +252,7 @@ fn Consumers(cluster: String, rows: Vec<TopicConsumer>) -> impl IntoView {
         return view! { <p class="empty">"No consumer group has committed offsets on this topic."</p> }
             .into_any();
     }
-    let max = rows
-        .iter()
-        .flat_map(|c| c.offsets.iter().filter_map(|o| o.lag))
-        .max()
-        .unwrap_or(0);
+    let max = rows.iter().flat_map(|c| c.offsets.iter().filter_map(|o| o.lag)).max().unwrap_or(0);
     view! {
         <DataTable label="Consumer groups">
             <thead><tr>
@@ -304,10 +294,7 @@ fn Consumers(cluster: String, rows: Vec<TopicConsumer>) -> impl IntoView {
 }
 
 fn join(ids: &[i32]) -> String {
-    ids.iter()
-        .map(i32::to_string)
-        .collect::<Vec<_>>()
-        .join(", ")
+    ids.iter().map(i32::to_string).collect::<Vec<_>>().join(", ")
 }
 
 /// Delete topic: a button that opens a confirmation asking for the topic's name.

@@ -16,9 +16,7 @@ use crate::format::{parse_instant, thousands};
 /// Kafka's dry run, and the change.
 #[component]
 pub fn AddPartitions(
-    cluster: String,
-    topic: String,
-    /// The partition count now.
+    cluster: String, topic: String, /// The partition count now.
     current: usize,
     /// Told what was done, once it is.
     on_done: Callback<String>,
@@ -126,9 +124,7 @@ enum Cut {
 /// form opens on that partition and offset (the record page's "Delete records before this").
 #[component]
 pub fn DeleteRecords(
-    cluster: String,
-    topic: String,
-    partitions: usize,
+    cluster: String, topic: String, partitions: usize,
     /// Told what was done, once it is.
     on_done: Callback<String>,
     #[prop(optional)] at: Option<(i32, i64)>,
@@ -141,21 +137,14 @@ pub fn DeleteRecords(
     let error = RwSignal::new(None::<String>);
     let preview = RwSignal::new(None::<RecordsDeleted>);
     let target = StoredValue::new((cluster, topic));
-    let label = if at.is_some() {
-        "Delete records before this"
-    } else {
-        "Delete records"
-    };
+    let label = if at.is_some() { "Delete records before this" } else { "Delete records" };
 
     // The arguments the form describes, or what is wrong with it.
     let args = move |dry_run: bool| -> Result<DeleteRecordsArgs, String> {
         let (cluster, topic) = target.get_value();
         let partition = match partition.get().trim() {
             "" => None,
-            p => Some(
-                p.parse::<i32>()
-                    .map_err(|_| "Pick a partition.".to_string())?,
-            ),
+            p => Some(p.parse::<i32>().map_err(|_| "Pick a partition.".to_string())?),
         };
         let mut out = DeleteRecordsArgs {
             cluster,

@@ -153,11 +153,7 @@ fn CreateTopic(cluster: String) -> impl IntoView {
                     topic: topic.into(),
                     partitions: partitions.into(),
                     replication_factor: replication.into(),
-                    configs: if configs.is_empty() {
-                        Arg::Missing
-                    } else {
-                        configs.into()
-                    },
+                    configs: if configs.is_empty() { Arg::Missing } else { configs.into() },
                     dry_run: Arg::Missing,
                 })
                 .await
@@ -190,9 +186,7 @@ fn CreateTopic(cluster: String) -> impl IntoView {
             text => match text.parse::<i32>() {
                 Ok(n) => Some(n),
                 Err(_) => {
-                    error.set(Some(
-                        "Replication factor must be a whole number, or empty.".into(),
-                    ));
+                    error.set(Some("Replication factor must be a whole number, or empty.".into()));
                     return;
                 }
             },
@@ -217,12 +211,7 @@ fn CreateTopic(cluster: String) -> impl IntoView {
                 return;
             }
         }
-        submit.dispatch((
-            name.get_untracked().trim().to_string(),
-            count,
-            replication,
-            configs,
-        ));
+        submit.dispatch((name.get_untracked().trim().to_string(), count, replication, configs));
     };
 
     view! {

@@ -48,8 +48,7 @@ pub fn UsersPage() -> impl IntoView {
 
 #[component]
 fn UserTable(
-    list: Resource<Result<ScramUserList, ApiError>>,
-    changed: Callback<String>,
+    list: Resource<Result<ScramUserList, ApiError>>, changed: Callback<String>,
 ) -> impl IntoView {
     let cluster = use_cluster();
     let who = identity();
@@ -156,11 +155,7 @@ fn SetPassword(cluster: String, user: Option<String>, on_done: Callback<String>)
     };
     let form_label = label.clone();
     // In a row the form keeps to its cell; Add user takes the page head's row.
-    let panel_class = if fixed {
-        "panel"
-    } else {
-        "panel wide schema-form"
-    };
+    let panel_class = if fixed { "panel" } else { "panel wide schema-form" };
     view! {
         <button type="button" class="button" aria-label=label.clone() on:click=move |_| {
             open.update(|o| *o = !*o);
@@ -212,19 +207,13 @@ fn SetPassword(cluster: String, user: Option<String>, on_done: Callback<String>)
 }
 
 fn said(done: &ScramChanged, what: &str) -> String {
-    format!(
-        "The {} credential of {} is {what}.",
-        done.mechanism, done.user
-    )
+    format!("The {} credential of {} is {what}.", done.mechanism, done.user)
 }
 
 /// Delete one credential, once the user's name is typed to confirm.
 #[component]
 fn DeleteCredential(
-    cluster: String,
-    user: String,
-    mechanism: String,
-    on_done: Callback<String>,
+    cluster: String, user: String, mechanism: String, on_done: Callback<String>,
 ) -> impl IntoView {
     let open = RwSignal::new(false);
     let error = RwSignal::new(None::<String>);

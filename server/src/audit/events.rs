@@ -46,20 +46,14 @@ pub fn bound(event: &mut AuditEvent) {
             event.resource.length = Some(length);
         }
     }
-    for text in [&mut event.who.name, &mut event.who.subject]
-        .into_iter()
-        .flatten()
-    {
+    for text in [&mut event.who.name, &mut event.who.subject].into_iter().flatten() {
         cut(text, MAX_NAME);
     }
     event.who.groups.truncate(MAX_GROUPS);
     for group in &mut event.who.groups {
         cut(group, MAX_NAME);
     }
-    for text in [&mut event.outcome.message, &mut event.outcome.code]
-        .into_iter()
-        .flatten()
-    {
+    for text in [&mut event.outcome.message, &mut event.outcome.code].into_iter().flatten() {
         cut(text, MAX_MESSAGE);
     }
     let length = serde_json::to_string(&event.summary).map_or(0, |t| t.len());
@@ -93,21 +87,11 @@ pub fn bound(event: &mut AuditEvent) {
 pub(super) fn mac_of(key: &Secret, event: &AuditEvent) -> Option<String> {
     let mut mac = Hmac::<Sha256>::new_from_slice(key.expose().as_bytes()).ok()?;
     mac.update(&signed_bytes(event)?);
-    Some(
-        mac.finalize()
-            .into_bytes()
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect(),
-    )
+    Some(mac.finalize().into_bytes().iter().map(|b| format!("{b:02x}")).collect())
 }
 
 pub(super) fn signed_bytes(event: &AuditEvent) -> Option<Vec<u8>> {
-    let unsigned = AuditEvent {
-        mac: None,
-        genuine: None,
-        ..event.clone()
-    };
+    let unsigned = AuditEvent { mac: None, genuine: None, ..event.clone() };
     serde_json::to_vec(&unsigned).ok()
 }
 
@@ -130,10 +114,7 @@ pub(super) fn from_hex(text: &str) -> Option<Vec<u8>> {
     if text.len() != 64 {
         return None;
     }
-    (0..text.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(text.get(i..i + 2)?, 16).ok())
-        .collect()
+    (0..text.len()).step_by(2).map(|i| u8::from_str_radix(text.get(i..i + 2)?, 16).ok()).collect()
 }
 
 /// Refused attempts of the current minute, per caller and cluster.
@@ -159,11 +140,8 @@ impl Refusals {
         if self.by_caller.len() >= REFUSAL_CALLERS && !self.by_caller.contains_key(&key) {
             key = ("(many callers)".to_string(), String::new());
         }
-        let counted = self.by_caller.entry(key).or_insert(Counted {
-            recorded: 0,
-            suppressed: 0,
-            last: None,
-        });
+        let counted =
+            self.by_caller.entry(key).or_insert(Counted { recorded: 0, suppressed: 0, last: None });
         if counted.recorded < REFUSALS_PER_MINUTE {
             counted.recorded += 1;
             return (true, over);
@@ -229,13 +207,7 @@ pub(super) fn who(caller: &Caller) -> AuditWho {
 }
 
 pub(super) fn nobody(kind: &str) -> AuditWho {
-    AuditWho {
-        kind: kind.into(),
-        subject: None,
-        name: None,
-        groups: Vec::new(),
-        forwarded: false,
-    }
+    AuditWho { kind: kind.into(), subject: None, name: None, groups: Vec::new(), forwarded: false }
 }
 
 pub(super) fn resource(resource: &Resource) -> AuditResource {
@@ -245,11 +217,7 @@ pub(super) fn resource(resource: &Resource) -> AuditResource {
         Resource::Group { name, .. } => ("group", Some(name.clone())),
         Resource::Subject(name) => ("subject", Some(name.clone())),
     };
-    AuditResource {
-        kind: kind.into(),
-        name,
-        length: None,
-    }
+    AuditResource { kind: kind.into(), name, length: None }
 }
 
 /// Whether an error is the decision's refusal rather than a failure after it.
@@ -268,9 +236,7 @@ pub fn refused_by_decision(code: ErrorCode) -> bool {
 /// The event of one attempt and how it ended, as one `whole` event; `result` adds to the
 /// summary what the answer says (such as the offset a record got).
 pub fn event(
-    caller: &Caller,
-    attempt: &Attempt,
-    outcome: Result<Option<Value>, &ApiError>,
+    caller: &Caller, attempt: &Attempt, outcome: Result<Option<Value>, &ApiError>,
 ) -> AuditEvent {
     let mut summary = attempt.summary.clone();
     let (decision, outcome) = match outcome {
@@ -278,21 +244,10 @@ pub fn event(
             if let (Some(Value::Object(extra)), Value::Object(map)) = (result, &mut summary) {
                 map.extend(extra);
             }
-            (
-                "allowed",
-                AuditOutcome {
-                    ok: true,
-                    code: None,
-                    message: None,
-                },
-            )
+            ("allowed", AuditOutcome { ok: true, code: None, message: None })
         }
         Err(e) => (
-            if refused_by_decision(e.code) {
-                "refused"
-            } else {
-                "allowed"
-            },
+            if refused_by_decision(e.code) { "refused" } else { "allowed" },
             AuditOutcome {
                 ok: false,
                 code: Some(e.code.as_str().to_string()),

@@ -45,20 +45,14 @@ impl Attempt {
     /// every other argument but those in `hidden` (which a write names when they hold a
     /// password or record content). Arguments not given are left out.
     pub fn of(
-        cluster: &str,
-        privilege: Privilege,
-        args: &impl serde::Serialize,
-        hidden: &[&str],
+        cluster: &str, privilege: Privilege, args: &impl serde::Serialize, hidden: &[&str],
     ) -> Attempt {
         let mut summary = serde_json::to_value(args).unwrap_or(Value::Null);
         let mut dry_run = false;
         let mut resource = Resource::Cluster;
         if let Value::Object(map) = &mut summary {
             map.remove("cluster");
-            dry_run = map
-                .remove("dry_run")
-                .and_then(|v| v.as_bool())
-                .unwrap_or(false);
+            dry_run = map.remove("dry_run").and_then(|v| v.as_bool()).unwrap_or(false);
             let named = |key: &str| map.get(key).and_then(Value::as_str).map(str::to_string);
             resource = match privilege.kind() {
                 ResourceKind::Topic => named("topic").map_or(Resource::Cluster, Resource::topic),
@@ -73,13 +67,7 @@ impl Attempt {
             }
             map.retain(|_, v| !v.is_null());
         }
-        Attempt {
-            cluster: cluster.to_string(),
-            privilege,
-            resource,
-            summary,
-            dry_run,
-        }
+        Attempt { cluster: cluster.to_string(), privilege, resource, summary, dry_run }
     }
 
     /// Adds `key: value` to the summary.
@@ -132,22 +120,14 @@ impl Audit {
         let topic = match &config.topic {
             None => None,
             Some(t) => {
-                let cluster = clusters
-                    .iter()
-                    .find(|c| c.name == t.cluster)
-                    .ok_or_else(|| {
-                        format!("the audit topic's cluster {} is not configured", t.cluster)
-                    })?;
+                let cluster = clusters.iter().find(|c| c.name == t.cluster).ok_or_else(|| {
+                    format!("the audit topic's cluster {} is not configured", t.cluster)
+                })?;
                 Some(Arc::new(TopicSink::new(cluster, &t.name)?))
             }
         };
         Ok(Audit {
-            file: config.file.clone().map(|path| {
-                Arc::new(FileSink {
-                    path,
-                    lock: Mutex::new(()),
-                })
-            }),
+            file: config.file.clone().map(|path| Arc::new(FileSink { path, lock: Mutex::new(()) })),
             topic,
             reads: config.reads,
             key: config.key.clone(),
@@ -157,9 +137,7 @@ impl Audit {
 
     /// The audit topic, as (cluster, topic), when there is one.
     pub fn topic(&self) -> Option<(&str, &str)> {
-        self.topic
-            .as_ref()
-            .map(|t| (t.cluster.as_str(), t.topic.as_str()))
+        self.topic.as_ref().map(|t| (t.cluster.as_str(), t.topic.as_str()))
     }
 
     /// Whether any sink is configured.
@@ -175,9 +153,7 @@ impl Audit {
     /// Runs `op` on the file sink off the async threads (nothing without one); a failure is
     /// logged with `failed` and answered `AUDIT_UNAVAILABLE`.
     async fn on_file(
-        &self,
-        failed: &str,
-        op: impl FnOnce(&FileSink) -> std::io::Result<()> + Send + 'static,
+        &self, failed: &str, op: impl FnOnce(&FileSink) -> std::io::Result<()> + Send + 'static,
     ) -> Result<(), ApiError> {
         let Some(file) = &self.file else {
             return Ok(());
@@ -214,9 +190,7 @@ impl Audit {
             }
         }
         let filed = self
-            .on_file("an audit event could not be written", move |sink| {
-                sink.append(&line)
-            })
+            .on_file("an audit event could not be written", move |sink| sink.append(&line))
             .await;
         if failed || filed.is_err() {
             return Err(unavailable());
@@ -295,10 +269,7 @@ impl Audit {
                         "The audit topic cannot be read; klens's log says why.",
                     ))
                 }
-                Err(_) => Err(ApiError::new(
-                    ErrorCode::Client,
-                    "reading the audit topic failed",
-                )),
+                Err(_) => Err(ApiError::new(ErrorCode::Client, "reading the audit topic failed")),
             };
         }
         self.recent_in_file().await
@@ -327,10 +298,7 @@ impl Audit {
             f.take(READ_AT_MOST).read_to_end(&mut bytes)?;
             if start > 0 {
                 // The first line read is a piece of one.
-                let cut = bytes
-                    .iter()
-                    .position(|&b| b == b'\n')
-                    .map_or(bytes.len(), |i| i + 1);
+                let cut = bytes.iter().position(|&b| b == b'\n').map_or(bytes.len(), |i| i + 1);
                 bytes.drain(..cut);
             }
             Ok((bytes, start > 0))
@@ -346,10 +314,7 @@ impl Audit {
                 ));
             }
             Err(_) => {
-                return Err(ApiError::new(
-                    ErrorCode::Client,
-                    "reading the audit file failed",
-                ))
+                return Err(ApiError::new(ErrorCode::Client, "reading the audit file failed"))
             }
         };
         let events = bytes

@@ -20,9 +20,7 @@ pub(super) struct TopicSink {
 
 impl TopicSink {
     pub(super) fn new(cluster: &ClusterConfig, topic: &str) -> Result<TopicSink, String> {
-        let context = || KlensContext {
-            cluster: cluster.name.clone(),
-        };
+        let context = || KlensContext { cluster: cluster.name.clone() };
         let mut config = client_config(cluster);
         config
             .set("acks", "all")
@@ -43,14 +41,8 @@ impl TopicSink {
     }
 
     pub(super) async fn send(&self, key: &str, line: &[u8]) -> Result<(), String> {
-        let record = rdkafka::producer::FutureRecord::to(&self.topic)
-            .key(key)
-            .payload(line);
-        self.producer
-            .send(record, TOPIC_WAIT)
-            .await
-            .map(drop)
-            .map_err(|(e, _)| e.to_string())
+        let record = rdkafka::producer::FutureRecord::to(&self.topic).key(key).payload(line);
+        self.producer.send(record, TOPIC_WAIT).await.map(drop).map_err(|(e, _)| e.to_string())
     }
 }
 
@@ -64,10 +56,7 @@ pub(super) struct FileSink {
 
 impl FileSink {
     pub(super) fn open(&self) -> std::io::Result<std::fs::File> {
-        std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&self.path)
+        std::fs::OpenOptions::new().create(true).append(true).open(&self.path)
     }
 
     pub(super) fn append(&self, line: &[u8]) -> std::io::Result<()> {
@@ -112,17 +101,12 @@ impl TopicSink {
                 .map_err(|e| e.to_string())?;
             let start = low.max(high - per_partition);
             older |= start > low;
-            spans.push(Span {
-                partition,
-                start,
-                end: high,
-            });
+            spans.push(Span { partition, start, end: high });
         }
         let mut events = Vec::new();
         let whole = read_spans(&self.reader, &self.topic, &spans, deadline, |record| {
-            if let Some(event) = record
-                .value
-                .and_then(|b| serde_json::from_slice::<AuditEvent>(&b).ok())
+            if let Some(event) =
+                record.value.and_then(|b| serde_json::from_slice::<AuditEvent>(&b).ok())
             {
                 events.push(event);
             }

@@ -24,10 +24,7 @@ fn an_event_stays_small_however_large_what_it_names() {
     event.summary = serde_json::json!({ "topic": huge, "configs": { "a": huge }, "n": 5 });
     bound(&mut event);
     let size = serde_json::to_string(&event).expect("JSON").len();
-    assert!(
-        size < 4 * 1024 + MAX_GROUPS * (MAX_NAME + 8),
-        "{size} bytes"
-    );
+    assert!(size < 4 * 1024 + MAX_GROUPS * (MAX_NAME + 8), "{size} bytes");
     assert_eq!(event.resource.length, Some(huge.len() as u64));
     assert_eq!(event.summary["n"], 5);
     assert!(event.summary["summary_length"].as_u64().is_some());
@@ -70,29 +67,16 @@ fn refusals_past_the_limit_are_counted_and_recorded_once_the_minute_is_over() {
     assert_eq!(recorded, REFUSALS_PER_MINUTE);
     let over = refusals.over(minute + 60_000);
     assert_eq!(over.len(), 1, "only alice had refusals only counted");
-    assert_eq!(
-        over[0].suppressed,
-        Some(25 - u64::from(REFUSALS_PER_MINUTE))
-    );
+    assert_eq!(over[0].suppressed, Some(25 - u64::from(REFUSALS_PER_MINUTE)));
     assert_eq!(over[0].who.subject.as_deref(), Some("alice"));
     assert!(refusals.admit(&refusal("alice", minute + 60_001)).0);
 }
 
 #[test]
 fn an_outcome_takes_its_attempt_s_place() {
-    let attempt = AuditEvent {
-        phase: AuditPhase::Attempt,
-        ..refusal("alice", 1)
-    };
-    let outcome = AuditEvent {
-        phase: AuditPhase::Outcome,
-        time: 2,
-        ..attempt.clone()
-    };
-    let lone = AuditEvent {
-        id: "lone".into(),
-        ..attempt.clone()
-    };
+    let attempt = AuditEvent { phase: AuditPhase::Attempt, ..refusal("alice", 1) };
+    let outcome = AuditEvent { phase: AuditPhase::Outcome, time: 2, ..attempt.clone() };
+    let lone = AuditEvent { id: "lone".into(), ..attempt.clone() };
     let merged = merge_phases(vec![attempt, lone.clone(), outcome.clone()]);
     assert_eq!(merged, vec![outcome, lone]);
 }

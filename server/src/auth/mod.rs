@@ -51,19 +51,14 @@ impl Caller {
     /// The caller of a UI or `/api` request: anonymous without sign-in, else the session's
     /// user; `UNAUTHENTICATED` when sign-in is on and there is no live session.
     pub fn of_request(
-        policy: &Policy,
-        user: Option<&SignedIn>,
-        door: Door,
+        policy: &Policy, user: Option<&SignedIn>, door: Door,
     ) -> Result<Caller, ApiError> {
         if !policy.auth_enabled() {
             return Ok(Caller::Anonymous(door));
         }
         match user {
             Some(user) => Ok(Caller::User(user.clone(), door)),
-            None => Err(ApiError::new(
-                ErrorCode::Unauthenticated,
-                "Sign in to use klens.",
-            )),
+            None => Err(ApiError::new(ErrorCode::Unauthenticated, "Sign in to use klens.")),
         }
     }
 
@@ -71,9 +66,7 @@ impl Caller {
     pub fn subject(&self) -> Subject {
         match self {
             Caller::Anonymous(_) => Subject::Anonymous,
-            Caller::User(user, _) => Subject::User {
-                groups: user.groups.clone(),
-            },
+            Caller::User(user, _) => Subject::User { groups: user.groups.clone() },
             Caller::Mcp(_) => Subject::Mcp,
         }
     }
@@ -163,10 +156,7 @@ impl Grant {
             privilege: Some(privilege),
             ..ApiError::new(
                 ErrorCode::MissingPrivilege,
-                format!(
-                    "This needs the {privilege} privilege on cluster \"{}\".",
-                    self.cluster
-                ),
+                format!("This needs the {privilege} privilege on cluster \"{}\".", self.cluster),
             )
         })
     }
@@ -318,10 +308,7 @@ impl Policy {
 
     /// Every cluster `subject` can see, in config order.
     pub fn visible(&self, subject: &Subject) -> Vec<ClusterAccess> {
-        self.clusters
-            .iter()
-            .filter_map(|(name, ..)| self.access(subject, name))
-            .collect()
+        self.clusters.iter().filter_map(|(name, ..)| self.access(subject, name)).collect()
     }
 
     fn held(&self, subject: &Subject, cluster: &str) -> Option<Held> {
@@ -349,10 +336,7 @@ impl Policy {
             }
             Subject::Mcp => {
                 let ceiling = self.mcp.as_ref()?;
-                let covers = ceiling
-                    .clusters
-                    .as_ref()
-                    .is_none_or(|c| c.contains(cluster));
+                let covers = ceiling.clusters.as_ref().is_none_or(|c| c.contains(cluster));
                 covers.then(|| {
                     let mut held = Held::default();
                     held.add(&ceiling.privileges, ceiling.resources.as_ref());
@@ -364,19 +348,12 @@ impl Policy {
 
     /// The authorization decision. On success the [`Grant`] is what Kafka-facing code needs.
     pub fn decide(
-        &self,
-        subject: &Subject,
-        cluster: &str,
-        action: Action,
+        &self, subject: &Subject, cluster: &str, action: Action,
     ) -> Result<Grant, ApiError> {
         let access = self.access(subject, cluster);
         match app::access::decide(access.as_ref(), &action).into_error(cluster) {
             Some(error) => Err(error),
-            None => Ok(Grant {
-                cluster: cluster.to_string(),
-                action,
-                recorded: false,
-            }),
+            None => Ok(Grant { cluster: cluster.to_string(), action, recorded: false }),
         }
     }
 }

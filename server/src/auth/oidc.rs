@@ -190,9 +190,8 @@ impl Oidc {
         let oidc = &self.config.oidc;
         let issuer = IssuerUrl::new(oidc.issuer.clone())
             .map_err(|e| format!("auth.oidc.issuer is not a URL: {e}"))?;
-        let metadata = CoreProviderMetadata::discover_async(issuer, &self.http)
-            .await
-            .map_err(|e| {
+        let metadata =
+            CoreProviderMetadata::discover_async(issuer, &self.http).await.map_err(|e| {
                 format!("the identity provider's discovery document could not be read: {e}")
             })?;
         let redirect = RedirectUrl::new(oidc.redirect_uri.clone())
@@ -204,10 +203,7 @@ impl Oidc {
             Some(ClientSecret::new(oidc.client_secret.expose().to_string())),
         )
         .set_redirect_uri(redirect);
-        let provider = Arc::new(Provider {
-            client,
-            end_session,
-        });
+        let provider = Arc::new(Provider { client, end_session });
         *cached = Some(Arc::clone(&provider));
         Ok(provider)
     }
@@ -220,9 +216,7 @@ impl Oidc {
         );
         let body = self.http.get(url).send().await.ok()?.bytes().await.ok()?;
         let document: serde_json::Value = serde_json::from_slice(&body).ok()?;
-        document["end_session_endpoint"]
-            .as_str()
-            .map(str::to_string)
+        document["end_session_endpoint"].as_str().map(str::to_string)
     }
 
     /// Starts a sign-in: the provider URL to send the browser to, and what to keep until it
@@ -261,9 +255,7 @@ impl Oidc {
             .request_async(&self.http)
             .await
             .map_err(|e| format!("the identity provider refused the sign-in code: {e}"))?;
-        let id_token = token
-            .id_token()
-            .ok_or("the identity provider returned no ID token")?;
+        let id_token = token.id_token().ok_or("the identity provider returned no ID token")?;
         let verifier = provider.client.id_token_verifier();
         let claims = id_token
             .claims(&verifier, &Nonce::new(pending.nonce))
@@ -276,10 +268,7 @@ impl Oidc {
         );
         Ok(SignedIn {
             subject: claims.subject().to_string(),
-            name: claims
-                .name()
-                .and_then(|n| n.get(None))
-                .map(|n| n.to_string()),
+            name: claims.name().and_then(|n| n.get(None)).map(|n| n.to_string()),
             email: claims.email().map(|e| e.to_string()),
             groups,
             expires_at_ms: token_expiry.min(session_expiry),
@@ -306,13 +295,10 @@ pub fn groups_of(claims: &OtherClaims, claim: &str) -> Result<Vec<String>, Strin
     match claims.0.get(claim) {
         None | Some(serde_json::Value::Null) => Ok(Vec::new()),
         Some(serde_json::Value::String(one)) => Ok(vec![one.clone()]),
-        Some(serde_json::Value::Array(items)) => Ok(items
-            .iter()
-            .filter_map(|g| g.as_str().map(str::to_string))
-            .collect()),
-        Some(_) => Err(format!(
-            "the ID token claim \"{claim}\" is not a list of group names"
-        )),
+        Some(serde_json::Value::Array(items)) => {
+            Ok(items.iter().filter_map(|g| g.as_str().map(str::to_string)).collect())
+        }
+        Some(_) => Err(format!("the ID token claim \"{claim}\" is not a list of group names")),
     }
 }
 
@@ -398,19 +384,12 @@ mod tests {
         assert!(!oidc.is_signed_out(&alice));
         oidc.sign_out(&alice);
         assert!(oidc.is_signed_out(&alice));
-        assert!(
-            !oidc.is_signed_out(&again),
-            "a new sign-in is a new session"
-        );
+        assert!(!oidc.is_signed_out(&again), "a new sign-in is a new session");
         oidc.sign_out(&user("t3", 0));
         let kept = oidc.signed_out.lock().map(|m| m.len()).unwrap_or(0);
         oidc.sign_out(&user("t4", i64::MAX));
         let after = oidc.signed_out.lock().map(|m| m.len()).unwrap_or(0);
-        assert_eq!(
-            (kept, after),
-            (2, 2),
-            "an expired entry is dropped at the next sign-out"
-        );
+        assert_eq!((kept, after), (2, 2), "an expired entry is dropped at the next sign-out");
     }
 
     #[test]

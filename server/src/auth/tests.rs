@@ -10,13 +10,9 @@ use app::{ErrorCode, Privilege};
 use super::{Policy, Subject};
 
 fn policy(yaml: &str) -> Policy {
-    let config = crate::config::parse(
-        yaml,
-        "test.yaml",
-        &|_| Some("s3cret".into()),
-        Path::new("."),
-    )
-    .unwrap_or_else(|e| panic!("test config is invalid: {e}"));
+    let config =
+        crate::config::parse(yaml, "test.yaml", &|_| Some("s3cret".into()), Path::new("."))
+            .unwrap_or_else(|e| panic!("test config is invalid: {e}"));
     Policy::from_config(&config)
 }
 
@@ -37,9 +33,7 @@ const AUTH: &str = "auth:
 ";
 
 fn user(groups: &[&str]) -> Subject {
-    Subject::User {
-        groups: groups.iter().map(|g| g.to_string()).collect(),
-    }
+    Subject::User { groups: groups.iter().map(|g| g.to_string()).collect() }
 }
 
 fn all() -> BTreeSet<Privilege> {
@@ -59,11 +53,7 @@ fn without_auth_everyone_holds_everything_everywhere() {
     let p = policy(CLUSTERS);
     for subject in [Subject::Anonymous, user(&[]), user(&["x"])] {
         for cluster in ["prod", "staging"] {
-            assert_eq!(
-                held(&p, &subject, cluster),
-                Some(all()),
-                "{subject:?} {cluster}"
-            );
+            assert_eq!(held(&p, &subject, cluster), Some(all()), "{subject:?} {cluster}");
         }
     }
     assert_eq!(held(&p, &Subject::Anonymous, "nope"), None);
@@ -103,40 +93,22 @@ fn roles_add_up_per_cluster_not_across_clusters() {
     let admin = set(&[Records, TopicConfigs, CreateTopics, DeleteTopics]);
     let auditor = set(&[Acls, SchemaText]);
     // A scoped binding covers only its cluster: the admin does not see prod at all.
-    assert_eq!(
-        held(&p, &user(&["kafka-admins"]), "staging"),
-        Some(admin.clone())
-    );
+    assert_eq!(held(&p, &user(&["kafka-admins"]), "staging"), Some(admin.clone()));
     assert_eq!(held(&p, &user(&["kafka-admins"]), "prod"), None);
     // A binding without clusters covers every cluster.
-    assert_eq!(
-        held(&p, &user(&["kafka-auditors"]), "prod"),
-        Some(auditor.clone())
-    );
-    assert_eq!(
-        held(&p, &user(&["kafka-auditors"]), "staging"),
-        Some(auditor.clone())
-    );
+    assert_eq!(held(&p, &user(&["kafka-auditors"]), "prod"), Some(auditor.clone()));
+    assert_eq!(held(&p, &user(&["kafka-auditors"]), "staging"), Some(auditor.clone()));
     // Two bindings on one cluster: the union. The wide role scoped to staging adds nothing on prod.
     let both = user(&["kafka-admins", "kafka-auditors"]);
-    assert_eq!(
-        held(&p, &both, "staging"),
-        Some(admin.union(&auditor).copied().collect())
-    );
+    assert_eq!(held(&p, &both, "staging"), Some(admin.union(&auditor).copied().collect()));
     assert_eq!(held(&p, &both, "prod"), Some(auditor));
     // An empty role still makes the cluster visible: catalog only.
-    assert_eq!(
-        held(&p, &user(&["kafka-viewers"]), "prod"),
-        Some(BTreeSet::new())
-    );
+    assert_eq!(held(&p, &user(&["kafka-viewers"]), "prod"), Some(BTreeSet::new()));
     // No covering binding, or no groups at all: no clusters.
     assert_eq!(held(&p, &user(&["strangers"]), "prod"), None);
     assert!(p.visible(&user(&[])).is_empty());
     assert_eq!(
-        p.visible(&user(&["kafka-admins"]))
-            .into_iter()
-            .map(|a| a.name)
-            .collect::<Vec<_>>(),
+        p.visible(&user(&["kafka-admins"])).into_iter().map(|a| a.name).collect::<Vec<_>>(),
         ["staging"]
     );
 }
@@ -170,17 +142,8 @@ fn every_privilege_alone_on_each_writable_flag() {
             assert_eq!(held(&p, &subject, "b"), None);
             for &asked in Privilege::ALL {
                 for internal in [false, true] {
-                    let action = Action::new(
-                        asked,
-                        Resource::Topic {
-                            name: "t".into(),
-                            internal,
-                        },
-                    );
-                    let got = p
-                        .decide(&subject, "a", action.clone())
-                        .err()
-                        .map(|e| e.code);
+                    let action = Action::new(asked, Resource::Topic { name: "t".into(), internal });
+                    let got = p.decide(&subject, "a", action.clone()).err().map(|e| e.code);
                     let want = if asked.is_write() && !writable {
                         Some(ErrorCode::ReadOnlyCluster)
                     } else if asked.is_write() && internal {
@@ -213,37 +176,15 @@ fn the_mcp_ceiling_ignores_roles_and_honours_its_clusters() {
     );
     let p = policy(&yaml);
     use Privilege::*;
-    assert_eq!(
-        held(&p, &Subject::Mcp, "staging"),
-        Some(set(&[Records, CreateTopics]))
-    );
+    assert_eq!(held(&p, &Subject::Mcp, "staging"), Some(set(&[Records, CreateTopics])));
     assert_eq!(held(&p, &Subject::Mcp, "prod"), None);
-    let create = Action::new(
-        CreateTopics,
-        Resource::Topic {
-            name: "t".into(),
-            internal: false,
-        },
-    );
+    let create = Action::new(CreateTopics, Resource::Topic { name: "t".into(), internal: false });
     assert!(p.decide(&Subject::Mcp, "staging", create.clone()).is_ok());
-    let produce = Action::new(
-        Produce,
-        Resource::Topic {
-            name: "t".into(),
-            internal: false,
-        },
-    );
-    let refused = p
-        .decide(&Subject::Mcp, "staging", produce)
-        .expect_err("not in the ceiling");
+    let produce = Action::new(Produce, Resource::Topic { name: "t".into(), internal: false });
+    let refused = p.decide(&Subject::Mcp, "staging", produce).expect_err("not in the ceiling");
+    assert_eq!((refused.code, refused.privilege), (ErrorCode::MissingPrivilege, Some(Produce)));
     assert_eq!(
-        (refused.code, refused.privilege),
-        (ErrorCode::MissingPrivilege, Some(Produce))
-    );
-    assert_eq!(
-        p.decide(&Subject::Mcp, "prod", create)
-            .expect_err("outside")
-            .code,
+        p.decide(&Subject::Mcp, "prod", create).expect_err("outside").code,
         ErrorCode::UnknownCluster
     );
 }
@@ -251,9 +192,8 @@ fn the_mcp_ceiling_ignores_roles_and_honours_its_clusters() {
 #[test]
 fn a_grant_names_what_was_allowed() {
     let p = policy(CLUSTERS);
-    let grant = p
-        .decide(&Subject::Anonymous, "staging", Action::catalog())
-        .expect("catalog is open");
+    let grant =
+        p.decide(&Subject::Anonymous, "staging", Action::catalog()).expect("catalog is open");
     assert_eq!(grant.cluster(), "staging");
     assert_eq!(grant.action(), &Action::catalog());
 }
@@ -263,39 +203,22 @@ fn a_grant_names_what_was_allowed() {
 #[test]
 fn a_grant_opens_only_what_it_names() {
     let p = policy(CLUSTERS);
-    let topic = |name: &str| Resource::Topic {
-        name: name.to_string(),
-        internal: false,
-    };
-    let catalog = p
-        .decide(&Subject::Anonymous, "staging", Action::catalog())
-        .expect("the catalog is open");
-    for privilege in [
-        Privilege::Records,
-        Privilege::CreateTopics,
-        Privilege::DeleteTopics,
-    ] {
-        let e = catalog
-            .require_topic(privilege, "orders")
-            .expect_err("a catalog grant opens nothing");
+    let topic = |name: &str| Resource::Topic { name: name.to_string(), internal: false };
+    let catalog =
+        p.decide(&Subject::Anonymous, "staging", Action::catalog()).expect("the catalog is open");
+    for privilege in [Privilege::Records, Privilege::CreateTopics, Privilege::DeleteTopics] {
+        let e =
+            catalog.require_topic(privilege, "orders").expect_err("a catalog grant opens nothing");
         assert_eq!(e.code, ErrorCode::MissingPrivilege);
         assert_eq!(e.privilege, Some(privilege));
     }
     let read = p
-        .decide(
-            &Subject::Anonymous,
-            "staging",
-            Action::new(Privilege::Records, topic("orders")),
-        )
+        .decide(&Subject::Anonymous, "staging", Action::new(Privilege::Records, topic("orders")))
         .expect("allowed");
     assert!(read.require_topic(Privilege::Records, "orders").is_ok());
     assert!(read.require_topic(Privilege::Records, "payments").is_err());
-    assert!(read
-        .require_topic(Privilege::DeleteTopics, "orders")
-        .is_err());
-    assert!(read
-        .require(Privilege::Records, &Resource::group("orders"))
-        .is_err());
+    assert!(read.require_topic(Privilege::DeleteTopics, "orders").is_err());
+    assert!(read.require(Privilege::Records, &Resource::group("orders")).is_err());
     let mut write = p
         .decide(
             &Subject::Anonymous,
@@ -309,12 +232,8 @@ fn a_grant_opens_only_what_it_names() {
         .expect_err("not recorded yet");
     assert_eq!(unrecorded.code, ErrorCode::AuditUnavailable);
     write.open();
-    assert!(write
-        .require(Privilege::DeleteOffsets, &Resource::group("g"))
-        .is_ok());
-    assert!(write
-        .require(Privilege::DeleteOffsets, &Resource::group("h"))
-        .is_err());
+    assert!(write.require(Privilege::DeleteOffsets, &Resource::group("g")).is_ok());
+    assert!(write.require(Privilege::DeleteOffsets, &Resource::group("h")).is_err());
 }
 
 /// Scoped bindings: their privileges land in `scopes`, not in the cluster-wide set; with an
@@ -349,10 +268,7 @@ mcp:
     let access = p.access(&erin, "prod").expect("visible");
     assert!(access.privileges.is_empty());
     assert_eq!(access.scopes.len(), 1);
-    assert_eq!(
-        access.scopes[0].privileges,
-        set(&[Records, Produce, ResetOffsets, SchemaText])
-    );
+    assert_eq!(access.scopes[0].privileges, set(&[Records, Produce, ResetOffsets, SchemaText]));
     assert!(access.scoped_catalog);
     let on = |subject: &Subject, privilege, resource: Resource| {
         p.decide(subject, "prod", Action::new(privilege, resource))
@@ -365,12 +281,7 @@ mcp:
         "This needs the PRODUCE privilege on topic \"orders\" in cluster \"prod\"."
     );
     assert!(on(&erin, ResetOffsets, Resource::group("pay-app-1")).is_ok());
-    assert!(on(
-        &erin,
-        SchemaText,
-        Resource::Subject("payments-eu-value".into())
-    )
-    .is_ok());
+    assert!(on(&erin, SchemaText, Resource::Subject("payments-eu-value".into())).is_ok());
     assert!(on(&erin, SchemaText, Resource::Subject("orders-value".into())).is_err());
     // With a viewer binding on the whole cluster beside it, the catalog is open.
     let both = user(&["payments-team", "kafka-viewers"]);

@@ -91,21 +91,13 @@ pub struct Part<T> {
 
 impl<T> Default for Part<T> {
     fn default() -> Self {
-        Part {
-            data: None,
-            refreshed_at: None,
-            error: None,
-        }
+        Part { data: None, refreshed_at: None, error: None }
     }
 }
 
 impl<T> Clone for Part<T> {
     fn clone(&self) -> Self {
-        Part {
-            data: self.data.clone(),
-            refreshed_at: self.refreshed_at,
-            error: self.error.clone(),
-        }
+        Part { data: self.data.clone(), refreshed_at: self.refreshed_at, error: self.error.clone() }
     }
 }
 
@@ -149,10 +141,7 @@ impl LogDirs {
                 }
             }
         }
-        Ok(LogDirs {
-            brokers: answers.into_iter().collect(),
-            replicas,
-        })
+        Ok(LogDirs { brokers: answers.into_iter().collect(), replicas })
     }
 }
 
@@ -195,21 +184,14 @@ impl ClusterState {
                     .topics
                     .iter()
                     .filter(|t| {
-                        seen.sees(&Resource::Topic {
-                            name: t.name.clone(),
-                            internal: t.internal,
-                        })
+                        seen.sees(&Resource::Topic { name: t.name.clone(), internal: t.internal })
                     })
                     .cloned()
                     .collect(),
             }));
         }
         if let Some(groups) = &self.groups.data {
-            let shown = groups
-                .iter()
-                .filter(|g| seen.sees(&g.resource()))
-                .cloned()
-                .collect();
+            let shown = groups.iter().filter(|g| seen.sees(&g.resource())).cloned().collect();
             state.groups.data = Some(Arc::new(shown));
         }
         if let Some(subjects) = &self.subjects.data {
@@ -231,10 +213,7 @@ impl ClusterState {
     /// though the last good figures are still shown.
     pub fn health(&self) -> Health {
         if let Some(error) = &self.last_error {
-            return Health {
-                status: HealthStatus::Unreachable,
-                error: Some(error.clone()),
-            };
+            return Health { status: HealthStatus::Unreachable, error: Some(error.clone()) };
         }
         let Some(metadata) = &self.metadata else {
             return Health {
@@ -244,16 +223,11 @@ impl ClusterState {
         };
         let (under, offline) = (metadata.under_replicated(), metadata.offline());
         if under == 0 && offline == 0 {
-            return Health {
-                status: HealthStatus::Ok,
-                error: None,
-            };
+            return Health { status: HealthStatus::Ok, error: None };
         }
         Health {
             status: HealthStatus::Degraded,
-            error: Some(format!(
-                "{under} under-replicated and {offline} offline partitions"
-            )),
+            error: Some(format!("{under} under-replicated and {offline} offline partitions")),
         }
     }
 }
@@ -293,18 +267,12 @@ impl ClusterEntry {
     /// The catalog as `seen` may see it (all of it, unless the cluster's catalog is scoped
     /// for them). Every answer to a caller goes through this.
     pub fn seen_by(&self, seen: &ClusterAccess) -> View<'_> {
-        View {
-            entry: self,
-            state: self.state().seen_by(seen),
-        }
+        View { entry: self, state: self.state().seen_by(seen) }
     }
 
     /// The whole catalog, whoever asks: for klens's own checks.
     pub fn whole(&self) -> View<'_> {
-        View {
-            entry: self,
-            state: self.state(),
-        }
+        View { entry: self, state: self.state() }
     }
 
     pub fn summary(&self) -> ClusterSummary {
@@ -363,10 +331,7 @@ impl ClusterEntry {
     /// The brokers of the last good metadata (none before the first), which the protocol
     /// client asks before the bootstrap servers.
     pub fn known_brokers_now(&self) -> Vec<crate::kafka::Broker> {
-        self.state()
-            .metadata
-            .map(|m| m.brokers.clone())
-            .unwrap_or_default()
+        self.state().metadata.map(|m| m.brokers.clone()).unwrap_or_default()
     }
 
     /// The cluster's registry client, if one is configured and could be set up.
@@ -377,10 +342,7 @@ impl ClusterEntry {
     /// A topic as the last good metadata describes it; `None` for a topic Kafka did not
     /// list, and `not_read_yet` before the first good read (klens cannot tell then).
     pub fn topic_metadata(&self, name: &str) -> Result<Option<Topic>, ApiError> {
-        let metadata = self
-            .state()
-            .metadata
-            .ok_or_else(|| not_read_yet(&self.name, "topics"))?;
+        let metadata = self.state().metadata.ok_or_else(|| not_read_yet(&self.name, "topics"))?;
         Ok(metadata.topics.iter().find(|t| t.name == name).cloned())
     }
 
@@ -488,10 +450,7 @@ impl Catalog {
                     name: c.name.clone(),
                     writable: c.writable,
                     link: Arc::new(Link::new(c)),
-                    registry: c
-                        .schema_registry
-                        .as_ref()
-                        .map(|r| Registry::new(r).map(Arc::new)),
+                    registry: c.schema_registry.as_ref().map(|r| Registry::new(r).map(Arc::new)),
                     state: RwLock::new(ClusterState::default()),
                     rate_history: Mutex::new(rates::RateHistory::default()),
                     watched: Mutex::new(HashMap::new()),
@@ -533,17 +492,14 @@ impl Catalog {
 /// Per topic, the sum of its partitions' high watermarks, for topics whose every partition is
 /// known: the basis of the produce rate.
 pub(crate) fn high_totals(
-    metadata: &MetadataSnapshot,
-    watermarks: &Watermarks,
+    metadata: &MetadataSnapshot, watermarks: &Watermarks,
 ) -> HashMap<String, i64> {
     metadata
         .topics
         .iter()
         .filter_map(|t| {
             let total = t.partitions.iter().try_fold(0i64, |sum, p| {
-                watermarks
-                    .get(&(t.name.clone(), p.id))
-                    .map(|(_, high)| sum.saturating_add(*high))
+                watermarks.get(&(t.name.clone(), p.id)).map(|(_, high)| sum.saturating_add(*high))
             })?;
             Some((t.name.clone(), total))
         })

@@ -21,11 +21,7 @@ impl RateHistory {
     /// sample inside the window, measured from the oldest such sample. A topic whose total went down (deleted and created again) has
     /// no rate until the window holds only its new life.
     pub fn record(&mut self, now_ms: i64, totals: HashMap<String, i64>) -> HashMap<String, f64> {
-        while self
-            .samples
-            .front()
-            .is_some_and(|(t, _)| *t < now_ms - WINDOW_MS || *t >= now_ms)
-        {
+        while self.samples.front().is_some_and(|(t, _)| *t < now_ms - WINDOW_MS || *t >= now_ms) {
             self.samples.pop_front();
         }
         // Each topic against the oldest sample in the window that knew it.
@@ -73,10 +69,7 @@ mod tests {
     #[test]
     fn rates_compare_with_the_oldest_sample_in_the_last_minute() {
         let mut h = RateHistory::default();
-        assert!(
-            h.record(0, totals(&[("a", 100)])).is_empty(),
-            "one sample has no rate"
-        );
+        assert!(h.record(0, totals(&[("a", 100)])).is_empty(), "one sample has no rate");
         let r = h.record(15_000, totals(&[("a", 250), ("b", 7)]));
         assert_eq!(r.get("a"), Some(&10.0));
         assert_eq!(r.get("b"), None, "b has no older sample");
@@ -100,10 +93,7 @@ mod tests {
         assert!(trend["a"].iter().all(|r| *r == 2.0));
         assert!(trend["b"].iter().all(|r| *r == 0.0));
         h.record(100_000, totals(&[("a", 500)]));
-        assert!(
-            !h.trend().contains_key("b"),
-            "a deleted topic leaves the trend"
-        );
+        assert!(!h.trend().contains_key("b"), "a deleted topic leaves the trend");
     }
 
     #[test]

@@ -6,18 +6,12 @@ use std::time::Duration;
 
 /// The candidate closest to `input`, when it is close enough to be a likely typo.
 pub(super) fn nearest<'c>(
-    input: &str,
-    candidates: impl IntoIterator<Item = &'c str>,
+    input: &str, candidates: impl IntoIterator<Item = &'c str>,
 ) -> Option<&'c str> {
     let input_lower = input.to_lowercase();
     candidates
         .into_iter()
-        .map(|candidate| {
-            (
-                edit_distance(&input_lower, &candidate.to_lowercase()),
-                candidate,
-            )
-        })
+        .map(|candidate| (edit_distance(&input_lower, &candidate.to_lowercase()), candidate))
         .filter(|&(distance, candidate)| {
             let longest = candidate.chars().count().max(input.chars().count());
             distance < candidate.chars().count() && distance <= (longest / 3).max(1)
@@ -65,14 +59,8 @@ impl HttpUrl {
     /// 127.0.0.0/8, ::1 or localhost.
     pub fn is_loopback(&self) -> bool {
         self.host.eq_ignore_ascii_case("localhost")
-            || self
-                .host
-                .parse::<Ipv4Addr>()
-                .is_ok_and(|ip| ip.is_loopback())
-            || self
-                .host
-                .parse::<Ipv6Addr>()
-                .is_ok_and(|ip| ip.is_loopback())
+            || self.host.parse::<Ipv4Addr>().is_ok_and(|ip| ip.is_loopback())
+            || self.host.parse::<Ipv6Addr>().is_ok_and(|ip| ip.is_loopback())
     }
 }
 
@@ -82,9 +70,8 @@ pub(super) fn parse_http_url(url: &str) -> Result<HttpUrl, &'static str> {
     if url.chars().any(|c| c.is_whitespace() || c.is_control()) {
         return Err("a URL cannot contain spaces");
     }
-    let (scheme, rest) = url
-        .split_once("://")
-        .ok_or("expected a URL starting with http:// or https://")?;
+    let (scheme, rest) =
+        url.split_once("://").ok_or("expected a URL starting with http:// or https://")?;
     let https = if scheme.eq_ignore_ascii_case("https") {
         true
     } else if scheme.eq_ignore_ascii_case("http") {
@@ -97,19 +84,14 @@ pub(super) fn parse_http_url(url: &str) -> Result<HttpUrl, &'static str> {
         return Err("the URL must not carry credentials; use username and password instead");
     }
     let (host, port) = if let Some(bracketed) = authority.strip_prefix('[') {
-        let (ip, after) = bracketed
-            .split_once(']')
-            .ok_or("the IPv6 address in the URL has no closing \"]\"")?;
+        let (ip, after) =
+            bracketed.split_once(']').ok_or("the IPv6 address in the URL has no closing \"]\"")?;
         if ip.parse::<Ipv6Addr>().is_err() {
             return Err("the URL's host is not a valid IPv6 address");
         }
         let port = match after {
             "" => None,
-            _ => Some(
-                after
-                    .strip_prefix(':')
-                    .ok_or("expected \":port\" after the IPv6 address")?,
-            ),
+            _ => Some(after.strip_prefix(':').ok_or("expected \":port\" after the IPv6 address")?),
         };
         (ip, port)
     } else {
@@ -122,9 +104,7 @@ pub(super) fn parse_http_url(url: &str) -> Result<HttpUrl, &'static str> {
         return Err("the URL has no host");
     }
     let host_chars_ok = host.contains(':')
-        || host
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '.' || c == '_');
+        || host.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '.' || c == '_');
     if !host_chars_ok {
         return Err("the URL's host may hold only letters, digits, \"-\", \".\" and \"_\"");
     }
@@ -133,10 +113,7 @@ pub(super) fn parse_http_url(url: &str) -> Result<HttpUrl, &'static str> {
             return Err("the URL's port must be a number from 1 to 65535");
         }
     }
-    Ok(HttpUrl {
-        https,
-        host: host.to_string(),
-    })
+    Ok(HttpUrl { https, host: host.to_string() })
 }
 
 /// A duration such as `30s`, `15m`, `8h`, `1d` or `1h30m`: units from largest to smallest,
@@ -152,10 +129,7 @@ pub(super) fn parse_duration(text: &str) -> Option<Duration> {
             digits.push(c);
             continue;
         }
-        let offset = UNITS
-            .iter()
-            .skip(next_unit)
-            .position(|&(unit, _)| unit == c)?;
+        let offset = UNITS.iter().skip(next_unit).position(|&(unit, _)| unit == c)?;
         let index = next_unit + offset;
         let (_, seconds) = UNITS.get(index)?;
         if digits.is_empty() {
@@ -203,11 +177,7 @@ mod tests {
             ("999999999999999999d", None),
         ];
         for &(text, seconds) in cases {
-            assert_eq!(
-                parse_duration(text),
-                seconds.map(Duration::from_secs),
-                "{text:?}"
-            );
+            assert_eq!(parse_duration(text), seconds.map(Duration::from_secs), "{text:?}");
         }
     }
 
@@ -215,14 +185,7 @@ mod tests {
     fn urls() {
         let ok = |url: &str, https: bool, host: &str, loopback: bool| {
             let parsed = parse_http_url(url);
-            assert_eq!(
-                parsed,
-                Ok(HttpUrl {
-                    https,
-                    host: host.to_string()
-                }),
-                "{url}"
-            );
+            assert_eq!(parsed, Ok(HttpUrl { https, host: host.to_string() }), "{url}");
             assert_eq!(parsed.is_ok_and(|u| u.is_loopback()), loopback, "{url}");
         };
         ok("https://registry.prod:8081", true, "registry.prod", false);
@@ -232,57 +195,25 @@ mod tests {
         ok("http://[::1]:8081", false, "::1", true);
         ok("http://[2001:db8::1]", false, "2001:db8::1", false);
         ok("http://128.0.0.1", false, "128.0.0.1", false);
-        ok(
-            "http://localhost.example.com",
-            false,
-            "localhost.example.com",
-            false,
-        );
+        ok("http://localhost.example.com", false, "localhost.example.com", false);
 
         let bad = |url: &str, reason: &str| assert_eq!(parse_http_url(url), Err(reason), "{url}");
-        bad(
-            "ftp://x",
-            "expected a URL starting with http:// or https://",
-        );
-        bad(
-            "registry:8081",
-            "expected a URL starting with http:// or https://",
-        );
+        bad("ftp://x", "expected a URL starting with http:// or https://");
+        bad("registry:8081", "expected a URL starting with http:// or https://");
         bad("https://", "the URL has no host");
         bad("https://:80", "the URL has no host");
         bad(
             "https://u:p@host",
             "the URL must not carry credentials; use username and password instead",
         );
-        bad(
-            "https://host:0",
-            "the URL's port must be a number from 1 to 65535",
-        );
-        bad(
-            "https://host:99999",
-            "the URL's port must be a number from 1 to 65535",
-        );
-        bad(
-            "https://host:+80",
-            "the URL's port must be a number from 1 to 65535",
-        );
-        bad(
-            "https://host:",
-            "the URL's port must be a number from 1 to 65535",
-        );
+        bad("https://host:0", "the URL's port must be a number from 1 to 65535");
+        bad("https://host:99999", "the URL's port must be a number from 1 to 65535");
+        bad("https://host:+80", "the URL's port must be a number from 1 to 65535");
+        bad("https://host:", "the URL's port must be a number from 1 to 65535");
         bad("https://ho st", "a URL cannot contain spaces");
-        bad(
-            "https://[::1",
-            "the IPv6 address in the URL has no closing \"]\"",
-        );
-        bad(
-            "https://[nope]",
-            "the URL's host is not a valid IPv6 address",
-        );
-        bad(
-            "https://a:b:c",
-            "the URL's port must be a number from 1 to 65535",
-        );
+        bad("https://[::1", "the IPv6 address in the URL has no closing \"]\"");
+        bad("https://[nope]", "the URL's host is not a valid IPv6 address");
+        bad("https://a:b:c", "the URL's port must be a number from 1 to 65535");
         bad(
             "https://h%ost",
             "the URL's host may hold only letters, digits, \"-\", \".\" and \"_\"",

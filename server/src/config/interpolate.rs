@@ -24,8 +24,7 @@ pub(super) enum InterpolationError {
 
 /// Returns the substituted value, and whether any variable was used.
 pub(super) fn interpolate(
-    raw: &str,
-    env: &dyn Fn(&str) -> Option<String>,
+    raw: &str, env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<(String, bool), InterpolationError> {
     let mut out = String::with_capacity(raw.len());
     let mut used = false;
@@ -36,9 +35,7 @@ pub(super) fn interpolate(
             out.push_str("${");
             rest = tail;
         } else if let Some(body) = after.strip_prefix('{') {
-            let (name, tail) = body
-                .split_once('}')
-                .ok_or(InterpolationError::Unterminated)?;
+            let (name, tail) = body.split_once('}').ok_or(InterpolationError::Unterminated)?;
             if !is_variable_name(name) {
                 return Err(InterpolationError::BadName);
             }
@@ -57,9 +54,7 @@ pub(super) fn interpolate(
 
 fn is_variable_name(name: &str) -> bool {
     let mut chars = name.chars();
-    chars
-        .next()
-        .is_some_and(|first| first.is_ascii_alphabetic() || first == '_')
+    chars.next().is_some_and(|first| first.is_ascii_alphabetic() || first == '_')
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
@@ -101,10 +96,7 @@ mod tests {
 
     #[test]
     fn refuses_broken_references() {
-        check(
-            "${MISSING}",
-            Err(InterpolationError::Unset("MISSING".to_string())),
-        );
+        check("${MISSING}", Err(InterpolationError::Unset("MISSING".to_string())));
         check("${USER", Err(InterpolationError::Unterminated));
         check("${}", Err(InterpolationError::BadName));
         check("${1A}", Err(InterpolationError::BadName));

@@ -163,9 +163,7 @@ impl fmt::Debug for ClusterConfig {
         struct HiddenValues<'a>(&'a BTreeMap<String, String>);
         impl fmt::Debug for HiddenValues<'_> {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.debug_map()
-                    .entries(self.0.keys().map(|key| (key, "***")))
-                    .finish()
+                f.debug_map().entries(self.0.keys().map(|key| (key, "***"))).finish()
             }
         }
         f.debug_struct("ClusterConfig")
@@ -201,11 +199,8 @@ pub enum SaslMechanism {
 
 impl SaslMechanism {
     /// Every mechanism, in the order the error message lists them.
-    pub const ALL: &'static [SaslMechanism] = &[
-        SaslMechanism::Plain,
-        SaslMechanism::ScramSha256,
-        SaslMechanism::ScramSha512,
-    ];
+    pub const ALL: &'static [SaslMechanism] =
+        &[SaslMechanism::Plain, SaslMechanism::ScramSha256, SaslMechanism::ScramSha512];
 
     /// The value of librdkafka's `sasl.mechanism`, which is also the config spelling.
     pub fn librdkafka_name(self) -> &'static str {
@@ -218,10 +213,7 @@ impl SaslMechanism {
 
     /// Parses the config spelling, which is exact (upper case).
     pub fn from_config_name(name: &str) -> Option<SaslMechanism> {
-        SaslMechanism::ALL
-            .iter()
-            .copied()
-            .find(|mechanism| mechanism.librdkafka_name() == name)
+        SaslMechanism::ALL.iter().copied().find(|mechanism| mechanism.librdkafka_name() == name)
     }
 }
 
@@ -366,12 +358,7 @@ pub enum ConfigError {
     },
     /// The text is not YAML klens accepts, or its top level is not a mapping.
     #[error("{file}:{line}:{column}: {message}")]
-    Syntax {
-        file: String,
-        line: usize,
-        column: usize,
-        message: String,
-    },
+    Syntax { file: String, line: usize, column: usize, message: String },
     /// A key or value is wrong.
     #[error("{file}:{line}:{column}: {key}: {message}")]
     Invalid {
@@ -388,10 +375,8 @@ pub enum ConfigError {
 /// environment. Relative TLS paths are resolved against the file's directory.
 pub fn load(path: &Path) -> Result<Config, ConfigError> {
     let file = path.display().to_string();
-    let source = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
-        file: file.clone(),
-        source,
-    })?;
+    let source = std::fs::read_to_string(path)
+        .map_err(|source| ConfigError::Read { file: file.clone(), source })?;
     let base_dir = match path.parent() {
         Some(parent) if !parent.as_os_str().is_empty() => parent,
         _ => Path::new("."),
@@ -403,15 +388,9 @@ pub fn load(path: &Path) -> Result<Config, ConfigError> {
 /// Validates config text. `file_name` prefixes every error, `env` answers `${NAME}`, and
 /// `base_dir` resolves relative TLS paths.
 pub fn parse(
-    source: &str,
-    file_name: &str,
-    env: &dyn Fn(&str) -> Option<String>,
-    base_dir: &Path,
+    source: &str, file_name: &str, env: &dyn Fn(&str) -> Option<String>, base_dir: &Path,
 ) -> Result<Config, ConfigError> {
-    let ctx = reader::Ctx {
-        file: file_name,
-        env,
-    };
+    let ctx = reader::Ctx { file: file_name, env };
     let root = reader::parse_document(&ctx, source)?;
     schema::build(&root, base_dir)
 }

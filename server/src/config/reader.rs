@@ -28,10 +28,7 @@ impl Pos {
     const START: Pos = Pos { line: 1, column: 1 };
 
     fn of(span: &Span) -> Option<Pos> {
-        span.start().map(|marker| Pos {
-            line: marker.line(),
-            column: marker.column(),
-        })
+        span.start().map(|marker| Pos { line: marker.line(), column: marker.column() })
     }
 }
 
@@ -58,14 +55,11 @@ impl Ctx<'_> {
 
 /// Parses the text into the top-level mapping.
 pub(super) fn parse_document<'a>(
-    ctx: &'a Ctx<'a>,
-    source: &str,
+    ctx: &'a Ctx<'a>, source: &str,
 ) -> Result<Document<'a>, ConfigError> {
     // An editor's byte-order mark would otherwise become part of the first key.
     let source = source.strip_prefix('\u{feff}').unwrap_or(source);
-    let options = LoaderOptions::default()
-        .error_on_duplicate_keys(true)
-        .prevent_coercion(true);
+    let options = LoaderOptions::default().error_on_duplicate_keys(true).prevent_coercion(true);
     let node = marked_yaml::parse_yaml_with_options(0, source, options)
         .map_err(|error| load_error(ctx, source, error))?;
     if let Some(line) = second_document(source) {
@@ -145,10 +139,7 @@ impl Document<'_> {
 const TOP_LEVEL: &str = "the config must be a mapping with keys such as listen and clusters";
 
 fn load_error(ctx: &Ctx<'_>, source: &str, error: LoadError) -> ConfigError {
-    let at = |marker: &marked_yaml::Marker| Pos {
-        line: marker.line(),
-        column: marker.column(),
-    };
+    let at = |marker: &marked_yaml::Marker| Pos { line: marker.line(), column: marker.column() };
     match error {
         LoadError::TopLevelMustBeMapping(marker) | LoadError::TopLevelMustBeSequence(marker) => {
             ctx.syntax_error(at(&marker), TOP_LEVEL)
@@ -157,18 +148,15 @@ fn load_error(ctx: &Ctx<'_>, source: &str, error: LoadError) -> ConfigError {
             at(&marker),
             "YAML anchors and aliases are not supported; write the value out",
         ),
-        LoadError::UnexpectedTag(marker) => ctx.syntax_error(
-            at(&marker),
-            "YAML tags (!tag) are not supported; remove the tag",
-        ),
-        LoadError::MappingKeyMustBeScalar(marker) => ctx.syntax_error(
-            at(&marker),
-            "a key must be a plain name, not a list or mapping",
-        ),
-        LoadError::ScanError(marker, scan) => ctx.syntax_error(
-            at(&marker),
-            format!("invalid YAML: {}", one_line(scan.info())),
-        ),
+        LoadError::UnexpectedTag(marker) => {
+            ctx.syntax_error(at(&marker), "YAML tags (!tag) are not supported; remove the tag")
+        }
+        LoadError::MappingKeyMustBeScalar(marker) => {
+            ctx.syntax_error(at(&marker), "a key must be a plain name, not a list or mapping")
+        }
+        LoadError::ScanError(marker, scan) => {
+            ctx.syntax_error(at(&marker), format!("invalid YAML: {}", one_line(scan.info())))
+        }
         LoadError::DuplicateKey(inner) => {
             let first = Pos::of(inner.prev_key.span()).unwrap_or(Pos::START);
             let second = Pos::of(inner.key.span()).unwrap_or(Pos::START);
@@ -215,10 +203,8 @@ fn find_key(node: &Node, path: &str, wanted: &[Pos]) -> Option<String> {
 
 /// The path of `key` inside `parent`: `a.b`, or `a["b.c"]` when the key is not a plain word.
 pub(super) fn child_path(parent: &str, key: &str) -> String {
-    let plain = !key.is_empty()
-        && key
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+    let plain =
+        !key.is_empty() && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
     match (parent.is_empty(), plain) {
         (true, true) => key.to_string(),
         (false, true) => format!("{parent}.{key}"),
@@ -237,11 +223,9 @@ fn mapping_pos(node: &MarkedMappingNode) -> Option<Pos> {
     let own = Pos::of(node.span());
     let first_key = node.keys().next().and_then(|key| Pos::of(key.span()));
     match (own, first_key) {
-        (Some(own), Some(key)) => Some(if (own.line, own.column) <= (key.line, key.column) {
-            own
-        } else {
-            key
-        }),
+        (Some(own), Some(key)) => {
+            Some(if (own.line, own.column) <= (key.line, key.column) { own } else { key })
+        }
         (own, key) => own.or(key),
     }
 }
@@ -283,12 +267,7 @@ impl<'a> Value<'a> {
             Node::Mapping(map) => mapping_pos(map),
             Node::Sequence(items) => Pos::of(items.span()),
         };
-        Value {
-            ctx,
-            node,
-            path,
-            pos: own.unwrap_or(fallback),
-        }
+        Value { ctx, node, path, pos: own.unwrap_or(fallback) }
     }
 
     pub fn path(&self) -> &str {
@@ -329,10 +308,7 @@ impl<'a> Value<'a> {
             _ => return Err(self.type_error(expected)),
         };
         match interpolate(scalar.as_str(), self.ctx.env) {
-            Ok((value, interpolated)) => Ok(Text {
-                value,
-                interpolated,
-            }),
+            Ok((value, interpolated)) => Ok(Text { value, interpolated }),
             Err(InterpolationError::Unset(name)) => Err(self.error(format!(
                 "environment variable {name} is not set; set it, or change the value"
             ))),
@@ -410,12 +386,7 @@ impl<'a> Value<'a> {
         let Node::Mapping(node) = self.node else {
             return Err(self.type_error("a mapping of keys to values"));
         };
-        Ok(Map {
-            ctx: self.ctx,
-            node,
-            path: self.path.clone(),
-            pos: self.pos,
-        })
+        Ok(Map { ctx: self.ctx, node, path: self.path.clone(), pos: self.pos })
     }
 }
 
@@ -459,13 +430,7 @@ impl<'a> Map<'a> {
             .map(|(key, value)| {
                 let pos = Pos::of(key.span()).unwrap_or(self.pos);
                 let path = child_path(&self.path, key.as_str());
-                (
-                    Key {
-                        name: key.as_str(),
-                        pos,
-                    },
-                    Value::new(self.ctx, value, path, pos),
-                )
+                (Key { name: key.as_str(), pos }, Value::new(self.ctx, value, path, pos))
             })
             .collect()
     }
@@ -495,13 +460,10 @@ impl<'a> Map<'a> {
     }
 
     pub fn get(&self, key: &str) -> Option<Value<'a>> {
-        self.node
-            .iter()
-            .find(|(name, _)| name.as_str() == key)
-            .map(|(name, value)| {
-                let pos = Pos::of(name.span()).unwrap_or(self.pos);
-                Value::new(self.ctx, value, child_path(&self.path, key), pos)
-            })
+        self.node.iter().find(|(name, _)| name.as_str() == key).map(|(name, value)| {
+            let pos = Pos::of(name.span()).unwrap_or(self.pos);
+            Value::new(self.ctx, value, child_path(&self.path, key), pos)
+        })
     }
 
     /// A key that must be present; the error points at this mapping.

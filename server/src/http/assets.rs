@@ -64,10 +64,7 @@ impl Site {
     pub fn locate(root: Option<PathBuf>) -> Result<Site, String> {
         let site = match (root, embedded::STEM) {
             (Some(root), _) => Site::folder(&root)?,
-            (None, Some(stem)) => Site {
-                stem: stem.to_string(),
-                files: Files::Embedded,
-            },
+            (None, Some(stem)) => Site { stem: stem.to_string(), files: Files::Embedded },
             // A development build (tests, `cargo run`) still serves the API and the pages
             // without a site; the browser then has no script or style to load.
             (None, None) => Site::folder(Path::new(DEVELOPMENT_SITE)).unwrap_or_else(|e| {
@@ -93,15 +90,9 @@ impl Site {
         let stem = stem.trim();
         let name_like = |c: char| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-');
         if stem.is_empty() || !stem.chars().all(name_like) || stem.starts_with('.') {
-            return Err(format!(
-                "web assets: {} does not name the files",
-                stem_file.display()
-            ));
+            return Err(format!("web assets: {} does not name the files", stem_file.display()));
         }
-        Ok(Site {
-            stem: stem.to_string(),
-            files: Files::Folder(root.to_path_buf()),
-        })
+        Ok(Site { stem: stem.to_string(), files: Files::Folder(root.to_path_buf()) })
     }
 
     /// Leptos's view of the site: the stem is the output name, so the pages' script and
@@ -133,9 +124,7 @@ pub fn router<S: Clone + Send + Sync + 'static>(files: &Files) -> Router<S> {
             .route("/{*path}", get(embedded_file))
             .fallback(|| async { StatusCode::NOT_FOUND }),
         Files::Folder(root) => Router::new().fallback_service(
-            ServeDir::new(root.join("pkg"))
-                .precompressed_br()
-                .precompressed_gzip(),
+            ServeDir::new(root.join("pkg")).precompressed_br().precompressed_gzip(),
         ),
     };
     router.layer(axum::middleware::from_fn(caching))
@@ -154,10 +143,7 @@ async fn embedded_file(uri: Uri, headers: HeaderMap) -> Response {
     };
     let mut response = body.into_response();
     let headers = response.headers_mut();
-    headers.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static(content_type(path)),
-    );
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type(path)));
     if let Some(encoding) = encoding {
         headers.insert(header::CONTENT_ENCODING, HeaderValue::from_static(encoding));
     }
@@ -222,37 +208,16 @@ mod tests {
     fn accepts(values: &[&str]) -> Accepts {
         let mut headers = HeaderMap::new();
         for value in values {
-            headers.append(
-                header::ACCEPT_ENCODING,
-                HeaderValue::from_str(value).expect("value"),
-            );
+            headers.append(header::ACCEPT_ENCODING, HeaderValue::from_str(value).expect("value"));
         }
         Accepts::from(&headers)
     }
 
     #[test]
     fn accept_encoding_allows_what_it_names_without_a_zero_weight() {
-        assert_eq!(
-            accepts(&["gzip, deflate, br, zstd"]),
-            Accepts {
-                br: true,
-                gzip: true
-            }
-        );
-        assert_eq!(
-            accepts(&["gzip;q=0.5, br;q=0"]),
-            Accepts {
-                br: false,
-                gzip: true
-            }
-        );
-        assert_eq!(
-            accepts(&["BR", "x-gzip ; Q=0.0"]),
-            Accepts {
-                br: true,
-                gzip: false
-            }
-        );
+        assert_eq!(accepts(&["gzip, deflate, br, zstd"]), Accepts { br: true, gzip: true });
+        assert_eq!(accepts(&["gzip;q=0.5, br;q=0"]), Accepts { br: false, gzip: true });
+        assert_eq!(accepts(&["BR", "x-gzip ; Q=0.0"]), Accepts { br: true, gzip: false });
         assert_eq!(accepts(&[]), Accepts::default());
         assert_eq!(accepts(&["identity, *;q=0"]), Accepts::default());
     }
@@ -261,16 +226,11 @@ mod tests {
     fn a_site_folder_is_named_by_its_bundle_file() {
         let root = std::env::temp_dir().join(format!("klens-site-{}", std::process::id()));
         std::fs::create_dir_all(&root).expect("dir");
-        assert!(Site::folder(&root)
-            .err()
-            .is_some_and(|e| e.contains("bundle.txt")));
+        assert!(Site::folder(&root).err().is_some_and(|e| e.contains("bundle.txt")));
         std::fs::write(root.join("bundle.txt"), "../etc\n").expect("write");
         assert!(Site::folder(&root).is_err(), "a stem is a name, not a path");
         std::fs::write(root.join("bundle.txt"), "klens\"><script>\n").expect("write");
-        assert!(
-            Site::folder(&root).is_err(),
-            "a stem goes into pages: names only"
-        );
+        assert!(Site::folder(&root).is_err(), "a stem goes into pages: names only");
         std::fs::write(root.join("bundle.txt"), "klens.0123abcd\n").expect("write");
         let site = Site::folder(&root).expect("site");
         assert_eq!(site.stem, "klens.0123abcd");
@@ -283,14 +243,8 @@ mod tests {
     #[test]
     fn content_types_let_browsers_run_the_files() {
         assert_eq!(content_type("klens.ab.wasm"), "application/wasm");
-        assert_eq!(
-            content_type("klens.ab.js"),
-            "text/javascript; charset=utf-8"
-        );
-        assert_eq!(
-            content_type("snippets/x/inline0.js"),
-            "text/javascript; charset=utf-8"
-        );
+        assert_eq!(content_type("klens.ab.js"), "text/javascript; charset=utf-8");
+        assert_eq!(content_type("snippets/x/inline0.js"), "text/javascript; charset=utf-8");
         assert_eq!(content_type("klens.ab.css"), "text/css; charset=utf-8");
         assert_eq!(content_type("README"), "application/octet-stream");
     }

@@ -38,12 +38,8 @@ impl Backend for Door {
     /// service call registered for the type of `call`; the call runs when the reply is awaited.
     fn serve(&self, call: Erased) -> Reply<Erased> {
         let parts = use_context::<Parts>();
-        let user = parts
-            .as_ref()
-            .and_then(|p| p.extensions.get::<SignedIn>().cloned());
-        let door = parts
-            .as_ref()
-            .map_or(app::api::Door::Api, |p| door(&p.headers));
+        let user = parts.as_ref().and_then(|p| p.extensions.get::<SignedIn>().cloned());
+        let door = parts.as_ref().map_or(app::api::Door::Api, |p| door(&p.headers));
         let service = Arc::clone(&self.service);
         let caller = Caller::of_request(&service.policy, user.as_ref(), door);
         // The type of what the box holds, not of the box.

@@ -29,9 +29,7 @@ pub fn refusal(error: ApiError) -> Response {
 /// Records in the audit every answer a guard refused (rate-limited per caller like every
 /// refusal), with the door the request came through and the path it asked for.
 pub async fn record_refusals(
-    State(service): State<Arc<Service>>,
-    request: Request,
-    next: Next,
+    State(service): State<Arc<Service>>, request: Request, next: Next,
 ) -> Response {
     let door = super::backend::door(request.headers());
     let path = request.uri().path().to_string();
@@ -81,10 +79,7 @@ pub async fn body_limits(request: Request, next: Next) -> Response {
     }
     let (parts, body) = request.into_parts();
     match axum::body::to_bytes(body, limit).await {
-        Ok(bytes) => {
-            next.run(Request::from_parts(parts, axum::body::Body::from(bytes)))
-                .await
-        }
+        Ok(bytes) => next.run(Request::from_parts(parts, axum::body::Body::from(bytes))).await,
         Err(_) => too_big(),
     }
 }
@@ -113,18 +108,14 @@ fn exempt_from_host_check(path: &str) -> bool {
 
 /// Refuses, with auth off, any request whose `Host` (port ignored) is not allowed.
 pub async fn allowed_hosts(
-    State(guards): State<Arc<GuardConfig>>,
-    request: Request,
-    next: Next,
+    State(guards): State<Arc<GuardConfig>>, request: Request, next: Next,
 ) -> Response {
     if guards.auth || exempt_from_host_check(request.uri().path()) {
         return next.run(request).await;
     }
     let host = request_host(&request);
-    let allowed = host
-        .as_deref()
-        .map(host_without_port)
-        .is_some_and(|h| guards.allowed_hosts.contains(&h));
+    let allowed =
+        host.as_deref().map(host_without_port).is_some_and(|h| guards.allowed_hosts.contains(&h));
     if allowed {
         return next.run(request).await;
     }
@@ -146,11 +137,7 @@ pub async fn same_origin_writes(request: Request, next: Next) -> Response {
     }
     let host = request_host(&request);
     if let Some(reason) = cross_site_reason(request.headers(), host.as_deref()) {
-        tracing::warn!(
-            reason,
-            path = request.uri().path(),
-            "refused a cross-site write"
-        );
+        tracing::warn!(reason, path = request.uri().path(), "refused a cross-site write");
         return refusal(ApiError::new(
             ErrorCode::CrossSite,
             "klens accepts changes only from its own pages, not from another site.",
@@ -184,28 +171,17 @@ const DEFAULT_POLICY: &str =
 /// also make browsers send `Origin: null` on klens's own form posts, which the cross-site
 /// guard refuses), and, with sign-in on, no caching of `/api` answers.
 pub async fn security_headers(
-    State(guards): State<Arc<GuardConfig>>,
-    request: Request,
-    next: Next,
+    State(guards): State<Arc<GuardConfig>>, request: Request, next: Next,
 ) -> Response {
     let is_api = request.uri().path().starts_with("/api/");
     let mut response = next.run(request).await;
     let headers = response.headers_mut();
     if !headers.contains_key(header::CONTENT_SECURITY_POLICY) {
-        headers.insert(
-            header::CONTENT_SECURITY_POLICY,
-            HeaderValue::from_static(DEFAULT_POLICY),
-        );
+        headers.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(DEFAULT_POLICY));
     }
     headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
-    headers.insert(
-        header::X_CONTENT_TYPE_OPTIONS,
-        HeaderValue::from_static("nosniff"),
-    );
-    headers.insert(
-        header::REFERRER_POLICY,
-        HeaderValue::from_static("same-origin"),
-    );
+    headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    headers.insert(header::REFERRER_POLICY, HeaderValue::from_static("same-origin"));
     if guards.auth && is_api {
         headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     }
@@ -238,9 +214,8 @@ fn cross_site_reason(headers: &HeaderMap, host: Option<&str>) -> Option<&'static
     let Ok(origin) = origin.to_str() else {
         return Some("unreadable Origin");
     };
-    let Some(origin_authority) = origin
-        .split_once("://")
-        .map(|(_, rest)| rest.trim_end_matches('/'))
+    let Some(origin_authority) =
+        origin.split_once("://").map(|(_, rest)| rest.trim_end_matches('/'))
     else {
         return Some("opaque Origin");
     };
@@ -272,10 +247,7 @@ fn host_without_port(authority: &str) -> String {
 }
 
 fn normalise_host(host: &str) -> String {
-    host.trim()
-        .trim_start_matches('[')
-        .trim_end_matches(']')
-        .to_ascii_lowercase()
+    host.trim().trim_start_matches('[').trim_end_matches(']').to_ascii_lowercase()
 }
 
 #[cfg(test)]
@@ -323,11 +295,7 @@ mod tests {
             (&[("origin", "null")], true),
         ];
         for (pairs, refused) in cases {
-            assert_eq!(
-                cross_site_reason(&headers(pairs), host).is_some(),
-                refused,
-                "{pairs:?}"
-            );
+            assert_eq!(cross_site_reason(&headers(pairs), host).is_some(), refused, "{pairs:?}");
         }
         assert!(cross_site_reason(&headers(&[("origin", "http://a")]), None).is_some());
     }

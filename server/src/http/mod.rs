@@ -48,9 +48,7 @@ pub struct AppState {
 impl AppState {
     /// The UI door's state over `service`, which `main` builds and hands to the MCP door too.
     pub fn new(
-        leptos: LeptosOptions,
-        config: &Config,
-        service: Arc<Service>,
+        leptos: LeptosOptions, config: &Config, service: Arc<Service>,
     ) -> Result<Self, String> {
         let policy = Arc::clone(&service.policy);
         let oidc = match &config.auth {
@@ -62,10 +60,7 @@ impl AppState {
             leptos,
             catalog: Arc::clone(&service.catalog),
             service,
-            guards: Arc::new(GuardConfig::new(
-                &config.allowed_hosts,
-                policy.auth_enabled(),
-            )),
+            guards: Arc::new(GuardConfig::new(&config.allowed_hosts, policy.auth_enabled())),
             policy,
             oidc,
         })
@@ -80,9 +75,7 @@ impl axum::extract::FromRef<AppState> for LeptosOptions {
 
 /// The whole router of the UI port.
 pub fn app(state: AppState) -> Router {
-    let backend: SharedBackend = Arc::new(Door {
-        service: Arc::clone(&state.service),
-    });
+    let backend: SharedBackend = Arc::new(Door { service: Arc::clone(&state.service) });
     let guards = Arc::clone(&state.guards);
     let routes = generate_route_list(App);
     let context = move || provide_context(backend.clone());
@@ -120,10 +113,7 @@ pub fn app(state: AppState) -> Router {
         .layer(axum::middleware::from_fn(guards::body_limits))
         .layer(axum::middleware::from_fn(guards::json_writes))
         .layer(axum::middleware::from_fn(guards::same_origin_writes))
-        .layer(axum::middleware::from_fn_with_state(
-            Arc::clone(&guards),
-            guards::allowed_hosts,
-        ));
+        .layer(axum::middleware::from_fn_with_state(Arc::clone(&guards), guards::allowed_hosts));
     let router = match oidc {
         // With sign-in, the session is checked before anything else.
         Some(oidc) => router
@@ -139,10 +129,7 @@ pub fn app(state: AppState) -> Router {
             Arc::clone(&state.service),
             guards::record_refusals,
         ))
-        .layer(axum::middleware::from_fn_with_state(
-            guards,
-            guards::security_headers,
-        ))
+        .layer(axum::middleware::from_fn_with_state(guards, guards::security_headers))
         .layer(axum::middleware::from_fn(crate::metrics::track))
         .with_state(state)
 }
@@ -163,8 +150,7 @@ async fn retry_after(request: axum::extract::Request, next: axum::middleware::Ne
 /// and shows a cluster, topic or group only to a caller who sees it; `metrics.listen` serves
 /// every name on a port of its own for a scraper.
 async fn metrics(
-    State(state): State<AppState>,
-    user: Option<axum::Extension<crate::auth::oidc::SignedIn>>,
+    State(state): State<AppState>, user: Option<axum::Extension<crate::auth::oidc::SignedIn>>,
     headers: axum::http::HeaderMap,
 ) -> Response {
     let user = user.map(|axum::Extension(u)| u);
@@ -181,15 +167,10 @@ async fn metrics(
 }
 
 fn metrics_answer(
-    catalog: &Catalog,
-    open_streams: usize,
-    audience: &crate::metrics::Audience,
+    catalog: &Catalog, open_streams: usize, audience: &crate::metrics::Audience,
 ) -> Response {
     (
-        [(
-            axum::http::header::CONTENT_TYPE,
-            "text/plain; version=0.0.4; charset=utf-8",
-        )],
+        [(axum::http::header::CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")],
         crate::metrics::render(catalog, open_streams, audience),
     )
         .into_response()
@@ -214,7 +195,7 @@ pub fn metrics_router(service: Arc<Service>) -> Router {
 }
 
 async fn unknown_api_call() -> Response {
-    let error = ApiError::new(ErrorCode::NotFound, "There is no such API call.");
+    let error = ApiError::not_found("There is no such API call.");
     error_response(&error)
 }
 
@@ -222,12 +203,9 @@ async fn unknown_api_call() -> Response {
 /// as they are encoded: see `app::error`). The status comes from the same `ApiError::status`.
 pub fn error_response(error: &ApiError) -> Response {
     let status = StatusCode::from_u16(error.status()).unwrap_or(StatusCode::BAD_GATEWAY);
-    let mut response = (
-        status,
-        [(axum::http::header::CONTENT_TYPE, "application/json")],
-        error.to_json(),
-    )
-        .into_response();
+    let mut response =
+        (status, [(axum::http::header::CONTENT_TYPE, "application/json")], error.to_json())
+            .into_response();
     if error.code == ErrorCode::TooManyRequests {
         response.headers_mut().insert(
             axum::http::header::RETRY_AFTER,
@@ -246,10 +224,7 @@ async fn health() -> impl IntoResponse {
 /// each state. Probes need no session, so this names no cluster and carries no error text.
 async fn ready(State(state): State<AppState>) -> Response {
     if !state.catalog.all_attempted() {
-        return (
-            StatusCode::SERVICE_UNAVAILABLE,
-            Json(json!({ "status": "starting" })),
-        )
+        return (StatusCode::SERVICE_UNAVAILABLE, Json(json!({ "status": "starting" })))
             .into_response();
     }
     let (mut ok, mut degraded, mut unreachable) = (0u64, 0u64, 0u64);

@@ -22,17 +22,12 @@ const DRAIN_FOR: Duration = Duration::from_secs(5);
 /// Serves `router` on `listener` until `shutdown` completes, then lets open connections finish
 /// for a few seconds.
 pub async fn serve(
-    listener: TcpListener,
-    router: Router,
-    header_read_timeout: Duration,
+    listener: TcpListener, router: Router, header_read_timeout: Duration,
     shutdown: impl Future<Output = ()>,
 ) {
     let graceful = GracefulShutdown::new();
     let mut builder = Builder::new(TokioExecutor::new());
-    builder
-        .http1()
-        .timer(TokioTimer::new())
-        .header_read_timeout(header_read_timeout);
+    builder.http1().timer(TokioTimer::new()).header_read_timeout(header_read_timeout);
     builder.http2().timer(TokioTimer::new());
     tokio::pin!(shutdown);
     loop {
@@ -50,9 +45,7 @@ pub async fn serve(
         };
         stream.set_nodelay(true).ok();
         let service = TowerToHyperService::new(router.clone());
-        let connection = builder
-            .serve_connection(TokioIo::new(stream), service)
-            .into_owned();
+        let connection = builder.serve_connection(TokioIo::new(stream), service).into_owned();
         let connection = graceful.watch(connection);
         tokio::spawn(async move {
             if let Err(error) = connection.await {
@@ -60,10 +53,7 @@ pub async fn serve(
             }
         });
     }
-    if tokio::time::timeout(DRAIN_FOR, graceful.shutdown())
-        .await
-        .is_err()
-    {
+    if tokio::time::timeout(DRAIN_FOR, graceful.shutdown()).await.is_err() {
         tracing::info!("connections still open at shutdown were closed");
     }
 }
@@ -87,9 +77,7 @@ mod tests {
             std::future::pending(),
         ));
         // A whole request is answered.
-        let mut client = tokio::net::TcpStream::connect(address)
-            .await
-            .expect("connect");
+        let mut client = tokio::net::TcpStream::connect(address).await.expect("connect");
         client
             .write_all(b"GET / HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n")
             .await
@@ -98,12 +86,8 @@ mod tests {
         client.read_to_string(&mut answer).await.expect("read");
         assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
         // Half a request is cut off once the timeout passes.
-        let mut slow = tokio::net::TcpStream::connect(address)
-            .await
-            .expect("connect");
-        slow.write_all(b"GET / HTTP/1.1\r\nhost")
-            .await
-            .expect("write");
+        let mut slow = tokio::net::TcpStream::connect(address).await.expect("connect");
+        slow.write_all(b"GET / HTTP/1.1\r\nhost").await.expect("write");
         let started = std::time::Instant::now();
         let mut rest = Vec::new();
         let read = tokio::time::timeout(Duration::from_secs(5), slow.read_to_end(&mut rest)).await;

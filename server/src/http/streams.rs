@@ -26,11 +26,8 @@ use crate::service::records::{self, Stream, StreamArgs};
 
 /// The caller and the prepared stream, or the error response.
 async fn prepare(
-    state: &AppState,
-    user: Option<Extension<SignedIn>>,
-    headers: &axum::http::HeaderMap,
-    query: Result<Query<StreamArgs>, QueryRejection>,
-    default_from: &str,
+    state: &AppState, user: Option<Extension<SignedIn>>, headers: &axum::http::HeaderMap,
+    query: Result<Query<StreamArgs>, QueryRejection>, default_from: &str,
 ) -> Result<(Caller, Stream), Response> {
     let user = user.map(|Extension(u)| u);
     let door = super::backend::door(headers);
@@ -54,10 +51,8 @@ async fn prepare(
 }
 
 pub async fn export(
-    State(state): State<AppState>,
-    user: Option<Extension<SignedIn>>,
-    headers: axum::http::HeaderMap,
-    query: Result<Query<StreamArgs>, QueryRejection>,
+    State(state): State<AppState>, user: Option<Extension<SignedIn>>,
+    headers: axum::http::HeaderMap, query: Result<Query<StreamArgs>, QueryRejection>,
 ) -> Response {
     let (caller, stream) = match prepare(&state, user, &headers, query, "earliest").await {
         Ok(prepared) => prepared,
@@ -68,10 +63,7 @@ pub async fn export(
     let body = Body::from_stream(tokio_stream_of(export.chunks).map(Ok::<_, Infallible>));
     let mut response = body.into_response();
     let headers = response.headers_mut();
-    headers.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("application/x-ndjson"),
-    );
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/x-ndjson"));
     // Topic names are letters, digits, '.', '_' and '-' (checked by the service): safe here.
     let file = &export.topic;
     if let Ok(value) = HeaderValue::from_str(&format!("attachment; filename=\"{file}.ndjson\"")) {
@@ -90,10 +82,8 @@ pub async fn export(
 }
 
 pub async fn tail(
-    State(state): State<AppState>,
-    user: Option<Extension<SignedIn>>,
-    headers: axum::http::HeaderMap,
-    query: Result<Query<StreamArgs>, QueryRejection>,
+    State(state): State<AppState>, user: Option<Extension<SignedIn>>,
+    headers: axum::http::HeaderMap, query: Result<Query<StreamArgs>, QueryRejection>,
 ) -> Response {
     // The tail always starts at the end, whatever `from` says.
     let query = query.map(|Query(mut q)| {
@@ -112,9 +102,7 @@ pub async fn tail(
             TailEvent::End(reason) => Event::default().event("end").data(reason),
         })
     });
-    Sse::new(events)
-        .keep_alive(KeepAlive::default())
-        .into_response()
+    Sse::new(events).keep_alive(KeepAlive::default()).into_response()
 }
 
 /// Auth's answer to whether `caller` is still signed in, for a stream to ask every second.

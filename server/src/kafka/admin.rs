@@ -49,9 +49,7 @@ pub const MAX_PARTITIONS: i32 = 100_000;
 impl TopicSpec {
     /// Validates what a caller asked for.
     pub fn new(
-        name: &str,
-        partitions: i32,
-        replication_factor: Option<i32>,
+        name: &str, partitions: i32, replication_factor: Option<i32>,
         configs: &std::collections::BTreeMap<String, String>,
     ) -> Result<TopicSpec, ApiError> {
         TopicName::check(name, "topic")?;
@@ -70,19 +68,13 @@ impl TopicSpec {
             }
         }
         if configs.keys().any(|k| k.trim().is_empty()) {
-            return Err(ApiError::bad_request(
-                "configs",
-                "A config name cannot be empty.",
-            ));
+            return Err(ApiError::bad_request("configs", "A config name cannot be empty."));
         }
         Ok(TopicSpec {
             name: name.to_string(),
             partitions,
             replication_factor,
-            configs: configs
-                .iter()
-                .map(|(k, v)| (k.clone(), v.clone()))
-                .collect(),
+            configs: configs.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
         })
     }
 }
@@ -107,20 +99,14 @@ fn wire_of(link: &Link) -> Result<Arc<super::wire::WireClient>, ApiError> {
 /// The admin client among `clients`. The decision refuses writes on read-only clusters first;
 /// a read-only cluster has no admin client at all, so this is a second lock.
 fn admin_of<'a>(
-    clients: &'a KafkaClients,
-    link: &Link,
+    clients: &'a KafkaClients, link: &Link,
 ) -> Result<&'a AdminClient<KlensContext>, ApiError> {
-    clients
-        .admin()
-        .ok_or_else(|| ApiError::read_only_cluster(&link.cluster))
+    clients.admin().ok_or_else(|| ApiError::read_only_cluster(&link.cluster))
 }
 
 /// Creates the topic `spec` describes (CREATE_TOPICS on that topic), then reads it back.
 pub async fn create_topic(
-    grant: &Grant,
-    link: &Link,
-    known: &[Broker],
-    spec: &TopicSpec,
+    grant: &Grant, link: &Link, known: &[Broker], spec: &TopicSpec,
 ) -> Result<ReadBack, ApiError> {
     create(grant, link, spec, false).await?;
     let clients = clients_of(link)?;
@@ -133,10 +119,7 @@ pub async fn validate_topic(grant: &Grant, link: &Link, spec: &TopicSpec) -> Res
 }
 
 async fn create(
-    grant: &Grant,
-    link: &Link,
-    spec: &TopicSpec,
-    validate_only: bool,
+    grant: &Grant, link: &Link, spec: &TopicSpec, validate_only: bool,
 ) -> Result<(), ApiError> {
     grant.require_topic(Privilege::CreateTopics, &spec.name)?;
     let clients = clients_of(link)?;
@@ -161,10 +144,7 @@ async fn create(
 
 /// Deletes a topic (DELETE_TOPICS on that topic), then reads it back until Kafka shows it gone.
 pub async fn delete_topic(
-    grant: &Grant,
-    link: &Link,
-    known: &[Broker],
-    name: &str,
+    grant: &Grant, link: &Link, known: &[Broker], name: &str,
 ) -> Result<ReadBack, ApiError> {
     grant.require_topic(Privilege::DeleteTopics, name)?;
     let clients = clients_of(link)?;
@@ -213,10 +193,7 @@ where
 /// (created, gone, with its new partitions): far cheaper than a full refresh on a large
 /// cluster. Failing to read it back is not a failed write; the next refresh shows it.
 async fn read_back(
-    link: &Link,
-    clients: &Arc<KafkaClients>,
-    known: &[Broker],
-    name: &str,
+    link: &Link, clients: &Arc<KafkaClients>, known: &[Broker], name: &str,
     ready: impl Fn(Option<&Topic>) -> bool,
 ) -> ReadBack {
     let mut topic = None;
@@ -256,11 +233,7 @@ pub(crate) fn admin_error(what: &str, error: &KafkaError) -> ApiError {
         Some(RDKafkaErrorCode::OperationTimedOut) | Some(RDKafkaErrorCode::RequestTimedOut)
     );
     ApiError {
-        flavor: if timed_out {
-            Flavor::ConflictOrTimeout
-        } else {
-            Flavor::Plain
-        },
+        flavor: if timed_out { Flavor::ConflictOrTimeout } else { Flavor::Plain },
         ..ApiError::new(
             ErrorCode::Client,
             format!("klens could not {what}: Kafka did not answer ({error})."),
@@ -300,10 +273,32 @@ pub fn refusal(what: &str, name: &str, code: RDKafkaErrorCode) -> ApiError {
         ErrorCode::NotFound => format!("There is no topic named \"{name}\" ({code})."),
         _ => format!("Kafka could not {what} \"{name}\": {code}."),
     };
-    ApiError {
-        kafka_error: Some(format!("{code:?}")),
-        flavor,
-        ..ApiError::new(code_out, message)
+    ApiError { kafka_error: Some(format!("{code:?}")), flavor, ..ApiError::new(code_out, message) }
+}
+
+/// A config as Kafka describes it, for tests: `chain` is its synonyms, nearest first.
+#[cfg(test)]
+pub(crate) fn test_config(
+    name: &str, value: Option<&str>, source: app::api::ConfigSource,
+    chain: &[(&str, app::api::ConfigSource)],
+) -> app::api::TopicConfig {
+    app::api::TopicConfig {
+        name: name.into(),
+        value: value.map(Into::into),
+        source,
+        read_only: false,
+        sensitive: false,
+        synonyms: chain
+            .iter()
+            .map(|(v, s)| app::api::ConfigSynonym {
+                name: name.into(),
+                value: Some((*v).into()),
+                source: *s,
+            })
+            .collect(),
+        kind: Some("int".into()),
+        documentation: None,
+        update_mode: Some(app::api::UpdateMode::of(name, false)),
     }
 }
 
@@ -330,10 +325,7 @@ mod tests {
         for (kafka, code, status) in cases {
             let e = refusal("create topic", "t", kafka);
             assert_eq!((e.code, e.status()), (code, status), "{kafka:?}");
-            assert_eq!(
-                e.kafka_error.as_deref(),
-                Some(format!("{kafka:?}").as_str())
-            );
+            assert_eq!(e.kafka_error.as_deref(), Some(format!("{kafka:?}").as_str()));
         }
     }
 
@@ -373,14 +365,9 @@ mod tests {
 
     #[test]
     fn the_message_keeps_kafkas_words() {
-        let e = refusal(
-            "create topic",
-            "orders",
-            RDKafkaErrorCode::TopicAlreadyExists,
-        );
+        let e = refusal("create topic", "orders", RDKafkaErrorCode::TopicAlreadyExists);
         assert!(
-            e.message
-                .starts_with("Kafka could not create topic \"orders\": "),
+            e.message.starts_with("Kafka could not create topic \"orders\": "),
             "{}",
             e.message
         );

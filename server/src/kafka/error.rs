@@ -11,16 +11,9 @@ use rdkafka::error::{KafkaError, RDKafkaErrorCode};
 #[derive(Clone, Debug, PartialEq)]
 pub enum ClientError {
     /// librdkafka's own error while klens was `doing` something ("reading offsets").
-    Kafka {
-        doing: &'static str,
-        error: KafkaError,
-    },
+    Kafka { doing: &'static str, error: KafkaError },
     /// Kafka answered, but for one partition with an error: what a read needs is missing.
-    Partition {
-        doing: &'static str,
-        partition: i32,
-        error: KafkaError,
-    },
+    Partition { doing: &'static str, partition: i32, error: KafkaError },
     /// The thread running a blocking call ended without an answer.
     Lost { doing: String, why: String },
 }
@@ -54,11 +47,9 @@ impl std::fmt::Display for ClientError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             ClientError::Kafka { doing, error } => write!(f, "{doing}: {error}"),
-            ClientError::Partition {
-                doing,
-                partition,
-                error,
-            } => write!(f, "{doing}, partition {partition}: {error}"),
+            ClientError::Partition { doing, partition, error } => {
+                write!(f, "{doing}, partition {partition}: {error}")
+            }
             ClientError::Lost { doing, why } => write!(f, "{doing} failed: {why}"),
         }
     }
@@ -66,11 +57,7 @@ impl std::fmt::Display for ClientError {
 
 impl From<ClientError> for ApiError {
     fn from(error: ClientError) -> ApiError {
-        let flavor = if error.timed_out() {
-            Flavor::ConflictOrTimeout
-        } else {
-            Flavor::Plain
-        };
+        let flavor = if error.timed_out() { Flavor::ConflictOrTimeout } else { Flavor::Plain };
         ApiError {
             flavor,
             ..ApiError::new(
@@ -96,10 +83,8 @@ mod tests {
             partition: 3,
             error: KafkaError::OffsetFetch(RDKafkaErrorCode::NotLeaderForPartition),
         };
-        let lost = ClientError::Lost {
-            doing: "reading records".into(),
-            why: "the task panicked".into(),
-        };
+        let lost =
+            ClientError::Lost { doing: "reading records".into(), why: "the task panicked".into() };
         let statuses: Vec<(ErrorCode, u16)> = [timed_out, refused.clone(), lost]
             .into_iter()
             .map(|e| {
@@ -109,11 +94,7 @@ mod tests {
             .collect();
         assert_eq!(
             statuses,
-            vec![
-                (ErrorCode::Client, 504),
-                (ErrorCode::Client, 502),
-                (ErrorCode::Client, 502)
-            ]
+            vec![(ErrorCode::Client, 504), (ErrorCode::Client, 502), (ErrorCode::Client, 502)]
         );
         assert!(ApiError::from(refused).message.contains("partition 3"));
     }

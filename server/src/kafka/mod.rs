@@ -128,14 +128,9 @@ impl KafkaClients {
             config.set_log_level(RDKafkaLogLevel::Critical);
             config
         };
-        let context = || KlensContext {
-            cluster: cluster.name.clone(),
-        };
-        let admin = if cluster.writable {
-            Some(quiet().create_with_context(context())?)
-        } else {
-            None
-        };
+        let context = || KlensContext { cluster: cluster.name.clone() };
+        let admin =
+            if cluster.writable { Some(quiet().create_with_context(context())?) } else { None };
         let offsets = quiet()
             .set("enable.auto.commit", "false")
             .set("enable.partition.eof", "false")
@@ -156,12 +151,7 @@ impl KafkaClients {
         } else {
             None
         };
-        Ok(KafkaClients {
-            admin,
-            offsets,
-            producer,
-            partitioner,
-        })
+        Ok(KafkaClients { admin, offsets, producer, partitioner })
     }
 
     /// The producer, present exactly for writable clusters.
@@ -186,9 +176,7 @@ impl KafkaClients {
     /// offsets Kafka would not give (no DESCRIBE, no leader) are left out. Blocks for at most
     /// `timeout` in all.
     pub fn fetch_watermarks(
-        &self,
-        topics: &[Topic],
-        timeout: Duration,
+        &self, topics: &[Topic], timeout: Duration,
     ) -> Result<Watermarks, ClientError> {
         let until = std::time::Instant::now() + timeout;
         let lookup = |at: Offset| -> Result<HashMap<(String, i32), i64>, ClientError> {
@@ -233,11 +221,7 @@ impl KafkaClients {
     /// Per partition of `topic`, the first offset whose timestamp is at or after `timestamp`;
     /// partitions with no such record are left out. Blocks for at most `timeout`.
     pub fn offsets_at(
-        &self,
-        topic: &str,
-        partitions: &[i32],
-        timestamp: i64,
-        timeout: Duration,
+        &self, topic: &str, partitions: &[i32], timestamp: i64, timeout: Duration,
     ) -> Result<std::collections::BTreeMap<i32, i64>, ClientError> {
         let mut list = TopicPartitionList::new();
         for p in partitions {
@@ -342,9 +326,7 @@ impl MetadataSnapshot {
     }
 
     pub fn under_replicated(&self) -> u64 {
-        self.partitions()
-            .filter(|p| p.is_under_replicated())
-            .count() as u64
+        self.partitions().filter(|p| p.is_under_replicated()).count() as u64
     }
 
     pub fn offline(&self) -> u64 {
@@ -389,14 +371,10 @@ impl Link {
 
 /// Runs a blocking librdkafka call off the async threads; `what` names it in the error.
 pub async fn blocking<T: Send + 'static>(
-    what: &str,
-    call: impl FnOnce() -> Result<T, ClientError> + Send + 'static,
+    what: &str, call: impl FnOnce() -> Result<T, ClientError> + Send + 'static,
 ) -> Result<T, ClientError> {
     match tokio::task::spawn_blocking(call).await {
         Ok(result) => result,
-        Err(e) => Err(ClientError::Lost {
-            doing: what.to_string(),
-            why: e.to_string(),
-        }),
+        Err(e) => Err(ClientError::Lost { doing: what.to_string(), why: e.to_string() }),
     }
 }

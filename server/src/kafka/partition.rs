@@ -96,19 +96,11 @@ mod tests {
             (b"foobar", -790_332_482),
             (b"a-little-bit-long-string", -985_981_536),
             (b"a-little-bit-longer-string", -1_486_304_829),
-            (
-                b"lkjh234lh9fiuh90y23oiuhsafujhadof229phr9h19h89h8",
-                -58_897_971,
-            ),
+            (b"lkjh234lh9fiuh90y23oiuhsafujhadof229phr9h19h89h8", -58_897_971),
             (b"abc", 479_470_107),
         ];
         for (key, want) in cases {
-            assert_eq!(
-                murmur2(key) as i32,
-                want,
-                "{}",
-                String::from_utf8_lossy(key)
-            );
+            assert_eq!(murmur2(key) as i32, want, "{}", String::from_utf8_lossy(key));
         }
     }
 
@@ -126,10 +118,7 @@ mod tests {
                 assert!(Partitioner::ConsistentRandom.partition(key, n) < n);
             }
         }
-        assert_eq!(
-            Partitioner::from_property(None),
-            Ok(Partitioner::Murmur2Random)
-        );
+        assert_eq!(Partitioner::from_property(None), Ok(Partitioner::Murmur2Random));
         assert_eq!(
             Partitioner::from_property(Some("consistent_random")),
             Ok(Partitioner::ConsistentRandom)

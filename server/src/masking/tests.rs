@@ -11,10 +11,7 @@ const KEY: &str = "a-key-of-at-least-16-bytes";
 fn rule(fields: &[&str], strategy: MaskStrategy, keys: bool) -> MaskingRule {
     MaskingRule {
         topics: vec!["payments-*".into()],
-        fields: fields
-            .iter()
-            .map(|f| f.split('.').map(str::to_string).collect())
-            .collect(),
+        fields: fields.iter().map(|f| f.split('.').map(str::to_string).collect()).collect(),
         keys,
         strategy,
     }
@@ -58,14 +55,9 @@ fn expected_hmac(text: &str) -> String {
     let mut block = [0u8; 64];
     block[..KEY.len()].copy_from_slice(KEY.as_bytes());
     let pad = |byte: u8| block.iter().map(|b| b ^ byte).collect::<Vec<u8>>();
-    let inner = sha2::Sha256::new()
-        .chain_update(pad(0x36))
-        .chain_update(text.as_bytes())
-        .finalize();
-    let outer = sha2::Sha256::new()
-        .chain_update(pad(0x5c))
-        .chain_update(inner)
-        .finalize();
+    let inner =
+        sha2::Sha256::new().chain_update(pad(0x36)).chain_update(text.as_bytes()).finalize();
+    let outer = sha2::Sha256::new().chain_update(pad(0x5c)).chain_update(inner).finalize();
     outer.iter().map(|b| format!("{b:02x}")).collect()
 }
 
@@ -140,10 +132,7 @@ fn each_strategy_masks_nested_and_repeated_fields_and_nothing_else() {
         m.apply(&mut r);
         assert_eq!(r.value.data, want, "{strategy:?}");
         assert!(r.value.masked, "{strategy:?}");
-        assert_eq!(
-            r.value.raw, None,
-            "{strategy:?}: the bytes hold every field"
-        );
+        assert_eq!(r.value.raw, None, "{strategy:?}: the bytes hold every field");
         // The key is not masked without `keys`.
         assert_eq!(r.key.data, json!("4111111111111111"));
         assert!(!r.key.masked);
@@ -192,16 +181,11 @@ fn values_decoded_through_each_schema_type_are_masked_alike() {
         (&json_schema, &plain, Encoding::JsonSchema),
     ] {
         let framed = encode(schema, 1, None, value).expect("encodes");
-        let (got, data) = Decoder::new(schema)
-            .expect("a decoder")
-            .decode(&framed[5..])
-            .expect("decodes");
+        let (got, data) =
+            Decoder::new(schema).expect("a decoder").decode(&framed[5..]).expect("decodes");
         assert_eq!(got, encoding);
         let shown = |data: &Value| data.to_string();
-        assert!(
-            shown(&data).contains("4111111111111111"),
-            "{encoding:?}: {data}"
-        );
+        assert!(shown(&data).contains("4111111111111111"), "{encoding:?}: {data}");
         let m = mask(vec![rule(
             &["card.number", "contacts.email", "tags"],
             MaskStrategy::Last4,
@@ -210,22 +194,11 @@ fn values_decoded_through_each_schema_type_are_masked_alike() {
         let mut r = record(part(Encoding::Null, Value::Null), part(encoding, data));
         m.apply(&mut r);
         let text = shown(&r.value.data);
-        for secret in [
-            "4111111111111111",
-            "ann@example.com",
-            "bob@example.com",
-            "vip",
-        ] {
-            assert!(
-                !text.contains(secret),
-                "{encoding:?} shows {secret}: {text}"
-            );
+        for secret in ["4111111111111111", "ann@example.com", "bob@example.com", "vip"] {
+            assert!(!text.contains(secret), "{encoding:?} shows {secret}: {text}");
         }
         assert!(text.contains("************1111"), "{encoding:?}: {text}");
-        assert!(
-            text.contains("12/30"),
-            "{encoding:?} keeps the rest: {text}"
-        );
+        assert!(text.contains("12/30"), "{encoding:?} keeps the rest: {text}");
         assert!(r.value.masked && r.value.raw.is_none());
     }
 }
@@ -250,10 +223,7 @@ fn a_part_that_is_not_fields_is_masked_whole() {
         }
     }
     // Nothing to hide in a null.
-    let mut r = record(
-        part(Encoding::Null, Value::Null),
-        part(Encoding::Null, Value::Null),
-    );
+    let mut r = record(part(Encoding::Null, Value::Null), part(Encoding::Null, Value::Null));
     m.apply(&mut r);
     assert!(!r.value.masked && !r.key.masked);
 }
@@ -272,29 +242,14 @@ fn keys_are_masked_only_by_rules_that_say_so_and_topics_by_glob() {
     let m = masking.for_topic("payments-eu").expect("named");
     assert!(m.masks_keys());
     let mut r = record(
-        part(
-            Encoding::Json,
-            json!({"customer": "ann", "card": {"number": "1"}}),
-        ),
-        part(
-            Encoding::Json,
-            json!({"customer": "ann", "card": {"number": "1"}}),
-        ),
+        part(Encoding::Json, json!({"customer": "ann", "card": {"number": "1"}})),
+        part(Encoding::Json, json!({"customer": "ann", "card": {"number": "1"}})),
     );
     m.apply(&mut r);
-    assert_eq!(
-        r.key.data,
-        json!({"customer": "****", "card": {"number": "1"}})
-    );
-    assert_eq!(
-        r.value.data,
-        json!({"customer": "****", "card": {"number": "****"}})
-    );
+    assert_eq!(r.key.data, json!({"customer": "****", "card": {"number": "1"}}));
+    assert_eq!(r.value.data, json!({"customer": "****", "card": {"number": "****"}}));
     let only_values = Masking::new(vec![rule(&["a"], MaskStrategy::Redact, false)], None);
-    assert!(!only_values
-        .for_topic("payments-x")
-        .expect("named")
-        .masks_keys());
+    assert!(!only_values.for_topic("payments-x").expect("named").masks_keys());
 }
 
 #[test]
@@ -302,16 +257,10 @@ fn a_value_without_the_fields_shows_as_it_is_but_never_with_its_bytes() {
     let m = mask(vec![rule(&["card.number"], MaskStrategy::Redact, false)]);
     let mut r = record(
         part(Encoding::Null, Value::Null),
-        part(
-            Encoding::Json,
-            json!({"id": 1, "card": "none", "list": [1, 2]}),
-        ),
+        part(Encoding::Json, json!({"id": 1, "card": "none", "list": [1, 2]})),
     );
     m.apply(&mut r);
-    assert_eq!(
-        r.value.data,
-        json!({"id": 1, "card": "none", "list": [1, 2]})
-    );
+    assert_eq!(r.value.data, json!({"id": 1, "card": "none", "list": [1, 2]}));
     // The bytes could read otherwise than the value (JSON with a repeated key keeps the last).
     assert!(r.value.masked);
     assert_eq!(r.value.raw, None);
@@ -322,17 +271,11 @@ fn bytes_decoded_as_a_list_of_numbers_are_one_value() {
     let m = mask(vec![rule(&["digest", "tags"], MaskStrategy::Hash, false)]);
     let mut r = record(
         part(Encoding::Null, Value::Null),
-        part(
-            Encoding::Avro,
-            json!({"digest": [1, 2, 3], "tags": ["a", "b"]}),
-        ),
+        part(Encoding::Avro, json!({"digest": [1, 2, 3], "tags": ["a", "b"]})),
     );
     m.apply(&mut r);
     assert_eq!(r.value.data["digest"], json!(expected_hmac("[1,2,3]")));
-    assert_eq!(
-        r.value.data["tags"],
-        json!([expected_hmac("a"), expected_hmac("b")])
-    );
+    assert_eq!(r.value.data["tags"], json!([expected_hmac("a"), expected_hmac("b")]));
 }
 
 #[test]
@@ -340,16 +283,10 @@ fn protobuf_snake_case_paths_reach_their_json_names() {
     let m = mask(vec![rule(&["card_number"], MaskStrategy::Redact, false)]);
     let mut r = record(
         part(Encoding::Null, Value::Null),
-        part(
-            Encoding::Protobuf,
-            json!({"cardNumber": "4111", "card_numbers": "x"}),
-        ),
+        part(Encoding::Protobuf, json!({"cardNumber": "4111", "card_numbers": "x"})),
     );
     m.apply(&mut r);
-    assert_eq!(
-        r.value.data,
-        json!({"cardNumber": "****", "card_numbers": "x"})
-    );
+    assert_eq!(r.value.data, json!({"cardNumber": "****", "card_numbers": "x"}));
 }
 
 #[test]
@@ -378,16 +315,8 @@ fn a_field_a_read_would_hash_is_found_before_it_is_written() {
     ]);
     let hashed = |encoding, data: Value, is_key| m.hashed_field(&part(encoding, data), is_key);
     let email = json!({"customer": {"email": "ann@example.com"}});
-    for encoding in [
-        Encoding::Json,
-        Encoding::Avro,
-        Encoding::Protobuf,
-        Encoding::JsonSchema,
-    ] {
-        assert_eq!(
-            hashed(encoding, email.clone(), false).as_deref(),
-            Some("customer.email")
-        );
+    for encoding in [Encoding::Json, Encoding::Avro, Encoding::Protobuf, Encoding::JsonSchema] {
+        assert_eq!(hashed(encoding, email.clone(), false).as_deref(), Some("customer.email"));
     }
     assert_eq!(
         hashed(Encoding::Json, email.clone(), true).as_deref(),
@@ -395,12 +324,7 @@ fn a_field_a_read_would_hash_is_found_before_it_is_written() {
         "the email rule masks keys too"
     );
     assert_eq!(
-        hashed(
-            Encoding::Json,
-            json!([{"customer": [{"email": "x"}]}]),
-            false
-        )
-        .as_deref(),
+        hashed(Encoding::Json, json!([{"customer": [{"email": "x"}]}]), false).as_deref(),
         Some("customer.email")
     );
     assert_eq!(
@@ -408,19 +332,10 @@ fn a_field_a_read_would_hash_is_found_before_it_is_written() {
         Some("card_number")
     );
     // The card rule does not mask keys; redacted fields tell nothing; null is not hashed.
-    assert_eq!(
-        hashed(Encoding::Json, json!({"card_number": "4111"}), true),
-        None
-    );
+    assert_eq!(hashed(Encoding::Json, json!({"card_number": "4111"}), true), None);
     assert_eq!(hashed(Encoding::Json, json!({"note": "x"}), false), None);
-    assert_eq!(
-        hashed(Encoding::Json, json!({"customer": {"email": null}}), false),
-        None
-    );
-    assert_eq!(
-        hashed(Encoding::Json, json!({"customer": "x"}), false),
-        None
-    );
+    assert_eq!(hashed(Encoding::Json, json!({"customer": {"email": null}}), false), None);
+    assert_eq!(hashed(Encoding::Json, json!({"customer": "x"}), false), None);
     // Text and bytes are masked whole, never hashed.
     assert_eq!(hashed(Encoding::Text, json!("customer.email"), false), None);
     assert_eq!(hashed(Encoding::Base64, json!("AAE="), false), None);
@@ -428,8 +343,5 @@ fn a_field_a_read_would_hash_is_found_before_it_is_written() {
     // A framed part that did not decode could hold the field.
     let mut unread = part(Encoding::Base64, json!("AAAAAAE="));
     unread.error = Some("schema 1 could not be fetched".into());
-    assert_eq!(
-        m.hashed_field(&unread, false).as_deref(),
-        Some("customer.email")
-    );
+    assert_eq!(m.hashed_field(&unread, false).as_deref(), Some("customer.email"));
 }

@@ -55,10 +55,7 @@ mod tests {
         let close = format!("</klens-data-{tag}>");
         let body = &text[tag_end + 1..text.rfind(&close).expect("a closing marker")];
         let markers = text.matches(&format!("klens-data-{tag}>")).count();
-        (
-            serde_json::from_str(body.trim()).expect("JSON inside"),
-            markers,
-        )
+        (serde_json::from_str(body.trim()).expect("JSON inside"), markers)
     }
 
     #[test]

@@ -62,14 +62,11 @@ fn same_secret(given: &str, secret: &Secret) -> bool {
 fn refuse(error: &app::ApiError) -> Response {
     let status = StatusCode::from_u16(error.status()).unwrap_or(StatusCode::FORBIDDEN);
     let mut response = (status, error.to_json()).into_response();
-    response.headers_mut().insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("application/json"),
-    );
+    response
+        .headers_mut()
+        .insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
     if status == StatusCode::UNAUTHORIZED {
-        response
-            .headers_mut()
-            .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+        response.headers_mut().insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
     }
     response
 }
@@ -128,10 +125,7 @@ pub fn router(service: Arc<Service>, config: &McpConfig) -> axum::Router {
             .disable_allowed_hosts()
             .with_max_request_body_bytes(MAX_BODY),
     );
-    let guard_state = Arc::new(Guard {
-        secret: config.secret.clone(),
-        service,
-    });
+    let guard_state = Arc::new(Guard { secret: config.secret.clone(), service });
     axum::Router::new()
         .nest_service("/mcp", mcp)
         .layer(axum::middleware::from_fn_with_state(guard_state, guard))
@@ -146,13 +140,7 @@ mod tests {
     fn the_secret_matches_only_itself() {
         let secret = Secret::new("s3cret-value".to_string());
         assert!(same_secret("s3cret-value", &secret));
-        for other in [
-            "",
-            "s3cret-valu",
-            "s3cret-value ",
-            "S3cret-value",
-            "s3cret-value-longer",
-        ] {
+        for other in ["", "s3cret-valu", "s3cret-value ", "S3cret-value", "s3cret-value-longer"] {
             assert!(!same_secret(other, &secret), "{other:?}");
         }
     }

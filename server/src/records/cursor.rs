@@ -21,9 +21,7 @@ impl Cursor {
     /// A cursor to `positions`, or `None` when there is nothing that way: forward, every
     /// partition is at its high watermark; backward, every one is at its low watermark.
     pub(super) fn unless_done(
-        backward: bool,
-        positions: BTreeMap<i32, i64>,
-        bounds: &Bounds,
+        backward: bool, positions: BTreeMap<i32, i64>, bounds: &Bounds,
     ) -> Option<Cursor> {
         let more = positions.iter().any(|(p, at)| {
             let (low, high) = bounds.get(p).copied().unwrap_or((0, 0));
@@ -33,10 +31,7 @@ impl Cursor {
                 *at < high
             }
         });
-        more.then_some(Cursor {
-            backward,
-            positions,
-        })
+        more.then_some(Cursor { backward, positions })
     }
 
     pub fn encode(&self) -> String {

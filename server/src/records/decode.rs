@@ -48,22 +48,16 @@ impl Decoder {
                 let plan = {
                     let schemata: Vec<&apache_avro::Schema> =
                         std::iter::once(&schema).chain(references.iter()).collect();
-                    apache_avro::schema::ResolvedSchema::try_from(schemata)
-                        .ok()
-                        .map(|resolved| {
-                            let names: crate::records::avro::Names = resolved
-                                .get_names()
-                                .iter()
-                                .map(|(name, schema)| (name.clone(), (*schema).clone()))
-                                .collect();
-                            Box::new(crate::records::avro::Plan::new(&schema, &names))
-                        })
+                    apache_avro::schema::ResolvedSchema::try_from(schemata).ok().map(|resolved| {
+                        let names: crate::records::avro::Names = resolved
+                            .get_names()
+                            .iter()
+                            .map(|(name, schema)| (name.clone(), (*schema).clone()))
+                            .collect();
+                        Box::new(crate::records::avro::Plan::new(&schema, &names))
+                    })
                 };
-                Ok(Decoder::Avro {
-                    schema,
-                    references,
-                    plan,
-                })
+                Ok(Decoder::Avro { schema, references, plan })
             }
             "PROTOBUF" => {
                 for text in
@@ -120,9 +114,7 @@ impl Decoder {
             return None;
         }
         match self {
-            Decoder::Avro {
-                plan: Some(plan), ..
-            } => super::avro::to_json(plan, payload, out).ok(),
+            Decoder::Avro { plan: Some(plan), .. } => super::avro::to_json(plan, payload, out).ok(),
             Decoder::Protobuf { pool, plan } => {
                 let (message, rest) = framed_message(pool, plan, payload).ok()?;
                 let mark = out.len();
@@ -154,11 +146,7 @@ impl Decoder {
             ));
         }
         match self {
-            Decoder::Avro {
-                schema,
-                references,
-                plan,
-            } => {
+            Decoder::Avro { schema, references, plan } => {
                 if let Some(plan) = plan {
                     let mut json = Vec::new();
                     if super::avro::to_json(plan, payload, &mut json).is_ok() {
@@ -214,9 +202,7 @@ fn causes(error: &dyn std::error::Error) -> String {
 /// The Avro datum `payload` of `schema`, after the checks that keep a hostile datum from
 /// costing more than its size.
 pub(super) fn avro_value(
-    schema: &apache_avro::Schema,
-    references: &[apache_avro::Schema],
-    payload: &[u8],
+    schema: &apache_avro::Schema, references: &[apache_avro::Schema], payload: &[u8],
 ) -> Result<apache_avro::types::Value, String> {
     // The writer schema itself is among the names, so a recursive schema's references to its
     // own type resolve.
@@ -337,9 +323,7 @@ pub(super) fn message_indexes(bytes: &[u8]) -> Result<(Vec<usize>, &[u8]), Strin
 fn zigzag(bytes: &mut &[u8]) -> Result<i64, String> {
     let mut value: u64 = 0;
     for shift in (0..64).step_by(7) {
-        let (&byte, rest) = bytes
-            .split_first()
-            .ok_or("the message-index list is cut short")?;
+        let (&byte, rest) = bytes.split_first().ok_or("the message-index list is cut short")?;
         *bytes = rest;
         value |= u64::from(byte & 0x7f) << shift;
         if byte & 0x80 == 0 {
@@ -369,34 +353,23 @@ impl Framed {
 /// Reads the message-index list of a Protobuf payload; the common list `[0]` (one 0 byte)
 /// without a lookup.
 fn framed_message<'a>(
-    pool: &DescriptorPool,
-    plan: &super::proto::Plan,
-    payload: &'a [u8],
+    pool: &DescriptorPool, plan: &super::proto::Plan, payload: &'a [u8],
 ) -> Result<(Framed, &'a [u8]), String> {
     if let (Some((0, rest)), Some(first)) = (payload.split_first(), plan.first()) {
-        let framed = Framed {
-            number: Some(first),
-            descriptor: None,
-        };
+        let framed = Framed { number: Some(first), descriptor: None };
         return Ok((framed, rest));
     }
     let (indexes, rest) = message_indexes(payload)?;
     let descriptor = message_at(pool, &indexes)?;
-    let framed = Framed {
-        number: plan.message(&descriptor),
-        descriptor: Some(descriptor),
-    };
+    let framed = Framed { number: plan.message(&descriptor), descriptor: Some(descriptor) };
     Ok((framed, rest))
 }
 
 /// The message at an index path: the n-th top-level message of the schema, then nested ones.
 pub(super) fn message_at(
-    pool: &DescriptorPool,
-    indexes: &[usize],
+    pool: &DescriptorPool, indexes: &[usize],
 ) -> Result<MessageDescriptor, String> {
-    let file = pool
-        .get_file_by_name(MAIN_PROTO)
-        .ok_or("the compiled schema is missing")?;
+    let file = pool.get_file_by_name(MAIN_PROTO).ok_or("the compiled schema is missing")?;
     let (first, nested) = indexes.split_first().ok_or("no message index")?;
     let mut message = file
         .messages()
@@ -447,14 +420,7 @@ pub fn looks_structured(text: &str) -> bool {
 }
 
 fn encoded(encoding: Encoding, data: Value) -> Encoded {
-    Encoded {
-        encoding,
-        data,
-        schema_id: None,
-        raw: None,
-        error: None,
-        masked: false,
-    }
+    Encoded { encoding, data, schema_id: None, raw: None, error: None, masked: false }
 }
 
 /// How many schemas klens keeps decoders for, per cluster.

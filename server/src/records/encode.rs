@@ -32,10 +32,7 @@ pub enum Unfit {
 }
 
 fn unfit(path: &str, reason: impl Into<String>) -> Unfit {
-    Unfit::Value {
-        path: path.to_string(),
-        reason: reason.into(),
-    }
+    Unfit::Value { path: path.to_string(), reason: reason.into() }
 }
 
 /// The most steps an Avro conversion may take: a union tries each of its types, so a schema of
@@ -45,10 +42,7 @@ const AVRO_STEPS: usize = 1_000_000;
 /// Encodes `value` with schema `id` (whose text is `schema`); `message` picks a Protobuf
 /// message by its full name (default: the schema's first message).
 pub fn encode(
-    schema: &SchemaText,
-    id: u32,
-    message: Option<&str>,
-    value: &Value,
+    schema: &SchemaText, id: u32, message: Option<&str>, value: &Value,
 ) -> Result<Vec<u8>, Unfit> {
     let mut out = vec![0];
     out.extend_from_slice(&id.to_be_bytes());
@@ -59,17 +53,12 @@ pub fn encode(
             out.extend_from_slice(&bytes);
         }
         _ => match Decoder::new(schema).map_err(Unfit::Schema)? {
-            Decoder::Avro {
-                schema, references, ..
-            } => {
+            Decoder::Avro { schema, references, .. } => {
                 let schemata: Vec<&Schema> =
                     std::iter::once(&schema).chain(references.iter()).collect();
                 let resolved = ResolvedSchema::try_from(schemata.clone())
                     .map_err(|e| Unfit::Schema(format!("the Avro schema does not resolve: {e}")))?;
-                let mut walk = AvroWalk {
-                    names: resolved.get_names(),
-                    steps: AVRO_STEPS,
-                };
+                let mut walk = AvroWalk { names: resolved.get_names(), steps: AVRO_STEPS };
                 let datum = walk.value(&schema, &None, value, "", 0)?;
                 let bytes = apache_avro::to_avro_datum_schemata(&schema, schemata, datum)
                     .map_err(|e| unfit("", format!("Avro refused the value: {e}")))?;
@@ -156,10 +145,8 @@ fn pointer(path: &serde_path_to_error::Path) -> String {
 fn protobuf(descriptor: &MessageDescriptor, value: &Value) -> Result<DynamicMessage, Unfit> {
     let mut track = serde_path_to_error::Track::new();
     let tracked = serde_path_to_error::Deserializer::new(value, &mut track);
-    DynamicMessage::deserialize(descriptor.clone(), tracked).map_err(|e| Unfit::Value {
-        path: pointer(&track.path()),
-        reason: e.to_string(),
-    })
+    DynamicMessage::deserialize(descriptor.clone(), tracked)
+        .map_err(|e| Unfit::Value { path: pointer(&track.path()), reason: e.to_string() })
 }
 
 /// Finds a schema a JSON schema references, among the references registered with it. A
@@ -168,8 +155,7 @@ struct References(HashMap<String, Value>);
 
 impl jsonschema::Retrieve for References {
     fn retrieve(
-        &self,
-        uri: &jsonschema::Uri<String>,
+        &self, uri: &jsonschema::Uri<String>,
     ) -> Result<Value, Box<dyn std::error::Error + Send + Sync>> {
         let uri = uri.as_str();
         self.0
@@ -267,42 +253,29 @@ fn bytes_of(value: &Value, path: &str) -> Result<Vec<u8>, Unfit> {
             .iter()
             .enumerate()
             .map(|(i, item)| {
-                item.as_u64()
-                    .and_then(|n| u8::try_from(n).ok())
-                    .ok_or_else(|| {
-                        unfit(&format!("{path}/{i}"), "a byte is a number from 0 to 255")
-                    })
+                item.as_u64().and_then(|n| u8::try_from(n).ok()).ok_or_else(|| {
+                    unfit(&format!("{path}/{i}"), "a byte is a number from 0 to 255")
+                })
             })
             .collect(),
         Value::String(text) => text
             .chars()
             .map(|c| {
                 u8::try_from(u32::from(c)).map_err(|_| {
-                    unfit(
-                        path,
-                        "bytes as a string take characters U+0000 to U+00FF only",
-                    )
+                    unfit(path, "bytes as a string take characters U+0000 to U+00FF only")
                 })
             })
             .collect(),
         other => Err(unfit(
             path,
-            format!(
-                "expected bytes (an array of numbers or a string), found {}",
-                kind(other)
-            ),
+            format!("expected bytes (an array of numbers or a string), found {}", kind(other)),
         )),
     }
 }
 
 impl AvroWalk<'_, '_> {
     fn value(
-        &mut self,
-        schema: &Schema,
-        space: &Namespace,
-        value: &Value,
-        path: &str,
-        depth: usize,
+        &mut self, schema: &Schema, space: &Namespace, value: &Value, path: &str, depth: usize,
     ) -> Result<Avro, Unfit> {
         if depth > super::avro::MAX_DEPTH {
             return Err(unfit(path, "the value nests deeper than klens encodes"));
@@ -318,11 +291,7 @@ impl AvroWalk<'_, '_> {
                 .and_then(|n| i32::try_from(n).ok())
                 .ok_or_else(|| expected("a whole number from -2^31 to 2^31-1"))
         };
-        let long = || {
-            value
-                .as_i64()
-                .ok_or_else(|| expected("a whole number of 64 bits"))
-        };
+        let long = || value.as_i64().ok_or_else(|| expected("a whole number of 64 bits"));
         Ok(match schema {
             Schema::Null => match value {
                 Value::Null => Avro::Null,
@@ -344,18 +313,12 @@ impl AvroWalk<'_, '_> {
                 Avro::Float(value.as_f64().ok_or_else(|| expected("a number"))? as f32)
             }
             Schema::Double => Avro::Double(value.as_f64().ok_or_else(|| expected("a number"))?),
-            Schema::String => Avro::String(
-                value
-                    .as_str()
-                    .ok_or_else(|| expected("a string"))?
-                    .to_string(),
-            ),
+            Schema::String => {
+                Avro::String(value.as_str().ok_or_else(|| expected("a string"))?.to_string())
+            }
             Schema::Uuid => {
                 let text = value.as_str().ok_or_else(|| expected("a UUID string"))?;
-                Avro::Uuid(
-                    text.parse()
-                        .map_err(|e| unfit(path, format!("not a UUID: {e}")))?,
-                )
+                Avro::Uuid(text.parse().map_err(|e| unfit(path, format!("not a UUID: {e}")))?)
             }
             Schema::Bytes => Avro::Bytes(bytes_of(value, path)?),
             Schema::BigDecimal => {
@@ -394,10 +357,7 @@ impl AvroWalk<'_, '_> {
                 let index = symbols.iter().position(|s| s == text).ok_or_else(|| {
                     unfit(
                         path,
-                        format!(
-                            "\"{text}\" is not one of the symbols {}",
-                            symbols.join(", ")
-                        ),
+                        format!("\"{text}\" is not one of the symbols {}", symbols.join(", ")),
                     )
                 })?;
                 Avro::Enum(index as u32, text.to_string())
@@ -421,10 +381,7 @@ impl AvroWalk<'_, '_> {
                 let mut out = HashMap::with_capacity(entries.len());
                 for (key, item) in entries {
                     let at = format!("{path}/{}", escape(key));
-                    out.insert(
-                        key.clone(),
-                        self.value(&map.types, space, item, &at, depth + 1)?,
-                    );
+                    out.insert(key.clone(), self.value(&map.types, space, item, &at, depth + 1)?);
                 }
                 Avro::Map(out)
             }
@@ -470,10 +427,7 @@ impl AvroWalk<'_, '_> {
             Schema::Ref { name } => {
                 let full: Name = name.fully_qualified_name(space);
                 let found = self.names.get(&full).ok_or_else(|| {
-                    Unfit::Schema(format!(
-                        "the schema has no type named {}",
-                        full.fullname(None)
-                    ))
+                    Unfit::Schema(format!("the schema has no type named {}", full.fullname(None)))
                 })?;
                 self.value(found, &full.namespace, value, path, depth + 1)?
             }
@@ -483,12 +437,7 @@ impl AvroWalk<'_, '_> {
     /// A union value: the Avro JSON encoding `{"<type>": value}` when the key names one of the
     /// union's types, else the first type the plain value fits.
     fn union(
-        &mut self,
-        variants: &[Schema],
-        space: &Namespace,
-        value: &Value,
-        path: &str,
-        depth: usize,
+        &mut self, variants: &[Schema], space: &Namespace, value: &Value, path: &str, depth: usize,
     ) -> Result<Avro, Unfit> {
         let named = |schema: &Schema| {
             let mut name = branch_name(schema)?;
@@ -499,10 +448,8 @@ impl AvroWalk<'_, '_> {
             }
             Some(name)
         };
-        if let Some((key, inner)) = value
-            .as_object()
-            .filter(|o| o.len() == 1)
-            .and_then(|o| o.iter().next())
+        if let Some((key, inner)) =
+            value.as_object().filter(|o| o.len() == 1).and_then(|o| o.iter().next())
         {
             for (i, variant) in variants.iter().enumerate() {
                 let matches = named(variant).is_some_and(|n| n == *key)
@@ -533,21 +480,14 @@ impl AvroWalk<'_, '_> {
         let names: Vec<String> = variants.iter().filter_map(branch_name).collect();
         Err(unfit(
             path,
-            format!(
-                "{} fits none of the union's types ({})",
-                kind(value),
-                names.join(", ")
-            ),
+            format!("{} fits none of the union's types ({})", kind(value), names.join(", ")),
         ))
     }
 }
 
 /// Whether a schema takes JSON values of the kind `value` is.
 fn same_kind(
-    schema: &Schema,
-    value: &Value,
-    names: &apache_avro::schema::NamesRef<'_>,
-    space: &Namespace,
+    schema: &Schema, value: &Value, names: &apache_avro::schema::NamesRef<'_>, space: &Namespace,
 ) -> bool {
     let schema = match schema {
         Schema::Ref { name } => match names.get(&name.fully_qualified_name(space)) {
@@ -563,10 +503,9 @@ fn same_kind(
             Schema::Array(_) | Schema::Bytes | Schema::Fixed(_) | Schema::Decimal(_)
         ),
         Value::String(_) => matches!(schema, Schema::String | Schema::Enum(_) | Schema::Uuid),
-        Value::Number(_) => matches!(
-            schema,
-            Schema::Int | Schema::Long | Schema::Float | Schema::Double
-        ),
+        Value::Number(_) => {
+            matches!(schema, Schema::Int | Schema::Long | Schema::Float | Schema::Double)
+        }
         _ => false,
     }
 }

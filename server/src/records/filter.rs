@@ -36,9 +36,7 @@ pub struct MaskedView {
 
 impl std::fmt::Debug for MaskedView {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("MaskedView")
-            .field("topic", &self.topic)
-            .finish_non_exhaustive()
+        f.debug_struct("MaskedView").field("topic", &self.topic).finish_non_exhaustive()
     }
 }
 
@@ -46,19 +44,13 @@ impl MaskedView {
     /// `filter`, reading records through `mask` when there is one. Called on the runtime,
     /// whose handle the blocking scan uses to fetch schemas.
     pub fn over(
-        filter: Filter,
-        topic: &str,
-        schemas: &Arc<Schemas>,
-        mask: Option<&Arc<TopicMask>>,
+        filter: Filter, topic: &str, schemas: &Arc<Schemas>, mask: Option<&Arc<TopicMask>>,
     ) -> Filter {
         Self::with_handle(filter, topic, schemas, mask, Handle::current())
     }
 
     pub fn with_handle(
-        filter: Filter,
-        topic: &str,
-        schemas: &Arc<Schemas>,
-        mask: Option<&Arc<TopicMask>>,
+        filter: Filter, topic: &str, schemas: &Arc<Schemas>, mask: Option<&Arc<TopicMask>>,
         handle: Handle,
     ) -> Filter {
         let masked = mask.map(|mask| MaskedView {
@@ -111,30 +103,15 @@ impl Filter {
         if text.is_empty() {
             return None;
         }
-        let needle = if exact {
-            text.to_string()
-        } else {
-            text.to_lowercase()
-        };
-        Some(Filter {
-            needle,
-            exact,
-            key: None,
-            masked: None,
-        })
+        let needle = if exact { text.to_string() } else { text.to_lowercase() };
+        Some(Filter { needle, exact, key: None, masked: None })
     }
 
     /// Records whose key is exactly `key`, and that `text` (if any) keeps.
     pub fn for_key(key: Vec<u8>, text: Option<Filter>) -> Filter {
-        let (needle, exact, masked) = text.map_or((String::new(), false, None), |f| {
-            (f.needle, f.exact, f.masked)
-        });
-        Filter {
-            needle,
-            exact,
-            key: Some(key),
-            masked,
-        }
+        let (needle, exact, masked) =
+            text.map_or((String::new(), false, None), |f| (f.needle, f.exact, f.masked));
+        Filter { needle, exact, key: Some(key), masked }
     }
 
     fn hits(&self, bytes: &[u8]) -> bool {

@@ -27,11 +27,7 @@ pub struct Scratch {
 
 /// Appends the NDJSON line of `record` (read from `topic`, unmasked) to `out`.
 pub fn write_record(
-    out: &mut Vec<u8>,
-    topic: &str,
-    record: &RawRecord,
-    schemas: &Schemas,
-    loaded: &Loaded,
+    out: &mut Vec<u8>, topic: &str, record: &RawRecord, schemas: &Schemas, loaded: &Loaded,
     scratch: &mut Scratch,
 ) {
     out.extend_from_slice(b"{\"topic\":");
@@ -78,10 +74,7 @@ fn timestamp_type(kind: TimestampType) -> &'static [u8] {
 
 /// A key or value: through its schema when the registry frames it, else as plain bytes.
 fn write_part(
-    out: &mut Vec<u8>,
-    bytes: Option<&[u8]>,
-    schemas: &Schemas,
-    loaded: &Loaded,
+    out: &mut Vec<u8>, bytes: Option<&[u8]>, schemas: &Schemas, loaded: &Loaded,
     scratch: &mut Scratch,
 ) {
     let (Some(raw), Some(id)) = (bytes, schemas.wanted(bytes)) else {
@@ -283,10 +276,7 @@ pub(crate) fn write_f64(out: &mut Vec<u8>, f: f64) {
 
 pub(crate) fn write_base64(out: &mut Vec<u8>, bytes: &[u8]) {
     let start = out.len();
-    out.resize(
-        start + base64::encoded_len(bytes.len(), true).unwrap_or(0),
-        0,
-    );
+    out.resize(start + base64::encoded_len(bytes.len(), true).unwrap_or(0), 0);
     let written = STANDARD.encode_slice(bytes, &mut out[start..]).unwrap_or(0);
     out.truncate(start + written);
 }
@@ -304,12 +294,7 @@ const EXACT_DIGITS: usize = 18;
 /// is certain; a `false` only sends the document the slower way, which decides for itself.
 pub fn is_canonical(bytes: &[u8], scratch: &mut Scratch) -> bool {
     scratch.keys.clear();
-    let mut check = Check {
-        bytes,
-        at: 0,
-        keys: &mut scratch.keys,
-        number: &mut scratch.number,
-    };
+    let mut check = Check { bytes, at: 0, keys: &mut scratch.keys, number: &mut scratch.number };
     matches!(bytes.first(), Some(b'{' | b'['))
         && check.value(0).is_some()
         && check.at == bytes.len()
@@ -405,9 +390,7 @@ impl Check<'_> {
         let keys = &mut self.keys[first_key..];
         let text = |(start, end): (usize, usize)| &bytes[start..end];
         let repeated = if keys.len() <= 8 {
-            keys.iter()
-                .enumerate()
-                .any(|(i, a)| keys[i + 1..].iter().any(|b| text(*a) == text(*b)))
+            keys.iter().enumerate().any(|(i, a)| keys[i + 1..].iter().any(|b| text(*a) == text(*b)))
         } else {
             keys.sort_unstable_by(|a, b| text(*a).cmp(text(*b)));
             keys.windows(2).any(|w| text(w[0]) == text(w[1]))

@@ -44,7 +44,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use app::api::{Record, RecordHeader, RecordPage, RecordQuery, TimestampType};
-use app::{ApiError, ErrorCode, Privilege};
+use app::{ApiError, Privilege};
 use rdkafka::message::{Headers, Message};
 
 pub use self::cursor::{Bounds, Cursor};
@@ -109,11 +109,7 @@ impl RawRecord {
         };
         let headers = m
             .headers()
-            .map(|h| {
-                h.iter()
-                    .map(|h| (h.key.to_string(), h.value.map(<[u8]>::to_vec)))
-                    .collect()
-            })
+            .map(|h| h.iter().map(|h| (h.key.to_string(), h.value.map(<[u8]>::to_vec))).collect())
             .unwrap_or_default();
         self.partition = m.partition();
         self.offset = m.offset();
@@ -129,11 +125,7 @@ impl RawRecord {
         let len = |b: &Option<Vec<u8>>| b.as_ref().map_or(0, Vec::len) as u64;
         len(&self.key)
             + len(&self.value)
-            + self
-                .headers
-                .iter()
-                .map(|(k, v)| k.len() as u64 + len(v))
-                .sum::<u64>()
+            + self.headers.iter().map(|(k, v)| k.len() as u64 + len(v)).sum::<u64>()
     }
 
     /// Order across partitions: by timestamp, then partition, then offset.
@@ -168,12 +160,7 @@ impl RawRecord {
 pub async fn load_schemas(records: &[RawRecord], schemas: &Schemas) -> Loaded {
     let ids: Vec<u32> = records
         .iter()
-        .flat_map(|r| {
-            [
-                schemas.wanted(r.key.as_deref()),
-                schemas.wanted(r.value.as_deref()),
-            ]
-        })
+        .flat_map(|r| [schemas.wanted(r.key.as_deref()), schemas.wanted(r.value.as_deref())])
         .flatten()
         .collect();
     schemas.load(ids).await
@@ -182,10 +169,7 @@ pub async fn load_schemas(records: &[RawRecord], schemas: &Schemas) -> Loaded {
 /// Fetches the schemas a batch of records needs, then decodes them, masked by `mask` when the
 /// caller sees the topic masked.
 pub async fn decode_all(
-    records: &[RawRecord],
-    topic: &str,
-    schemas: &Schemas,
-    mask: Option<&TopicMask>,
+    records: &[RawRecord], topic: &str, schemas: &Schemas, mask: Option<&TopicMask>,
 ) -> Vec<Record> {
     let loaded = load_schemas(records, schemas).await;
     records
@@ -203,28 +187,19 @@ pub async fn decode_all(
 /// The partitions of `topic` with their live watermarks, read now (not from the projection),
 /// so that a read is bounded by what exists at this moment.
 async fn bounds(
-    clients: &Arc<KafkaClients>,
-    topic: &Topic,
-    deadline: Instant,
+    clients: &Arc<KafkaClients>, topic: &Topic, deadline: Instant,
 ) -> Result<Bounds, ApiError> {
     let (clients, topic) = (Arc::clone(clients), topic.clone());
     let marks = pool::run("reading offsets", move || {
         clients.fetch_watermarks(std::slice::from_ref(&topic), left(deadline))
     })
     .await?;
-    Ok(marks
-        .into_iter()
-        .map(|((_, partition), marks)| (partition, marks))
-        .collect())
+    Ok(marks.into_iter().map(|((_, partition), marks)| (partition, marks)).collect())
 }
 
 /// Per partition of `bounds`, the first offset at or after `timestamp`.
 async fn offsets_at(
-    clients: &Arc<KafkaClients>,
-    topic: &str,
-    bounds: &Bounds,
-    timestamp: i64,
-    deadline: Instant,
+    clients: &Arc<KafkaClients>, topic: &str, bounds: &Bounds, timestamp: i64, deadline: Instant,
 ) -> Result<BTreeMap<i32, i64>, ApiError> {
     let (clients, topic) = (Arc::clone(clients), topic.to_string());
     let partitions: Vec<i32> = bounds.keys().copied().collect();
@@ -243,11 +218,7 @@ fn left(deadline: Instant) -> Duration {
 /// lookups included), with what it found by then. With a `mask`, the records are answered
 /// masked and the filter sees them as masked.
 pub async fn page(
-    grant: &Grant,
-    link: &Link,
-    schemas: &Arc<Schemas>,
-    topic: &Topic,
-    query: &RecordQuery,
+    grant: &Grant, link: &Link, schemas: &Arc<Schemas>, topic: &Topic, query: &RecordQuery,
     mask: Option<Arc<TopicMask>>,
 ) -> Result<RecordPage, ApiError> {
     grant.require_topic(Privilege::Records, &topic.name)?;
@@ -269,14 +240,7 @@ pub async fn page(
         None => None,
     };
     let (start, limit) = plan(query, &bounds, at_time.as_ref())?;
-    let request = PageRequest {
-        topic: topic.name.clone(),
-        start,
-        bounds,
-        limit,
-        filter,
-        deadline,
-    };
+    let request = PageRequest { topic: topic.name.clone(), start, bounds, limit, filter, deadline };
     let read = read(link, request).await?;
     let mut answer = page_answer(&topic.name, schemas, read, mask.as_deref()).await;
     answer.key_partitions = searched;
@@ -321,10 +285,7 @@ fn key_search(query: &RecordQuery, topic: &Topic) -> Result<Option<KeySearch>, A
         None if bytes.is_empty() && partitioners.contains(&Partitioner::ConsistentRandom) => {
             topic.partitions.iter().map(|p| p.id).collect()
         }
-        None => partitioners
-            .iter()
-            .map(|p| p.partition(&bytes, count) as i32)
-            .collect(),
+        None => partitioners.iter().map(|p| p.partition(&bytes, count) as i32).collect(),
     };
     partitions.sort_unstable();
     partitions.dedup();
@@ -333,23 +294,16 @@ fn key_search(query: &RecordQuery, topic: &Topic) -> Result<Option<KeySearch>, A
 
 /// The record at `offset` of `partition` of `topic`, masked by `mask`.
 pub async fn one(
-    grant: &Grant,
-    link: &Link,
-    schemas: &Schemas,
-    topic: &Topic,
-    at: (i32, i64),
+    grant: &Grant, link: &Link, schemas: &Schemas, topic: &Topic, at: (i32, i64),
     mask: Option<&TopicMask>,
 ) -> Result<Record, ApiError> {
     let (partition, offset) = at;
     grant.require_topic(Privilege::Records, &topic.name)?;
     let name = topic.name.as_str();
     let missing = || {
-        ApiError::new(
-            ErrorCode::NotFound,
-            format!(
-                "There is no record at offset {offset} of partition {partition} of \"{name}\"."
-            ),
-        )
+        ApiError::not_found(format!(
+            "There is no record at offset {offset} of partition {partition} of \"{name}\"."
+        ))
     };
     let deadline = Instant::now() + PAGE_DEADLINE;
     let clients = link.clients()?;
@@ -359,14 +313,8 @@ pub async fn one(
         return Err(missing());
     }
     let start = Start::Forward([(partition, offset)].into_iter().collect());
-    let request = PageRequest {
-        topic: name.to_string(),
-        start,
-        bounds,
-        limit: 1,
-        filter: None,
-        deadline,
-    };
+    let request =
+        PageRequest { topic: name.to_string(), start, bounds, limit: 1, filter: None, deadline };
     let raw = read(link, request)
         .await?
         .records
@@ -384,9 +332,7 @@ pub const RECHECK_LIMIT: usize = 500;
 /// check a schema proposed for the topic's subject against them, under the grant of RECORDS on
 /// the topic. Nothing read is shown: the check answers counts, places and reasons.
 pub async fn newest_for_check(
-    grant: &Grant,
-    link: &Link,
-    topic: &Topic,
+    grant: &Grant, link: &Link, topic: &Topic,
 ) -> Result<Vec<RawRecord>, ApiError> {
     grant.require_topic(Privilege::Records, &topic.name)?;
     let deadline = Instant::now() + PAGE_DEADLINE;
@@ -399,14 +345,8 @@ pub async fn newest_for_check(
         ..RecordQuery::default()
     };
     let (start, limit) = plan(&query, &bounds, None)?;
-    let request = PageRequest {
-        topic: topic.name.clone(),
-        start,
-        bounds,
-        limit,
-        filter: None,
-        deadline,
-    };
+    let request =
+        PageRequest { topic: topic.name.clone(), start, bounds, limit, filter: None, deadline };
     Ok(read(link, request).await?.records)
 }
 
@@ -418,11 +358,7 @@ async fn read(link: &Link, request: PageRequest) -> Result<PageRead, ApiError> {
 /// Where a stream of `topic` reads, fixed now: from `from` (`earliest`, `latest`, or a
 /// timestamp in ms) to each partition's high watermark at this moment.
 pub async fn stream_spans(
-    grant: &Grant,
-    link: &Link,
-    topic: &Topic,
-    partition: Option<i32>,
-    from: &str,
+    grant: &Grant, link: &Link, topic: &Topic, partition: Option<i32>, from: &str,
 ) -> Result<Vec<Span>, ApiError> {
     grant.require_topic(Privilege::Records, &topic.name)?;
     // The stream's answer (its status and headers) waits for these lookups.
@@ -432,10 +368,10 @@ pub async fn stream_spans(
     if let Some(p) = partition {
         bounds.retain(|k, _| *k == p);
         if bounds.is_empty() {
-            return Err(ApiError::new(
-                ErrorCode::NotFound,
-                format!("Topic \"{}\" has no partition {p}.", topic.name),
-            ));
+            return Err(ApiError::not_found(format!(
+                "Topic \"{}\" has no partition {p}.",
+                topic.name
+            )));
         }
     }
     let starts: BTreeMap<i32, i64> = match from {

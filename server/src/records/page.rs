@@ -31,10 +31,7 @@ const BACKWARD_STEP_MOST: i64 = 64 * BACKWARD_STEP;
 
 /// A page's records (oldest first) and the cursors around it, from a forward scan.
 pub fn forward_page(
-    starts: &BTreeMap<i32, i64>,
-    bounds: &Bounds,
-    scan: Scan,
-    limit: usize,
+    starts: &BTreeMap<i32, i64>, bounds: &Bounds, scan: Scan, limit: usize,
 ) -> (Vec<RawRecord>, Option<Cursor>, Option<Cursor>) {
     let mut records = scan.records;
     records.sort_by_key(RawRecord::order);
@@ -67,11 +64,8 @@ pub fn forward_page(
 /// A page's records (oldest first) and the cursors around it, from the matches of a backward
 /// scan that reached down to `reached` in each partition.
 pub fn backward_page(
-    ends: &BTreeMap<i32, i64>,
-    bounds: &Bounds,
-    mut matched: Vec<RawRecord>,
-    reached: &BTreeMap<i32, i64>,
-    limit: usize,
+    ends: &BTreeMap<i32, i64>, bounds: &Bounds, mut matched: Vec<RawRecord>,
+    reached: &BTreeMap<i32, i64>, limit: usize,
 ) -> (Vec<RawRecord>, Option<Cursor>, Option<Cursor>) {
     matched.sort_by_key(RawRecord::order);
     let records = matched.split_off(matched.len().saturating_sub(limit));
@@ -128,13 +122,7 @@ pub struct PageRead {
 /// Reads one page, scanning until the request's deadline at most. Blocks; call from a blocking
 /// task.
 pub fn read_page(config: &ClientConfig, request: &PageRequest) -> Result<PageRead, ClientError> {
-    let PageRequest {
-        start,
-        bounds,
-        limit,
-        filter,
-        ..
-    } = request;
+    let PageRequest { start, bounds, limit, filter, .. } = request;
     let limit = *limit;
     let ((records, next, prev), scanned, partial) = match start {
         Start::Forward(starts) => {
@@ -151,15 +139,10 @@ pub fn read_page(config: &ClientConfig, request: &PageRequest) -> Result<PageRea
             (forward_page(starts, bounds, found, limit), scanned, partial)
         }
         Start::Backward(ends) => {
-            let mut step = if filter.is_some() {
-                BACKWARD_STEP.max(limit as i64)
-            } else {
-                limit as i64
-            };
-            let mut down: BTreeMap<i32, i64> = ends
-                .iter()
-                .map(|(p, at)| (*p, (*at).min(bounds[p].1)))
-                .collect();
+            let mut step =
+                if filter.is_some() { BACKWARD_STEP.max(limit as i64) } else { limit as i64 };
+            let mut down: BTreeMap<i32, i64> =
+                ends.iter().map(|(p, at)| (*p, (*at).min(bounds[p].1))).collect();
             let mut matched: Vec<RawRecord> = Vec::new();
             let (mut scanned, mut partial) = (0u64, false);
             loop {
@@ -196,21 +179,12 @@ pub fn read_page(config: &ClientConfig, request: &PageRequest) -> Result<PageRea
             (page, scanned, partial)
         }
     };
-    Ok(PageRead {
-        records,
-        next,
-        prev,
-        scanned,
-        partial,
-    })
+    Ok(PageRead { records, next, prev, scanned, partial })
 }
 
 /// Builds the answer of a page from its raw records.
 pub async fn page_answer(
-    topic: &str,
-    schemas: &Schemas,
-    read: PageRead,
-    mask: Option<&TopicMask>,
+    topic: &str, schemas: &Schemas, read: PageRead, mask: Option<&TopicMask>,
 ) -> RecordPage {
     RecordPage {
         records: decode_all(&read.records, topic, schemas, mask).await,

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use app::api::{RecordQuery, DEFAULT_LIMIT, MAX_LIMIT};
-use app::{ApiError, ErrorCode};
+use app::ApiError;
 
 use super::cursor::{Bounds, Cursor};
 
@@ -20,9 +20,7 @@ pub enum Start {
 /// Checks a records query and says where it starts, given the partitions' bounds and, for a
 /// timestamp, the offsets Kafka found for it.
 pub fn plan(
-    query: &RecordQuery,
-    bounds: &Bounds,
-    at_time: Option<&BTreeMap<i32, i64>>,
+    query: &RecordQuery, bounds: &Bounds, at_time: Option<&BTreeMap<i32, i64>>,
 ) -> Result<(Start, usize), ApiError> {
     let limit = query.limit.unwrap_or(DEFAULT_LIMIT);
     if limit == 0 || limit > MAX_LIMIT {
@@ -34,10 +32,10 @@ pub fn plan(
     let partitions: Vec<i32> = match query.partition {
         Some(p) if bounds.contains_key(&p) => vec![p],
         Some(p) => {
-            return Err(ApiError::new(
-                ErrorCode::NotFound,
-                format!("Topic \"{}\" has no partition {p}.", query.topic),
-            ))
+            return Err(ApiError::not_found(format!(
+                "Topic \"{}\" has no partition {p}.",
+                query.topic
+            )))
         }
         None => bounds.keys().copied().collect(),
     };
@@ -77,10 +75,7 @@ pub fn plan(
         }
     } else if let Some(offset) = query.offset {
         if query.partition.is_none() {
-            return Err(ApiError::bad_request(
-                "offset",
-                "An offset needs a partition.",
-            ));
+            return Err(ApiError::bad_request("offset", "An offset needs a partition."));
         }
         if offset < 0 {
             return Err(ApiError::bad_request("offset", "An offset is 0 or more."));
@@ -91,10 +86,7 @@ pub fn plan(
     } else if query.timestamp.is_some() {
         let found = at_time.cloned().unwrap_or_default();
         Start::Forward(
-            partitions
-                .iter()
-                .map(|p| (*p, found.get(p).copied().unwrap_or(bounds[p].1)))
-                .collect(),
+            partitions.iter().map(|p| (*p, found.get(p).copied().unwrap_or(bounds[p].1))).collect(),
         )
     } else {
         match query.from.as_deref() {

@@ -57,9 +57,7 @@ impl Place {
     /// A place, unless `limit` are taken already.
     fn take(taken: &'static AtomicUsize, limit: usize) -> Option<Place> {
         taken
-            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| {
-                (n < limit).then_some(n + 1)
-            })
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| (n < limit).then_some(n + 1))
             .ok()
             .map(|_| Place(taken))
     }
@@ -74,17 +72,14 @@ impl Drop for Place {
 /// [`spawn`] when a thread is free, answering the read's own error (`CLIENT`) or that the read
 /// failed; `TOO_MANY_REQUESTS` at once when every thread is taken.
 pub async fn run<T: Send + 'static>(
-    what: &str,
-    read: impl FnOnce() -> Result<T, ClientError> + Send + 'static,
+    what: &str, read: impl FnOnce() -> Result<T, ClientError> + Send + 'static,
 ) -> Result<T, ApiError> {
     run_within(&TAKEN, THREADS, what, read).await
 }
 
 /// [`run`] with `limit` places counted in `taken`.
 async fn run_within<T: Send + 'static>(
-    taken: &'static AtomicUsize,
-    limit: usize,
-    what: &str,
+    taken: &'static AtomicUsize, limit: usize, what: &str,
     read: impl FnOnce() -> Result<T, ClientError> + Send + 'static,
 ) -> Result<T, ApiError> {
     let Some(place) = Place::take(taken, limit) else {
@@ -103,10 +98,9 @@ async fn run_within<T: Send + 'static>(
     };
     match spawn(read).await {
         Ok(result) => result.map_err(ApiError::from),
-        Err(e) => Err(ApiError::from(ClientError::Lost {
-            doing: what.to_string(),
-            why: e.to_string(),
-        })),
+        Err(e) => {
+            Err(ApiError::from(ClientError::Lost { doing: what.to_string(), why: e.to_string() }))
+        }
     }
 }
 
@@ -116,11 +110,10 @@ mod tests {
 
     #[tokio::test]
     async fn record_reads_run_on_threads_of_their_own() {
-        let name = run("naming the thread", || {
-            Ok(std::thread::current().name().map(str::to_string))
-        })
-        .await
-        .expect("runs");
+        let name =
+            run("naming the thread", || Ok(std::thread::current().name().map(str::to_string)))
+                .await
+                .expect("runs");
         assert_eq!(name.as_deref(), Some(THREAD_NAME));
     }
 
@@ -137,21 +130,12 @@ mod tests {
             Ok(1)
         }));
         running.await.expect("the slow read started");
-        let refused = run_within(&ONE, 1, "one more", || Ok(2))
-            .await
-            .expect_err("every place is taken");
-        assert_eq!(
-            (refused.code, refused.status()),
-            (ErrorCode::TooManyRequests, 429)
-        );
+        let refused =
+            run_within(&ONE, 1, "one more", || Ok(2)).await.expect_err("every place is taken");
+        assert_eq!((refused.code, refused.status()), (ErrorCode::TooManyRequests, 429));
         release.send(()).expect("release");
         assert_eq!(slow.await.expect("joined").expect("read"), 1);
         assert_eq!(ONE.load(Ordering::SeqCst), 0, "the place is given back");
-        assert_eq!(
-            run_within(&ONE, 1, "again", || Ok(3))
-                .await
-                .expect("a free place"),
-            3
-        );
+        assert_eq!(run_within(&ONE, 1, "again", || Ok(3)).await.expect("a free place"), 3);
     }
 }

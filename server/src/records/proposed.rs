@@ -60,14 +60,8 @@ impl Proposed {
         }
         let outcome = match (writer, &self.decoder) {
             (
-                Decoder::Avro {
-                    schema, references, ..
-                },
-                Decoder::Avro {
-                    schema: reader,
-                    references: reader_references,
-                    ..
-                },
+                Decoder::Avro { schema, references, .. },
+                Decoder::Avro { schema: reader, references: reader_references, .. },
             ) => {
                 // The reasons below never quote the datum: whoever reads them may lack RECORDS.
                 let Ok(value) = avro_value(schema, references, payload) else {
@@ -75,18 +69,14 @@ impl Proposed {
                         "its bytes are not a datum of its writer schema {id}"
                     ));
                 };
-                let schemata: Vec<&apache_avro::Schema> = std::iter::once(reader)
-                    .chain(reader_references.iter())
-                    .collect();
-                value
-                    .resolve_schemata(reader, schemata)
-                    .map(|_| ())
-                    .map_err(|_| {
-                        format!(
-                            "written with schema {id}, it does not resolve to the proposed schema \
+                let schemata: Vec<&apache_avro::Schema> =
+                    std::iter::once(reader).chain(reader_references.iter()).collect();
+                value.resolve_schemata(reader, schemata).map(|_| ()).map_err(|_| {
+                    format!(
+                        "written with schema {id}, it does not resolve to the proposed schema \
                          (a field it lacks has no default, or a value's type is not accepted)"
-                        )
-                    })
+                    )
+                })
             }
             (Decoder::Protobuf { .. }, Decoder::Protobuf { pool, .. }) => message_indexes(payload)
                 .and_then(|(indexes, rest)| {
@@ -142,11 +132,7 @@ mod tests {
 
     fn text(schema: &str, kind: &str) -> SchemaText {
         let (schema, schema_type) = (schema.to_string(), kind.to_string());
-        SchemaText {
-            schema,
-            schema_type,
-            references: Vec::new(),
-        }
+        SchemaText { schema, schema_type, references: Vec::new() }
     }
 
     fn framed(id: u32, payload: &[u8]) -> Vec<u8> {
@@ -158,23 +144,13 @@ mod tests {
     #[test]
     fn records_are_read_with_a_proposed_schema() {
         let writers = [
-            (
-                1,
-                r#"{"type":"record","name":"P","fields":[{"name":"a","type":"int"}]}"#,
-                "AVRO",
-            ),
-            (
-                2,
-                "syntax = \"proto3\";\nmessage M { int32 a = 1; }\n",
-                "PROTOBUF",
-            ),
+            (1, r#"{"type":"record","name":"P","fields":[{"name":"a","type":"int"}]}"#, "AVRO"),
+            (2, "syntax = \"proto3\";\nmessage M { int32 a = 1; }\n", "PROTOBUF"),
             (3, "{}", "JSON"),
         ];
         let mut loaded = Loaded::default();
         for (id, schema, kind) in writers {
-            loaded
-                .0
-                .insert(id, Arc::new(Decoder::new(&text(schema, kind))));
+            loaded.0.insert(id, Arc::new(Decoder::new(&text(schema, kind))));
         }
         let proposed =
             |schema: &str, kind: &str| Proposed::new(&text(schema, kind)).expect("parses");
@@ -214,36 +190,21 @@ mod tests {
         ));
         // A datum its own writer schema does not read is not the proposal's fault.
         let broken = framed(1, &[0x80]);
-        assert!(matches!(
-            with_default.read(&loaded, Some(&broken)),
-            Reading::Unchecked(_)
-        ));
+        assert!(matches!(with_default.read(&loaded, Some(&broken)), Reading::Unchecked(_)));
 
         // Protobuf: field 1 as a varint reads as int32, not as a string (wire type 2).
         let proto = framed(2, &[0, 0x08, 0x05]);
-        let as_int = proposed(
-            "syntax = \"proto3\";\nmessage M { int64 a = 1; }\n",
-            "PROTOBUF",
-        );
-        let as_text = proposed(
-            "syntax = \"proto3\";\nmessage M { string a = 1; }\n",
-            "PROTOBUF",
-        );
+        let as_int = proposed("syntax = \"proto3\";\nmessage M { int64 a = 1; }\n", "PROTOBUF");
+        let as_text = proposed("syntax = \"proto3\";\nmessage M { string a = 1; }\n", "PROTOBUF");
         assert_eq!(as_int.read(&loaded, Some(&proto)), Reading::Fits);
-        assert!(matches!(
-            as_text.read(&loaded, Some(&proto)),
-            Reading::Fails(_)
-        ));
+        assert!(matches!(as_text.read(&loaded, Some(&proto)), Reading::Fails(_)));
 
         // JSON Schema: the document is checked against the proposal.
         let json = framed(3, br#"{"a": 5}"#);
         let needs_a = proposed(r#"{"type":"object","required":["a"]}"#, "JSON");
         let needs_b = proposed(r#"{"type":"object","required":["b"]}"#, "JSON");
         assert_eq!(needs_a.read(&loaded, Some(&json)), Reading::Fits);
-        assert!(matches!(
-            needs_b.read(&loaded, Some(&json)),
-            Reading::Fails(_)
-        ));
+        assert!(matches!(needs_b.read(&loaded, Some(&json)), Reading::Fails(_)));
 
         // Another type, no frame, a tombstone, an unknown id.
         assert!(matches!(
@@ -251,10 +212,7 @@ mod tests {
             Reading::Fails(why) if why.contains("JSON") && why.contains("AVRO")
         ));
         for bytes in [Some(&b"plain"[..]), None, Some(&framed(9, &[0])[..])] {
-            assert!(matches!(
-                with_default.read(&loaded, bytes),
-                Reading::Unchecked(_)
-            ));
+            assert!(matches!(with_default.read(&loaded, bytes), Reading::Unchecked(_)));
         }
     }
 

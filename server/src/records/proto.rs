@@ -43,13 +43,7 @@ use plan::{Field, Kind, MapEntry, DELIMITED, FIXED32, FIXED64, VARINT};
 /// bits JSON does not keep, too) is written all the same, with `false`.
 pub fn to_json(plan: &Plan, message: u32, bytes: &[u8], out: &mut Vec<u8>) -> Walked<bool> {
     let doubt = Cell::new(false);
-    let mut walk = Walk {
-        plan,
-        out,
-        keys: Vec::new(),
-        compared: 0,
-        doubt: &doubt,
-    };
+    let mut walk = Walk { plan, out, keys: Vec::new(), compared: 0, doubt: &doubt };
     walk.message(message, bytes, 0)?;
     Ok(!doubt.get())
 }
@@ -88,11 +82,7 @@ impl<'a> Reader<'a> {
     }
 
     fn take(&mut self, n: usize) -> Walked<&'a [u8]> {
-        let end = self
-            .at
-            .checked_add(n)
-            .filter(|end| *end <= self.bytes.len())
-            .ok_or(Refused)?;
+        let end = self.at.checked_add(n).filter(|end| *end <= self.bytes.len()).ok_or(Refused)?;
         let taken = &self.bytes[self.at..end];
         self.at = end;
         Ok(taken)
@@ -164,11 +154,7 @@ impl Walk<'_, '_> {
             return Err(Refused);
         }
         self.out.push(b'{');
-        let mut reader = Reader {
-            bytes,
-            at: 0,
-            doubt: self.doubt,
-        };
+        let mut reader = Reader { bytes, at: 0, doubt: self.doubt };
         let mut written = false;
         let mut last: Option<usize> = None;
         let mut open: Option<Open> = None;
@@ -215,10 +201,7 @@ impl Walk<'_, '_> {
                 }
                 continue;
             }
-            let items = open.get_or_insert(Open {
-                field: index,
-                items: 0,
-            });
+            let items = open.get_or_insert(Open { field: index, items: 0 });
             if let Some(entry) = plan.map_entry(field.kind) {
                 if wire != DELIMITED || items.items >= MAX_MAP_ENTRIES {
                     return Err(Refused);
@@ -227,11 +210,7 @@ impl Walk<'_, '_> {
                 Self::item(self.out, field, items, &mut written, b'{');
                 self.map_entry(entry, bytes, keys_from, depth)?;
             } else if wire == DELIMITED && field.kind.packable() {
-                let mut packed = Reader {
-                    bytes: reader.delimited()?,
-                    at: 0,
-                    doubt: self.doubt,
-                };
+                let mut packed = Reader { bytes: reader.delimited()?, at: 0, doubt: self.doubt };
                 // One run, of at least one item, where the field is packed.
                 if !field.packed || items.items > 0 || packed.done() {
                     self.doubt.set(true);
@@ -283,17 +262,9 @@ impl Walk<'_, '_> {
     /// One map entry: key 1 and value 2, either one left out for its zero value, written as
     /// `"key":value`.
     fn map_entry(
-        &mut self,
-        entry: &MapEntry,
-        bytes: &[u8],
-        keys_from: usize,
-        depth: usize,
+        &mut self, entry: &MapEntry, bytes: &[u8], keys_from: usize, depth: usize,
     ) -> Walked {
-        let mut reader = Reader {
-            bytes,
-            at: 0,
-            doubt: self.doubt,
-        };
+        let mut reader = Reader { bytes, at: 0, doubt: self.doubt };
         let mut key = None;
         let mut value = None;
         while !reader.done() {
@@ -339,11 +310,7 @@ impl Walk<'_, '_> {
         }
         match key {
             Some((wire, bytes)) => {
-                let mut one = Reader {
-                    bytes,
-                    at: 0,
-                    doubt: self.doubt,
-                };
+                let mut one = Reader { bytes, at: 0, doubt: self.doubt };
                 self.value(entry.key, wire, &mut one, depth)?;
             }
             None => self.zero(entry.key)?,
@@ -353,28 +320,20 @@ impl Walk<'_, '_> {
         }
         let written = (key_start, self.out.len());
         let earlier = self.keys.len() - keys_from;
-        self.compared = self
-            .compared
-            .saturating_add((written.1 - written.0).saturating_mul(earlier));
+        self.compared =
+            self.compared.saturating_add((written.1 - written.0).saturating_mul(earlier));
         if self.compared > MAX_KEY_BYTES_COMPARED {
             return Err(Refused);
         }
         let this = &self.out[written.0..written.1];
-        if self.keys[keys_from..]
-            .iter()
-            .any(|(s, e)| &self.out[*s..*e] == this)
-        {
+        if self.keys[keys_from..].iter().any(|(s, e)| &self.out[*s..*e] == this) {
             return Err(Refused);
         }
         self.keys.push(written);
         self.out.push(b':');
         match value {
             Some((wire, bytes)) => {
-                let mut one = Reader {
-                    bytes,
-                    at: 0,
-                    doubt: self.doubt,
-                };
+                let mut one = Reader { bytes, at: 0, doubt: self.doubt };
                 self.value(entry.value, wire, &mut one, depth).map(drop)
             }
             None => self.zero(entry.value),
@@ -394,12 +353,7 @@ impl Walk<'_, '_> {
                 return self.enum_value(e, default);
             }
             Kind::Message(m) => {
-                if !self
-                    .plan
-                    .messages
-                    .get(m as usize)
-                    .is_some_and(|m| m.writable)
-                {
+                if !self.plan.messages.get(m as usize).is_some_and(|m| m.writable) {
                     return Err(Refused);
                 }
                 b"{}"
@@ -411,12 +365,8 @@ impl Walk<'_, '_> {
     }
 
     fn enum_value(&mut self, e: u32, number: i32) -> Walked {
-        let names = self
-            .plan
-            .enums
-            .get(e as usize)
-            .and_then(|e| e.names.as_ref())
-            .ok_or(Refused)?;
+        let names =
+            self.plan.enums.get(e as usize).and_then(|e| e.names.as_ref()).ok_or(Refused)?;
         match names.binary_search_by_key(&number, |(n, _)| *n) {
             Ok(i) => self.out.extend_from_slice(&names[i].1),
             // A number the schema does not name is written as the number.
@@ -426,8 +376,7 @@ impl Walk<'_, '_> {
     }
 
     fn integer(&mut self, n: impl itoa::Integer) {
-        self.out
-            .extend_from_slice(itoa::Buffer::new().format(n).as_bytes());
+        self.out.extend_from_slice(itoa::Buffer::new().format(n).as_bytes());
     }
 
     fn quoted(&mut self, n: impl itoa::Integer) {
@@ -442,11 +391,7 @@ impl Walk<'_, '_> {
     /// back.
     fn varint_32(&self, reader: &mut Reader<'_>, signed: bool) -> Walked<u64> {
         let n = reader.varint()?;
-        let written = if signed {
-            n == (n as i32) as i64 as u64
-        } else {
-            n <= u64::from(u32::MAX)
-        };
+        let written = if signed { n == (n as i32) as i64 as u64 } else { n <= u64::from(u32::MAX) };
         if !written {
             self.doubt.set(true);
         }
@@ -478,11 +423,7 @@ impl Walk<'_, '_> {
     /// Writes one value of `kind` sent with wire type `wire`; `true` when it is the field's
     /// zero value (which a field without presence leaves out).
     fn value(
-        &mut self,
-        kind: Kind,
-        wire: u8,
-        reader: &mut Reader<'_>,
-        depth: usize,
+        &mut self, kind: Kind, wire: u8, reader: &mut Reader<'_>, depth: usize,
     ) -> Walked<bool> {
         if wire != kind.wire() {
             return Err(Refused);
@@ -527,8 +468,7 @@ impl Walk<'_, '_> {
                     self.doubt.set(true);
                 }
                 let b = n != 0;
-                self.out
-                    .extend_from_slice(if b { b"true" } else { b"false" });
+                self.out.extend_from_slice(if b { b"true" } else { b"false" });
                 !b
             }
             Kind::Enum(e) => {

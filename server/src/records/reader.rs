@@ -46,17 +46,11 @@ pub enum Kind {
 
 /// A reader assigned to `starts` (partition, offset) of `topic`.
 pub fn open(
-    config: &ClientConfig,
-    topic: &str,
-    starts: &[(i32, i64)],
-    kind: Kind,
+    config: &ClientConfig, topic: &str, starts: &[(i32, i64)], kind: Kind,
 ) -> Result<Reader, ClientError> {
     let mut config = config.clone();
     config.set("enable.auto.commit", "false");
-    config.set(
-        "enable.partition.eof",
-        if kind == Kind::Tail { "false" } else { "true" },
-    );
+    config.set("enable.partition.eof", if kind == Kind::Tail { "false" } else { "true" });
     if kind == Kind::Page {
         // A page shows few records: fetch a little per partition at a time, not a megabyte
         // (a record larger than this still comes, alone). Its reader reads one span and is
@@ -90,8 +84,6 @@ pub fn open(
         list.add_partition_offset(topic, *partition, Offset::Offset(*offset))
             .map_err(ClientError::while_("listing partitions"))?;
     }
-    consumer
-        .assign(&list)
-        .map_err(ClientError::while_("assigning partitions"))?;
+    consumer.assign(&list).map_err(ClientError::while_("assigning partitions"))?;
     Ok(consumer)
 }

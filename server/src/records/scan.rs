@@ -69,17 +69,11 @@ pub enum Flow {
 /// partition has reached the end of its span, the end of the partition, or the visitor stops
 /// it. A Kafka error ends the loop with its message. Blocks.
 pub fn run(
-    reader: &Reader,
-    topic: &str,
-    spans: &[Span],
-    poll: Duration,
+    reader: &Reader, topic: &str, spans: &[Span], poll: Duration,
     mut visit: impl FnMut(Seen<'_>) -> Flow,
 ) -> Result<(), ClientError> {
-    let ends: HashMap<i32, i64> = spans
-        .iter()
-        .filter(|s| s.start < s.end)
-        .map(|s| (s.partition, s.end))
-        .collect();
+    let ends: HashMap<i32, i64> =
+        spans.iter().filter(|s| s.start < s.end).map(|s| (s.partition, s.end)).collect();
     let mut open: Vec<i32> = ends.keys().copied().collect();
     let close = |partition: i32, open: &mut Vec<i32>| {
         open.retain(|p| *p != partition);
@@ -138,10 +132,7 @@ pub fn run(
 /// whether every span was read to its end. For reads that are not record views (the audit
 /// log's read-back of its topic). Blocks.
 pub fn read_spans(
-    config: &ClientConfig,
-    topic: &str,
-    spans: &[Span],
-    deadline: Instant,
+    config: &ClientConfig, topic: &str, spans: &[Span], deadline: Instant,
     mut visit: impl FnMut(RawRecord),
 ) -> Result<bool, ClientError> {
     let spans: Vec<Span> = spans.iter().copied().filter(|s| s.start < s.end).collect();
@@ -181,11 +172,7 @@ pub struct Scan {
 /// Reads `spans` of the page's topic, keeping records that pass its filter, at most
 /// `per_partition` of them per partition, until its deadline or `budget` records read. Blocks.
 pub fn scan_page(
-    config: &ClientConfig,
-    page: &PageRequest,
-    spans: &[Span],
-    per_partition: usize,
-    budget: u64,
+    config: &ClientConfig, page: &PageRequest, spans: &[Span], per_partition: usize, budget: u64,
 ) -> Result<Scan, ClientError> {
     let (topic, filter, deadline) = (page.topic.as_str(), page.filter.as_ref(), page.deadline);
     let mut out = Scan::default();
@@ -221,8 +208,7 @@ pub fn scan_page(
                 }
                 None => spare.insert(incoming.record()),
             };
-            out.reached
-                .insert(record.partition, record.offset.saturating_add(1));
+            out.reached.insert(record.partition, record.offset.saturating_add(1));
             if !filter.is_none_or(|f| f.matches(record)) {
                 return Flow::Go;
             }

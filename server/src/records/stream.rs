@@ -71,10 +71,7 @@ struct Recheck<F> {
 
 impl<F: Fn() -> Result<(), String>> Recheck<F> {
     fn new(allowed: F) -> Self {
-        Recheck {
-            allowed,
-            checked: Instant::now(),
-        }
+        Recheck { allowed, checked: Instant::now() }
     }
 
     /// Why the stream must end, if it is time to ask and the answer is no.
@@ -104,8 +101,7 @@ impl Source {
         if let Some(mask) = self.mask.as_deref() {
             // A masked topic: the pages' decoding, then the caller's masks over it.
             let decoded =
-                self.handle
-                    .block_on(decode_all(records, &self.topic, &self.schemas, Some(mask)));
+                self.handle.block_on(decode_all(records, &self.topic, &self.schemas, Some(mask)));
             for record in decoded {
                 if serde_json::to_writer(&mut *out, &record).is_ok() {
                     out.push(b'\n');
@@ -176,12 +172,8 @@ impl Shared {
 /// caller may no longer read, or on a Kafka error; the last two end the stream with a last
 /// line `{"error": …}`, sent once every reader has stopped. Blocks.
 pub fn export(
-    source: &Source,
-    spans: &[Span],
-    filter: Option<&Filter>,
-    until_timestamp: Option<i64>,
-    allowed: impl Fn() -> Result<(), String> + Sync,
-    out: Sender<Vec<u8>>,
+    source: &Source, spans: &[Span], filter: Option<&Filter>, until_timestamp: Option<i64>,
+    allowed: impl Fn() -> Result<(), String> + Sync, out: Sender<Vec<u8>>,
 ) {
     let shares = shares(spans, READERS);
     let Some((first, others)) = shares.split_first() else {
@@ -189,15 +181,7 @@ pub fn export(
     };
     let shared = Shared::default();
     let read = |share: &[Span]| {
-        read_share(
-            source,
-            share,
-            filter,
-            until_timestamp,
-            &allowed,
-            &out,
-            &shared,
-        );
+        read_share(source, share, filter, until_timestamp, &allowed, &out, &shared);
     };
     std::thread::scope(|scope| {
         for share in others {
@@ -215,13 +199,8 @@ pub fn export(
 /// One reader of an export: reads `spans` and sends their lines until they end or `shared`
 /// says to stop. A refusal or a Kafka error stops every reader of the export.
 fn read_share(
-    source: &Source,
-    spans: &[Span],
-    filter: Option<&Filter>,
-    until_timestamp: Option<i64>,
-    allowed: &(impl Fn() -> Result<(), String> + Sync),
-    out: &Sender<Vec<u8>>,
-    shared: &Shared,
+    source: &Source, spans: &[Span], filter: Option<&Filter>, until_timestamp: Option<i64>,
+    allowed: &(impl Fn() -> Result<(), String> + Sync), out: &Sender<Vec<u8>>, shared: &Shared,
 ) {
     let topic = source.topic.as_str();
     let starts: Vec<(i32, i64)> = spans.iter().map(|s| (s.partition, s.start)).collect();
@@ -309,11 +288,8 @@ pub enum TailEvent {
 /// may still read (a session can end while the stream runs). Stops when the client leaves.
 /// Blocks.
 pub fn tail(
-    source: &Source,
-    starts: &[(i32, i64)],
-    filter: Option<&Filter>,
-    allowed: impl Fn() -> Result<(), String>,
-    out: Sender<TailEvent>,
+    source: &Source, starts: &[(i32, i64)], filter: Option<&Filter>,
+    allowed: impl Fn() -> Result<(), String>, out: Sender<TailEvent>,
 ) {
     let topic = source.topic.as_str();
     let consumer = match reader::open(&source.config, topic, starts, Kind::Tail) {
@@ -324,14 +300,8 @@ pub fn tail(
         }
     };
     // A tail has no end: each span runs to the last offset there could be.
-    let spans: Vec<Span> = starts
-        .iter()
-        .map(|&(partition, start)| Span {
-            partition,
-            start,
-            end: i64::MAX,
-        })
-        .collect();
+    let spans: Vec<Span> =
+        starts.iter().map(|&(partition, start)| Span { partition, start, end: i64::MAX }).collect();
     let mut recheck = Recheck::new(allowed);
     let result = scan::run(&consumer, topic, &spans, POLL, |seen| match seen {
         Seen::Tick if out.is_closed() => Flow::Stop,
@@ -375,46 +345,27 @@ mod tests {
     use super::*;
 
     fn span(partition: i32, records: i64) -> Span {
-        Span {
-            partition,
-            start: 10,
-            end: 10 + records,
-        }
+        Span { partition, start: 10, end: 10 + records }
     }
 
     /// Each partition goes to exactly one reader, none is left out, empty spans are skipped,
     /// and the readers get about as many records each.
     #[test]
     fn the_readers_share_the_partitions_evenly() {
-        let spans = [
-            span(0, 100),
-            span(1, 700),
-            span(2, 0),
-            span(3, 300),
-            span(4, 250),
-            span(5, 100),
-        ];
+        let spans =
+            [span(0, 100), span(1, 700), span(2, 0), span(3, 300), span(4, 250), span(5, 100)];
         let split = shares(&spans, 2);
         assert_eq!(split.len(), 2);
         let mut seen: Vec<i32> = split.iter().flatten().map(|s| s.partition).collect();
         seen.sort_unstable();
         assert_eq!(seen, [0, 1, 3, 4, 5], "every partition with records, once");
-        let mut totals: Vec<i64> = split
-            .iter()
-            .map(|share| share.iter().map(|s| s.end - s.start).sum())
-            .collect();
+        let mut totals: Vec<i64> =
+            split.iter().map(|share| share.iter().map(|s| s.end - s.start).sum()).collect();
         totals.sort_unstable();
         assert_eq!(totals, [700, 750]);
 
-        assert_eq!(
-            shares_of(&[span(7, 5)], 2),
-            vec![vec![7]],
-            "one partition, one reader"
-        );
-        assert!(
-            shares(&[span(0, 0)], 2).is_empty(),
-            "nothing to read, no reader"
-        );
+        assert_eq!(shares_of(&[span(7, 5)], 2), vec![vec![7]], "one partition, one reader");
+        assert!(shares(&[span(0, 0)], 2).is_empty(), "nothing to read, no reader");
         assert_eq!(
             shares_of(&[span(0, 1), span(1, 1)], 0),
             vec![vec![0, 1]],
@@ -436,20 +387,11 @@ mod tests {
         let (out, mut rx) = tokio::sync::mpsc::channel::<u32>(1);
         assert!(send_patiently(&out, 1, Duration::from_millis(100)));
         let started = Instant::now();
-        assert!(
-            !send_patiently(&out, 2, Duration::from_millis(200)),
-            "no room, ever"
-        );
+        assert!(!send_patiently(&out, 2, Duration::from_millis(200)), "no room, ever");
         assert!(started.elapsed() >= Duration::from_millis(200));
         assert_eq!(rx.try_recv().ok(), Some(1));
-        assert!(
-            send_patiently(&out, 3, Duration::from_millis(100)),
-            "room again"
-        );
+        assert!(send_patiently(&out, 3, Duration::from_millis(100)), "room again");
         drop(rx);
-        assert!(
-            !send_patiently(&out, 4, Duration::from_secs(60)),
-            "a client that left"
-        );
+        assert!(!send_patiently(&out, 4, Duration::from_secs(60)), "a client that left");
     }
 }

@@ -1,5 +1,6 @@
 use super::*;
 use app::api::{DEFAULT_LIMIT, MAX_LIMIT};
+use app::ErrorCode;
 
 fn record(partition: i32, offset: i64, timestamp: i64) -> RawRecord {
     RawRecord {
@@ -19,11 +20,7 @@ fn bounds() -> Bounds {
 }
 
 fn query() -> RecordQuery {
-    RecordQuery {
-        cluster: "c".into(),
-        topic: "t".into(),
-        ..RecordQuery::default()
-    }
+    RecordQuery { cluster: "c".into(), topic: "t".into(), ..RecordQuery::default() }
 }
 
 fn ids(records: &[RawRecord]) -> Vec<(i32, i64)> {
@@ -34,15 +31,8 @@ fn ids(records: &[RawRecord]) -> Vec<(i32, i64)> {
 fn the_default_start_is_the_newest_page() {
     let (start, limit) = plan(&query(), &bounds(), None).expect("plan");
     assert_eq!(limit, DEFAULT_LIMIT as usize);
-    assert_eq!(
-        start,
-        Start::Backward([(0, 10), (1, 8)].into_iter().collect())
-    );
-    let earliest = RecordQuery {
-        from: Some("earliest".into()),
-        partition: Some(1),
-        ..query()
-    };
+    assert_eq!(start, Start::Backward([(0, 10), (1, 8)].into_iter().collect()));
+    let earliest = RecordQuery { from: Some("earliest".into()), partition: Some(1), ..query() };
     let (start, _) = plan(&earliest, &bounds(), None).expect("plan");
     assert_eq!(start, Start::Forward([(1, 5)].into_iter().collect()));
 }
@@ -50,42 +40,11 @@ fn the_default_start_is_the_newest_page() {
 #[test]
 fn bad_queries_name_the_field() {
     let cases = [
-        (
-            RecordQuery {
-                limit: Some(0),
-                ..query()
-            },
-            "limit",
-        ),
-        (
-            RecordQuery {
-                limit: Some(MAX_LIMIT + 1),
-                ..query()
-            },
-            "limit",
-        ),
-        (
-            RecordQuery {
-                offset: Some(3),
-                ..query()
-            },
-            "offset",
-        ),
-        (
-            RecordQuery {
-                offset: Some(-1),
-                partition: Some(0),
-                ..query()
-            },
-            "offset",
-        ),
-        (
-            RecordQuery {
-                from: Some("middle".into()),
-                ..query()
-            },
-            "from",
-        ),
+        (RecordQuery { limit: Some(0), ..query() }, "limit"),
+        (RecordQuery { limit: Some(MAX_LIMIT + 1), ..query() }, "limit"),
+        (RecordQuery { offset: Some(3), ..query() }, "offset"),
+        (RecordQuery { offset: Some(-1), partition: Some(0), ..query() }, "offset"),
+        (RecordQuery { from: Some("middle".into()), ..query() }, "from"),
         (
             RecordQuery {
                 from: Some("earliest".into()),
@@ -95,44 +54,25 @@ fn bad_queries_name_the_field() {
             },
             "from",
         ),
-        (
-            RecordQuery {
-                cursor: Some("not-a-cursor".into()),
-                ..query()
-            },
-            "cursor",
-        ),
+        (RecordQuery { cursor: Some("not-a-cursor".into()), ..query() }, "cursor"),
     ];
     for (q, field) in cases {
         let error = plan(&q, &bounds(), None).expect_err("refused");
         assert_eq!(error.code, ErrorCode::BadRequest, "{q:?}");
         assert_eq!(error.field.as_deref(), Some(field), "{q:?}");
     }
-    let missing = RecordQuery {
-        partition: Some(7),
-        ..query()
-    };
+    let missing = RecordQuery { partition: Some(7), ..query() };
     let error = plan(&missing, &bounds(), None).expect_err("refused");
     assert_eq!(error.code, ErrorCode::NotFound);
 }
 
 #[test]
 fn an_offset_outside_the_partition_is_clamped_and_a_cursor_round_trips() {
-    let q = RecordQuery {
-        offset: Some(99),
-        partition: Some(0),
-        ..query()
-    };
+    let q = RecordQuery { offset: Some(99), partition: Some(0), ..query() };
     let (start, _) = plan(&q, &bounds(), None).expect("plan");
     assert_eq!(start, Start::Forward([(0, 10)].into_iter().collect()));
-    let cursor = Cursor {
-        backward: true,
-        positions: [(0, 4), (1, 6)].into_iter().collect(),
-    };
-    let q = RecordQuery {
-        cursor: Some(cursor.encode()),
-        ..query()
-    };
+    let cursor = Cursor { backward: true, positions: [(0, 4), (1, 6)].into_iter().collect() };
+    let q = RecordQuery { cursor: Some(cursor.encode()), ..query() };
     let (start, _) = plan(&q, &bounds(), None).expect("plan");
     assert_eq!(start, Start::Backward(cursor.positions));
 }
@@ -154,10 +94,7 @@ fn a_forward_page_is_ordered_by_time_and_continues_where_it_cut() {
     let next = next.expect("more to read");
     assert_eq!(next.positions, [(0, 2), (1, 7)].into_iter().collect());
     assert!(!next.backward);
-    assert!(
-        prev.is_none(),
-        "the page starts at the beginning of both partitions"
-    );
+    assert!(prev.is_none(), "the page starts at the beginning of both partitions");
 }
 
 #[test]
@@ -184,10 +121,7 @@ fn a_backward_page_keeps_the_newest_and_points_both_ways() {
 fn the_filter_looks_at_key_value_and_headers() {
     let mut r = record(0, 0, 0);
     r.key = Some(b"Order-17".to_vec());
-    r.headers = vec![
-        ("trace".into(), Some(b"abc".to_vec())),
-        ("trace".into(), None),
-    ];
+    r.headers = vec![("trace".into(), Some(b"abc".to_vec())), ("trace".into(), None)];
     assert!(Filter::new("order", false).expect("filter").matches(&r));
     assert!(!Filter::new("order", true).expect("filter").matches(&r));
     assert!(Filter::new("Order-17", true).expect("filter").matches(&r));
@@ -209,10 +143,7 @@ fn a_filter_by_key_wants_exactly_that_key() {
     assert!(Filter::for_key(b"Order-17".to_vec(), Filter::new("paid", false)).matches(&r));
     assert!(!Filter::for_key(b"Order-17".to_vec(), Filter::new("open", false)).matches(&r));
     r.key = None;
-    assert!(
-        !Filter::for_key(Vec::new(), None).matches(&r),
-        "no key is not the empty key"
-    );
+    assert!(!Filter::for_key(Vec::new(), None).matches(&r), "no key is not the empty key");
 }
 
 /// Regression (hardening issue): bounds with the low watermark above the high one (a topic
@@ -221,11 +152,7 @@ fn a_filter_by_key_wants_exactly_that_key() {
 fn bounds_out_of_order_do_not_panic_a_request() {
     let bounds: Bounds = [(0, (10, 5))].into_iter().collect();
     for offset in [0, 7, 20] {
-        let q = RecordQuery {
-            partition: Some(0),
-            offset: Some(offset),
-            ..query()
-        };
+        let q = RecordQuery { partition: Some(0), offset: Some(offset), ..query() };
         let (start, _) = plan(&q, &bounds, None).expect("a plan");
         assert!(matches!(start, Start::Forward(_)), "{start:?}");
     }
@@ -238,12 +165,8 @@ fn bounds_out_of_order_do_not_panic_a_request() {
 fn a_record_copied_into_a_kept_one_is_the_record() {
     use rdkafka::message::{Header, OwnedHeaders, OwnedMessage};
     let message = |key: Option<&[u8]>, value: Option<Vec<u8>>, header: Option<&str>| {
-        let headers = header.map(|h| {
-            OwnedHeaders::new().insert(Header {
-                key: h,
-                value: Some(b"v".as_slice()),
-            })
-        });
+        let headers = header
+            .map(|h| OwnedHeaders::new().insert(Header { key: h, value: Some(b"v".as_slice()) }));
         OwnedMessage::new(
             value,
             key.map(<[u8]>::to_vec),
@@ -274,8 +197,5 @@ fn a_record_copied_into_a_kept_one_is_the_record() {
     assert_eq!(again.value.as_ref().map(Vec::as_ptr), buffer);
     let mut big = RawRecord::from_message(&messages[4]);
     big.copy_from(&messages[5]);
-    assert!(big
-        .value
-        .as_ref()
-        .is_some_and(|v| v.capacity() < KEPT_BUFFER));
+    assert!(big.value.as_ref().is_some_and(|v| v.capacity() < KEPT_BUFFER));
 }

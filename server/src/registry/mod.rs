@@ -68,11 +68,7 @@ pub struct RegistryError {
 
 impl RegistryError {
     fn new(message: String) -> RegistryError {
-        RegistryError {
-            refused: false,
-            status: None,
-            message,
-        }
+        RegistryError { refused: false, status: None, message }
     }
 }
 
@@ -216,20 +212,14 @@ impl Registry {
             (Some(user), Some(password)) => Some((user.clone(), password.clone())),
             _ => None,
         };
-        Ok(Registry {
-            http,
-            base,
-            credentials,
-        })
+        Ok(Registry { http, base, credentials })
     }
 
     fn url(&self, segments: &[&str]) -> Result<Url, String> {
         // The service refuses such names with the argument's name, before any request; this is
         // the last guard against what the URL library itself would rewrite.
         if let Some(bad) = segments.iter().find(|s| rewritten_by_url(s)) {
-            return Err(format!(
-                "registry: {bad:?} cannot be a part of the registry's URL path"
-            ));
+            return Err(format!("registry: {bad:?} cannot be a part of the registry's URL path"));
         }
         let mut url = self.base.clone();
         {
@@ -248,17 +238,14 @@ impl Registry {
 
     /// GETs a JSON document; `Ok(None)` for 404.
     async fn get<T: for<'de> Deserialize<'de>>(
-        &self,
-        segments: &[&str],
+        &self, segments: &[&str],
     ) -> Result<Option<T>, RegistryError> {
         self.get_with(segments, &[]).await
     }
 
     /// GETs a JSON document with query arguments; `Ok(None)` for 404.
     async fn get_with<T: for<'de> Deserialize<'de>>(
-        &self,
-        segments: &[&str],
-        query: &[(&str, &str)],
+        &self, segments: &[&str], query: &[(&str, &str)],
     ) -> Result<Option<T>, RegistryError> {
         match self.send(Method::GET, segments, query, None).await {
             Ok(found) => Ok(Some(found)),
@@ -270,11 +257,7 @@ impl Registry {
     /// Sends one request and reads its JSON answer; an error answer of the registry comes back
     /// with its status and message.
     async fn send<T: for<'de> Deserialize<'de>>(
-        &self,
-        method: Method,
-        segments: &[&str],
-        query: &[(&str, &str)],
-        body: Option<Vec<u8>>,
+        &self, method: Method, segments: &[&str], query: &[(&str, &str)], body: Option<Vec<u8>>,
     ) -> Result<T, RegistryError> {
         let mut url = self.url(segments).map_err(RegistryError::new)?;
         if !query.is_empty() {
@@ -286,10 +269,7 @@ impl Registry {
         }
         if let Some(body) = body {
             request = request
-                .header(
-                    reqwest::header::CONTENT_TYPE,
-                    "application/vnd.schemaregistry.v1+json",
-                )
+                .header(reqwest::header::CONTENT_TYPE, "application/vnd.schemaregistry.v1+json")
                 .body(body);
         }
         let what = format!("{method} {}", segments.join("/"));

@@ -7,23 +7,16 @@ impl Registry {
     /// The schema registered under `id` and everything it references; `Ok(None)` when the
     /// registry has no such id.
     pub async fn schema_by_id(&self, id: u32) -> Result<Option<SchemaText>, RegistryError> {
-        let Some(top) = self
-            .get::<Registered>(&["schemas", "ids", &id.to_string()])
-            .await?
-        else {
+        let Some(top) = self.get::<Registered>(&["schemas", "ids", &id.to_string()]).await? else {
             return Ok(None);
         };
-        Ok(Some(
-            self.with_references(top, &format!("schema {id}")).await?,
-        ))
+        Ok(Some(self.with_references(top, &format!("schema {id}")).await?))
     }
 
     /// One version of `subject` (`None`: the newest) with everything it references; `Ok(None)`
     /// when the registry has no such subject or version.
     pub async fn subject_version(
-        &self,
-        subject: &str,
-        version: Option<i32>,
+        &self, subject: &str, version: Option<i32>,
     ) -> Result<Option<SubjectVersion>, RegistryError> {
         let Some(top) = self.version(subject, version).await? else {
             return Ok(None);
@@ -38,19 +31,13 @@ impl Registry {
             )));
         };
         let schema = self.with_references(top, &what).await?;
-        Ok(Some(SubjectVersion {
-            version,
-            id,
-            schema,
-        }))
+        Ok(Some(SubjectVersion { version, id, schema }))
     }
 
     /// A subject's versions (each one's id, type and references), its own level and the global
     /// one; `Ok(None)` when the registry has no such subject.
     pub async fn subject_info(&self, subject: &str) -> Result<Option<SubjectInfo>, RegistryError> {
-        let Some(mut numbers) = self
-            .get::<Vec<i32>>(&["subjects", subject, "versions"])
-            .await?
+        let Some(mut numbers) = self.get::<Vec<i32>>(&["subjects", subject, "versions"]).await?
         else {
             return Ok(None);
         };
@@ -80,21 +67,14 @@ impl Registry {
     /// One version of `subject` as registered, references named but not followed; `Ok(None)`
     /// when the registry has no such subject or version.
     pub async fn version_text(
-        &self,
-        subject: &str,
-        version: Option<i32>,
+        &self, subject: &str, version: Option<i32>,
     ) -> Result<Option<(VersionInfo, String)>, RegistryError> {
-        Ok(self
-            .version(subject, version)
-            .await?
-            .map(|r| r.info(version)))
+        Ok(self.version(subject, version).await?.map(|r| r.info(version)))
     }
 
     /// One version of `subject` as the registry answers it (`None`: the newest).
     pub(super) async fn version(
-        &self,
-        subject: &str,
-        version: Option<i32>,
+        &self, subject: &str, version: Option<i32>,
     ) -> Result<Option<Registered>, RegistryError> {
         let number = version.map_or_else(|| "latest".to_string(), |v| v.to_string());
         self.get(&["subjects", subject, "versions", &number]).await
@@ -117,10 +97,7 @@ impl Registry {
             subject: String,
         }
         let held: Vec<Held> = self
-            .get_with(
-                &["schemas", "ids", &id.to_string(), "versions"],
-                &[("deleted", "true")],
-            )
+            .get_with(&["schemas", "ids", &id.to_string(), "versions"], &[("deleted", "true")])
             .await?
             .unwrap_or_default();
         let mut subjects: Vec<String> = held.into_iter().map(|h| h.subject).collect();
@@ -131,9 +108,7 @@ impl Registry {
     /// A registered schema with the texts of the schemas it references, references of
     /// references included; `what` names it in errors.
     pub(super) async fn with_references(
-        &self,
-        top: Registered,
-        what: &str,
+        &self, top: Registered, what: &str,
     ) -> Result<SchemaText, RegistryError> {
         let mut references = Vec::new();
         let mut pending: Vec<(Reference, usize)> =
@@ -163,21 +138,14 @@ impl Registry {
             pending.extend(found.references.into_iter().map(|r| (r, depth + 1)));
             references.push((reference.name, found.schema));
         }
-        Ok(SchemaText {
-            schema: top.schema,
-            schema_type: kind(top.schema_type),
-            references,
-        })
+        Ok(SchemaText { schema: top.schema, schema_type: kind(top.schema_type), references })
     }
 
     /// Every subject with its versions, its newest version's id and type, and its own
     /// compatibility level, plus the global level.
     pub async fn subjects(&self) -> Result<Subjects, String> {
         let names: Vec<String> = self.get(&["subjects"]).await?.unwrap_or_default();
-        let global = self
-            .get::<Compatibility>(&["config"])
-            .await?
-            .and_then(|c| c.level);
+        let global = self.get::<Compatibility>(&["config"]).await?.and_then(|c| c.level);
         let reads = stream::iter(names.into_iter().map(|name| async move {
             // A name no URL can carry as it is was not registered through klens: it is listed,
             // but never asked about (and never read as another path).
@@ -202,18 +170,12 @@ impl Registry {
         .await;
         let mut subjects = reads.into_iter().collect::<Result<Vec<_>, _>>()?;
         subjects.sort_by(|a, b| a.name.cmp(&b.name));
-        Ok(Subjects {
-            global_compatibility: global,
-            subjects,
-        })
+        Ok(Subjects { global_compatibility: global, subjects })
     }
 
     /// One subject as the catalog lists it; `Ok(None)` when the registry has no such subject.
     pub async fn subject_summary(&self, name: &str) -> Result<Option<Subject>, RegistryError> {
-        let Some(versions) = self
-            .get::<Vec<i32>>(&["subjects", name, "versions"])
-            .await?
-        else {
+        let Some(versions) = self.get::<Vec<i32>>(&["subjects", name, "versions"]).await? else {
             return Ok(None);
         };
         let latest = self
@@ -221,19 +183,13 @@ impl Registry {
             .await?
             .map(|v| (v.version, v.id, kind(v.schema_type)));
         let compatibility = self.own_level(name).await?;
-        Ok(Some(Subject {
-            name: name.to_string(),
-            versions,
-            latest,
-            compatibility,
-        }))
+        Ok(Some(Subject { name: name.to_string(), versions, latest, compatibility }))
     }
 
     /// The subject's own compatibility level (`None`: it sets none) and the registry's global
     /// one.
     pub async fn levels(
-        &self,
-        subject: &str,
+        &self, subject: &str,
     ) -> Result<(Option<String>, Option<String>), RegistryError> {
         let own = self.own_level(subject).await?;
         Ok((own, self.global_level().await?))
@@ -241,10 +197,7 @@ impl Registry {
 
     /// The registry's global compatibility level.
     pub async fn global_level(&self) -> Result<Option<String>, RegistryError> {
-        Ok(self
-            .get::<Compatibility>(&["config"])
-            .await?
-            .and_then(|c| c.level))
+        Ok(self.get::<Compatibility>(&["config"]).await?.and_then(|c| c.level))
     }
 
     /// The subject's own compatibility level; `None` when the global one applies. Confluent's
@@ -252,10 +205,7 @@ impl Registry {
     /// and the level that applies only when asked to fall back to the global one: a NONE that
     /// differs from that fallback is no level of the subject's own.
     pub(super) async fn own_level(&self, subject: &str) -> Result<Option<String>, RegistryError> {
-        let plain = self
-            .get::<Compatibility>(&["config", subject])
-            .await?
-            .and_then(|c| c.level);
+        let plain = self.get::<Compatibility>(&["config", subject]).await?.and_then(|c| c.level);
         if plain.as_deref() != Some("NONE") {
             return Ok(plain);
         }
@@ -273,10 +223,8 @@ impl Registry {
             .get_with(&["subjects", subject, "versions"], &[("deleted", "true")])
             .await?
             .unwrap_or_default();
-        let live: Vec<i32> = self
-            .get(&["subjects", subject, "versions"])
-            .await?
-            .unwrap_or_default();
+        let live: Vec<i32> =
+            self.get(&["subjects", subject, "versions"]).await?.unwrap_or_default();
         let live: std::collections::HashSet<i32> = live.into_iter().collect();
         let mut deleted: Vec<i32> = all.into_iter().filter(|v| !live.contains(v)).collect();
         deleted.sort_unstable();
@@ -287,9 +235,7 @@ impl Registry {
     /// The subjects and versions whose schemas reference `version` of `subject`, soft-deleted
     /// ones included (those of at most [`MAX_USERS_NAMED`] schemas).
     pub async fn referenced_by(
-        &self,
-        subject: &str,
-        version: i32,
+        &self, subject: &str, version: i32,
     ) -> Result<Vec<(String, i32)>, RegistryError> {
         let number = version.to_string();
         let ids: Vec<u32> = self
@@ -307,10 +253,7 @@ impl Registry {
         let mut users = Vec::new();
         for id in ids.into_iter().take(MAX_USERS_NAMED) {
             let found: Vec<Use> = self
-                .get_with(
-                    &["schemas", "ids", &id.to_string(), "versions"],
-                    &[("deleted", "true")],
-                )
+                .get_with(&["schemas", "ids", &id.to_string(), "versions"], &[("deleted", "true")])
                 .await?
                 .unwrap_or_default();
             users.extend(found.into_iter().map(|u| (u.subject, u.version)));

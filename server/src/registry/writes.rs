@@ -21,10 +21,7 @@ impl Registry {
     /// level that applies, with the registry's messages; `Ok(None)` when the subject has no
     /// version to compare with.
     pub async fn compatibility(
-        &self,
-        grant: &Grant,
-        subject: &str,
-        proposal: &Proposal,
+        &self, grant: &Grant, subject: &str, proposal: &Proposal,
     ) -> Result<Option<Verdict>, RegistryError> {
         require(grant, Privilege::RegisterSchemas, subject)?;
         #[derive(Deserialize)]
@@ -44,11 +41,7 @@ impl Registry {
         match answer {
             Ok(a) => Ok(Some(Verdict {
                 compatible: a.is_compatible,
-                messages: a
-                    .messages
-                    .iter()
-                    .map(|m| error_message(m.as_bytes()))
-                    .collect(),
+                messages: a.messages.iter().map(|m| error_message(m.as_bytes())).collect(),
             })),
             Err(e) if e.status == Some(404) => Ok(None),
             Err(e) => Err(e),
@@ -57,26 +50,14 @@ impl Registry {
 
     /// The version and id under which `subject` already holds exactly `proposal`, if it does.
     pub async fn lookup(
-        &self,
-        grant: &Grant,
-        subject: &str,
-        proposal: &Proposal,
+        &self, grant: &Grant, subject: &str, proposal: &Proposal,
     ) -> Result<Option<(i32, u32)>, RegistryError> {
         require(grant, Privilege::RegisterSchemas, subject)?;
         let found = self
-            .send::<Registered>(
-                Method::POST,
-                &["subjects", subject],
-                &[],
-                Some(proposal.body()),
-            )
+            .send::<Registered>(Method::POST, &["subjects", subject], &[], Some(proposal.body()))
             .await;
         match found {
-            Ok(Registered {
-                version: Some(v),
-                id: Some(id),
-                ..
-            }) => Ok(Some((v, id))),
+            Ok(Registered { version: Some(v), id: Some(id), .. }) => Ok(Some((v, id))),
             Ok(_) => Err(RegistryError::new(format!(
                 "registry: the lookup of {subject} came without a version or id"
             ))),
@@ -87,10 +68,7 @@ impl Registry {
 
     /// Registers `proposal` under `subject`, answering its version and id.
     pub async fn register(
-        &self,
-        grant: &Grant,
-        subject: &str,
-        proposal: &Proposal,
+        &self, grant: &Grant, subject: &str, proposal: &Proposal,
     ) -> Result<(i32, u32), RegistryError> {
         require(grant, Privilege::RegisterSchemas, subject)?;
         #[derive(Deserialize)]
@@ -122,10 +100,7 @@ impl Registry {
     /// Sets the subject's own compatibility level, or with `None` removes it so the global one
     /// applies.
     pub async fn set_level(
-        &self,
-        grant: &Grant,
-        subject: &str,
-        level: Option<&str>,
+        &self, grant: &Grant, subject: &str, level: Option<&str>,
     ) -> Result<(), RegistryError> {
         require(grant, Privilege::SetCompatibility, subject)?;
         let done = match level {
@@ -156,35 +131,19 @@ impl Registry {
     /// `permanent` for good (the registry wants a soft delete first). Answers the versions the
     /// registry says it deleted.
     pub async fn delete(
-        &self,
-        grant: &Grant,
-        subject: &str,
-        version: Option<i32>,
-        permanent: bool,
+        &self, grant: &Grant, subject: &str, version: Option<i32>, permanent: bool,
     ) -> Result<Vec<i32>, RegistryError> {
         require(grant, Privilege::DeleteSchemas, subject)?;
-        let query: &[(&str, &str)] = if permanent {
-            &[("permanent", "true")]
-        } else {
-            &[]
-        };
+        let query: &[(&str, &str)] = if permanent { &[("permanent", "true")] } else { &[] };
         match version {
             Some(v) => {
                 let number = v.to_string();
                 let deleted: i32 = self
-                    .send(
-                        Method::DELETE,
-                        &["subjects", subject, "versions", &number],
-                        query,
-                        None,
-                    )
+                    .send(Method::DELETE, &["subjects", subject, "versions", &number], query, None)
                     .await?;
                 Ok(vec![deleted])
             }
-            None => {
-                self.send(Method::DELETE, &["subjects", subject], query, None)
-                    .await
-            }
+            None => self.send(Method::DELETE, &["subjects", subject], query, None).await,
         }
     }
 }

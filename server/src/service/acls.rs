@@ -17,42 +17,24 @@ use crate::kafka::admin::acls;
 const MAX_NAME: usize = 1000;
 
 pub async fn acls(service: &Service, caller: &Caller, cluster: &str) -> Result<AclList, ApiError> {
-    let acls =
-        service
-            .cluster_read(
-                caller,
-                cluster,
-                Privilege::Acls,
-                |granted, known| async move {
-                    acls::acls(&granted.grant, &granted.link(), &known).await
-                },
-            )
-            .await?;
-    Ok(AclList {
-        cluster: cluster.to_string(),
-        acls,
-    })
+    let acls = service
+        .cluster_read(caller, cluster, Privilege::Acls, |granted, known| async move {
+            acls::acls(&granted.grant, &granted.link(), &known).await
+        })
+        .await?;
+    Ok(AclList { cluster: cluster.to_string(), acls })
 }
 
 /// One field of a binding: given (or its default), not blank, not too long, with
 /// `exact_only` not starting or ending with white space, and when `known` is given, one of the
 /// names it knows.
 fn field(
-    value: Arg<String>,
-    name: &str,
-    default: Option<&str>,
-    known: Option<&[&str]>,
-    exact_only: bool,
+    value: Arg<String>, name: &str, default: Option<&str>, known: Option<&[&str]>, exact_only: bool,
 ) -> Result<String, ApiError> {
     let value = match (value.optional(name)?, default) {
         (Some(v), _) => v,
         (None, Some(d)) => d.to_string(),
-        (None, None) => {
-            return Err(ApiError::bad_request(
-                name,
-                format!("`{name}` is required."),
-            ))
-        }
+        (None, None) => return Err(ApiError::bad_request(name, format!("`{name}` is required."))),
     };
     // A name is taken exactly as given: trimming it could make a delete match another
     // binding. New bindings may not start or end with white space.
@@ -63,10 +45,7 @@ fn field(
         ));
     }
     if value.is_empty() || value.len() > MAX_NAME {
-        return Err(ApiError::bad_request(
-            name,
-            format!("`{name}` is 1 to {MAX_NAME} bytes."),
-        ));
+        return Err(ApiError::bad_request(name, format!("`{name}` is 1 to {MAX_NAME} bytes.")));
     }
     if let Some(names) = known {
         let lower = value.to_ascii_lowercase();
@@ -84,10 +63,7 @@ fn field(
 /// The binding `args` name, judged.
 fn binding(args: AclArgs, create: bool) -> Result<(AclBinding, bool), ApiError> {
     let principal = field(args.principal, "principal", None, None, create)?;
-    if !principal
-        .split_once(':')
-        .is_some_and(|(kind, who)| !kind.is_empty() && !who.is_empty())
-    {
+    if !principal.split_once(':').is_some_and(|(kind, who)| !kind.is_empty() && !who.is_empty()) {
         return Err(ApiError::bad_request(
             "principal",
             "A principal is written as its type and name, such as User:alice.",
@@ -95,26 +71,12 @@ fn binding(args: AclArgs, create: bool) -> Result<(AclBinding, bool), ApiError> 
     }
     let host = field(args.host, "host", Some("*"), None, create)?;
     if host != "*" && host.parse::<std::net::IpAddr>().is_err() {
-        return Err(ApiError::bad_request(
-            "host",
-            "A host is * (any host) or one IP address.",
-        ));
+        return Err(ApiError::bad_request("host", "A host is * (any host) or one IP address."));
     }
-    let resource_type = field(
-        args.resource_type,
-        "resource_type",
-        None,
-        Some(&ACL_RESOURCE_TYPES),
-        create,
-    )?;
+    let resource_type =
+        field(args.resource_type, "resource_type", None, Some(&ACL_RESOURCE_TYPES), create)?;
     let default_name = (resource_type == "cluster").then_some("kafka-cluster");
-    let resource_name = field(
-        args.resource_name,
-        "resource_name",
-        default_name,
-        None,
-        create,
-    )?;
+    let resource_name = field(args.resource_name, "resource_name", default_name, None, create)?;
     let pattern_type = field(
         args.pattern_type,
         "pattern_type",
@@ -122,20 +84,9 @@ fn binding(args: AclArgs, create: bool) -> Result<(AclBinding, bool), ApiError> 
         Some(&ACL_PATTERN_TYPES),
         create,
     )?;
-    let operation = field(
-        args.operation,
-        "operation",
-        None,
-        Some(&ACL_OPERATIONS),
-        create,
-    )?;
-    let permission = field(
-        args.permission,
-        "permission",
-        Some("allow"),
-        Some(&ACL_PERMISSIONS),
-        create,
-    )?;
+    let operation = field(args.operation, "operation", None, Some(&ACL_OPERATIONS), create)?;
+    let permission =
+        field(args.permission, "permission", Some("allow"), Some(&ACL_PERMISSIONS), create)?;
     let dry_run = args.dry_run.optional("dry_run")?.unwrap_or(false);
     Ok((
         AclBinding {
@@ -159,17 +110,13 @@ enum Change {
 }
 
 pub async fn create_acl(
-    service: &Service,
-    caller: &Caller,
-    args: AclArgs,
+    service: &Service, caller: &Caller, args: AclArgs,
 ) -> Result<AclChanged, ApiError> {
     change(service, caller, args, Change::Create).await
 }
 
 pub async fn delete_acl(
-    service: &Service,
-    caller: &Caller,
-    args: AclArgs,
+    service: &Service, caller: &Caller, args: AclArgs,
 ) -> Result<AclChanged, ApiError> {
     change(service, caller, args, Change::Delete).await
 }
@@ -177,10 +124,7 @@ pub async fn delete_acl(
 /// Under the audit: decides the change, judges the binding, then makes the change unless it
 /// is a dry run.
 async fn change(
-    service: &Service,
-    caller: &Caller,
-    args: AclArgs,
-    change: Change,
+    service: &Service, caller: &Caller, args: AclArgs, change: Change,
 ) -> Result<AclChanged, ApiError> {
     let privilege = match change {
         Change::Create => Privilege::CreateAcls,
@@ -200,12 +144,7 @@ async fn change(
                     Change::Delete => acls::delete_acl(grant, &link, &known, &acl).await?,
                 }
             }
-            Ok(AclChanged {
-                cluster,
-                dry_run,
-                words: acl.words(),
-                acl,
-            })
+            Ok(AclChanged { cluster, dry_run, words: acl.words(), acl })
         })
         .await
 }

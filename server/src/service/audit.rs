@@ -40,19 +40,12 @@ impl Filters {
 }
 
 pub async fn list(
-    service: &Service,
-    caller: &Caller,
-    cluster: &str,
-    args: AuditArgs,
+    service: &Service, caller: &Caller, cluster: &str, args: AuditArgs,
 ) -> Result<AuditList, ApiError> {
     let recorded = args.clone();
     service
         .audited_read(caller, cluster, Privilege::Audit, &recorded, async move {
-            service.decide(
-                caller,
-                cluster,
-                Action::new(Privilege::Audit, Resource::Cluster),
-            )?;
+            service.decide(caller, cluster, Action::new(Privilege::Audit, Resource::Cluster))?;
             let privilege =
                 match args.privilege.optional("privilege")? {
                     None => None,
@@ -66,14 +59,8 @@ pub async fn list(
             let filters = Filters {
                 user: args.user.optional("user")?.filter(|u| !u.is_empty()),
                 privilege,
-                resource: args
-                    .resource
-                    .optional("resource")?
-                    .filter(|r| !r.is_empty()),
-                since: match (
-                    args.since.optional("since")?,
-                    args.within.optional("within")?,
-                ) {
+                resource: args.resource.optional("resource")?.filter(|r| !r.is_empty()),
+                since: match (args.since.optional("since")?, args.within.optional("within")?) {
                     (Some(since), _) => Some(since),
                     (None, Some(within)) => Some(now_ms().saturating_sub(within.max(0))),
                     (None, None) => None,
@@ -108,13 +95,7 @@ pub async fn list(
                 .skip(usize::try_from(offset).unwrap_or(usize::MAX))
                 .take(usize::try_from(limit).unwrap_or(usize::MAX))
                 .collect();
-            Ok(AuditList {
-                configured: true,
-                events,
-                matched,
-                older_not_read,
-                served_at: now_ms(),
-            })
+            Ok(AuditList { configured: true, events, matched, older_not_read, served_at: now_ms() })
         })
         .await
 }

@@ -29,10 +29,7 @@ fn visible(service: &Service, caller: &Caller) -> Vec<Seen> {
         .visible(&caller.subject())
         .into_iter()
         .filter_map(|access| {
-            service
-                .decide(caller, &access.name, Action::catalog())
-                .ok()
-                .map(|g| (g.entry, access))
+            service.decide(caller, &access.name, Action::catalog()).ok().map(|g| (g.entry, access))
         })
         .collect()
 }
@@ -43,36 +40,25 @@ fn entry(service: &Service, caller: &Caller, cluster: &str) -> Result<Seen, ApiE
 }
 
 pub async fn clusters(service: &Service, caller: &Caller) -> Result<Vec<ClusterSummary>, ApiError> {
-    Ok(visible(service, caller)
-        .iter()
-        .map(|(c, seen)| c.seen_by(seen).summary())
-        .collect())
+    Ok(visible(service, caller).iter().map(|(c, seen)| c.seen_by(seen).summary()).collect())
 }
 
 pub async fn cluster(
-    service: &Service,
-    caller: &Caller,
-    cluster: &str,
+    service: &Service, caller: &Caller, cluster: &str,
 ) -> Result<ClusterDetail, ApiError> {
     let (entry, seen) = entry(service, caller, cluster)?;
     Ok(entry.seen_by(&seen).detail())
 }
 
 pub async fn topics(
-    service: &Service,
-    caller: &Caller,
-    cluster: &str,
-    window: WindowArgs,
+    service: &Service, caller: &Caller, cluster: &str, window: WindowArgs,
 ) -> Result<TopicList, ApiError> {
     let (entry, seen) = entry(service, caller, cluster)?;
     Ok(entry.seen_by(&seen).topics(&window.parse()?))
 }
 
 pub async fn topic(
-    service: &Service,
-    caller: &Caller,
-    cluster: &str,
-    topic: Arg<String>,
+    service: &Service, caller: &Caller, cluster: &str, topic: Arg<String>,
 ) -> Result<TopicDetail, ApiError> {
     let (entry, seen) = entry(service, caller, cluster)?;
     let topic = topic.required("topic")?;
@@ -83,86 +69,59 @@ pub async fn topic(
     }
     // Under a scoped catalog a topic the caller may not see answers as one that is not there.
     entry.seen_by(&seen).topic(&topic).ok_or_else(|| {
-        ApiError::new(
-            ErrorCode::NotFound,
-            format!("There is no topic named \"{topic}\" in cluster \"{cluster}\"."),
-        )
+        ApiError::not_found(format!(
+            "There is no topic named \"{topic}\" in cluster \"{cluster}\"."
+        ))
     })
 }
 
 pub async fn groups(
-    service: &Service,
-    caller: &Caller,
-    cluster: &str,
-    window: WindowArgs,
+    service: &Service, caller: &Caller, cluster: &str, window: WindowArgs,
 ) -> Result<GroupList, ApiError> {
     let (entry, seen) = entry(service, caller, cluster)?;
     Ok(entry.seen_by(&seen).groups(&window.parse()?))
 }
 
 pub async fn group(
-    service: &Service,
-    caller: &Caller,
-    cluster: &str,
-    group: Arg<String>,
+    service: &Service, caller: &Caller, cluster: &str, group: Arg<String>,
 ) -> Result<GroupDetail, ApiError> {
     let (entry, seen) = entry(service, caller, cluster)?;
     let group = group.required("group")?;
     if group.is_empty() {
-        return Err(ApiError::bad_request(
-            "group",
-            "A group id cannot be empty.",
-        ));
+        return Err(ApiError::bad_request("group", "A group id cannot be empty."));
     }
     if entry.state().groups.data.is_none() {
         return Err(not_read_yet(cluster, "consumer groups"));
     }
     entry.seen_by(&seen).group(&group).ok_or_else(|| {
-        ApiError::new(
-            ErrorCode::NotFound,
-            format!("There is no consumer group \"{group}\" in cluster \"{cluster}\"."),
-        )
+        ApiError::not_found(format!(
+            "There is no consumer group \"{group}\" in cluster \"{cluster}\"."
+        ))
     })
 }
 
 pub async fn brokers(
-    service: &Service,
-    caller: &Caller,
-    cluster: &str,
+    service: &Service, caller: &Caller, cluster: &str,
 ) -> Result<BrokerList, ApiError> {
     let (entry, seen) = entry(service, caller, cluster)?;
     Ok(entry.seen_by(&seen).brokers())
 }
 
 pub async fn broker(
-    service: &Service,
-    caller: &Caller,
-    cluster: &str,
-    id: Arg<i32>,
+    service: &Service, caller: &Caller, cluster: &str, id: Arg<i32>,
 ) -> Result<BrokerDetail, ApiError> {
     let (entry, seen) = entry(service, caller, cluster)?;
     let id = id.required("id")?;
     if entry.state().metadata.is_none() {
         return Err(not_read_yet(cluster, "brokers"));
     }
-    entry
-        .seen_by(&seen)
-        .brokers()
-        .brokers
-        .into_iter()
-        .find(|b| b.id == id)
-        .ok_or_else(|| {
-            ApiError::new(
-                ErrorCode::NotFound,
-                format!("There is no broker {id} in cluster \"{cluster}\"."),
-            )
-        })
+    entry.seen_by(&seen).brokers().brokers.into_iter().find(|b| b.id == id).ok_or_else(|| {
+        ApiError::not_found(format!("There is no broker {id} in cluster \"{cluster}\"."))
+    })
 }
 
 pub async fn subjects(
-    service: &Service,
-    caller: &Caller,
-    cluster: &str,
+    service: &Service, caller: &Caller, cluster: &str,
 ) -> Result<SubjectList, ApiError> {
     let (entry, seen) = entry(service, caller, cluster)?;
     Ok(entry.seen_by(&seen).subjects())
@@ -170,10 +129,7 @@ pub async fn subjects(
 
 /// Searches every visible cluster, or only `cluster` (which must then be visible).
 pub async fn search(
-    service: &Service,
-    caller: &Caller,
-    q: Arg<String>,
-    cluster: Arg<String>,
+    service: &Service, caller: &Caller, q: Arg<String>, cluster: Arg<String>,
 ) -> Result<SearchResult, ApiError> {
     let entries = match cluster.optional("cluster")? {
         Some(cluster) => vec![entry(service, caller, &cluster)?],
@@ -188,10 +144,8 @@ pub async fn search(
     }
     // Scoring every name of large catalogs is CPU work: not on an async worker.
     let hits = tokio::task::spawn_blocking(move || {
-        let mut hits: Vec<(u32, SearchHit)> = entries
-            .iter()
-            .flat_map(|(e, seen)| e.seen_by(seen).search(&query))
-            .collect();
+        let mut hits: Vec<(u32, SearchHit)> =
+            entries.iter().flat_map(|(e, seen)| e.seen_by(seen).search(&query)).collect();
         hits.sort_by(|(a, x), (b, y)| {
             (a, x.kind, &x.cluster, &x.name).cmp(&(b, y.kind, &y.cluster, &y.name))
         });
@@ -200,9 +154,7 @@ pub async fn search(
     })
     .await
     .map_err(|e| ApiError::new(ErrorCode::Client, format!("the search failed: {e}")))?;
-    Ok(SearchResult {
-        hits: hits.into_iter().map(|(_, hit)| hit).collect(),
-    })
+    Ok(SearchResult { hits: hits.into_iter().map(|(_, hit)| hit).collect() })
 }
 
 // The server functions this capability answers.
@@ -210,17 +162,9 @@ serves!(app::api::Brokers, |s, c, a| brokers(&s, &c, &a.cluster));
 serves!(app::api::Broker, |s, c, a| broker(&s, &c, &a.cluster, a.id));
 serves!(app::api::Clusters, |s, c, _a| clusters(&s, &c));
 serves!(app::api::Cluster, |s, c, a| cluster(&s, &c, &a.cluster));
-serves!(app::api::Groups, |s, c, a| groups(
-    &s, &c, &a.cluster, a.window
-));
-serves!(app::api::Group, |s, c, a| group(
-    &s, &c, &a.cluster, a.group
-));
+serves!(app::api::Groups, |s, c, a| groups(&s, &c, &a.cluster, a.window));
+serves!(app::api::Group, |s, c, a| group(&s, &c, &a.cluster, a.group));
 serves!(app::api::Subjects, |s, c, a| subjects(&s, &c, &a.cluster));
 serves!(app::api::Search, |s, c, a| search(&s, &c, a.q, a.cluster));
-serves!(app::api::Topics, |s, c, a| topics(
-    &s, &c, &a.cluster, a.window
-));
-serves!(app::api::Topic, |s, c, a| topic(
-    &s, &c, &a.cluster, a.topic
-));
+serves!(app::api::Topics, |s, c, a| topics(&s, &c, &a.cluster, a.window));
+serves!(app::api::Topic, |s, c, a| topic(&s, &c, &a.cluster, a.topic));

@@ -35,16 +35,11 @@ pub fn findings(group: &GroupDetail, earlier: EarlierLag) -> Vec<String> {
         .members
         .iter()
         .flat_map(|m| {
-            m.assignments
-                .iter()
-                .map(move |a| ((a.topic.clone(), a.partition), m.member_id.clone()))
+            m.assignments.iter().map(move |a| ((a.topic.clone(), a.partition), m.member_id.clone()))
         })
         .collect();
-    let committed: Vec<&app::api::GroupOffset> = group
-        .offsets
-        .iter()
-        .filter(|o| o.committed.is_some())
-        .collect();
+    let committed: Vec<&app::api::GroupOffset> =
+        group.offsets.iter().filter(|o| o.committed.is_some()).collect();
     let partitions = committed.len();
     let bare: Vec<String> = group
         .offsets
@@ -76,12 +71,7 @@ pub fn findings(group: &GroupDetail, earlier: EarlierLag) -> Vec<String> {
             out.push(format!(
                 "{} partitions with committed offsets are assigned to no member: {}.",
                 unassigned.len(),
-                unassigned
-                    .iter()
-                    .take(10)
-                    .cloned()
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                unassigned.iter().take(10).cloned().collect::<Vec<_>>().join(", ")
             ));
         }
     }
@@ -127,11 +117,8 @@ impl LagMemory {
             None => self.seen.remove(&key),
         };
         if self.seen.len() > LAG_MEMORY {
-            if let Some(oldest) = self
-                .seen
-                .iter()
-                .min_by_key(|(_, (t, _))| *t)
-                .map(|(k, _)| k.clone())
+            if let Some(oldest) =
+                self.seen.iter().min_by_key(|(_, (t, _))| *t).map(|(k, _)| k.clone())
             {
                 self.seen.remove(&oldest);
             }
@@ -162,10 +149,7 @@ mod tests {
             host: "/10.0.0.1".into(),
             assignments: partitions
                 .iter()
-                .map(|p| TopicPartitionRef {
-                    topic: "orders".into(),
-                    partition: *p,
-                })
+                .map(|p| TopicPartitionRef { topic: "orders".into(), partition: *p })
                 .collect(),
         }
     }
@@ -210,12 +194,7 @@ mod tests {
             vec![member("a", &[0]), member("b", &[]), member("c", &[])],
             vec![offset(0, 0)],
         ));
-        assert!(
-            crowd
-                .iter()
-                .any(|f| f.contains("3 members for 1 partitions")),
-            "{crowd:?}"
-        );
+        assert!(crowd.iter().any(|f| f.contains("3 members for 1 partitions")), "{crowd:?}");
         let gap = findings_of(&group(
             "Stable",
             vec![member("a", &[0])],
@@ -228,15 +207,9 @@ mod tests {
             vec![offset(0, 900), offset(1, 10)],
         ));
         assert!(hot.iter().any(|f| f.contains("one member, a")), "{hot:?}");
-        let moving = findings_of(&group(
-            "PreparingRebalance",
-            vec![member("a", &[0])],
-            vec![offset(0, 0)],
-        ));
-        assert!(
-            moving.iter().any(|f| f.contains("rebalancing")),
-            "{moving:?}"
-        );
+        let moving =
+            findings_of(&group("PreparingRebalance", vec![member("a", &[0])], vec![offset(0, 0)]));
+        assert!(moving.iter().any(|f| f.contains("rebalancing")), "{moving:?}");
         let calm = findings_of(&group(
             "Stable",
             vec![member("a", &[0]), member("b", &[1])],

@@ -3,7 +3,7 @@
 
 use app::access::{Action, Resource};
 use app::api::{Arg, GroupChanged, OffsetPlan, ResetOffsetsArgs, ResetTo};
-use app::{ApiError, ErrorCode, Privilege};
+use app::{ApiError, Privilege};
 
 use serde_json::json;
 
@@ -18,11 +18,7 @@ use app::names::TopicName;
 
 /// The decision for `privilege` on the group `group` names, then the id, checked.
 fn decide_group(
-    service: &Service,
-    caller: &Caller,
-    cluster: &str,
-    privilege: Privilege,
-    group: &Arg<String>,
+    service: &Service, caller: &Caller, cluster: &str, privilege: Privilege, group: &Arg<String>,
 ) -> Result<(Granted, String), ApiError> {
     // A cluster the caller cannot see is refused before klens looks the group up in it.
     service.access(caller, cluster)?;
@@ -34,12 +30,23 @@ fn decide_group(
     let granted = service.decide(caller, cluster, Action::new(privilege, resource))?;
     let id = group.clone().required("group")?;
     if id.is_empty() || id.len() > 255 {
-        return Err(ApiError::bad_request(
-            "group",
-            "A group id is 1 to 255 characters.",
-        ));
+        return Err(ApiError::bad_request("group", "A group id is 1 to 255 characters."));
     }
     Ok((granted, id))
+}
+
+/// A write on the group `group` names, under the audit ([`Service::write_on`]): decided for the
+/// attempt's privilege on the group, then `write` runs with the grant and the checked id.
+async fn group_write<T, Fut>(
+    service: &Service, caller: &Caller, attempt: Attempt, group: &Arg<String>,
+    write: impl FnOnce(Granted, String) -> Fut,
+) -> Result<T, ApiError>
+where
+    Fut: std::future::Future<Output = Result<T, ApiError>>,
+{
+    let decide =
+        |cluster: &str, privilege| decide_group(service, caller, cluster, privilege, group);
+    service.write_on(caller, attempt, |_| None, decide, write).await
 }
 
 /// The group as the catalog lists it (for its type), then as its coordinator describes it now.
@@ -49,11 +56,7 @@ fn decide_group(
 /// the fresh group into the projection, so the catalog shows the caller what the decision saw.
 /// The change is made under the grant of this decision.
 async fn group_now(
-    service: &Service,
-    caller: &Caller,
-    granted: &Granted,
-    privilege: Privilege,
-    id: &str,
+    service: &Service, caller: &Caller, granted: &Granted, privilege: Privilege, id: &str,
 ) -> Result<(Group, Broker, Grant), ApiError> {
     let state = granted.entry.state();
     let groups = state
@@ -62,13 +65,10 @@ async fn group_now(
         .as_ref()
         .ok_or_else(|| crate::catalog::not_read_yet(&granted.entry.name, "consumer groups"))?;
     let listed = groups.iter().find(|g| g.id == id).ok_or_else(|| {
-        ApiError::new(
-            ErrorCode::NotFound,
-            format!(
-                "There is no consumer group \"{id}\" in cluster \"{}\".",
-                granted.entry.name
-            ),
-        )
+        ApiError::not_found(format!(
+            "There is no consumer group \"{id}\" in cluster \"{}\".",
+            granted.entry.name
+        ))
     })?;
     let known = granted.entry.known_brokers_now();
     let (group, coordinator) =
@@ -87,17 +87,13 @@ async fn group_now(
 /// The topics a reset covers, each with the partitions in scope: one topic (all its
 /// partitions, or those named), or every topic the group has committed offsets on.
 fn scope(
-    granted: &Granted,
-    group: &Group,
-    topic: Option<String>,
-    partitions: Option<Vec<i32>>,
+    granted: &Granted, group: &Group, topic: Option<String>, partitions: Option<Vec<i32>>,
 ) -> Result<Vec<Topic>, ApiError> {
     let listed = |name: &str| granted.listed_topic(name);
     match (topic, partitions) {
-        (None, Some(_)) => Err(ApiError::bad_request(
-            "topic",
-            "Partitions belong to one topic: name it.",
-        )),
+        (None, Some(_)) => {
+            Err(ApiError::bad_request("topic", "Partitions belong to one topic: name it."))
+        }
         (Some(name), partitions) => {
             TopicName::check(&name, "topic")?;
             let mut topic = listed(&name)?;
@@ -108,14 +104,12 @@ fn scope(
                         "Name at least one partition.",
                     ));
                 }
-                if let Some(p) = chosen
-                    .iter()
-                    .find(|p| !topic.partitions.iter().any(|q| q.id == **p))
+                if let Some(p) =
+                    chosen.iter().find(|p| !topic.partitions.iter().any(|q| q.id == **p))
                 {
-                    return Err(ApiError::new(
-                        ErrorCode::NotFound,
-                        format!("Topic \"{name}\" has no partition {p}."),
-                    ));
+                    return Err(ApiError::not_found(format!(
+                        "Topic \"{name}\" has no partition {p}."
+                    )));
                 }
                 topic.partitions.retain(|p| chosen.contains(&p.id));
             }
@@ -127,10 +121,7 @@ fn scope(
             if names.is_empty() {
                 return Err(ApiError::bad_request(
                     "topic",
-                    format!(
-                        "Group \"{}\" has no committed offsets yet: name a topic.",
-                        group.id
-                    ),
+                    format!("Group \"{}\" has no committed offsets yet: name a topic.", group.id),
                 ));
             }
             // A topic deleted since the group committed on it is left out.
@@ -140,9 +131,7 @@ fn scope(
 }
 
 pub async fn reset_offsets(
-    service: &Service,
-    caller: &Caller,
-    args: ResetOffsetsArgs,
+    service: &Service, caller: &Caller, args: ResetOffsetsArgs,
 ) -> Result<OffsetPlan, ApiError> {
     let attempt = Attempt::of(&args.cluster, Privilege::ResetOffsets, &args, &["plan"]);
     // What the audit keeps of the outcome: the plan's size and whether it applied.
@@ -214,8 +203,7 @@ pub async fn reset_offsets(
             // Records deleted since the plan can leave its offset below the partition's start: the
             // plan no longer says what it would do, so it is stale too.
             let below_start = sent.iter().any(|p| {
-                now.iter()
-                    .any(|m| m.topic == p.topic && m.partition == p.partition && p.to < m.low)
+                now.iter().any(|m| m.topic == p.topic && m.partition == p.partition && p.to < m.low)
             });
             if below_start || !admin::groups::still_current(&sent, &now) {
                 return Ok(answer(false, true, now));
@@ -261,18 +249,13 @@ fn refuse_if_busy(group: &Group, what: &str) -> Result<(), ApiError> {
 
 /// Reads the group again from the coordinator that made the change, into the projection.
 async fn refresh(granted: &Granted, group: &Group, coordinator: &Broker) {
-    let fresh = admin::groups::group_at(&granted.link(), coordinator, &group.id, &group.kind)
-        .await
-        .ok();
+    let fresh =
+        admin::groups::group_at(&granted.link(), coordinator, &group.id, &group.kind).await.ok();
     granted.entry.apply_group(&group.id, fresh);
 }
 
 pub async fn delete_offsets(
-    service: &Service,
-    caller: &Caller,
-    cluster: &str,
-    group: Arg<String>,
-    topic: Arg<String>,
+    service: &Service, caller: &Caller, cluster: &str, group: Arg<String>, topic: Arg<String>,
 ) -> Result<GroupChanged, ApiError> {
     let attempt = Attempt::of(
         cluster,
@@ -280,96 +263,58 @@ pub async fn delete_offsets(
         &json!({ "group": group, "topic": topic }),
         &[],
     );
-    service
-        .write_on(
-            caller,
-            attempt,
-            |_| None,
-            |cluster, privilege| decide_group(service, caller, cluster, privilege, &group),
-            |granted, id| async move {
-                let topic = topic.required("topic")?;
-                TopicName::check(&topic, "topic")?;
-                service.check_topic(caller, cluster, Privilege::DeleteOffsets, &topic)?;
-                let (group, coordinator, mut grant) =
-                    group_now(service, caller, &granted, Privilege::DeleteOffsets, &id).await?;
-                let partitions: Vec<i32> = group
-                    .offsets
-                    .iter()
-                    .filter(|(t, _, _)| *t == topic)
-                    .map(|(_, p, _)| *p)
-                    .collect();
-                if partitions.is_empty() {
-                    return Err(ApiError::new(
-                        ErrorCode::NotFound,
-                        format!("Group \"{id}\" has no committed offsets on \"{topic}\"."),
-                    ));
-                }
-                refuse_if_busy(&group, "delete its offsets")?;
-                service.open(&mut grant).await?;
-                admin::groups::delete_offsets(
-                    &grant,
-                    &granted.link(),
-                    &coordinator,
-                    &id,
-                    &topic,
-                    &partitions,
-                )
-                .await?;
-                refresh(&granted, &group, &coordinator).await;
-                Ok(GroupChanged {
-                    cluster: cluster.to_string(),
-                    group: id,
-                    topic: Some(topic),
-                    partitions,
-                })
-            },
+    group_write(service, caller, attempt, &group, |granted, id| async move {
+        let topic = topic.required("topic")?;
+        TopicName::check(&topic, "topic")?;
+        service.check_topic(caller, cluster, Privilege::DeleteOffsets, &topic)?;
+        let (group, coordinator, mut grant) =
+            group_now(service, caller, &granted, Privilege::DeleteOffsets, &id).await?;
+        let partitions: Vec<i32> =
+            group.offsets.iter().filter(|(t, _, _)| *t == topic).map(|(_, p, _)| *p).collect();
+        if partitions.is_empty() {
+            return Err(ApiError::not_found(format!(
+                "Group \"{id}\" has no committed offsets on \"{topic}\"."
+            )));
+        }
+        refuse_if_busy(&group, "delete its offsets")?;
+        service.open(&mut grant).await?;
+        admin::groups::delete_offsets(
+            &grant,
+            &granted.link(),
+            &coordinator,
+            &id,
+            &topic,
+            &partitions,
         )
-        .await
+        .await?;
+        refresh(&granted, &group, &coordinator).await;
+        Ok(GroupChanged { cluster: cluster.to_string(), group: id, topic: Some(topic), partitions })
+    })
+    .await
 }
 
 pub async fn delete_group(
-    service: &Service,
-    caller: &Caller,
-    cluster: &str,
-    group: Arg<String>,
+    service: &Service, caller: &Caller, cluster: &str, group: Arg<String>,
 ) -> Result<GroupChanged, ApiError> {
-    let attempt = Attempt::of(
-        cluster,
-        Privilege::DeleteGroups,
-        &json!({ "group": group }),
-        &[],
-    );
-    service
-        .write_on(
-            caller,
-            attempt,
-            |_| None,
-            |cluster, privilege| decide_group(service, caller, cluster, privilege, &group),
-            |granted, id| async move {
-                let (group, coordinator, mut grant) =
-                    group_now(service, caller, &granted, Privilege::DeleteGroups, &id).await?;
-                refuse_if_busy(&group, "delete it")?;
-                service.open(&mut grant).await?;
-                admin::groups::delete_group(&grant, &granted.link(), &coordinator, &id).await?;
-                granted.entry.apply_group(&id, None);
-                Ok(GroupChanged {
-                    cluster: cluster.to_string(),
-                    group: id,
-                    topic: None,
-                    partitions: Vec::new(),
-                })
-            },
-        )
-        .await
+    let attempt = Attempt::of(cluster, Privilege::DeleteGroups, &json!({ "group": group }), &[]);
+    group_write(service, caller, attempt, &group, |granted, id| async move {
+        let (group, coordinator, mut grant) =
+            group_now(service, caller, &granted, Privilege::DeleteGroups, &id).await?;
+        refuse_if_busy(&group, "delete it")?;
+        service.open(&mut grant).await?;
+        admin::groups::delete_group(&grant, &granted.link(), &coordinator, &id).await?;
+        granted.entry.apply_group(&id, None);
+        Ok(GroupChanged {
+            cluster: cluster.to_string(),
+            group: id,
+            topic: None,
+            partitions: Vec::new(),
+        })
+    })
+    .await
 }
 
 // The server functions this capability answers.
-serves!(app::api::ResetOffsets, |s, c, a| reset_offsets(
-    &s, &c, a.args
-));
-serves!(app::api::DeleteOffsets, |s, c, a| delete_offsets(
-    &s, &c, &a.cluster, a.group, a.topic
-));
-serves!(app::api::DeleteGroup, |s, c, a| delete_group(
-    &s, &c, &a.cluster, a.group
-));
+serves!(app::api::ResetOffsets, |s, c, a| reset_offsets(&s, &c, a.args));
+serves!(app::api::DeleteOffsets, |s, c, a| delete_offsets(&s, &c, &a.cluster, a.group, a.topic));
+serves!(app::api::DeleteGroup, |s, c, a| delete_group(&s, &c, &a.cluster, a.group));

@@ -26,11 +26,7 @@ pub fn may_use(service: &Service, caller: &Caller, privilege: Option<Privilege>)
     let Some(privilege) = privilege else {
         return true;
     };
-    service
-        .policy
-        .visible(&caller.subject())
-        .iter()
-        .any(|a| a.can(privilege))
+    service.policy.visible(&caller.subject()).iter().any(|a| a.can(privilege))
 }
 
 /// The decision's refusal of an operation needing `privilege` on `cluster` under `access`,
@@ -40,9 +36,7 @@ pub fn refusal(access: &ClusterAccess, cluster: &str, privilege: Privilege) -> O
     if access.can(privilege) {
         return None;
     }
-    access
-        .decide(&Action::new(privilege, Resource::Cluster))
-        .into_error(cluster)
+    access.decide(&Action::new(privilege, Resource::Cluster)).into_error(cluster)
 }
 
 // The server functions this capability answers.

@@ -51,12 +51,7 @@ impl StreamLimits {
 
     /// Limits of `what` (as a refusal names it), in all and per caller.
     pub fn counting(what: &'static str, max: usize, max_per_caller: usize) -> Arc<StreamLimits> {
-        Arc::new(StreamLimits {
-            open: Mutex::new(Open::default()),
-            max,
-            max_per_caller,
-            what,
-        })
+        Arc::new(StreamLimits { open: Mutex::new(Open::default()), max, max_per_caller, what })
     }
 
     /// A place for one more stream of `caller`, or `TOO_MANY_REQUESTS`.
@@ -67,16 +62,10 @@ impl StreamLimits {
             Caller::Mcp(_) => "mcp".to_string(),
         };
         let what = self.what;
-        let mut open = self
-            .open
-            .lock()
-            .map_err(|_| busy(what, "klens cannot count them"))?;
+        let mut open = self.open.lock().map_err(|_| busy(what, "klens cannot count them"))?;
         let mine = open.by_caller.get(&key).copied().unwrap_or(0);
         if open.total >= self.max {
-            return Err(busy(
-                what,
-                &format!("{} are running for everyone", self.max),
-            ));
+            return Err(busy(what, &format!("{} are running for everyone", self.max)));
         }
         // Without sign-in everyone is the same caller: only the limit in all applies.
         if !matches!(caller, Caller::Anonymous(_)) && mine >= self.max_per_caller {
@@ -87,10 +76,7 @@ impl StreamLimits {
         }
         open.total += 1;
         open.by_caller.insert(key.clone(), mine + 1);
-        Ok(StreamPermit {
-            limits: Arc::clone(self),
-            caller: key,
-        })
+        Ok(StreamPermit { limits: Arc::clone(self), caller: key })
     }
 
     /// Streams open now.
@@ -144,15 +130,11 @@ mod tests {
         let limits = StreamLimits::new(5, 2);
         let a1 = limits.admit(&user("a")).expect("first");
         let _a2 = limits.admit(&user("a")).expect("second");
-        let e = limits
-            .admit(&user("a"))
-            .expect_err("a third for one caller");
+        let e = limits.admit(&user("a")).expect_err("a third for one caller");
         assert_eq!((e.code, e.status()), (ErrorCode::TooManyRequests, 429));
         let _b = [
             limits.admit(&user("b")).expect("b"),
-            limits
-                .admit(&Caller::Anonymous(app::api::Door::Api))
-                .expect("anonymous"),
+            limits.admit(&Caller::Anonymous(app::api::Door::Api)).expect("anonymous"),
             limits
                 .admit(&Caller::Anonymous(app::api::Door::Api))
                 .expect("anonymous, past the per-caller limit"),
@@ -171,13 +153,10 @@ mod tests {
         let mine: Vec<StreamPermit> = (0..MAX_READS_PER_CALLER)
             .map(|_| reads.admit(&user("a")).expect("within the caller's bound"))
             .collect();
-        let e = reads
-            .admit(&user("a"))
-            .expect_err("one more for the same caller");
+        let e = reads.admit(&user("a")).expect_err("one more for the same caller");
         assert_eq!((e.code, e.status()), (ErrorCode::TooManyRequests, 429));
         assert!(
-            e.message
-                .starts_with("Too many expensive reads: you have 4 running"),
+            e.message.starts_with("Too many expensive reads: you have 4 running"),
             "{}",
             e.message
         );
@@ -185,11 +164,7 @@ mod tests {
             .map(|i| reads.admit(&user(&format!("u{}", i / 2))).expect("others"))
             .collect();
         let e = reads.admit(&user("z")).expect_err("past the bound in all");
-        assert!(
-            e.message.contains("32 are running for everyone"),
-            "{}",
-            e.message
-        );
+        assert!(e.message.contains("32 are running for everyone"), "{}", e.message);
         drop(mine);
         drop(others);
         assert_eq!(reads.open(), 0, "every place is given back");

@@ -95,10 +95,7 @@ pub fn handler(call: std::any::TypeId) -> Option<&'static Handler> {
     static BY_TYPE: std::sync::LazyLock<
         std::collections::HashMap<std::any::TypeId, &'static Handler>,
     > = std::sync::LazyLock::new(|| {
-        inventory::iter::<Handler>
-            .into_iter()
-            .map(|h| ((h.call)(), h))
-            .collect()
+        inventory::iter::<Handler>.into_iter().map(|h| ((h.call)(), h)).collect()
     });
     BY_TYPE.get(&call).copied()
 }
@@ -109,10 +106,7 @@ pub fn handlers() -> impl Iterator<Item = &'static Handler> {
 }
 
 pub(crate) fn wrong_call(name: &str) -> ApiError {
-    ApiError::new(
-        ErrorCode::Client,
-        format!("klens handed {name} the arguments of another call."),
-    )
+    ApiError::new(ErrorCode::Client, format!("klens handed {name} the arguments of another call."))
 }
 
 /// What every operation may reach.
@@ -153,13 +147,10 @@ impl Granted {
             return Ok(topic.clone());
         }
         self.entry.topic_metadata(name)?.ok_or_else(|| {
-            ApiError::new(
-                ErrorCode::NotFound,
-                format!(
-                    "There is no topic named \"{name}\" in cluster \"{}\".",
-                    self.entry.name
-                ),
-            )
+            ApiError::not_found(format!(
+                "There is no topic named \"{name}\" in cluster \"{}\".",
+                self.entry.name
+            ))
         })
     }
 }
@@ -190,24 +181,17 @@ impl Service {
     /// The service the config describes over `catalog`: its decision, its audit sinks and its
     /// masking. What `main` builds once and hands to every door.
     pub fn from_config(
-        config: &crate::config::Config,
-        catalog: Arc<Catalog>,
+        config: &crate::config::Config, catalog: Arc<Catalog>,
     ) -> Result<Service, String> {
         let policy = Arc::new(Policy::from_config(config));
         Ok(Service::new(policy, catalog)
             .with_audit(Audit::new(config.audit.as_ref(), &config.clusters)?)
-            .with_masking(Masking::new(
-                config.masking.clone(),
-                config.masking_key.clone(),
-            )))
+            .with_masking(Masking::new(config.masking.clone(), config.masking_key.clone())))
     }
 
     /// The service with records masked by `masking` for callers without UNMASK.
     pub fn with_masking(self, masking: Masking) -> Service {
-        Service {
-            masking: Arc::new(masking),
-            ..self
-        }
+        Service { masking: Arc::new(masking), ..self }
     }
 
     /// How `caller` sees the records of `topic` in `cluster`: masked by the rules that name
@@ -259,9 +243,7 @@ impl Service {
     /// rate-limited per caller, and answers its refusal either way. `noted` adds what the
     /// answer says to the event (the offset of a produced record).
     pub async fn audited<T>(
-        &self,
-        caller: &Caller,
-        attempt: Attempt,
+        &self, caller: &Caller, attempt: Attempt,
         noted: impl FnOnce(&T) -> Option<serde_json::Value>,
         write: impl std::future::Future<Output = Result<T, ApiError>>,
     ) -> Result<T, ApiError> {
@@ -309,9 +291,7 @@ impl Service {
         };
         if !pending.opened.load(std::sync::atomic::Ordering::SeqCst) {
             pending.audit.record(&pending.event).await?;
-            pending
-                .opened
-                .store(true, std::sync::atomic::Ordering::SeqCst);
+            pending.opened.store(true, std::sync::atomic::Ordering::SeqCst);
         }
         grant.open();
         Ok(())
@@ -321,11 +301,7 @@ impl Service {
     /// no sink can take is not answered. The event's summary holds the arguments but `q` and
     /// `key`, which may be what someone searched records for.
     pub async fn audited_read<T>(
-        &self,
-        caller: &Caller,
-        cluster: &str,
-        privilege: Privilege,
-        args: &impl serde::Serialize,
+        &self, caller: &Caller, cluster: &str, privilege: Privilege, args: &impl serde::Serialize,
         read: impl std::future::Future<Output = Result<T, ApiError>>,
     ) -> Result<T, ApiError> {
         if !self.audit.records_reads() {
@@ -347,10 +323,7 @@ impl Service {
     /// quotas), recorded as reads are: decided first, then `read` runs with the grant and the
     /// brokers the catalog knows now.
     pub async fn cluster_read<T, Fut>(
-        &self,
-        caller: &Caller,
-        cluster: &str,
-        privilege: Privilege,
+        &self, caller: &Caller, cluster: &str, privilege: Privilege,
         read: impl FnOnce(Granted, Vec<crate::kafka::Broker>) -> Fut,
     ) -> Result<T, ApiError>
     where
@@ -362,20 +335,14 @@ impl Service {
             let known = granted.entry.known_brokers_now();
             read(granted, known).await
         };
-        self.audited_read(caller, cluster, privilege, &serde_json::json!({}), run)
-            .await
+        self.audited_read(caller, cluster, privilege, &serde_json::json!({}), run).await
     }
 
     /// A read of one named topic under `privilege`, recorded as reads are: decided for the
     /// topic `topic` names, then `read` runs with the grant and the judged name.
     pub async fn topic_read<T, Fut>(
-        &self,
-        caller: &Caller,
-        cluster: &str,
-        privilege: Privilege,
-        args: &impl serde::Serialize,
-        topic: &app::api::Arg<String>,
-        read: impl FnOnce(Granted, String) -> Fut,
+        &self, caller: &Caller, cluster: &str, privilege: Privilege, args: &impl serde::Serialize,
+        topic: &app::api::Arg<String>, read: impl FnOnce(Granted, String) -> Fut,
     ) -> Result<T, ApiError>
     where
         Fut: std::future::Future<Output = Result<T, ApiError>>,
@@ -384,17 +351,13 @@ impl Service {
             let (granted, name) = self.decide_named_topic(caller, cluster, privilege, topic)?;
             read(granted, name).await
         };
-        self.audited_read(caller, cluster, privilege, args, run)
-            .await
+        self.audited_read(caller, cluster, privilege, args, run).await
     }
 
     /// A write on the whole of the attempt's cluster, under the audit ([`Self::audited`]):
     /// decided for the attempt's privilege, so what is recorded and what is decided are one.
     pub async fn cluster_write<T, Fut>(
-        &self,
-        caller: &Caller,
-        attempt: Attempt,
-        write: impl FnOnce(Granted) -> Fut,
+        &self, caller: &Caller, attempt: Attempt, write: impl FnOnce(Granted) -> Fut,
     ) -> Result<T, ApiError>
     where
         Fut: std::future::Future<Output = Result<T, ApiError>>,
@@ -411,10 +374,7 @@ impl Service {
     /// the attempt's privilege on that topic, then `write` runs with the grant and the judged
     /// name.
     pub async fn topic_write<T, Fut>(
-        &self,
-        caller: &Caller,
-        attempt: Attempt,
-        topic: &app::api::Arg<String>,
+        &self, caller: &Caller, attempt: Attempt, topic: &app::api::Arg<String>,
         write: impl FnOnce(Granted, String) -> Fut,
     ) -> Result<T, ApiError>
     where
@@ -422,8 +382,7 @@ impl Service {
     {
         let decide =
             |cluster: &str, privilege| self.decide_named_topic(caller, cluster, privilege, topic);
-        self.write_on(caller, attempt, |_| None, decide, write)
-            .await
+        self.write_on(caller, attempt, |_| None, decide, write).await
     }
 
     /// A write on one named resource, under the audit ([`Self::audited`], `noted` adding to
@@ -431,9 +390,7 @@ impl Service {
     /// and the judged name, then `write` runs with them. What is recorded and what is decided
     /// are one privilege.
     pub async fn write_on<T, Fut>(
-        &self,
-        caller: &Caller,
-        attempt: Attempt,
+        &self, caller: &Caller, attempt: Attempt,
         noted: impl FnOnce(&T) -> Option<serde_json::Value>,
         decide: impl FnOnce(&str, Privilege) -> Result<(Granted, String), ApiError>,
         write: impl FnOnce(Granted, String) -> Fut,
@@ -461,10 +418,7 @@ impl Service {
     /// The decision for `caller` doing `action` on `cluster`, and the cluster it was granted.
     /// Hidden and unknown clusters take the same path and give the same error.
     pub fn decide(
-        &self,
-        caller: &Caller,
-        cluster: &str,
-        action: Action,
+        &self, caller: &Caller, cluster: &str, action: Action,
     ) -> Result<Granted, ApiError> {
         let grant = self.policy.decide(&caller.subject(), cluster, action)?;
         let entry = self
@@ -472,22 +426,14 @@ impl Service {
             .entry(&grant)
             .cloned()
             .ok_or_else(|| ApiError::unknown_cluster(cluster))?;
-        Ok(Granted {
-            grant,
-            entry,
-            topic: None,
-        })
+        Ok(Granted { grant, entry, topic: None })
     }
 
     /// The decision for `privilege` on a topic of `cluster`. Whether the topic is internal is
     /// Kafka's word, read from the projection; a topic it does not list (or a name that is not
     /// one) is not internal, and its arguments are judged after the decision.
     pub fn decide_topic(
-        &self,
-        caller: &Caller,
-        cluster: &str,
-        privilege: Privilege,
-        topic: Option<&str>,
+        &self, caller: &Caller, cluster: &str, privilege: Privilege, topic: Option<&str>,
     ) -> Result<Granted, ApiError> {
         // A cluster the caller cannot see is refused before klens looks anything up in it, on
         // the same path as one that does not exist.
@@ -500,30 +446,20 @@ impl Service {
             .get(cluster)
             .and_then(|entry| entry.topic_metadata(name).ok().flatten())
             .filter(|t| {
-                access.sees(&Resource::Topic {
-                    name: t.name.clone(),
-                    internal: t.internal,
-                })
+                access.sees(&Resource::Topic { name: t.name.clone(), internal: t.internal })
             });
         let resource = Resource::Topic {
             name: name.to_string(),
             internal: listed.as_ref().is_some_and(|t| t.internal),
         };
         let granted = self.decide(caller, cluster, Action::new(privilege, resource))?;
-        Ok(Granted {
-            topic: listed,
-            ..granted
-        })
+        Ok(Granted { topic: listed, ..granted })
     }
 
     /// The decision for `privilege` on the topic `topic` names, then the name judged: given,
     /// and one Kafka accepts.
     pub fn decide_named_topic(
-        &self,
-        caller: &Caller,
-        cluster: &str,
-        privilege: Privilege,
-        topic: &app::api::Arg<String>,
+        &self, caller: &Caller, cluster: &str, privilege: Privilege, topic: &app::api::Arg<String>,
     ) -> Result<(Granted, String), ApiError> {
         let named = topic.given().map(String::as_str);
         let granted = self.decide_topic(caller, cluster, privilege, named)?;
@@ -535,18 +471,10 @@ impl Service {
     /// For a change granted on a group: whether `privilege` also reaches the group's offsets
     /// on `topic`. A scoped caller needs the topic covered; the grant stays the group's.
     pub fn check_topic(
-        &self,
-        caller: &Caller,
-        cluster: &str,
-        privilege: Privilege,
-        topic: &str,
+        &self, caller: &Caller, cluster: &str, privilege: Privilege, topic: &str,
     ) -> Result<(), ApiError> {
         self.policy
-            .decide(
-                &caller.subject(),
-                cluster,
-                Action::new(privilege, Resource::topic(topic)),
-            )
+            .decide(&caller.subject(), cluster, Action::new(privilege, Resource::topic(topic)))
             .map(drop)
     }
 

@@ -31,10 +31,7 @@ const MAX_HEADERS: usize = 1000;
 pub fn payload_bytes(payload: &Payload, field: &str) -> Result<Option<Vec<u8>>, ApiError> {
     let text = || {
         payload.data.as_str().ok_or_else(|| {
-            ApiError::bad_request(
-                field,
-                format!("`{field}.data` is a string for this encoding."),
-            )
+            ApiError::bad_request(field, format!("`{field}.data` is a string for this encoding."))
         })
     };
     let bytes = match payload.encoding {
@@ -44,10 +41,7 @@ pub fn payload_bytes(payload: &Payload, field: &str) -> Result<Option<Vec<u8>>, 
             ApiError::bad_request(field, format!("`{field}.data` is not JSON: {e}."))
         })?,
         Encoding::Base64 => STANDARD.decode(text()?).map_err(|e| {
-            ApiError::bad_request(
-                field,
-                format!("`{field}.data` is not standard base64: {e}."),
-            )
+            ApiError::bad_request(field, format!("`{field}.data` is not standard base64: {e}."))
         })?,
         Encoding::Avro | Encoding::Protobuf | Encoding::JsonSchema => {
             return Err(ApiError::bad_request(
@@ -61,10 +55,7 @@ pub fn payload_bytes(payload: &Payload, field: &str) -> Result<Option<Vec<u8>>, 
 
 fn within_part(field: &str, bytes: Vec<u8>) -> Result<Option<Vec<u8>>, ApiError> {
     if bytes.len() > MAX_PART {
-        return Err(ApiError::bad_request(
-            field,
-            format!("`{field}` is over {MAX_PART} bytes."),
-        ));
+        return Err(ApiError::bad_request(field, format!("`{field}` is over {MAX_PART} bytes.")));
     }
     Ok(Some(bytes))
 }
@@ -84,11 +75,7 @@ fn schema_type(encoding: Encoding) -> Option<&'static str> {
 /// subject (for an id, on one of the subjects that hold it); a schema they may not read answers
 /// exactly as one the registry lacks.
 async fn chosen_schema(
-    reader: &Reader<'_>,
-    registry: &Registry,
-    topic: &str,
-    payload: &Payload,
-    field: &str,
+    reader: &Reader<'_>, registry: &Registry, topic: &str, payload: &Payload, field: &str,
 ) -> Result<(SchemaText, SchemaUsed), ApiError> {
     if let Some(id) = payload.schema_id {
         if payload.subject.is_some() || payload.version.is_some() {
@@ -97,27 +84,14 @@ async fn chosen_schema(
                 format!("Give `{field}.schema_id` or `{field}.subject`, not both."),
             ));
         }
-        let missing = || {
-            ApiError::new(
-                ErrorCode::NotFound,
-                format!("The registry has no schema {id}."),
-            )
-        };
+        let missing = || ApiError::not_found(format!("The registry has no schema {id}."));
         let holders = registry.subjects_of_id(id).await.map_err(registry_error)?;
         if !holders.iter().any(|s| reader.reads(s)) {
             return Err(missing());
         }
-        let text = registry
-            .schema_by_id(id)
-            .await
-            .map_err(registry_error)?
-            .ok_or_else(missing)?;
-        let used = SchemaUsed {
-            subject: None,
-            version: None,
-            id,
-            schema_type: text.schema_type.clone(),
-        };
+        let text = registry.schema_by_id(id).await.map_err(registry_error)?.ok_or_else(missing)?;
+        let used =
+            SchemaUsed { subject: None, version: None, id, schema_type: text.schema_type.clone() };
         return Ok((text, used));
     }
     let subject = payload
@@ -131,7 +105,7 @@ async fn chosen_schema(
             Some(v) => format!("version {v} of subject \"{subject}\""),
             None => format!("subject \"{subject}\""),
         };
-        ApiError::new(ErrorCode::NotFound, format!("The registry has no {what}."))
+        ApiError::not_found(format!("The registry has no {what}."))
     };
     if !reader.reads(&subject) {
         return Err(missing());
@@ -183,11 +157,7 @@ fn judge_part(payload: Option<Payload>, field: &str) -> Result<Part, ApiError> {
 /// The bytes of a key or value, a schema encoding's JSON encoded with the registered schema it
 /// names (and which one that was).
 async fn part_bytes(
-    reader: &Reader<'_>,
-    granted: &Granted,
-    topic: &str,
-    part: Part,
-    field: &str,
+    reader: &Reader<'_>, granted: &Granted, topic: &str, part: Part, field: &str,
 ) -> Result<(Option<Vec<u8>>, Option<SchemaUsed>), ApiError> {
     let (payload, wanted) = match part {
         Part::Bytes(bytes) => return Ok((bytes, None)),
@@ -210,10 +180,7 @@ async fn part_bytes(
             match unfit {
                 Unfit::Value { path, reason } => ApiError::bad_request(
                     &format!("{field}.data{path}"),
-                    format!(
-                        "`{field}.data{path}` does not fit schema {}: {reason}.",
-                        used.id
-                    ),
+                    format!("`{field}.data{path}` does not fit schema {}: {reason}.", used.id),
                 ),
                 Unfit::Schema(reason) => ApiError::bad_request(
                     field,
@@ -231,19 +198,10 @@ async fn part_bytes(
 /// It is the UNMASK privilege that is missing: the same record is a plain write for a caller
 /// who holds it, and for whom nothing is hidden.
 async fn no_hashed_field(
-    schemas: &Schemas,
-    mask: &TopicMask,
-    topic: &str,
-    key: Option<&[u8]>,
-    value: Option<&[u8]>,
+    schemas: &Schemas, mask: &TopicMask, topic: &str, key: Option<&[u8]>, value: Option<&[u8]>,
 ) -> Result<(), ApiError> {
-    let loaded = schemas
-        .load(
-            [schemas.wanted(key), schemas.wanted(value)]
-                .into_iter()
-                .flatten(),
-        )
-        .await;
+    let loaded =
+        schemas.load([schemas.wanted(key), schemas.wanted(value)].into_iter().flatten()).await;
     for (part, bytes, is_key) in [("key", key, true), ("value", value, false)] {
         let Some(path) = mask.hashed_field(&schemas.decode(&loaded, bytes), is_key) else {
             continue;
@@ -264,19 +222,13 @@ async fn no_hashed_field(
 }
 
 pub async fn produce(
-    service: &Service,
-    caller: &Caller,
-    args: ProduceArgs,
+    service: &Service, caller: &Caller, args: ProduceArgs,
 ) -> Result<Produced, ApiError> {
-    let attempt = Attempt::of(
-        &args.cluster,
-        Privilege::Produce,
-        &args,
-        &["key", "value", "headers"],
-    )
-    .with("key_length", length(&args.key))
-    .with("value_length", length(&args.value))
-    .with("headers", args.headers.given().map_or(0, Vec::len));
+    let attempt =
+        Attempt::of(&args.cluster, Privilege::Produce, &args, &["key", "value", "headers"])
+            .with("key_length", length(&args.key))
+            .with("value_length", length(&args.value))
+            .with("headers", args.headers.given().map_or(0, Vec::len));
     let write = produce_now(service, caller, args);
     service
         .audited(
@@ -298,9 +250,7 @@ fn length(part: &app::api::Arg<Payload>) -> usize {
 }
 
 async fn produce_now(
-    service: &Service,
-    caller: &Caller,
-    args: ProduceArgs,
+    service: &Service, caller: &Caller, args: ProduceArgs,
 ) -> Result<Produced, ApiError> {
     let cluster = args.cluster;
     let (mut granted, topic) =
@@ -334,18 +284,11 @@ async fn produce_now(
     let count = listed.partitions.len();
     if let Some(p) = partition {
         if !listed.partitions.iter().any(|q| q.id == p) {
-            return Err(ApiError::new(
-                ErrorCode::NotFound,
-                format!("Topic \"{topic}\" has no partition {p}."),
-            ));
+            return Err(ApiError::not_found(format!("Topic \"{topic}\" has no partition {p}.")));
         }
     }
     // The registry is asked only once the arguments it does not judge have been.
-    let reader = Reader {
-        service,
-        caller,
-        cluster: &cluster,
-    };
+    let reader = Reader { service, caller, cluster: &cluster };
     let (key, key_schema) = part_bytes(&reader, &granted, &topic, key, "key").await?;
     let (value, value_schema) = part_bytes(&reader, &granted, &topic, value, "value").await?;
     if let Some(mask) = service.mask(caller, &cluster, &topic) {
@@ -354,10 +297,7 @@ async fn produce_now(
     }
     let total = key.as_ref().map_or(0, Vec::len)
         + value.as_ref().map_or(0, Vec::len)
-        + headers
-            .iter()
-            .map(|(k, v)| k.len() + v.as_ref().map_or(0, Vec::len))
-            .sum::<usize>();
+        + headers.iter().map(|(k, v)| k.len() + v.as_ref().map_or(0, Vec::len)).sum::<usize>();
     if total > MAX_PART {
         return Err(ApiError::bad_request(
             "value",
@@ -406,21 +346,11 @@ async fn produce_now(
         });
         return Ok(answer(predicted, None, None));
     }
-    let record = Outgoing {
-        topic: topic.clone(),
-        partition,
-        key,
-        value,
-        headers,
-        timestamp: now_ms(),
-    };
+    let record =
+        Outgoing { topic: topic.clone(), partition, key, value, headers, timestamp: now_ms() };
     service.open(&mut granted.grant).await?;
     let (partition, offset) = write(&granted.grant, &link, &record).await?;
-    Ok(answer(
-        Some(partition),
-        Some(offset),
-        Some(record.timestamp),
-    ))
+    Ok(answer(Some(partition), Some(offset), Some(record.timestamp)))
 }
 
 // The server functions this capability answers.
@@ -431,20 +361,13 @@ mod tests {
     use super::*;
 
     fn payload(encoding: Encoding, data: serde_json::Value) -> Payload {
-        Payload {
-            encoding,
-            data,
-            ..Payload::default()
-        }
+        Payload { encoding, data, ..Payload::default() }
     }
 
     #[test]
     fn payloads_become_the_bytes_they_describe() {
         use serde_json::json;
-        assert_eq!(
-            payload_bytes(&payload(Encoding::Null, json!(null)), "v").ok(),
-            Some(None)
-        );
+        assert_eq!(payload_bytes(&payload(Encoding::Null, json!(null)), "v").ok(), Some(None));
         assert_eq!(
             payload_bytes(&payload(Encoding::Text, json!("héllo")), "v").ok(),
             Some(Some("héllo".as_bytes().to_vec()))
@@ -463,10 +386,7 @@ mod tests {
             (payload(Encoding::Avro, json!({})), "value"),
         ] {
             let e = payload_bytes(&bad, field).expect_err("refused");
-            assert_eq!(
-                (e.code, e.field.as_deref()),
-                (ErrorCode::BadRequest, Some(field))
-            );
+            assert_eq!((e.code, e.field.as_deref()), (ErrorCode::BadRequest, Some(field)));
         }
     }
 }

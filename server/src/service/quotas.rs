@@ -17,24 +17,14 @@ use crate::kafka::admin::quotas;
 const MAX_NAME: usize = 255;
 
 pub async fn quotas(
-    service: &Service,
-    caller: &Caller,
-    cluster: &str,
+    service: &Service, caller: &Caller, cluster: &str,
 ) -> Result<QuotaList, ApiError> {
     let quotas = service
-        .cluster_read(
-            caller,
-            cluster,
-            Privilege::BrokerConfigs,
-            |granted, known| async move {
-                quotas::quotas(&granted.grant, &granted.link(), &known).await
-            },
-        )
+        .cluster_read(caller, cluster, Privilege::BrokerConfigs, |granted, known| async move {
+            quotas::quotas(&granted.grant, &granted.link(), &known).await
+        })
         .await?;
-    Ok(QuotaList {
-        cluster: cluster.to_string(),
-        quotas,
-    })
+    Ok(QuotaList { cluster: cluster.to_string(), quotas })
 }
 
 /// The entity as given, judged: a user, a client id, a user with a client id, or an IP, each
@@ -42,8 +32,7 @@ pub async fn quotas(
 /// could reach another entity), and a new figure's entity may not start or end with white
 /// space.
 fn entity(
-    parts: Arg<Vec<QuotaEntityPart>>,
-    setting: bool,
+    parts: Arg<Vec<QuotaEntityPart>>, setting: bool,
 ) -> Result<Vec<QuotaEntityPart>, ApiError> {
     let mut parts = parts.required("entity")?;
     let shape = |kinds: &[&str]| {
@@ -91,15 +80,10 @@ fn entity(
 /// The figures to set and remove, judged against the entity: each quota once, of a kind the
 /// entity takes, finite, not negative, whole where Kafka holds whole numbers.
 fn operations(
-    parts: &[QuotaEntityPart],
-    set: BTreeMap<String, f64>,
-    remove: Vec<String>,
+    parts: &[QuotaEntityPart], set: BTreeMap<String, f64>, remove: Vec<String>,
 ) -> Result<Vec<(String, Option<f64>)>, ApiError> {
     if set.is_empty() && remove.is_empty() {
-        return Err(ApiError::bad_request(
-            "set",
-            "Name at least one quota to set or remove.",
-        ));
+        return Err(ApiError::bad_request("set", "Name at least one quota to set or remove."));
     }
     let ip = parts.iter().any(|p| p.kind == "ip");
     let kind_of = |field: &str, key: &str| {
@@ -113,15 +97,8 @@ fn operations(
             )
         })?;
         if known.ip != ip {
-            let applies = if known.ip {
-                "IP addresses only"
-            } else {
-                "users and client ids only"
-            };
-            return Err(ApiError::bad_request(
-                field,
-                format!("{key} applies to {applies}."),
-            ));
+            let applies = if known.ip { "IP addresses only" } else { "users and client ids only" };
+            return Err(ApiError::bad_request(field, format!("{key} applies to {applies}.")));
         }
         Ok(known)
     };
@@ -129,17 +106,11 @@ fn operations(
     for (key, value) in set {
         let known = kind_of("set", &key)?;
         if !value.is_finite() || value < 0.0 {
-            return Err(ApiError::bad_request(
-                "set",
-                format!("{key} is a number of 0 or more."),
-            ));
+            return Err(ApiError::bad_request("set", format!("{key} is a number of 0 or more.")));
         }
         // Kafka holds connection_creation_rate as an int and the byte rates as longs.
-        let most = if known.key == "connection_creation_rate" {
-            f64::from(i32::MAX)
-        } else {
-            9.0e18
-        };
+        let most =
+            if known.key == "connection_creation_rate" { f64::from(i32::MAX) } else { 9.0e18 };
         if known.whole && (value.fract() != 0.0 || value > most) {
             return Err(ApiError::bad_request(
                 "set",
@@ -151,10 +122,7 @@ fn operations(
     for key in remove {
         kind_of("remove", &key)?;
         if ops.iter().any(|(k, _)| *k == key) {
-            return Err(ApiError::bad_request(
-                "remove",
-                format!("{key} is named twice."),
-            ));
+            return Err(ApiError::bad_request("remove", format!("{key} is named twice.")));
         }
         ops.push((key, None));
     }
@@ -162,9 +130,7 @@ fn operations(
 }
 
 pub async fn alter_quota(
-    service: &Service,
-    caller: &Caller,
-    args: AlterQuotaArgs,
+    service: &Service, caller: &Caller, args: AlterQuotaArgs,
 ) -> Result<QuotaChanged, ApiError> {
     let attempt = Attempt::of(&args.cluster, Privilege::AlterQuotas, &args, &[]);
     service
@@ -176,21 +142,10 @@ pub async fn alter_quota(
             let dry_run = args.dry_run.or("dry_run", false)?;
             service.open(&mut granted.grant).await?;
             let known = granted.entry.known_brokers_now();
-            let changes = quotas::alter_quota(
-                &granted.grant,
-                &granted.link(),
-                &known,
-                &parts,
-                &ops,
-                dry_run,
-            )
-            .await?;
-            Ok(QuotaChanged {
-                cluster: args.cluster,
-                entity: parts,
-                dry_run,
-                changes,
-            })
+            let changes =
+                quotas::alter_quota(&granted.grant, &granted.link(), &known, &parts, &ops, dry_run)
+                    .await?;
+            Ok(QuotaChanged { cluster: args.cluster, entity: parts, dry_run, changes })
         })
         .await
 }
@@ -221,11 +176,8 @@ mod tests {
 
     #[test]
     fn entities_take_the_shapes_kafka_knows() {
-        let ok = entity(
-            Arg::Given(vec![part("client-id", Some("app")), part("user", None)]),
-            true,
-        )
-        .expect("a user with a client id");
+        let ok = entity(Arg::Given(vec![part("client-id", Some("app")), part("user", None)]), true)
+            .expect("a user with a client id");
         assert_eq!(ok, [part("user", None), part("client-id", Some("app"))]);
         for bad in [
             vec![],
@@ -235,16 +187,10 @@ mod tests {
         ] {
             refused(entity(Arg::Given(bad), true), "entity");
         }
-        assert!(refused(
-            entity(Arg::Given(vec![part("ip", Some("10.0.0.300"))]), true),
-            "entity"
-        )
-        .contains("not an IP"));
+        assert!(refused(entity(Arg::Given(vec![part("ip", Some("10.0.0.300"))]), true), "entity")
+            .contains("not an IP"));
         // White space around a name: refused for a new figure, taken exactly for a removal.
-        refused(
-            entity(Arg::Given(vec![part("user", Some(" alice"))]), true),
-            "entity",
-        );
+        refused(entity(Arg::Given(vec![part("user", Some(" alice"))]), true), "entity");
         assert!(entity(Arg::Given(vec![part("user", Some(" alice"))]), false).is_ok());
         refused(entity(Arg::Missing, true), "entity");
     }
@@ -256,35 +202,17 @@ mod tests {
         let set = |pairs: &[(&str, f64)]| pairs.iter().map(|(k, v)| (k.to_string(), *v)).collect();
         let ops = operations(
             &user,
-            set(&[
-                ("producer_byte_rate", 1048576.0),
-                ("request_percentage", 12.5),
-            ]),
+            set(&[("producer_byte_rate", 1048576.0), ("request_percentage", 12.5)]),
             vec!["consumer_byte_rate".into()],
         )
         .expect("fine");
         assert_eq!(ops.len(), 3);
         assert!(operations(&ip, set(&[("connection_creation_rate", 5.0)]), vec![]).is_ok());
-        refused(
-            operations(&user, set(&[("connection_creation_rate", 5.0)]), vec![]),
-            "set",
-        );
-        refused(
-            operations(&ip, set(&[("producer_byte_rate", 5.0)]), vec![]),
-            "set",
-        );
-        refused(
-            operations(&user, set(&[("producer_byte_rate", 1.5)]), vec![]),
-            "set",
-        );
-        refused(
-            operations(&user, set(&[("producer_byte_rate", -1.0)]), vec![]),
-            "set",
-        );
-        refused(
-            operations(&user, set(&[("producer_byte_rate", f64::INFINITY)]), vec![]),
-            "set",
-        );
+        refused(operations(&user, set(&[("connection_creation_rate", 5.0)]), vec![]), "set");
+        refused(operations(&ip, set(&[("producer_byte_rate", 5.0)]), vec![]), "set");
+        refused(operations(&user, set(&[("producer_byte_rate", 1.5)]), vec![]), "set");
+        refused(operations(&user, set(&[("producer_byte_rate", -1.0)]), vec![]), "set");
+        refused(operations(&user, set(&[("producer_byte_rate", f64::INFINITY)]), vec![]), "set");
         refused(operations(&user, set(&[("bogus", 1.0)]), vec![]), "set");
         refused(
             operations(

@@ -18,20 +18,14 @@ use crate::records::stream::TailEvent;
 use crate::records::{self, Filter, MaskedView, Span};
 
 pub async fn records(
-    service: &Service,
-    caller: &Caller,
-    args: RecordArgs,
+    service: &Service, caller: &Caller, args: RecordArgs,
 ) -> Result<RecordPage, ApiError> {
     let read = records_read(service, caller, args.clone());
-    service
-        .audited_read(caller, &args.cluster, Privilege::Records, &args, read)
-        .await
+    service.audited_read(caller, &args.cluster, Privilege::Records, &args, read).await
 }
 
 async fn records_read(
-    service: &Service,
-    caller: &Caller,
-    args: RecordArgs,
+    service: &Service, caller: &Caller, args: RecordArgs,
 ) -> Result<RecordPage, ApiError> {
     let cluster = args.cluster.clone();
     let (granted, name) =
@@ -46,32 +40,18 @@ async fn records_read(
     }
     // A page (find by key too) holds a reader for up to its deadline: a bounded number run.
     let _running = service.reads.admit(caller)?;
-    records::page(
-        &granted.grant,
-        &granted.link(),
-        &schemas,
-        &topic,
-        &query,
-        mask,
-    )
-    .await
+    records::page(&granted.grant, &granted.link(), &schemas, &topic, &query, mask).await
 }
 
 pub async fn record(
-    service: &Service,
-    caller: &Caller,
-    args: RecordAtArgs,
+    service: &Service, caller: &Caller, args: RecordAtArgs,
 ) -> Result<Record, ApiError> {
     let read = record_read(service, caller, args.clone());
-    service
-        .audited_read(caller, &args.cluster, Privilege::Records, &args, read)
-        .await
+    service.audited_read(caller, &args.cluster, Privilege::Records, &args, read).await
 }
 
 async fn record_read(
-    service: &Service,
-    caller: &Caller,
-    args: RecordAtArgs,
+    service: &Service, caller: &Caller, args: RecordAtArgs,
 ) -> Result<Record, ApiError> {
     let (granted, name) =
         service.decide_named_topic(caller, &args.cluster, Privilege::Records, &args.topic)?;
@@ -142,32 +122,21 @@ impl Stream {
 
 /// Prepares the export (from `earliest` unless told) or the tail (always from `latest`).
 pub async fn stream(
-    service: &Service,
-    caller: &Caller,
-    args: StreamArgs,
-    default_from: &str,
+    service: &Service, caller: &Caller, args: StreamArgs, default_from: &str,
 ) -> Result<Stream, ApiError> {
     let read = stream_read(service, caller, args.clone(), default_from);
-    service
-        .audited_read(caller, &args.cluster, Privilege::Records, &args, read)
-        .await
+    service.audited_read(caller, &args.cluster, Privilege::Records, &args, read).await
 }
 
 async fn stream_read(
-    service: &Service,
-    caller: &Caller,
-    args: StreamArgs,
-    default_from: &str,
+    service: &Service, caller: &Caller, args: StreamArgs, default_from: &str,
 ) -> Result<Stream, ApiError> {
     let (granted, name) =
         service.decide_named_topic(caller, &args.cluster, Privilege::Records, &args.topic)?;
     let partition = args.partition.optional("partition")?;
     let from = args.from.or("from", default_from.to_string())?;
     let to = args.to.optional("to")?;
-    let filter = Filter::parse(
-        args.q.optional("q")?.as_deref(),
-        args.exact.or("exact", false)?,
-    )?;
+    let filter = Filter::parse(args.q.optional("q")?.as_deref(), args.exact.or("exact", false)?)?;
     let topic = granted.listed_topic(&name)?;
     let permit = service.streams.admit(caller)?;
     let link = granted.link();
@@ -190,14 +159,9 @@ async fn stream_read(
 
 /// Whether `caller` may still read `topic` of `cluster`: asked again while a tail runs.
 fn still_allowed(
-    service: &Service,
-    caller: &Caller,
-    cluster: &str,
-    topic: &str,
+    service: &Service, caller: &Caller, cluster: &str, topic: &str,
 ) -> Result<(), ApiError> {
-    service
-        .decide_topic(caller, cluster, Privilege::Records, Some(topic))
-        .map(|_| ())
+    service.decide_topic(caller, cluster, Privilege::Records, Some(topic)).map(|_| ())
 }
 
 /// Chunks of an export between its reading thread and the door: the backpressure window.
@@ -220,20 +184,13 @@ pub struct Export {
 /// whether the caller is `signed_in` still and may still read the topic; a no ends it with a
 /// last line saying why. A client that stops reading slows it; one that leaves ends it.
 pub fn start_export(
-    service: &Arc<Service>,
-    caller: Caller,
-    stream: Stream,
+    service: &Arc<Service>, caller: Caller, stream: Stream,
     signed_in: impl Fn() -> Result<(), String> + Send + Sync + 'static,
 ) -> Export {
     let allowed = watch(service, caller, &stream, signed_in);
     let records = stream.spans.iter().map(|s| (s.end - s.start).max(0)).sum();
-    let spans = app::api::ExportSpans(
-        stream
-            .spans
-            .iter()
-            .map(|s| (s.partition, s.start, s.end))
-            .collect(),
-    );
+    let spans =
+        app::api::ExportSpans(stream.spans.iter().map(|s| (s.partition, s.start, s.end)).collect());
     let topic = stream.topic.clone();
     let (tx, chunks) = mpsc::channel::<Vec<u8>>(EXPORT_WINDOW);
     let source = stream.source();
@@ -250,27 +207,16 @@ pub fn start_export(
             tx,
         );
     });
-    Export {
-        topic,
-        records,
-        spans,
-        chunks,
-    }
+    Export { topic, records, spans, chunks }
 }
 
 /// Starts the tail of `stream` on the blocking pool: its records as they arrive, watched as
 /// an export is.
 pub fn start_tail(
-    service: &Arc<Service>,
-    caller: Caller,
-    stream: Stream,
+    service: &Arc<Service>, caller: Caller, stream: Stream,
     signed_in: impl Fn() -> Result<(), String> + Send + Sync + 'static,
 ) -> mpsc::Receiver<TailEvent> {
-    let starts: Vec<(i32, i64)> = stream
-        .spans
-        .iter()
-        .map(|s| (s.partition, s.start))
-        .collect();
+    let starts: Vec<(i32, i64)> = stream.spans.iter().map(|s| (s.partition, s.start)).collect();
     let allowed = watch(service, caller, &stream, signed_in);
     let (tx, events) = mpsc::channel::<TailEvent>(TAIL_WINDOW);
     let source = stream.source();
@@ -284,9 +230,7 @@ pub fn start_tail(
 /// What a running stream asks every second: the caller is signed in still, and may still
 /// read the topic.
 fn watch(
-    service: &Arc<Service>,
-    caller: Caller,
-    stream: &Stream,
+    service: &Arc<Service>, caller: Caller, stream: &Stream,
     signed_in: impl Fn() -> Result<(), String> + Send + Sync + 'static,
 ) -> impl Fn() -> Result<(), String> + Send + Sync + 'static {
     let service = Arc::clone(service);

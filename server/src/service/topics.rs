@@ -18,9 +18,7 @@ use crate::auth::Caller;
 use crate::kafka::admin::{self, CutAt, ReadBack, TopicSpec};
 
 pub async fn create_topic(
-    service: &Service,
-    caller: &Caller,
-    args: CreateTopicArgs,
+    service: &Service, caller: &Caller, args: CreateTopicArgs,
 ) -> Result<TopicChanged, ApiError> {
     let attempt = Attempt::of(&args.cluster, Privilege::CreateTopics, &args, &[]);
     service
@@ -54,17 +52,9 @@ pub async fn create_topic(
 }
 
 pub async fn delete_topic(
-    service: &Service,
-    caller: &Caller,
-    cluster: &str,
-    topic: Arg<String>,
+    service: &Service, caller: &Caller, cluster: &str, topic: Arg<String>,
 ) -> Result<TopicChanged, ApiError> {
-    let attempt = Attempt::of(
-        cluster,
-        Privilege::DeleteTopics,
-        &json!({ "topic": topic }),
-        &[],
-    );
+    let attempt = Attempt::of(cluster, Privilege::DeleteTopics, &json!({ "topic": topic }), &[]);
     service
         .topic_write(caller, attempt, &topic, |mut granted, topic| async move {
             service.open(&mut granted.grant).await?;
@@ -72,26 +62,17 @@ pub async fn delete_topic(
             let read_back =
                 admin::delete_topic(&granted.grant, &granted.link(), &known, &topic).await?;
             apply(&granted, &topic, read_back);
-            Ok(TopicChanged {
-                cluster: cluster.to_string(),
-                topic,
-                dry_run: false,
-            })
+            Ok(TopicChanged { cluster: cluster.to_string(), topic, dry_run: false })
         })
         .await
 }
 
 fn apply(granted: &Granted, name: &str, read_back: ReadBack) {
-    granted
-        .entry
-        .apply_topic(name, read_back.topic, read_back.watermarks);
+    granted.entry.apply_topic(name, read_back.topic, read_back.watermarks);
 }
 
 pub async fn topic_configs(
-    service: &Service,
-    caller: &Caller,
-    cluster: &str,
-    topic: Arg<String>,
+    service: &Service, caller: &Caller, cluster: &str, topic: Arg<String>,
 ) -> Result<TopicConfigList, ApiError> {
     let args = json!({ "topic": &topic });
     service
@@ -106,11 +87,7 @@ pub async fn topic_configs(
                 let known = granted.entry.known_brokers_now();
                 let configs =
                     admin::topic_configs(&granted.grant, &granted.link(), &known, &name).await?;
-                Ok(TopicConfigList {
-                    cluster: cluster.to_string(),
-                    topic: name,
-                    configs,
-                })
+                Ok(TopicConfigList { cluster: cluster.to_string(), topic: name, configs })
             },
         )
         .await
@@ -124,14 +101,10 @@ const MAX_CONFIG_VALUE: usize = 100_000;
 /// The changes `set` and `remove` ask for, judged: at least one, each name once, no empty or
 /// over-long name or value.
 pub(super) fn config_changes(
-    set: BTreeMap<String, String>,
-    remove: Vec<String>,
+    set: BTreeMap<String, String>, remove: Vec<String>,
 ) -> Result<Vec<(String, Option<String>)>, ApiError> {
     if set.is_empty() && remove.is_empty() {
-        return Err(ApiError::bad_request(
-            "set",
-            "Name at least one config to set or remove.",
-        ));
+        return Err(ApiError::bad_request("set", "Name at least one config to set or remove."));
     }
     if set.len() + remove.len() > MAX_CHANGES {
         return Err(ApiError::bad_request(
@@ -177,185 +150,141 @@ pub(super) fn config_changes(
 }
 
 pub async fn alter_topic_configs(
-    service: &Service,
-    caller: &Caller,
-    args: AlterTopicConfigsArgs,
+    service: &Service, caller: &Caller, args: AlterTopicConfigsArgs,
 ) -> Result<ConfigsChanged, ApiError> {
     let attempt = Attempt::of(&args.cluster, Privilege::AlterTopicConfigs, &args, &[]);
     service
-        .topic_write(
-            caller,
-            attempt,
-            &args.topic,
-            |mut granted, name| async move {
-                let cluster = args.cluster;
-                let set = args.set.or("set", BTreeMap::new())?;
-                let remove = args.remove.or("remove", Vec::new())?;
-                let dry_run = args.dry_run.or("dry_run", false)?;
-                let changes = config_changes(set, remove)?;
-                granted.listed_topic(&name)?;
-                service.open(&mut granted.grant).await?;
-                let known = granted.entry.known_brokers_now();
-                let changes = admin::alter_topic_configs(
-                    &granted.grant,
-                    &granted.link(),
-                    &known,
-                    &name,
-                    &changes,
-                    dry_run,
-                )
-                .await?;
-                Ok(ConfigsChanged {
-                    cluster,
-                    topic: name,
-                    dry_run,
-                    changes,
-                })
-            },
-        )
+        .topic_write(caller, attempt, &args.topic, |mut granted, name| async move {
+            let cluster = args.cluster;
+            let set = args.set.or("set", BTreeMap::new())?;
+            let remove = args.remove.or("remove", Vec::new())?;
+            let dry_run = args.dry_run.or("dry_run", false)?;
+            let changes = config_changes(set, remove)?;
+            granted.listed_topic(&name)?;
+            service.open(&mut granted.grant).await?;
+            let known = granted.entry.known_brokers_now();
+            let changes = admin::alter_topic_configs(
+                &granted.grant,
+                &granted.link(),
+                &known,
+                &name,
+                &changes,
+                dry_run,
+            )
+            .await?;
+            Ok(ConfigsChanged { cluster, topic: name, dry_run, changes })
+        })
         .await
 }
 
 pub async fn add_partitions(
-    service: &Service,
-    caller: &Caller,
-    args: AddPartitionsArgs,
+    service: &Service, caller: &Caller, args: AddPartitionsArgs,
 ) -> Result<PartitionsAdded, ApiError> {
     let attempt = Attempt::of(&args.cluster, Privilege::AddPartitions, &args, &[]);
     service
-        .topic_write(
-            caller,
-            attempt,
-            &args.topic,
-            |mut granted, name| async move {
-                let cluster = args.cluster;
-                let count = args.count.required("count")?;
-                let dry_run = args.dry_run.or("dry_run", false)?;
-                if !(1..=admin::MAX_PARTITIONS).contains(&count) {
-                    return Err(ApiError::bad_request(
-                        "count",
-                        format!("count must be between 1 and {}.", admin::MAX_PARTITIONS),
-                    ));
+        .topic_write(caller, attempt, &args.topic, |mut granted, name| async move {
+            let cluster = args.cluster;
+            let count = args.count.required("count")?;
+            let dry_run = args.dry_run.or("dry_run", false)?;
+            if !(1..=admin::MAX_PARTITIONS).contains(&count) {
+                return Err(ApiError::bad_request(
+                    "count",
+                    format!("count must be between 1 and {}.", admin::MAX_PARTITIONS),
+                ));
+            }
+            let before = granted.listed_topic(&name)?.partitions.len() as u64;
+            service.open(&mut granted.grant).await?;
+            let known = granted.entry.known_brokers_now();
+            let read_back = admin::add_partitions(
+                &granted.grant,
+                &granted.link(),
+                &known,
+                &name,
+                count,
+                dry_run,
+            )
+            .await?;
+            let after = match read_back {
+                Some(read_back) => {
+                    let after = read_back
+                        .topic
+                        .as_ref()
+                        .map_or(count as u64, |t| t.partitions.len() as u64);
+                    apply(&granted, &name, read_back);
+                    after
                 }
-                let before = granted.listed_topic(&name)?.partitions.len() as u64;
-                service.open(&mut granted.grant).await?;
-                let known = granted.entry.known_brokers_now();
-                let read_back = admin::add_partitions(
-                    &granted.grant,
-                    &granted.link(),
-                    &known,
-                    &name,
-                    count,
-                    dry_run,
-                )
-                .await?;
-                let after = match read_back {
-                    Some(read_back) => {
-                        let after = read_back
-                            .topic
-                            .as_ref()
-                            .map_or(count as u64, |t| t.partitions.len() as u64);
-                        apply(&granted, &name, read_back);
-                        after
-                    }
-                    None => count as u64,
-                };
-                Ok(PartitionsAdded {
-                    cluster,
-                    topic: name,
-                    dry_run,
-                    before,
-                    after,
-                })
-            },
-        )
+                None => count as u64,
+            };
+            Ok(PartitionsAdded { cluster, topic: name, dry_run, before, after })
+        })
         .await
 }
 
 pub async fn delete_records(
-    service: &Service,
-    caller: &Caller,
-    args: DeleteRecordsArgs,
+    service: &Service, caller: &Caller, args: DeleteRecordsArgs,
 ) -> Result<RecordsDeleted, ApiError> {
     let attempt = Attempt::of(&args.cluster, Privilege::DeleteRecords, &args, &[]);
     service
-        .topic_write(
-            caller,
-            attempt,
-            &args.topic,
-            |mut granted, name| async move {
-                let cluster = args.cluster;
-                let partition = args.partition.optional("partition")?;
-                let offset = args.offset.optional("offset")?;
-                let timestamp = args.timestamp.optional("timestamp")?;
-                let all = args.all.or("all", false)?;
-                let dry_run = args.dry_run.or("dry_run", false)?;
-                let at = match (offset, timestamp, all) {
-                    (Some(offset), None, false) => {
-                        if partition.is_none() {
-                            return Err(ApiError::bad_request(
+        .topic_write(caller, attempt, &args.topic, |mut granted, name| async move {
+            let cluster = args.cluster;
+            let partition = args.partition.optional("partition")?;
+            let offset = args.offset.optional("offset")?;
+            let timestamp = args.timestamp.optional("timestamp")?;
+            let all = args.all.or("all", false)?;
+            let dry_run = args.dry_run.or("dry_run", false)?;
+            let at = match (offset, timestamp, all) {
+                (Some(offset), None, false) => {
+                    if partition.is_none() {
+                        return Err(ApiError::bad_request(
                         "partition",
                         "An offset belongs to one partition: name it, or cut by timestamp or all.",
                     ));
-                        }
-                        CutAt::Offset(offset)
                     }
-                    (None, Some(ts), false) if ts < 0 => {
-                        return Err(ApiError::bad_request(
-                            "timestamp",
-                            "A time is 0 ms since 1970 or later.",
-                        ))
-                    }
-                    (None, Some(ts), false) => CutAt::Timestamp(ts),
-                    (None, None, true) => CutAt::All,
-                    _ => {
-                        return Err(ApiError::bad_request(
-                            "offset",
-                            "Say where to cut with exactly one of offset, timestamp or all.",
-                        ))
-                    }
-                };
-                let topic = granted.listed_topic(&name)?;
-                let link = granted.link();
-                let cuts = admin::plan_cuts(&link, &topic, partition, &at).await?;
-                let partitions = if dry_run {
-                    cuts.preview()
-                } else {
-                    service.open(&mut granted.grant).await?;
-                    let known = granted.entry.known_brokers_now();
-                    let (done, read_back) =
-                        admin::delete_records(&granted.grant, &link, &known, &topic, &cuts).await?;
-                    apply(&granted, &name, read_back);
-                    done
-                };
-                Ok(RecordsDeleted {
-                    cluster,
-                    topic: name,
-                    dry_run,
-                    deleted: partitions.iter().map(|p| p.deleted).sum(),
-                    partitions,
-                })
-            },
-        )
+                    CutAt::Offset(offset)
+                }
+                (None, Some(ts), false) if ts < 0 => {
+                    return Err(ApiError::bad_request(
+                        "timestamp",
+                        "A time is 0 ms since 1970 or later.",
+                    ))
+                }
+                (None, Some(ts), false) => CutAt::Timestamp(ts),
+                (None, None, true) => CutAt::All,
+                _ => {
+                    return Err(ApiError::bad_request(
+                        "offset",
+                        "Say where to cut with exactly one of offset, timestamp or all.",
+                    ))
+                }
+            };
+            let topic = granted.listed_topic(&name)?;
+            let link = granted.link();
+            let cuts = admin::plan_cuts(&link, &topic, partition, &at).await?;
+            let partitions = if dry_run {
+                cuts.preview()
+            } else {
+                service.open(&mut granted.grant).await?;
+                let known = granted.entry.known_brokers_now();
+                let (done, read_back) =
+                    admin::delete_records(&granted.grant, &link, &known, &topic, &cuts).await?;
+                apply(&granted, &name, read_back);
+                done
+            };
+            Ok(RecordsDeleted {
+                cluster,
+                topic: name,
+                dry_run,
+                deleted: partitions.iter().map(|p| p.deleted).sum(),
+                partitions,
+            })
+        })
         .await
 }
 
 // The server functions this capability answers.
-serves!(app::api::TopicConfigs, |s, c, a| topic_configs(
-    &s, &c, &a.cluster, a.topic
-));
-serves!(app::api::AlterTopicConfigs, |s, c, a| alter_topic_configs(
-    &s, &c, a.args
-));
-serves!(app::api::AddPartitions, |s, c, a| add_partitions(
-    &s, &c, a.args
-));
-serves!(app::api::DeleteRecords, |s, c, a| delete_records(
-    &s, &c, a.args
-));
-serves!(app::api::CreateTopic, |s, c, a| create_topic(
-    &s, &c, a.args
-));
-serves!(app::api::DeleteTopic, |s, c, a| delete_topic(
-    &s, &c, &a.cluster, a.topic
-));
+serves!(app::api::TopicConfigs, |s, c, a| topic_configs(&s, &c, &a.cluster, a.topic));
+serves!(app::api::AlterTopicConfigs, |s, c, a| alter_topic_configs(&s, &c, a.args));
+serves!(app::api::AddPartitions, |s, c, a| add_partitions(&s, &c, a.args));
+serves!(app::api::DeleteRecords, |s, c, a| delete_records(&s, &c, a.args));
+serves!(app::api::CreateTopic, |s, c, a| create_topic(&s, &c, a.args));
+serves!(app::api::DeleteTopic, |s, c, a| delete_topic(&s, &c, &a.cluster, a.topic));

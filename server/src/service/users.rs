@@ -19,24 +19,14 @@ const MAX_USER: usize = 255;
 const MAX_PASSWORD: usize = 1024;
 
 pub async fn scram_users(
-    service: &Service,
-    caller: &Caller,
-    cluster: &str,
+    service: &Service, caller: &Caller, cluster: &str,
 ) -> Result<ScramUserList, ApiError> {
     let users = service
-        .cluster_read(
-            caller,
-            cluster,
-            Privilege::Acls,
-            |granted, known| async move {
-                users::scram_users(&granted.grant, &granted.link(), &known).await
-            },
-        )
+        .cluster_read(caller, cluster, Privilege::Acls, |granted, known| async move {
+            users::scram_users(&granted.grant, &granted.link(), &known).await
+        })
         .await?;
-    Ok(ScramUserList {
-        cluster: cluster.to_string(),
-        users,
-    })
+    Ok(ScramUserList { cluster: cluster.to_string(), users })
 }
 
 /// A user name exactly as given: trimming it could make a delete reach another user. A new
@@ -44,10 +34,7 @@ pub async fn scram_users(
 fn user_name(user: Arg<String>, create: bool) -> Result<String, ApiError> {
     let user = user.required("user")?;
     if create && user.trim() != user {
-        return Err(ApiError::bad_request(
-            "user",
-            "A user name starts or ends with white space.",
-        ));
+        return Err(ApiError::bad_request("user", "A user name starts or ends with white space."));
     }
     if user.is_empty() || user.len() > MAX_USER || user.chars().any(char::is_control) {
         return Err(ApiError::bad_request(
@@ -73,16 +60,9 @@ fn mechanism(value: Arg<String>) -> Result<String, ApiError> {
 }
 
 pub async fn set_scram_credential(
-    service: &Service,
-    caller: &Caller,
-    args: SetScramArgs,
+    service: &Service, caller: &Caller, args: SetScramArgs,
 ) -> Result<ScramChanged, ApiError> {
-    let attempt = Attempt::of(
-        &args.cluster,
-        Privilege::SetScramCredentials,
-        &args,
-        &["password"],
-    );
+    let attempt = Attempt::of(&args.cluster, Privilege::SetScramCredentials, &args, &["password"]);
     service
         .cluster_write(caller, attempt, |mut granted| async move {
             let user = user_name(args.user, true)?;
@@ -139,9 +119,7 @@ pub async fn set_scram_credential(
 }
 
 pub async fn delete_scram_credential(
-    service: &Service,
-    caller: &Caller,
-    args: DeleteScramArgs,
+    service: &Service, caller: &Caller, args: DeleteScramArgs,
 ) -> Result<ScramChanged, ApiError> {
     let attempt = Attempt::of(&args.cluster, Privilege::DeleteScramCredentials, &args, &[]);
     service
@@ -155,25 +133,12 @@ pub async fn delete_scram_credential(
                 users::delete_scram(&granted.grant, &granted.link(), &known, &user, &mechanism)
                     .await?;
             }
-            Ok(ScramChanged {
-                cluster: args.cluster,
-                user,
-                mechanism,
-                iterations: None,
-                dry_run,
-            })
+            Ok(ScramChanged { cluster: args.cluster, user, mechanism, iterations: None, dry_run })
         })
         .await
 }
 
 // The server functions this capability answers.
-serves!(app::api::ScramUsers, |s, c, a| scram_users(
-    &s, &c, &a.cluster
-));
-serves!(
-    app::api::SetScramCredential,
-    |s, c, a| set_scram_credential(&s, &c, a.args)
-);
-serves!(app::api::DeleteScramCredential, |s, c, a| {
-    delete_scram_credential(&s, &c, a.args)
-});
+serves!(app::api::ScramUsers, |s, c, a| scram_users(&s, &c, &a.cluster));
+serves!(app::api::SetScramCredential, |s, c, a| set_scram_credential(&s, &c, a.args));
+serves!(app::api::DeleteScramCredential, |s, c, a| { delete_scram_credential(&s, &c, a.args) });

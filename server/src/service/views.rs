@@ -17,10 +17,7 @@ pub struct WithPart<T, P> {
 
 /// A topic's partitions, and its configs when the caller may read them.
 pub async fn topic_with_configs(
-    service: &Service,
-    caller: &Caller,
-    cluster: &str,
-    topic: Arg<String>,
+    service: &Service, caller: &Caller, cluster: &str, topic: Arg<String>,
 ) -> Result<WithPart<TopicDetail, TopicConfigList>, ApiError> {
     let detail = catalog::topic(service, caller, cluster, topic.clone()).await?;
     let part = topics::topic_configs(service, caller, cluster, topic).await;
@@ -29,10 +26,7 @@ pub async fn topic_with_configs(
 
 /// A broker, and its configs when the caller may read them.
 pub async fn broker_with_configs(
-    service: &Service,
-    caller: &Caller,
-    cluster: &str,
-    broker: i32,
+    service: &Service, caller: &Caller, cluster: &str, broker: i32,
 ) -> Result<WithPart<BrokerDetail, BrokerConfigList>, ApiError> {
     let detail = catalog::broker(service, caller, cluster, Arg::Given(broker)).await?;
     let part = brokers::broker_configs(service, caller, cluster, Arg::Given(broker)).await;
@@ -42,10 +36,7 @@ pub async fn broker_with_configs(
 /// A group and plain findings about it, one of them whether its lag grew since the group was
 /// last described this way (by any caller: the lag is the group's, not the caller's).
 pub async fn group_with_findings(
-    service: &Service,
-    caller: &Caller,
-    cluster: &str,
-    group: Arg<String>,
+    service: &Service, caller: &Caller, cluster: &str, group: Arg<String>,
 ) -> Result<(GroupDetail, Vec<String>), ApiError> {
     let detail = catalog::group(service, caller, cluster, group).await?;
     let key = (cluster.to_string(), detail.group.clone());

@@ -25,9 +25,7 @@ fn read_as_reporting(topic: &str) -> Result<Vec<u8>, String> {
         .create()
         .expect("consumer");
     let mut assignment = TopicPartitionList::new();
-    assignment
-        .add_partition_offset(topic, 0, Offset::Beginning)
-        .expect("partition");
+    assignment.add_partition_offset(topic, 0, Offset::Beginning).expect("partition");
     consumer.assign(&assignment).expect("assign");
     let deadline = Instant::now() + Duration::from_secs(15);
     let mut last = "nothing read".to_string();
@@ -57,10 +55,7 @@ f = AclBindingFilter(ResourceType.TOPIC, sys.argv[1], ResourcePatternType.ANY, N
 for b in admin.describe_acls(f).result(timeout=15):
     print(b.principal, b.operation.name, b.permission_type.name, b.resource_pattern_type.name)
 "#;
-    let mut lines: Vec<String> = dev_python(script, &[topic])
-        .lines()
-        .map(str::to_string)
-        .collect();
+    let mut lines: Vec<String> = dev_python(script, &[topic]).lines().map(str::to_string).collect();
     lines.sort();
     lines
 }
@@ -72,10 +67,7 @@ async fn an_acl_klens_creates_lets_its_user_read_until_klens_deletes_exactly_it(
     produce(&topic, &[(0, 1)]);
     assert!(read_as_reporting(&topic).is_err(), "no ACL yet");
 
-    let yaml = format!(
-        "clusters:\n{}    writable: true\n",
-        scram_cluster("local", "klens-secret")
-    );
+    let yaml = format!("clusters:\n{}    writable: true\n", scram_cluster("local", "klens-secret"));
     let router = router(&yaml).await;
     let binding = |operation: &str| {
         json!({"cluster": "local", "principal": "User:reporting", "resource_type": "topic",
@@ -86,10 +78,7 @@ async fn an_acl_klens_creates_lets_its_user_read_until_klens_deletes_exactly_it(
     preview["dry_run"] = json!(true);
     let (status, said) = post(&router, "/api/create_acl", preview).await;
     assert_eq!(status.as_u16(), 200, "{said}");
-    assert_eq!(
-        said["words"],
-        format!("User:reporting may READ the topic {topic} from any host")
-    );
+    assert_eq!(said["words"], format!("User:reporting may READ the topic {topic} from any host"));
     assert!(bindings_on(&topic).is_empty(), "a dry run creates nothing");
 
     for operation in ["read", "describe"] {
@@ -98,29 +87,19 @@ async fn an_acl_klens_creates_lets_its_user_read_until_klens_deletes_exactly_it(
     }
     assert_eq!(
         bindings_on(&topic),
-        [
-            "User:reporting DESCRIBE ALLOW LITERAL",
-            "User:reporting READ ALLOW LITERAL"
-        ]
+        ["User:reporting DESCRIBE ALLOW LITERAL", "User:reporting READ ALLOW LITERAL"]
     );
     assert_eq!(read_as_reporting(&topic), Ok(b"record 0".to_vec()));
 
     // Deleting READ leaves DESCRIBE: exactly that binding goes.
     let (status, gone) = post(&router, "/api/delete_acl", binding("read")).await;
     assert_eq!(status.as_u16(), 200, "{gone}");
-    assert_eq!(
-        bindings_on(&topic),
-        ["User:reporting DESCRIBE ALLOW LITERAL"]
-    );
+    assert_eq!(bindings_on(&topic), ["User:reporting DESCRIBE ALLOW LITERAL"]);
     let refused = read_as_reporting(&topic).expect_err("READ is gone");
     assert!(refused.contains("uthorization"), "{refused}");
 
     let (status, again) = post(&router, "/api/delete_acl", binding("read")).await;
-    assert_eq!(
-        (status.as_u16(), again["code"].as_str()),
-        (404, Some("NOT_FOUND")),
-        "{again}"
-    );
+    assert_eq!((status.as_u16(), again["code"].as_str()), (404, Some("NOT_FOUND")), "{again}");
     let (status, listed) = get_raw(&router, "/api/acls?cluster=local").await;
     let listed: serde_json::Value = serde_json::from_slice(&listed).expect("JSON");
     assert_eq!(status.as_u16(), 200, "{listed}");
@@ -148,10 +127,7 @@ async fn the_acl_and_user_calls_say_what_klens_own_kafka_user_lacks() {
         ("/api/acls?cluster=limited", "DESCRIBE"),
         ("/api/scram_users?cluster=limited", "DESCRIBE"),
         ("/api/quotas?cluster=limited", "DESCRIBE_CONFIGS"),
-        (
-            "/api/broker_configs?cluster=limited&broker=1",
-            "DESCRIBE_CONFIGS",
-        ),
+        ("/api/broker_configs?cluster=limited&broker=1", "DESCRIBE_CONFIGS"),
     ] {
         let (status, body) = get_raw(&router, path).await;
         let body: serde_json::Value = serde_json::from_slice(&body).expect("JSON");
@@ -161,10 +137,7 @@ async fn the_acl_and_user_calls_say_what_klens_own_kafka_user_lacks() {
             "{path}: {body}"
         );
         let message = body["message"].as_str().unwrap_or_default();
-        assert!(
-            message.contains(&format!("needs {needs} on the cluster")),
-            "{path}: {message}"
-        );
+        assert!(message.contains(&format!("needs {needs} on the cluster")), "{path}: {message}");
     }
     for (call, body) in [
         (
@@ -184,9 +157,6 @@ async fn the_acl_and_user_calls_say_what_klens_own_kafka_user_lacks() {
             "{call}: {answer}"
         );
         let message = answer["message"].as_str().unwrap_or_default();
-        assert!(
-            message.contains("needs ALTER on the cluster"),
-            "{call}: {message}"
-        );
+        assert!(message.contains("needs ALTER on the cluster"), "{call}: {message}");
     }
 }

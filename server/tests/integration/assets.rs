@@ -13,31 +13,19 @@ use server::http::{app, AppState};
 use crate::support::*;
 
 async fn get(
-    router: &axum::Router,
-    path: &str,
-    encoding: Option<&str>,
+    router: &axum::Router, path: &str, encoding: Option<&str>,
 ) -> axum::response::Response {
     use tower::ServiceExt;
     let mut request = Request::get(path).header("host", "127.0.0.1:8080");
     if let Some(encoding) = encoding {
         request = request.header("accept-encoding", encoding);
     }
-    router
-        .clone()
-        .oneshot(request.body(Body::empty()).expect("request"))
-        .await
-        .expect("an answer")
+    router.clone().oneshot(request.body(Body::empty()).expect("request")).await.expect("an answer")
 }
 
 async fn body(response: axum::response::Response) -> Vec<u8> {
     use http_body_util::BodyExt;
-    response
-        .into_body()
-        .collect()
-        .await
-        .expect("body")
-        .to_bytes()
-        .to_vec()
+    response.into_body().collect().await.expect("body").to_bytes().to_vec()
 }
 
 #[tokio::test]
@@ -72,9 +60,7 @@ async fn assets_go_compressed_to_browsers_that_take_it_with_their_caching() {
         assert_eq!(response.status(), StatusCode::OK, "{accepts:?}");
         let headers = response.headers().clone();
         assert_eq!(
-            headers
-                .get("content-encoding")
-                .and_then(|v| v.to_str().ok()),
+            headers.get("content-encoding").and_then(|v| v.to_str().ok()),
             encoding,
             "{accepts:?}"
         );
@@ -83,10 +69,7 @@ async fn assets_go_compressed_to_browsers_that_take_it_with_their_caching() {
             "the names change with the content"
         );
         assert_eq!(headers["vary"], "accept-encoding");
-        assert_eq!(
-            headers["x-content-type-options"], "nosniff",
-            "the security headers stay"
-        );
+        assert_eq!(headers["x-content-type-options"], "nosniff", "the security headers stay");
         assert_eq!(body(response).await, bytes, "{accepts:?}");
     }
     let missing = get(&router, "/pkg/nothing.js", Some("br")).await;
@@ -96,21 +79,14 @@ async fn assets_go_compressed_to_browsers_that_take_it_with_their_caching() {
     // The pages name the files by the stem; nothing outside /pkg is served as a file.
     let page = get(&router, "/", None).await;
     let html = String::from_utf8(body(page).await).expect("utf-8");
-    for name in [
-        "/pkg/klens.0a1b2c.css",
-        "/pkg/klens.0a1b2c.js",
-        "/pkg/klens.0a1b2c.wasm",
-    ] {
+    for name in ["/pkg/klens.0a1b2c.css", "/pkg/klens.0a1b2c.js", "/pkg/klens.0a1b2c.wasm"] {
         assert!(html.contains(name), "{name} in the page");
     }
     for path in ["/secret.yaml", "/bundle.txt"] {
         let other = get(&router, path, None).await;
         assert_eq!(other.status(), StatusCode::NOT_FOUND, "{path}");
         let text = String::from_utf8(body(other).await).expect("utf-8");
-        assert!(
-            !text.contains("hunter2") && !text.contains("0a1b2c\n"),
-            "{path}"
-        );
+        assert!(!text.contains("hunter2") && !text.contains("0a1b2c\n"), "{path}");
     }
     let _ = std::fs::remove_dir_all(&site);
 }

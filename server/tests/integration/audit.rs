@@ -104,37 +104,21 @@ async fn every_write_attempt_is_one_event_and_no_secret_is_in_any() {
         .header("host", "127.0.0.1:8080")
         .header("content-type", "application/json")
         .header("sec-fetch-site", "same-origin")
-        .body(Body::from(
-            json!({"cluster": "rw", "topic": topic}).to_string(),
-        ))
+        .body(Body::from(json!({"cluster": "rw", "topic": topic}).to_string()))
         .expect("request");
     let (status, bytes) = send(&router, request).await;
-    assert_eq!(
-        status,
-        StatusCode::OK,
-        "{}",
-        String::from_utf8_lossy(&bytes)
-    );
+    assert_eq!(status, StatusCode::OK, "{}", String::from_utf8_lossy(&bytes));
     // A catalog read is no write: no event.
     let (status, _) = get_json(&router, "/api/topics?cluster=rw").await;
     assert_eq!(status, StatusCode::OK);
 
     let text = std::fs::read_to_string(&file).expect("the audit file");
-    assert!(
-        !text.contains(card),
-        "a record value reached the audit file"
-    );
-    assert!(
-        !text.contains(password),
-        "a password reached the audit file"
-    );
+    assert!(!text.contains(card), "a record value reached the audit file");
+    assert!(!text.contains(password), "a password reached the audit file");
     let raw = raw_events(&file);
     // The three writes that reached Kafka were recorded before and after; the refusal and the
     // dry run (which sent nothing) once.
-    let phases: Vec<&str> = raw
-        .iter()
-        .map(|e| e["phase"].as_str().unwrap_or(""))
-        .collect();
+    let phases: Vec<&str> = raw.iter().map(|e| e["phase"].as_str().unwrap_or("")).collect();
     assert_eq!(
         phases,
         ["attempt", "outcome", "attempt", "outcome", "whole", "whole", "attempt", "outcome"]
@@ -151,10 +135,7 @@ async fn every_write_attempt_is_one_event_and_no_secret_is_in_any() {
         ]
     );
     let produced = &got[1];
-    assert_eq!(
-        produced["resource"],
-        json!({"kind": "topic", "name": topic})
-    );
+    assert_eq!(produced["resource"], json!({"kind": "topic", "name": topic}));
     assert_eq!(produced["summary"]["key_length"], 2);
     assert_eq!(produced["summary"]["value_length"], card.len());
     assert_eq!(produced["summary"]["offset"], offset);
@@ -187,10 +168,7 @@ async fn a_write_the_audit_cannot_record_does_not_happen() {
     .await;
     assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{body}");
     assert_eq!(body["code"], "AUDIT_UNAVAILABLE");
-    assert!(
-        !kafka_topics().iter().any(|(n, _)| *n == topic),
-        "the unrecorded write reached Kafka"
-    );
+    assert!(!kafka_topics().iter().any(|(n, _)| *n == topic), "the unrecorded write reached Kafka");
     // Back: the same write goes through and is recorded.
     std::fs::create_dir_all(&dir).expect("dir");
     let (status, _) = post(
@@ -211,11 +189,7 @@ fn topic_events(topic: &str) -> Vec<Value> {
         .args(["-b", OPEN_PORT, "-C", "-t", topic, "-e", "-q", "-f", "%s\n"])
         .output()
         .expect("kcat runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     parse_lines(&String::from_utf8_lossy(&out.stdout))
 }
 
@@ -266,17 +240,12 @@ async fn the_audit_topic_holds_one_event_per_attempt_and_reads_when_asked() {
     .await;
     assert_eq!(status, StatusCode::FORBIDDEN);
     // Two privileged reads, one with a filter that is itself a secret.
-    let (status, _) = get_raw(
-        &router,
-        &format!("/api/records?cluster=rw&topic={topic}&from=earliest&q={card}"),
-    )
-    .await;
+    let (status, _) =
+        get_raw(&router, &format!("/api/records?cluster=rw&topic={topic}&from=earliest&q={card}"))
+            .await;
     assert_eq!(status, StatusCode::OK);
-    let (status, _) = get_raw(
-        &router,
-        &format!("/api/topic_configs?cluster=rw&topic={topic}"),
-    )
-    .await;
+    let (status, _) =
+        get_raw(&router, &format!("/api/topic_configs?cluster=rw&topic={topic}")).await;
     assert_eq!(status, StatusCode::OK);
     // Catalog reads need no privilege and are not recorded.
     let (status, _) = get_raw(&router, "/api/topics?cluster=rw").await;
@@ -295,10 +264,7 @@ async fn the_audit_topic_holds_one_event_per_attempt_and_reads_when_asked() {
         ]
     );
     let all = serde_json::to_string(&got).expect("JSON");
-    assert!(
-        !all.contains(card),
-        "a record value or a filter reached the audit topic"
-    );
+    assert!(!all.contains(card), "a record value or a filter reached the audit topic");
     assert_eq!(got[3]["resource"], json!({"kind": "topic", "name": topic}));
     assert_eq!(got[3]["summary"]["from"], "earliest");
 
@@ -313,18 +279,11 @@ async fn the_audit_topic_holds_one_event_per_attempt_and_reads_when_asked() {
         .iter()
         .filter_map(|e| e["id"].as_str())
         .collect();
-    let mut want: Vec<&str> = got
-        .iter()
-        .filter(|e| e["cluster"] == "rw")
-        .filter_map(|e| e["id"].as_str())
-        .collect();
+    let mut want: Vec<&str> =
+        got.iter().filter(|e| e["cluster"] == "rw").filter_map(|e| e["id"].as_str()).collect();
     want.reverse();
     assert_eq!(ids, want);
-    assert_eq!(
-        topic_events(&sink).len(),
-        raw.len() + 1,
-        "the listing itself is recorded"
-    );
+    assert_eq!(topic_events(&sink).len(), raw.len() + 1, "the listing itself is recorded");
 }
 
 #[tokio::test]

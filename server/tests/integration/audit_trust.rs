@@ -32,11 +32,7 @@ fn records_of(topic: &str) -> String {
         .args(["-b", OPEN_PORT, "-C", "-t", topic, "-e", "-q", "-f", "%s\n"])
         .output()
         .expect("kcat runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
@@ -56,10 +52,8 @@ fn write_with_kcat(topic: &str, lines: &[String]) {
 }
 
 async fn create_topic_with(name: &str, configs: &[(&str, &str)]) {
-    let admin: AdminClient<DefaultClientContext> = ClientConfig::new()
-        .set("bootstrap.servers", OPEN_PORT)
-        .create()
-        .expect("admin client");
+    let admin: AdminClient<DefaultClientContext> =
+        ClientConfig::new().set("bootstrap.servers", OPEN_PORT).create().expect("admin client");
     let mut topic = NewTopic::new(name, 1, TopicReplication::Fixed(1));
     for (k, v) in configs {
         topic = topic.set(k, v);
@@ -102,18 +96,12 @@ async fn the_audit_topic_refuses_every_write_and_record_read_for_everyone() {
     let forged = json!({"cluster": "rw", "topic": sink, "value": {"encoding": "json", "data": {"forged": true}}});
     let writes = [
         ("/api/produce", forged),
-        (
-            "/api/delete_records",
-            json!({"cluster": "rw", "topic": sink, "all": true}),
-        ),
+        ("/api/delete_records", json!({"cluster": "rw", "topic": sink, "all": true})),
         (
             "/api/alter_topic_configs",
             json!({"cluster": "rw", "topic": sink, "set": {"retention.ms": "1000"}}),
         ),
-        (
-            "/api/add_partitions",
-            json!({"cluster": "rw", "topic": sink, "count": 2}),
-        ),
+        ("/api/add_partitions", json!({"cluster": "rw", "topic": sink, "count": 2})),
         ("/api/delete_topic", json!({"cluster": "rw", "topic": sink})),
     ];
     for (path, body) in writes {
@@ -133,21 +121,15 @@ async fn the_audit_topic_refuses_every_write_and_record_read_for_everyone() {
         assert_eq!(answer["code"], "PROTECTED_TOPIC", "{path}");
     }
     // Its configs and the catalog stay readable.
-    let (status, _) = get_raw(
-        &router,
-        &format!("/api/topic_configs?cluster=rw&topic={sink}"),
-    )
-    .await;
+    let (status, _) =
+        get_raw(&router, &format!("/api/topic_configs?cluster=rw&topic={sink}")).await;
     assert_eq!(status, StatusCode::OK);
 
     // Kafka agrees: the topic is there with its one partition and nothing deleted, its
     // retention untouched, and every record on it is klens's own event of those refusals.
     assert!(kafka_topics().iter().any(|(n, p)| *n == sink && *p == 1));
     let text = records_of(&sink);
-    assert!(
-        !text.contains("forged"),
-        "a forged record reached the topic"
-    );
+    assert!(!text.contains("forged"), "a forged record reached the topic");
     let events = lines(&text);
     assert_eq!(events.len(), 5, "one event per refused write: {text}");
     assert!(events
@@ -198,10 +180,7 @@ async fn events_another_client_writes_to_the_audit_topic_are_flagged() {
     };
     let mine = by_id(genuine[0]["id"].as_str().expect("id"));
     assert_eq!(mine["genuine"], true);
-    assert_eq!(
-        mine["phase"], "outcome",
-        "the outcome stands for its attempt"
-    );
+    assert_eq!(mine["phase"], "outcome", "the outcome stands for its attempt");
     assert_eq!(by_id(&"f".repeat(32))["genuine"], false);
     assert_eq!(by_id(&"e".repeat(32))["genuine"], false);
 }
@@ -258,20 +237,13 @@ async fn the_decision_answers_first_even_while_the_audit_is_down() {
     let router = router(&file_sink_yaml(&dir.join("audit.ndjson"))).await;
     std::fs::remove_dir_all(&dir).expect("remove");
     let value = json!({"encoding": "text", "data": "x"});
-    let (status, body) = post(
-        &router,
-        "/api/produce",
-        json!({"cluster": "ro", "topic": "t", "value": value}),
-    )
-    .await;
+    let (status, body) =
+        post(&router, "/api/produce", json!({"cluster": "ro", "topic": "t", "value": value})).await;
     assert_eq!(status, StatusCode::FORBIDDEN, "{body}");
     assert_eq!(body["code"], "READ_ONLY_CLUSTER");
-    let (status, body) = post(
-        &router,
-        "/api/produce",
-        json!({"cluster": "nowhere", "topic": "t", "value": value}),
-    )
-    .await;
+    let (status, body) =
+        post(&router, "/api/produce", json!({"cluster": "nowhere", "topic": "t", "value": value}))
+            .await;
     assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
     assert_eq!(body["code"], "UNKNOWN_CLUSTER");
     let (status, body) = post(
@@ -317,22 +289,11 @@ async fn huge_refused_calls_leave_a_few_kilobytes_and_floods_are_counted() {
     }
     let text = std::fs::read_to_string(&file).expect("the audit file");
     let events = lines(&text);
-    assert_eq!(
-        events.len(),
-        10,
-        "every refused attempt is recorded: {text}"
-    );
-    assert!(
-        text.len() < 12 * 1024,
-        "ten refusals of 1.9 MB each took {} bytes",
-        text.len()
-    );
+    assert_eq!(events.len(), 10, "every refused attempt is recorded: {text}");
+    assert!(text.len() < 12 * 1024, "ten refusals of 1.9 MB each took {} bytes", text.len());
     let cut = &events[0];
     assert_eq!(cut["resource"]["length"], huge.len());
-    assert_eq!(
-        events[1]["resource"],
-        json!({"kind": "request", "name": "/api/create_topic"})
-    );
+    assert_eq!(events[1]["resource"], json!({"kind": "request", "name": "/api/create_topic"}));
 
     // Past ten refusals a minute, one caller's refusals are counted, not written one by one.
     for _ in 0..40 {
@@ -373,10 +334,8 @@ async fn the_guards_refusals_are_recorded() {
     let (status, _) = send(&router, form).await;
     assert_eq!(status, StatusCode::UNSUPPORTED_MEDIA_TYPE);
     let events = lines(&std::fs::read_to_string(&file).expect("the audit file"));
-    let codes: Vec<&str> = events
-        .iter()
-        .map(|e| e["outcome"]["code"].as_str().unwrap_or_default())
-        .collect();
+    let codes: Vec<&str> =
+        events.iter().map(|e| e["outcome"]["code"].as_str().unwrap_or_default()).collect();
     assert_eq!(codes, ["CROSS_SITE", "UNSUPPORTED_MEDIA_TYPE"]);
     assert!(events
         .iter()
@@ -398,12 +357,7 @@ async fn mcp_call(router: &axum::Router, headers: &[(&str, &str)], body: &Value)
     for (name, value) in headers {
         request = request.header(*name, *value);
     }
-    send(
-        router,
-        request.body(Body::from(body.to_string())).expect("request"),
-    )
-    .await
-    .0
+    send(router, request.body(Body::from(body.to_string())).expect("request")).await.0
 }
 
 #[tokio::test]
@@ -429,10 +383,7 @@ async fn mcp_events_name_the_gateway_s_user_only_with_the_secret() {
     let bearer = "Bearer gateway-secret";
     let status = mcp_call(
         &router,
-        &[
-            ("authorization", bearer),
-            ("x-klens-user", "carol@example.com"),
-        ],
+        &[("authorization", bearer), ("x-klens-user", "carol@example.com")],
         &create(&unique("it-audit-mcp")),
     )
     .await;
@@ -448,10 +399,7 @@ async fn mcp_events_name_the_gateway_s_user_only_with_the_secret() {
     let events = lines(&std::fs::read_to_string(&file).expect("the audit file"));
     // The dry run asked Kafka to validate the topic: its attempt, its outcome, the refusal.
     assert_eq!(events.len(), 3, "{events:?}");
-    assert_eq!(
-        (&events[0]["phase"], &events[1]["phase"]),
-        (&json!("attempt"), &json!("outcome"))
-    );
+    assert_eq!((&events[0]["phase"], &events[1]["phase"]), (&json!("attempt"), &json!("outcome")));
     assert_eq!(events[0]["door"], "mcp");
     assert_eq!(
         events[0]["who"],

@@ -71,13 +71,7 @@ async fn a_broker_config_klens_sets_is_what_other_clients_describe() {
     let router = router(&router_yaml()).await;
     // A run that failed half-way may have left values set: Kafka's own tool removes them.
     for entity in [["--entity-name", "1"], ["--entity-default", ""]] {
-        let mut args = vec![
-            "--bootstrap-server",
-            OPEN_PORT,
-            "--alter",
-            "--entity-type",
-            "brokers",
-        ];
+        let mut args = vec!["--bootstrap-server", OPEN_PORT, "--alter", "--entity-type", "brokers"];
         args.extend(entity.iter().filter(|a| !a.is_empty()));
         args.extend(["--delete-config", CONFIG]);
         let _ = kafka_tool_status("kafka.admin.ConfigCommand", &args);
@@ -85,33 +79,18 @@ async fn a_broker_config_klens_sets_is_what_other_clients_describe() {
     // The value before any change, as confluent-kafka describes it once nothing dynamic is set.
     let original = described_until_static(CONFIG);
     let (start_value, start_source) = original.split_once(' ').expect("value and source");
-    assert!(
-        !start_source.starts_with("DYNAMIC"),
-        "{CONFIG} is left set: {original}"
-    );
+    assert!(!start_source.starts_with("DYNAMIC"), "{CONFIG} is left set: {original}");
     let (status, list) = get_json(&router, "/api/broker_configs?cluster=local&broker=1").await;
     assert_eq!(status, 200, "{list}");
     let configs = list["configs"].as_array().expect("configs");
-    let ours = configs
-        .iter()
-        .find(|c| c["name"] == CONFIG)
-        .expect("listed");
+    let ours = configs.iter().find(|c| c["name"] == CONFIG).expect("listed");
     assert_eq!(ours["update_mode"], "cluster_wide");
     assert_eq!(ours["value"].as_str(), Some(start_value));
     let source = ours["source"].as_str().unwrap_or_default().to_uppercase();
-    assert!(
-        start_source.starts_with(&source),
-        "{source} against {start_source}"
-    );
-    let log_dirs = configs
-        .iter()
-        .find(|c| c["name"] == "log.dirs")
-        .expect("log.dirs");
+    assert!(start_source.starts_with(&source), "{source} against {start_source}");
+    let log_dirs = configs.iter().find(|c| c["name"] == "log.dirs").expect("log.dirs");
     assert_eq!(
-        (
-            log_dirs["read_only"].as_bool(),
-            log_dirs["update_mode"].as_str()
-        ),
+        (log_dirs["read_only"].as_bool(), log_dirs["update_mode"].as_str()),
         (Some(true), Some("read_only"))
     );
     // No sensitive value leaves klens: the SSL listener's keystore password is in the broker's
@@ -119,18 +98,11 @@ async fn a_broker_config_klens_sets_is_what_other_clients_describe() {
     for c in configs.iter().filter(|c| c["sensitive"] == true) {
         assert!(c["value"].is_null(), "{c}");
         assert!(
-            c["synonyms"]
-                .as_array()
-                .expect("synonyms")
-                .iter()
-                .all(|s| s["value"].is_null()),
+            c["synonyms"].as_array().expect("synonyms").iter().all(|s| s["value"].is_null()),
             "{c}"
         );
     }
-    assert!(
-        !list.to_string().contains("klens-dev\""),
-        "a store password in the answer"
-    );
+    assert!(!list.to_string().contains("klens-dev\""), "a store password in the answer");
 
     // A dry run: Kafka validates, nothing changes.
     let body = json!({"cluster": "local", "broker": 1, "set": {CONFIG: "16000"}, "dry_run": true});
@@ -143,24 +115,14 @@ async fn a_broker_config_klens_sets_is_what_other_clients_describe() {
     let (status, set) = post(&router, "/api/alter_broker_config", body).await;
     assert_eq!(status, 200, "{set}");
     assert_eq!(change(&set), (Some("16000"), Some("dynamic_broker")));
-    assert_eq!(
-        described_as(CONFIG, "16000 DYNAMIC_BROKER_CONFIG"),
-        "16000 DYNAMIC_BROKER_CONFIG"
-    );
+    assert_eq!(described_as(CONFIG, "16000 DYNAMIC_BROKER_CONFIG"), "16000 DYNAMIC_BROKER_CONFIG");
 
     // The cluster-wide default, under the broker's own value.
     let body = json!({"cluster": "local", "set": {CONFIG: "17000"}});
     let (status, set) = post(&router, "/api/alter_broker_config", body).await;
     assert_eq!(status, 200, "{set}");
-    assert_eq!(
-        change(&set),
-        (Some("17000"), Some("dynamic_default_broker"))
-    );
-    assert!(
-        cluster_default().contains(&format!("{CONFIG}=17000")),
-        "{}",
-        cluster_default()
-    );
+    assert_eq!(change(&set), (Some("17000"), Some("dynamic_default_broker")));
+    assert!(cluster_default().contains(&format!("{CONFIG}=17000")), "{}", cluster_default());
     let (_, defaults) = get_json(&router, "/api/broker_configs?cluster=local").await;
     assert_eq!(defaults["read_from"], 1);
     let shown = defaults["configs"]
@@ -179,10 +141,7 @@ async fn a_broker_config_klens_sets_is_what_other_clients_describe() {
     let body = json!({"cluster": "local", "broker": 1, "remove": [CONFIG]});
     let (status, removed) = post(&router, "/api/alter_broker_config", body).await;
     assert_eq!(status, 200, "{removed}");
-    assert_eq!(
-        change(&removed),
-        (Some("17000"), Some("dynamic_default_broker"))
-    );
+    assert_eq!(change(&removed), (Some("17000"), Some("dynamic_default_broker")));
     assert_eq!(
         described_as(CONFIG, "17000 DYNAMIC_DEFAULT_BROKER_CONFIG"),
         "17000 DYNAMIC_DEFAULT_BROKER_CONFIG"
@@ -199,36 +158,12 @@ async fn a_broker_config_klens_sets_is_what_other_clients_describe() {
 async fn broker_config_changes_kafka_would_refuse_are_refused_in_words() {
     let router = router(&router_yaml()).await;
     for (body, status, words) in [
-        (
-            json!({"cluster": "local", "broker": 1, "set": {"log.dirs": "/tmp/x"}}),
-            422,
-            "restart",
-        ),
-        (
-            json!({"cluster": "local", "set": {"listeners": "PLAINTEXT://:1"}}),
-            422,
-            "per broker",
-        ),
-        (
-            json!({"cluster": "local", "broker": 99, "set": {CONFIG: "1"}}),
-            404,
-            "no broker 99",
-        ),
-        (
-            json!({"cluster": "local", "broker": 1, "set": {CONFIG: "soon"}}),
-            422,
-            "soon",
-        ),
-        (
-            json!({"cluster": "local", "broker": 1}),
-            400,
-            "at least one",
-        ),
-        (
-            json!({"cluster": "ro", "broker": 1, "set": {CONFIG: "16000"}}),
-            403,
-            "read-only",
-        ),
+        (json!({"cluster": "local", "broker": 1, "set": {"log.dirs": "/tmp/x"}}), 422, "restart"),
+        (json!({"cluster": "local", "set": {"listeners": "PLAINTEXT://:1"}}), 422, "per broker"),
+        (json!({"cluster": "local", "broker": 99, "set": {CONFIG: "1"}}), 404, "no broker 99"),
+        (json!({"cluster": "local", "broker": 1, "set": {CONFIG: "soon"}}), 422, "soon"),
+        (json!({"cluster": "local", "broker": 1}), 400, "at least one"),
+        (json!({"cluster": "ro", "broker": 1, "set": {CONFIG: "16000"}}), 403, "read-only"),
     ] {
         let (got, answer) = post(&router, "/api/alter_broker_config", body.clone()).await;
         assert_eq!(got.as_u16(), status, "{body}: {answer}");
@@ -237,24 +172,11 @@ async fn broker_config_changes_kafka_would_refuse_are_refused_in_words() {
     }
     // A value typed for a sensitive config is never answered back, whatever Kafka makes of it.
     let secret = "org.apache.kafka.common.security.plain.PlainLoginModule required password=\"typed-secret\";";
-    for name in [
-        "listener.name.sasl_plaintext.plain.sasl.jaas.config",
-        "sasl.jaas.config",
-    ] {
+    for name in ["listener.name.sasl_plaintext.plain.sasl.jaas.config", "sasl.jaas.config"] {
         let body = json!({"cluster": "local", "broker": 1, "set": {name: secret}, "dry_run": true});
         let (_, answer) = post(&router, "/api/alter_broker_config", body).await;
-        assert!(
-            !answer.to_string().contains("typed-secret"),
-            "{name}: {answer}"
-        );
+        assert!(!answer.to_string().contains("typed-secret"), "{name}: {answer}");
     }
-    assert!(
-        !cluster_default().contains("listeners"),
-        "{}",
-        cluster_default()
-    );
-    assert_eq!(
-        described("log.dirs").split(' ').nth(1),
-        Some("STATIC_BROKER_CONFIG")
-    );
+    assert!(!cluster_default().contains("listeners"), "{}", cluster_default());
+    assert_eq!(described("log.dirs").split(' ').nth(1), Some("STATIC_BROKER_CONFIG"));
 }

@@ -13,13 +13,8 @@ async fn the_catalog_counts_what_kafka_reports_over_scram() {
     let entry = catalog.get("local").expect("configured");
 
     // Metadata can lag a fresh topic by a moment; refresh until klens sees it.
-    refresh_until(entry, |e| {
-        e.topics(&Default::default())
-            .topics
-            .iter()
-            .any(|t| t.name == topic)
-    })
-    .await;
+    refresh_until(entry, |e| e.topics(&Default::default()).topics.iter().any(|t| t.name == topic))
+        .await;
     // Other tests create and delete topics meanwhile: compare with what Kafka reported both
     // just before and just after a refresh, once the two agree.
     let mut truth = kafka_topics();
@@ -32,18 +27,10 @@ async fn the_catalog_counts_what_kafka_reports_over_scram() {
         truth = after;
     }
     let summary = entry.summary();
-    assert_eq!(
-        summary.health.status,
-        HealthStatus::Ok,
-        "{:?}",
-        summary.health
-    );
+    assert_eq!(summary.health.status, HealthStatus::Ok, "{:?}", summary.health);
     assert_eq!(summary.brokers, Some(1));
     assert_eq!(summary.topics, Some(truth.len() as u64));
-    assert_eq!(
-        summary.partitions,
-        Some(truth.iter().map(|(_, p)| *p as u64).sum())
-    );
+    assert_eq!(summary.partitions, Some(truth.iter().map(|(_, p)| *p as u64).sum()));
     assert_eq!(summary.under_replicated, Some(0));
     let ours = entry.state().metadata.expect("metadata");
     let ours = ours.topics.iter().find(|t| t.name == topic).expect("topic");
@@ -61,14 +48,8 @@ async fn a_wrong_password_makes_the_cluster_unreachable_and_names_the_failure() 
     let health = entry.summary().health;
     assert_eq!(health.status, HealthStatus::Unreachable);
     let error = health.error.expect("an error text");
-    assert!(
-        error.contains("Authentication") || error.contains("SASL"),
-        "{error}"
-    );
-    assert!(
-        !error.contains(&secret),
-        "the password leaked into the error: {error}"
-    );
+    assert!(error.contains("Authentication") || error.contains("SASL"), "{error}");
+    assert!(!error.contains(&secret), "the password leaked into the error: {error}");
 }
 
 #[tokio::test]

@@ -24,19 +24,13 @@ fn clusters() -> String {
 
 /// The overrides of `topic` (config → value), as librdkafka's admin client reads them.
 async fn overrides(topic: &str) -> BTreeMap<String, String> {
-    let admin: AdminClient<DefaultClientContext> = ClientConfig::new()
-        .set("bootstrap.servers", OPEN_PORT)
-        .create()
-        .expect("admin client");
+    let admin: AdminClient<DefaultClientContext> =
+        ClientConfig::new().set("bootstrap.servers", OPEN_PORT).create().expect("admin client");
     let described = admin
         .describe_configs([&ResourceSpecifier::Topic(topic)], &AdminOptions::new())
         .await
         .expect("describe_configs answered");
-    let resource = described
-        .into_iter()
-        .next()
-        .expect("one resource")
-        .expect("described");
+    let resource = described.into_iter().next().expect("one resource").expect("described");
     resource
         .entries
         .into_iter()
@@ -47,24 +41,15 @@ async fn overrides(topic: &str) -> BTreeMap<String, String> {
 
 /// The low watermark of each partition of `topic`, as a consumer of the test's own reads it.
 fn low_watermarks(topic: &str, partitions: i32) -> Vec<i64> {
-    watermarks(topic, partitions)
-        .into_iter()
-        .map(|w| w.0)
-        .collect()
+    watermarks(topic, partitions).into_iter().map(|w| w.0).collect()
 }
 
 fn partition_count(topic: &str) -> Option<usize> {
-    kafka_topics()
-        .into_iter()
-        .find(|(t, _)| t == topic)
-        .map(|(_, p)| p)
+    kafka_topics().into_iter().find(|(t, _)| t == topic).map(|(_, p)| p)
 }
 
 fn refusal(status: StatusCode, body: &serde_json::Value) -> (u16, &str) {
-    (
-        status.as_u16(),
-        body["code"].as_str().unwrap_or("(no code)"),
-    )
+    (status.as_u16(), body["code"].as_str().unwrap_or("(no code)"))
 }
 
 #[tokio::test]
@@ -84,43 +69,24 @@ async fn topic_configs_show_where_values_come_from_and_change_incrementally() {
     .await;
     assert_eq!(status, StatusCode::OK, "{body}");
     let before = overrides(&topic).await;
-    assert_eq!(
-        before.get("retention.ms").map(String::as_str),
-        Some("3600000")
-    );
-    assert_eq!(
-        before.get("cleanup.policy").map(String::as_str),
-        Some("delete")
-    );
+    assert_eq!(before.get("retention.ms").map(String::as_str), Some("3600000"));
+    assert_eq!(before.get("cleanup.policy").map(String::as_str), Some("delete"));
 
     // Every config with its source, overrides first, with Kafka's documentation.
-    let (status, body) = get_raw(
-        &router,
-        &format!("/api/topic_configs?cluster=rw&topic={topic}"),
-    )
-    .await;
+    let (status, body) =
+        get_raw(&router, &format!("/api/topic_configs?cluster=rw&topic={topic}")).await;
     assert_eq!(status, StatusCode::OK);
     let listed: serde_json::Value = serde_json::from_slice(&body).expect("JSON");
     let configs = listed["configs"].as_array().expect("configs");
     assert!(configs.len() > 20, "{listed}");
-    let sources: Vec<&str> = configs
-        .iter()
-        .filter_map(|c| c["source"].as_str())
-        .collect();
-    let first_inherited = sources
-        .iter()
-        .position(|s| *s != "topic")
-        .expect("inherited");
+    let sources: Vec<&str> = configs.iter().filter_map(|c| c["source"].as_str()).collect();
+    let first_inherited = sources.iter().position(|s| *s != "topic").expect("inherited");
     assert!(
         sources[first_inherited..].iter().all(|s| *s != "topic"),
         "overrides come first: {sources:?}"
     );
     let named = |n: &str| {
-        configs
-            .iter()
-            .find(|c| c["name"] == n)
-            .unwrap_or_else(|| panic!("{n} listed"))
-            .clone()
+        configs.iter().find(|c| c["name"] == n).unwrap_or_else(|| panic!("{n} listed")).clone()
     };
     let retention = named("retention.ms");
     assert_eq!(
@@ -128,9 +94,7 @@ async fn topic_configs_show_where_values_come_from_and_change_incrementally() {
         (Some("3600000"), Some("topic"))
     );
     assert_eq!(retention["type"], "long");
-    assert!(retention["documentation"]
-        .as_str()
-        .is_some_and(|d| d.len() > 20));
+    assert!(retention["documentation"].as_str().is_some_and(|d| d.len() > 20));
     // The value in force heads its synonyms.
     assert_eq!(retention["synonyms"][0]["source"], "topic", "{retention}");
     assert_ne!(named("segment.bytes")["source"], "topic");
@@ -174,15 +138,9 @@ async fn topic_configs_show_where_values_come_from_and_change_incrementally() {
     assert_eq!(status, StatusCode::OK, "{body}");
     assert_eq!(body["changes"][0]["after"], "2000000", "{body}");
     let now = overrides(&topic).await;
-    assert_eq!(
-        now.get("max.message.bytes").map(String::as_str),
-        Some("2000000")
-    );
+    assert_eq!(now.get("max.message.bytes").map(String::as_str), Some("2000000"));
     assert_eq!(now.get("retention.ms").map(String::as_str), Some("3600000"));
-    assert_eq!(
-        now.get("cleanup.policy").map(String::as_str),
-        Some("delete")
-    );
+    assert_eq!(now.get("cleanup.policy").map(String::as_str), Some("delete"));
 
     // Removing one override leaves the rest.
     let (status, body) = post(
@@ -194,21 +152,12 @@ async fn topic_configs_show_where_values_come_from_and_change_incrementally() {
     assert_eq!(status, StatusCode::OK, "{body}");
     let now = overrides(&topic).await;
     assert!(!now.contains_key("retention.ms"), "{now:?}");
-    assert_eq!(
-        now.get("max.message.bytes").map(String::as_str),
-        Some("2000000")
-    );
+    assert_eq!(now.get("max.message.bytes").map(String::as_str), Some("2000000"));
 
     // Kafka's refusals, with Kafka's words.
     for (set, what) in [
-        (
-            serde_json::json!({ "retention.ms": "soon" }),
-            "retention.ms",
-        ),
-        (
-            serde_json::json!({ "no.such.config": "1" }),
-            "no.such.config",
-        ),
+        (serde_json::json!({ "retention.ms": "soon" }), "retention.ms"),
+        (serde_json::json!({ "no.such.config": "1" }), "no.such.config"),
     ] {
         let (status, body) = post(
             &router,
@@ -218,10 +167,7 @@ async fn topic_configs_show_where_values_come_from_and_change_incrementally() {
         .await;
         assert_eq!(refusal(status, &body), (422, "ADMIN"), "{body}");
         let message = body["message"].as_str().unwrap_or_default();
-        assert!(
-            message.contains(what),
-            "Kafka's message names {what}: {message}"
-        );
+        assert!(message.contains(what), "Kafka's message names {what}: {message}");
     }
     let (status, body) = post(
         &router,
@@ -256,11 +202,8 @@ async fn topic_configs_show_where_values_come_from_and_change_incrementally() {
     .await;
     assert_eq!(refusal(status, &body), (404, "NOT_FOUND"));
     // Reading configs is no change: the read-only view reads them, of an internal topic too.
-    let (status, body) = get_raw(
-        &router,
-        "/api/topic_configs?cluster=ro&topic=__consumer_offsets",
-    )
-    .await;
+    let (status, body) =
+        get_raw(&router, "/api/topic_configs?cluster=ro&topic=__consumer_offsets").await;
     assert_eq!(status, StatusCode::OK, "{}", String::from_utf8_lossy(&body));
     assert_eq!(
         overrides(&topic).await.get("retention.ms"),
@@ -294,10 +237,7 @@ async fn klens_own_kafka_user_without_the_acls_gets_refused() {
     for (path, args) in calls {
         let (status, body) = post(&router, path, args).await;
         assert_eq!(refusal(status, &body), (403, "REFUSED"), "{path}: {body}");
-        assert!(
-            body["message"].as_str().is_some_and(|m| m.contains("ACL")),
-            "{path}: {body}"
-        );
+        assert!(body["message"].as_str().is_some_and(|m| m.contains("ACL")), "{path}: {body}");
     }
     assert!(overrides(&topic).await.is_empty());
     assert_eq!(partition_count(&topic), Some(1));
@@ -317,10 +257,7 @@ async fn add_partitions_raises_the_count_and_kafka_refuses_a_lower_one() {
     )
     .await;
     assert_eq!(status, StatusCode::OK, "{body}");
-    assert_eq!(
-        (body["before"].as_u64(), body["after"].as_u64()),
-        (Some(2), Some(5))
-    );
+    assert_eq!((body["before"].as_u64(), body["after"].as_u64()), (Some(2), Some(5)));
     assert_eq!(partition_count(&topic), Some(2), "a dry run adds nothing");
 
     let (status, body) = post(
@@ -380,10 +317,8 @@ async fn delete_records_moves_the_low_watermark_exactly_where_asked() {
         .expect("after 1970")
         .as_millis() as i64
         - 3_600_000;
-    let producer: BaseProducer = ClientConfig::new()
-        .set("bootstrap.servers", OPEN_PORT)
-        .create()
-        .expect("producer");
+    let producer: BaseProducer =
+        ClientConfig::new().set("bootstrap.servers", OPEN_PORT).create().expect("producer");
     for i in 0..10i64 {
         producer
             .send(
@@ -448,24 +383,14 @@ async fn delete_records_moves_the_low_watermark_exactly_where_asked() {
     for (args, field) in [
         (serde_json::json!({ "offset": 3 }), "partition"),
         (serde_json::json!({ "partition": 0 }), "offset"),
-        (
-            serde_json::json!({ "partition": 0, "offset": 3, "all": true }),
-            "offset",
-        ),
-        (
-            serde_json::json!({ "partition": 0, "offset": 11 }),
-            "offset",
-        ),
+        (serde_json::json!({ "partition": 0, "offset": 3, "all": true }), "offset"),
+        (serde_json::json!({ "partition": 0, "offset": 11 }), "offset"),
     ] {
         let mut args = args;
         args["cluster"] = "rw".into();
         args["topic"] = topic.clone().into();
         let (status, body) = delete(args.clone()).await;
-        assert_eq!(
-            refusal(status, &body),
-            (400, "BAD_REQUEST"),
-            "{args}: {body}"
-        );
+        assert_eq!(refusal(status, &body), (400, "BAD_REQUEST"), "{args}: {body}");
         assert_eq!(body["field"], field, "{args}: {body}");
     }
     let (status, body) = delete(serde_json::json!({

@@ -32,9 +32,7 @@ fn committed(group: &str, topic: &str, partitions: i32) -> Vec<Option<i64>> {
     for p in 0..partitions {
         list.add_partition(topic, p);
     }
-    let got = consumer
-        .committed_offsets(list, Duration::from_secs(10))
-        .expect("committed offsets");
+    let got = consumer.committed_offsets(list, Duration::from_secs(10)).expect("committed offsets");
     (0..partitions)
         .map(|p| match got.find_partition(topic, p).map(|e| e.offset()) {
             Some(Offset::Offset(n)) => Some(n),
@@ -45,10 +43,8 @@ fn committed(group: &str, topic: &str, partitions: i32) -> Vec<Option<i64>> {
 
 /// Whether Kafka still lists `group`, as librdkafka's group listing reads it.
 fn group_listed(group: &str) -> bool {
-    let consumer: BaseConsumer = ClientConfig::new()
-        .set("bootstrap.servers", OPEN_PORT)
-        .create()
-        .expect("consumer");
+    let consumer: BaseConsumer =
+        ClientConfig::new().set("bootstrap.servers", OPEN_PORT).create().expect("consumer");
     consumer
         .fetch_group_list(Some(group), Duration::from_secs(10))
         .expect("group list")
@@ -68,10 +64,7 @@ fn to_apply(plan: &serde_json::Value) -> Vec<serde_json::Value> {
 }
 
 fn code(status: StatusCode, body: &serde_json::Value) -> (u16, String) {
-    (
-        status.as_u16(),
-        body["code"].as_str().unwrap_or("(none)").to_string(),
-    )
+    (status.as_u16(), body["code"].as_str().unwrap_or("(none)").to_string())
 }
 
 #[tokio::test]
@@ -93,10 +86,7 @@ async fn a_reset_applies_its_plan_exactly_and_refuses_a_stale_one() {
     }))
     .await;
     assert_eq!(status, StatusCode::OK, "{plan}");
-    assert_eq!(
-        (plan["applied"].as_bool(), plan["stale"].as_bool()),
-        (Some(false), Some(false))
-    );
+    assert_eq!((plan["applied"].as_bool(), plan["stale"].as_bool()), (Some(false), Some(false)));
     let moves: Vec<(i64, i64, i64, u64)> = plan["partitions"]
         .as_array()
         .expect("partitions")
@@ -112,11 +102,7 @@ async fn a_reset_applies_its_plan_exactly_and_refuses_a_stale_one() {
         .collect();
     assert_eq!(moves, [(0, 5, 0, 5), (1, 7, 0, 7)]);
     assert_eq!(plan["reread"], 12);
-    assert_eq!(
-        committed(&group, &topic, 2),
-        [Some(5), Some(7)],
-        "a dry run moves nothing"
-    );
+    assert_eq!(committed(&group, &topic, 2), [Some(5), Some(7)], "a dry run moves nothing");
 
     // Applying needs the plan itself.
     let (status, body) = reset(serde_json::json!({
@@ -134,10 +120,7 @@ async fn a_reset_applies_its_plan_exactly_and_refuses_a_stale_one() {
     }))
     .await;
     assert_eq!(status, StatusCode::OK, "{stale}");
-    assert_eq!(
-        (stale["applied"].as_bool(), stale["stale"].as_bool()),
-        (Some(false), Some(true))
-    );
+    assert_eq!((stale["applied"].as_bool(), stale["stale"].as_bool()), (Some(false), Some(true)));
     assert_eq!(stale["partitions"][0]["from"], 6);
     assert_eq!(committed(&group, &topic, 2), [Some(6), Some(7)]);
 
@@ -160,10 +143,7 @@ async fn a_reset_applies_its_plan_exactly_and_refuses_a_stale_one() {
     assert_eq!(status, StatusCode::OK, "{shift}");
     let only = shift["partitions"].as_array().expect("partitions");
     assert_eq!(only.len(), 1, "{shift}");
-    assert_eq!(
-        (only[0]["partition"].as_i64(), only[0]["to"].as_i64()),
-        (Some(1), Some(3))
-    );
+    assert_eq!((only[0]["partition"].as_i64(), only[0]["to"].as_i64()), (Some(1), Some(3)));
     assert_eq!(only[0]["skipped"], 3);
     let apply: Vec<serde_json::Value> = only
         .iter()
@@ -213,11 +193,7 @@ async fn a_reset_applies_its_plan_exactly_and_refuses_a_stale_one() {
         ),
     ] {
         let (status, answer) = reset(body.clone()).await;
-        assert_eq!(
-            code(status, &answer),
-            (want.0, want.1.to_string()),
-            "{body}: {answer}"
-        );
+        assert_eq!(code(status, &answer), (want.0, want.1.to_string()), "{body}: {answer}");
     }
     assert_eq!(committed(&group, &topic, 2), [Some(0), Some(3)]);
 }
@@ -252,18 +228,10 @@ async fn a_group_with_members_is_refused_naming_them_and_an_empty_kip_848_group_
     )
     .await;
     assert_eq!(code(status, &body), (409, "ADMIN".into()), "{body}");
-    assert!(
-        body["message"]
-            .as_str()
-            .is_some_and(|m| m.contains(&client)),
-        "{body}"
-    );
-    let (status, body) = post(
-        &router,
-        "/api/delete_group",
-        serde_json::json!({ "cluster": "rw", "group": busy }),
-    )
-    .await;
+    assert!(body["message"].as_str().is_some_and(|m| m.contains(&client)), "{body}");
+    let (status, body) =
+        post(&router, "/api/delete_group", serde_json::json!({ "cluster": "rw", "group": busy }))
+            .await;
     assert_eq!(code(status, &body), (409, "ADMIN".into()), "{body}");
     assert!(group_listed(&busy));
     drop(member);
@@ -315,11 +283,7 @@ async fn offsets_on_a_topic_and_then_the_group_are_deleted() {
     assert_eq!(status, StatusCode::OK, "{body}");
     assert_eq!(body["partitions"], serde_json::json!([0, 1]));
     assert_eq!(committed(&group, &topic, 2), [None, None]);
-    assert_eq!(
-        committed(&group, &other, 1),
-        [Some(3)],
-        "the other topic keeps its offsets"
-    );
+    assert_eq!(committed(&group, &other, 1), [Some(3)], "the other topic keeps its offsets");
     let (status, body) = post(
         &router,
         "/api/delete_offsets",
@@ -328,19 +292,13 @@ async fn offsets_on_a_topic_and_then_the_group_are_deleted() {
     .await;
     assert_eq!(code(status, &body), (404, "NOT_FOUND".into()), "{body}");
 
-    let (status, body) = post(
-        &router,
-        "/api/delete_group",
-        serde_json::json!({ "cluster": "ro", "group": group }),
-    )
-    .await;
+    let (status, body) =
+        post(&router, "/api/delete_group", serde_json::json!({ "cluster": "ro", "group": group }))
+            .await;
     assert_eq!(code(status, &body), (403, "READ_ONLY_CLUSTER".into()));
-    let (status, body) = post(
-        &router,
-        "/api/delete_group",
-        serde_json::json!({ "cluster": "rw", "group": group }),
-    )
-    .await;
+    let (status, body) =
+        post(&router, "/api/delete_group", serde_json::json!({ "cluster": "rw", "group": group }))
+            .await;
     assert_eq!(status, StatusCode::OK, "{body}");
     assert!(!group_listed(&group), "Kafka no longer lists the group");
     let (_, groups) = get_raw(&router, &format!("/api/group?cluster=rw&group={group}")).await;
@@ -349,21 +307,14 @@ async fn offsets_on_a_topic_and_then_the_group_are_deleted() {
 
     // klens's own Kafka user may not delete this group: Kafka refuses, klens says REFUSED.
     for (path, body) in [
-        (
-            "/api/delete_group",
-            serde_json::json!({ "cluster": "weak", "group": guarded }),
-        ),
+        ("/api/delete_group", serde_json::json!({ "cluster": "weak", "group": guarded })),
         (
             "/api/delete_offsets",
             serde_json::json!({ "cluster": "weak", "group": guarded, "topic": readable }),
         ),
     ] {
         let (status, answer) = post(&router, path, body).await;
-        assert_eq!(
-            code(status, &answer),
-            (403, "REFUSED".into()),
-            "{path}: {answer}"
-        );
+        assert_eq!(code(status, &answer), (403, "REFUSED".into()), "{path}: {answer}");
     }
     assert!(group_listed(&guarded));
     assert_eq!(committed(&guarded, &readable, 1), [Some(1)]);
@@ -439,10 +390,7 @@ async fn a_topic_the_scope_hides_answers_a_reset_as_a_missing_one() {
         let (missing_status, missing_answer) = post_as(&router, &erin, path, about_missing).await;
         assert_ne!(hidden_status, StatusCode::OK, "{path}: {hidden_answer}");
         assert_eq!(
-            (
-                hidden_status,
-                hidden_answer.to_string().replace(&hidden, &missing)
-            ),
+            (hidden_status, hidden_answer.to_string().replace(&hidden, &missing)),
             (missing_status, missing_answer.to_string()),
             "{path}: a hidden topic answers as a missing one"
         );
@@ -465,25 +413,13 @@ async fn a_group_now_on_an_uncovered_topic_is_not_deleted() {
     produce(&outside, &[(0, 3)]);
     let (router, _) = router_and_catalog(&scoped_yaml(&covered)).await;
     let erin = sign_in(&router, "erin").await;
-    let (status, _) = get_as(
-        &router,
-        &erin,
-        &format!("/api/group?cluster=rw&group={group}"),
-    )
-    .await;
-    assert_eq!(
-        status,
-        StatusCode::OK,
-        "klens last read the group on her topic"
-    );
+    let (status, _) = get_as(&router, &erin, &format!("/api/group?cluster=rw&group={group}")).await;
+    assert_eq!(status, StatusCode::OK, "klens last read the group on her topic");
 
     // Since then, the group has committed on a topic outside her scope.
     commit_offsets(&group, &outside, &[(0, 2)]);
     for (path, body) in [
-        (
-            "/api/delete_group",
-            serde_json::json!({ "cluster": "rw", "group": group }),
-        ),
+        ("/api/delete_group", serde_json::json!({ "cluster": "rw", "group": group })),
         (
             "/api/delete_offsets",
             serde_json::json!({ "cluster": "rw", "group": group, "topic": topic }),
@@ -494,22 +430,13 @@ async fn a_group_now_on_an_uncovered_topic_is_not_deleted() {
         ),
     ] {
         let (status, answer) = post_as(&router, &erin, path, body).await;
-        assert_eq!(
-            code(status, &answer),
-            (403, "MISSING_PRIVILEGE".into()),
-            "{path}: {answer}"
-        );
+        assert_eq!(code(status, &answer), (403, "MISSING_PRIVILEGE".into()), "{path}: {answer}");
     }
     assert!(group_listed(&group), "Kafka still lists the group");
     assert_eq!(committed(&group, &topic, 1), [Some(1)]);
     assert_eq!(committed(&group, &outside, 1), [Some(2)]);
     // The catalog now shows her what the decision saw: a group she does not see.
-    let (_, body) = get_as(
-        &router,
-        &erin,
-        &format!("/api/group?cluster=rw&group={group}"),
-    )
-    .await;
+    let (_, body) = get_as(&router, &erin, &format!("/api/group?cluster=rw&group={group}")).await;
     let body: serde_json::Value = serde_json::from_slice(&body).expect("JSON");
     assert_eq!(body["code"], "NOT_FOUND", "{body}");
 }

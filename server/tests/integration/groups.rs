@@ -44,11 +44,7 @@ async fn groups_show_exact_committed_offsets_lag_and_members() {
     assert_eq!(group.lag, Some(3));
 
     let listed = entry.groups(&Default::default());
-    let row = listed
-        .groups
-        .iter()
-        .find(|g| g.group == idle)
-        .expect("listed");
+    let row = listed.groups.iter().find(|g| g.group == idle).expect("listed");
     assert_eq!((row.members, row.topics, row.lag), (0, 1, Some(3)));
     assert!(listed.refreshed_at.is_some() && listed.error.is_none());
 
@@ -58,20 +54,10 @@ async fn groups_show_exact_committed_offsets_lag_and_members() {
     let member = &member_group.members[0];
     assert_eq!(member.client_id, client_id);
     assert!(!member.host.is_empty());
-    let mut assigned: Vec<_> = member
-        .assignments
-        .iter()
-        .map(|a| (a.topic.as_str(), a.partition))
-        .collect();
+    let mut assigned: Vec<_> =
+        member.assignments.iter().map(|a| (a.topic.as_str(), a.partition)).collect();
     assigned.sort();
-    assert_eq!(
-        assigned,
-        [
-            (topic.as_str(), 0),
-            (topic.as_str(), 1),
-            (topic.as_str(), 2)
-        ]
-    );
+    assert_eq!(assigned, [(topic.as_str(), 0), (topic.as_str(), 1), (topic.as_str(), 2)]);
 
     let consumers = entry.topic(&topic).expect("topic").consumers;
     let lag_of = |g: &str| consumers.iter().find(|c| c.group == g).map(|c| c.lag);
@@ -107,19 +93,9 @@ async fn kip_848_groups_show_their_members_and_assignments() {
     let member = &described.members[0];
     assert_eq!(member.client_id, client_id);
     assert!(!member.host.is_empty());
-    let assigned: Vec<_> = member
-        .assignments
-        .iter()
-        .map(|a| (a.topic.as_str(), a.partition))
-        .collect();
-    assert_eq!(
-        assigned,
-        [
-            (topic.as_str(), 0),
-            (topic.as_str(), 1),
-            (topic.as_str(), 2)
-        ]
-    );
+    let assigned: Vec<_> =
+        member.assignments.iter().map(|a| (a.topic.as_str(), a.partition)).collect();
+    assert_eq!(assigned, [(topic.as_str(), 0), (topic.as_str(), 1), (topic.as_str(), 2)]);
     let row = entry
         .groups(&Default::default())
         .groups

@@ -44,14 +44,11 @@ async fn service_and_mcp(yaml: &str) -> (Arc<Service>, axum::Router) {
         entry.refresh().await;
     }
     let policy = Arc::new(server::auth::Policy::from_config(&config));
-    let service = Arc::new(Service::new(policy, catalog).with_masking(Masking::new(
-        config.masking.clone(),
-        config.masking_key.clone(),
-    )));
-    let mcp = server::mcp::router(
-        Arc::clone(&service),
-        config.mcp.as_ref().expect("an mcp block"),
+    let service = Arc::new(
+        Service::new(policy, catalog)
+            .with_masking(Masking::new(config.masking.clone(), config.masking_key.clone())),
     );
+    let mcp = server::mcp::router(Arc::clone(&service), config.mcp.as_ref().expect("an mcp block"));
     (service, mcp)
 }
 
@@ -59,11 +56,7 @@ fn hmac(text: &str) -> String {
     let mut mac =
         hmac::Hmac::<sha2::Sha256>::new_from_slice(MASKING_KEY.as_bytes()).expect("any key");
     mac.update(text.as_bytes());
-    mac.finalize()
-        .into_bytes()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    mac.finalize().into_bytes().iter().map(|b| format!("{b:02x}")).collect()
 }
 
 fn payment(id: u32) -> Value {
@@ -75,10 +68,7 @@ fn assert_hidden(what: &str, text: &str) {
     for secret in [CARD, EMAIL] {
         assert!(!text.contains(secret), "{what} shows {secret}: {text}");
     }
-    assert!(
-        !text.contains("\"raw\""),
-        "{what} carries raw bytes: {text}"
-    );
+    assert!(!text.contains("\"raw\""), "{what} carries raw bytes: {text}");
 }
 
 fn payment_avro() -> Value {
@@ -149,21 +139,14 @@ async fn a_caller_without_unmask_never_gets_a_masked_value_by_any_form() {
     let text = serde_json::to_string(&page).expect("JSON");
     assert_hidden("a page", &text);
     assert_eq!(page.records.len(), 3);
-    let (json_value, text_value, avro_value) = (
-        &page.records[0].value,
-        &page.records[1].value,
-        &page.records[2].value,
-    );
+    let (json_value, text_value, avro_value) =
+        (&page.records[0].value, &page.records[1].value, &page.records[2].value);
     assert_eq!(json_value.data["card"]["number"], json!("************1111"));
     assert_eq!(json_value.data["card"]["expiry"], json!("12/30"));
     assert_eq!(json_value.data["customer"]["email"], json!(hmac(EMAIL)));
     assert_eq!(avro_value.data["card"]["number"], json!("************1111"));
     assert_eq!(avro_value.data["customer"]["email"], json!(hmac(EMAIL)));
-    assert_eq!(
-        text_value.data,
-        json!("****"),
-        "text has no fields: masked whole"
-    );
+    assert_eq!(text_value.data, json!("****"), "text has no fields: masked whole");
     for r in &page.records {
         assert!(r.value.masked && r.key.masked, "{r:?}");
         assert_eq!(r.key.data, json!("****"), "a text key is masked whole");
@@ -206,12 +189,7 @@ async fn a_caller_without_unmask_never_gets_a_masked_value_by_any_form() {
     )
     .await
     .expect_err("refused");
-    assert_eq!(
-        refused.code.as_str(),
-        "MISSING_PRIVILEGE",
-        "{}",
-        refused.message
-    );
+    assert_eq!(refused.code.as_str(), "MISSING_PRIVILEGE", "{}", refused.message);
     assert!(refused.message.contains("UNMASK"), "{}", refused.message);
 
     // The export, whole and filtered on the real value.
@@ -235,11 +213,7 @@ async fn a_caller_without_unmask_never_gets_a_masked_value_by_any_form() {
     assert!(!error, "{result}");
     assert_hidden("an MCP page", &result.to_string());
     // The three written first, and the one the tail saw.
-    assert_eq!(
-        result["records"].as_array().map(Vec::len),
-        Some(4),
-        "{result}"
-    );
+    assert_eq!(result["records"].as_array().map(Vec::len), Some(4), "{result}");
     let (error, result) = call(
         &mcp,
         "klens_record_get",
@@ -258,13 +232,7 @@ async fn the_schema_check_never_reads_masked_records() {
     let check = records_check(&topic, "records, register_schemas").await;
     assert_eq!((check.read, check.fit, check.failed), (0, 0, 0));
     assert!(check.first_failure.is_none() && check.first_unchecked.is_none());
-    assert!(
-        check
-            .skipped
-            .as_deref()
-            .is_some_and(|e| e.contains("UNMASK")),
-        "{check:?}"
-    );
+    assert!(check.skipped.as_deref().is_some_and(|e| e.contains("UNMASK")), "{check:?}");
     // With UNMASK the check reads the records.
     let check = records_check(&topic, "records, unmask, register_schemas").await;
     assert_eq!(check.read, 3, "{check:?}");
@@ -300,10 +268,7 @@ async fn unmask_shows_the_records_as_kafka_holds_them() {
     assert!(!error, "{result}");
     let records = result["records"].as_array().expect("records");
     assert_eq!(records[0]["value"]["data"], payment(1));
-    assert_eq!(
-        records[1]["value"]["data"],
-        json!(format!("paid with {CARD}"))
-    );
+    assert_eq!(records[1]["value"]["data"], json!(format!("paid with {CARD}")));
     assert_eq!(records[2]["value"]["data"], payment(3));
     assert_eq!(records[0]["key"]["data"], json!("customer-7"));
     assert!(records.iter().all(|r| r["value"].get("masked").is_none()));
@@ -318,11 +283,9 @@ async fn unmask_shows_the_records_as_kafka_holds_them() {
 
     // Through /api with sign-in off, where the anonymous caller holds every privilege.
     let router = router(&yaml("records")).await;
-    let (status, bytes) = get_raw(
-        &router,
-        &format!("/api/records?cluster=rw&topic={topic}&from=earliest&q={CARD}"),
-    )
-    .await;
+    let (status, bytes) =
+        get_raw(&router, &format!("/api/records?cluster=rw&topic={topic}&from=earliest&q={CARD}"))
+            .await;
     assert_eq!(status, StatusCode::OK);
     let page: Value = serde_json::from_slice(&bytes).expect("JSON");
     assert_eq!(page["records"].as_array().map(Vec::len), Some(3), "{page}");
@@ -395,9 +358,7 @@ async fn tail_one(service: &Service, caller: &Caller, topic: &str) -> String {
         .expect("a record within 20 s")
         .expect("an event");
     drop(rx);
-    following
-        .await
-        .expect("the tail ends once its client leaves");
+    following.await.expect("the tail ends once its client leaves");
     match event {
         TailEvent::Record(json) => json,
         TailEvent::End(why) => panic!("the tail ended: {why}"),
@@ -412,14 +373,11 @@ async fn tail_one(service: &Service, caller: &Caller, topic: &str) -> String {
 #[tokio::test]
 async fn a_field_masked_by_hash_is_written_only_with_unmask() {
     let topic = masked_topic().await;
-    let id = registry(
-        reqwest::Method::GET,
-        &format!("subjects/{topic}-value/versions/1"),
-        Value::Null,
-    )
-    .await["id"]
-        .as_u64()
-        .expect("id") as u32;
+    let id =
+        registry(reqwest::Method::GET, &format!("subjects/{topic}-value/versions/1"), Value::Null)
+            .await["id"]
+            .as_u64()
+            .expect("id") as u32;
     let guess = json!({"id": 9, "card": {"number": "1", "expiry": "1"},
                        "customer": {"email": "g@x"}});
     // The guess framed as Confluent's Avro serializer writes it: 9, "1", "1", "g@x".
@@ -433,10 +391,8 @@ async fn a_field_masked_by_hash_is_written_only_with_unmask() {
             service::produce::produce(
                 &service,
                 &Caller::Mcp(None),
-                args(
-                    json!({"cluster": "rw", "topic": topic, "key": key, "value": value,
-                            "dry_run": dry_run}),
-                ),
+                args(json!({"cluster": "rw", "topic": topic, "key": key, "value": value,
+                            "dry_run": dry_run})),
             )
             .await
         }
@@ -444,36 +400,12 @@ async fn a_field_masked_by_hash_is_written_only_with_unmask() {
     let none = json!({"encoding": "null"});
     let (masked, _) = service_and_mcp(&yaml("records, produce, schema_text")).await;
     let refused = [
-        (
-            none.clone(),
-            json!({"encoding": "json", "data": guess}),
-            false,
-        ),
-        (
-            none.clone(),
-            json!({"encoding": "json", "data": guess}),
-            true,
-        ),
-        (
-            none.clone(),
-            json!({"encoding": "text", "data": guess.to_string()}),
-            false,
-        ),
-        (
-            none.clone(),
-            json!({"encoding": "avro", "data": guess}),
-            false,
-        ),
-        (
-            none.clone(),
-            json!({"encoding": "base64", "data": framed}),
-            false,
-        ),
-        (
-            json!({"encoding": "json", "data": {"customer": {"email": "g@x"}}}),
-            none.clone(),
-            false,
-        ),
+        (none.clone(), json!({"encoding": "json", "data": guess}), false),
+        (none.clone(), json!({"encoding": "json", "data": guess}), true),
+        (none.clone(), json!({"encoding": "text", "data": guess.to_string()}), false),
+        (none.clone(), json!({"encoding": "avro", "data": guess}), false),
+        (none.clone(), json!({"encoding": "base64", "data": framed}), false),
+        (json!({"encoding": "json", "data": {"customer": {"email": "g@x"}}}), none.clone(), false),
     ];
     for (key, value, dry_run) in refused {
         let e = produce(Arc::clone(&masked), key.clone(), value.clone(), dry_run)
@@ -503,13 +435,8 @@ async fn a_field_masked_by_hash_is_written_only_with_unmask() {
     .await
     .expect("written");
     let (unmasked, _) = service_and_mcp(&yaml("records, produce, unmask")).await;
-    produce(
-        unmasked,
-        none,
-        json!({"encoding": "json", "data": guess}),
-        false,
-    )
-    .await
-    .expect("written with UNMASK");
+    produce(unmasked, none, json!({"encoding": "json", "data": guess}), false)
+        .await
+        .expect("written with UNMASK");
     assert_eq!(watermarks(&topic, 1), vec![(0, 5)]);
 }

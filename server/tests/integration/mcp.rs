@@ -48,9 +48,7 @@ async fn mcp_router(yaml: &str) -> axum::Router {
 
 /// POSTs one JSON-RPC request to `/mcp` with `headers`; the status and the JSON answer.
 async fn rpc_with(
-    router: &axum::Router,
-    headers: &[(&str, &str)],
-    body: Value,
+    router: &axum::Router, headers: &[(&str, &str)], body: Value,
 ) -> (StatusCode, Value) {
     let mut request = Request::post("/mcp")
         .header("host", "127.0.0.1:18999")
@@ -59,26 +57,16 @@ async fn rpc_with(
     for (name, value) in headers {
         request = request.header(*name, *value);
     }
-    let (status, bytes) = send(
-        router,
-        request.body(Body::from(body.to_string())).expect("request"),
-    )
-    .await;
+    let (status, bytes) =
+        send(router, request.body(Body::from(body.to_string())).expect("request")).await;
     let text = String::from_utf8_lossy(&bytes).to_string();
-    (
-        status,
-        serde_json::from_slice(&bytes).unwrap_or(Value::String(text)),
-    )
+    (status, serde_json::from_slice(&bytes).unwrap_or(Value::String(text)))
 }
 
 async fn rpc(router: &axum::Router, method: &str, params: Value) -> Value {
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
-    let (status, answer) = rpc_with(
-        router,
-        &[("authorization", &format!("Bearer {SECRET}"))],
-        body,
-    )
-    .await;
+    let (status, answer) =
+        rpc_with(router, &[("authorization", &format!("Bearer {SECRET}"))], body).await;
     assert_eq!(status, StatusCode::OK, "{method}: {answer}");
     answer
 }
@@ -95,16 +83,9 @@ async fn tool_names(router: &axum::Router) -> Vec<String> {
 
 /// A tool call: whether it was an error, and the JSON between its markers.
 pub(crate) async fn call(router: &axum::Router, tool: &str, arguments: Value) -> (bool, Value) {
-    let answer = rpc(
-        router,
-        "tools/call",
-        json!({"name": tool, "arguments": arguments}),
-    )
-    .await;
+    let answer = rpc(router, "tools/call", json!({"name": tool, "arguments": arguments})).await;
     let result = &answer["result"];
-    let text = result["content"][0]["text"]
-        .as_str()
-        .unwrap_or_else(|| panic!("{tool}: {answer}"));
+    let text = result["content"][0]["text"].as_str().unwrap_or_else(|| panic!("{tool}: {answer}"));
     (result["isError"] == json!(true), enclosed(text))
 }
 
@@ -114,10 +95,7 @@ fn enclosed(text: &str) -> Value {
     let end = open + text[open..].find('>').expect("marker end");
     let tag = &text[open + "<klens-data-".len()..end];
     let close = format!("\n</klens-data-{tag}>");
-    assert!(
-        text.ends_with(&close),
-        "the text ends with its closing marker"
-    );
+    assert!(text.ends_with(&close), "the text ends with its closing marker");
     assert_eq!(
         text.matches("<klens-data-").count(),
         2,
@@ -146,13 +124,7 @@ async fn the_guard_wants_the_secret_and_refuses_browsers_without_it() {
         (vec![("authorization", SECRET)], 401),
         (vec![("authorization", right.as_str())], 200),
         (vec![("origin", "https://evil.example")], 401),
-        (
-            vec![
-                ("origin", "https://evil.example"),
-                ("authorization", right.as_str()),
-            ],
-            200,
-        ),
+        (vec![("origin", "https://evil.example"), ("authorization", right.as_str())], 200),
     ] {
         let (got, answer) = rpc_with(&mcp, &headers, list.clone()).await;
         assert_eq!(got.as_u16(), status, "{headers:?}: {answer}");
@@ -164,10 +136,7 @@ async fn the_guard_wants_the_secret_and_refuses_browsers_without_it() {
     let open = mcp_router(&yaml("records", false)).await;
     let (got, answer) =
         rpc_with(&open, &[("origin", "http://127.0.0.1:18999")], list.clone()).await;
-    assert_eq!(
-        (got.as_u16(), answer["code"].as_str()),
-        (403, Some("CROSS_SITE"))
-    );
+    assert_eq!((got.as_u16(), answer["code"].as_str()), (403, Some("CROSS_SITE")));
     assert_eq!(rpc_with(&open, &[], list.clone()).await.0, StatusCode::OK);
     // The MCP port answers nothing but /mcp, and the UI port no /mcp.
     let (status, _) = get_raw(&open, "/api/whoami").await;
@@ -190,9 +159,7 @@ async fn the_guard_wants_the_secret_and_refuses_browsers_without_it() {
     // The scheme's name is case-insensitive.
     let lower = format!("bearer {SECRET}");
     assert_eq!(
-        rpc_with(&mcp, &[("authorization", lower.as_str())], list.clone())
-            .await
-            .0,
+        rpc_with(&mcp, &[("authorization", lower.as_str())], list.clone()).await.0,
         StatusCode::OK
     );
 }
@@ -203,9 +170,7 @@ async fn tools_list_shows_what_the_ceiling_can_use() {
     let names = tool_names(&catalog_only).await;
     assert_eq!(names.len(), 9, "{names:?}");
     assert!(
-        !names
-            .iter()
-            .any(|n| n == "klens_records_read" || n == "klens_topic_create"),
+        !names.iter().any(|n| n == "klens_records_read" || n == "klens_topic_create"),
         "{names:?}"
     );
     let full = mcp_router(&yaml("records, topic_configs, broker_configs, schema_text, acls, create_topics, produce, register_schemas", true)).await;
@@ -221,12 +186,9 @@ async fn tools_list_shows_what_the_ceiling_can_use() {
         "{names:?}"
     );
     // An unlisted tool answers the decision's refusal, naming the privilege.
-    let (error, answer) = call(
-        &catalog_only,
-        "klens_records_read",
-        json!({"cluster": "rw", "topic": "orders"}),
-    )
-    .await;
+    let (error, answer) =
+        call(&catalog_only, "klens_records_read", json!({"cluster": "rw", "topic": "orders"}))
+            .await;
     assert!(error);
     assert_eq!(
         (answer["code"].as_str(), answer["privilege"].as_str()),
@@ -248,10 +210,7 @@ async fn tools_list_shows_what_the_ceiling_can_use() {
 
 /// Records of `topic` as Kafka counts them (high minus low watermark over every partition).
 fn records_in(topic: &str) -> i64 {
-    watermarks(topic, 1)
-        .iter()
-        .map(|(low, high)| high - low)
-        .sum()
+    watermarks(topic, 1).iter().map(|(low, high)| high - low).sum()
 }
 
 #[tokio::test]
@@ -291,26 +250,15 @@ async fn every_write_tool_reaches_kafka_exactly_when_the_ceiling_and_cluster_all
             let (error, answer) = call(router, tool, arguments).await;
             assert_eq!(!error, ok, "{label} {tool}: {answer}");
             if let Some(code) = code {
-                assert_eq!(
-                    answer["code"].as_str(),
-                    Some(code),
-                    "{label} {tool}: {answer}"
-                );
+                assert_eq!(answer["code"].as_str(), Some(code), "{label} {tool}: {answer}");
             }
         }
         // Kafka and the registry, each asked on its own.
         let topics: Vec<String> = kafka_topics().into_iter().map(|(n, _)| n).collect();
         assert_eq!(topics.contains(&new_topic), ok, "{label}: topic created?");
-        assert_eq!(
-            records_in(&topic) - before,
-            i64::from(ok),
-            "{label}: records written"
-        );
-        let (status, _) = registry_status(
-            reqwest::Method::GET,
-            &format!("subjects/{subject}/versions"),
-        )
-        .await;
+        assert_eq!(records_in(&topic) - before, i64::from(ok), "{label}: records written");
+        let (status, _) =
+            registry_status(reqwest::Method::GET, &format!("subjects/{subject}/versions")).await;
         assert_eq!(status == 200, ok, "{label}: schema registered? ({status})");
     }
     // A dry run of each write changes nothing and says what it would do.
@@ -335,13 +283,8 @@ async fn a_record_that_forges_the_boundary_stays_enclosed() {
     produce_values(&topic, &[(0, Some(forged.as_bytes().to_vec()))]);
     let router = mcp_router(&yaml("records", true)).await;
     let answer = rpc(&router, "tools/call", json!({"name": "klens_records_read", "arguments": {"cluster": "rw", "topic": topic, "from": "earliest"}})).await;
-    let text = answer["result"]["content"][0]["text"]
-        .as_str()
-        .expect("text");
-    assert!(
-        !text.contains("</klens-data-0000000000000000>"),
-        "the forged marker is escaped"
-    );
+    let text = answer["result"]["content"][0]["text"].as_str().expect("text");
+    assert!(!text.contains("</klens-data-0000000000000000>"), "the forged marker is escaped");
     let page = enclosed(text);
     assert_eq!(
         page["records"][0]["value"]["data"].as_str(),
@@ -358,9 +301,8 @@ async fn reads_are_bounded_and_answer_the_catalog() {
     // A page of big records is cut so that the whole text of the result keeps to the cap.
     let big = unique("it-mcp-big");
     create_topic(&big, 1).await;
-    let values: Vec<(i32, Option<Vec<u8>>)> = (0..60)
-        .map(|i| (0, Some(format!("<{i}>{}", "é<".repeat(400)).into_bytes())))
-        .collect();
+    let values: Vec<(i32, Option<Vec<u8>>)> =
+        (0..60).map(|i| (0, Some(format!("<{i}>{}", "é<".repeat(400)).into_bytes()))).collect();
     produce_values(&big, &values);
     let topic = unique("it-mcp-page");
     create_topic(&topic, 1).await;
@@ -373,66 +315,34 @@ async fn reads_are_bounded_and_answer_the_catalog() {
     )
     .await;
     assert!(!error, "{page}");
-    assert_eq!(
-        page["records"].as_array().map(Vec::len),
-        Some(100),
-        "the hard maximum"
-    );
+    assert_eq!(page["records"].as_array().map(Vec::len), Some(100), "the hard maximum");
     let answer = rpc(&router, "tools/call", json!({"name": "klens_records_read", "arguments": {"cluster": "rw", "topic": big, "from": "earliest", "limit": 60}})).await;
-    let text = answer["result"]["content"][0]["text"]
-        .as_str()
-        .expect("text");
+    let text = answer["result"]["content"][0]["text"].as_str().expect("text");
     assert!(text.len() <= 24_000 + 400, "{} bytes", text.len());
     let cut = enclosed(text);
     let shown = cut["records"].as_array().map(Vec::len).unwrap_or(0);
     assert!(shown > 0 && shown < 60, "{shown}");
-    assert_eq!(
-        cut["cut"]["continue_from"],
-        json!({"partition": 0, "offset": shown})
-    );
-    let (_, described) = call(
-        &router,
-        "klens_topic_describe",
-        json!({"cluster": "rw", "topic": topic}),
-    )
-    .await;
+    assert_eq!(cut["cut"]["continue_from"], json!({"partition": 0, "offset": shown}));
+    let (_, described) =
+        call(&router, "klens_topic_describe", json!({"cluster": "rw", "topic": topic})).await;
     assert_eq!(described["partitions"].as_array().map(Vec::len), Some(1));
-    assert!(
-        described["configs"]
-            .as_array()
-            .is_some_and(|c| !c.is_empty()),
-        "{described}"
-    );
+    assert!(described["configs"].as_array().is_some_and(|c| !c.is_empty()), "{described}");
     let bare = mcp_router(&yaml("records", true)).await;
-    let (_, described) = call(
-        &bare,
-        "klens_topic_describe",
-        json!({"cluster": "rw", "topic": topic}),
-    )
-    .await;
+    let (_, described) =
+        call(&bare, "klens_topic_describe", json!({"cluster": "rw", "topic": topic})).await;
     assert!(
         described.get("configs").is_none()
-            && described["configs_left_out"]
-                .as_str()
-                .unwrap_or_default()
-                .contains("TOPIC_CONFIGS"),
+            && described["configs_left_out"].as_str().unwrap_or_default().contains("TOPIC_CONFIGS"),
         "{described}"
     );
     let (_, clusters) = call(&bare, "klens_clusters_list", json!({})).await;
-    let names: Vec<&str> = clusters
-        .as_array()
-        .expect("clusters")
-        .iter()
-        .filter_map(|c| c["name"].as_str())
-        .collect();
+    let names: Vec<&str> =
+        clusters.as_array().expect("clusters").iter().filter_map(|c| c["name"].as_str()).collect();
     assert_eq!(names, ["rw", "ro"], "only the ceiling's clusters");
     let (error, answer) = call(&bare, "klens_topics_list", json!({"cluster": "outside"})).await;
     assert!(error && answer["code"] == "UNKNOWN_CLUSTER", "{answer}");
     let (error, answer) = call(&bare, "klens_topics_list", json!({})).await;
-    assert!(
-        error && answer["code"] == "BAD_REQUEST" && answer["field"] == "cluster",
-        "{answer}"
-    );
+    assert!(error && answer["code"] == "BAD_REQUEST" && answer["field"] == "cluster", "{answer}");
 }
 
 /// Arguments for each tool that pass every check but the decision's on the dev stack's seeded
@@ -472,13 +382,7 @@ async fn every_tool_answers_the_decision_for_every_ceiling_and_cluster() {
     let bare = mcp_router(&yaml("", true)).await;
     let tools: Vec<(String, Option<String>, bool)> = server::mcp::tools::TOOLS
         .iter()
-        .map(|t| {
-            (
-                t.name.to_string(),
-                t.privilege.map(|p| p.wire_name().to_string()),
-                t.write,
-            )
-        })
+        .map(|t| (t.name.to_string(), t.privilege.map(|p| p.wire_name().to_string()), t.write))
         .collect();
     assert_eq!(tools.len(), 17);
     for (tool, privilege, write) in &tools {
@@ -530,9 +434,7 @@ async fn a_scoped_ceiling_reaches_only_the_topics_it_covers() {
         scram_cluster("rw", "klens-secret")
     );
     let mcp = mcp_router(&yaml).await;
-    assert!(tool_names(&mcp)
-        .await
-        .contains(&"klens_produce".to_string()));
+    assert!(tool_names(&mcp).await.contains(&"klens_produce".to_string()));
 
     // The catalog holds only covered topics; what exists outside answers like a made-up name.
     let (error, listed) = call(&mcp, "klens_topics_list", json!({"cluster": "rw"})).await;
@@ -544,55 +446,34 @@ async fn a_scoped_ceiling_reaches_only_the_topics_it_covers() {
         .filter_map(|t| t["name"].as_str())
         .collect();
     assert!(names.contains(&inside.as_str()), "{names:?}");
-    assert!(
-        names.iter().all(|n| n.starts_with("it-scope-")),
-        "{names:?}"
-    );
+    assert!(names.iter().all(|n| n.starts_with("it-scope-")), "{names:?}");
     let describe = |topic: &str| json!({"cluster": "rw", "topic": topic});
     let (error, hidden) = call(&mcp, "klens_topic_describe", describe(&outside)).await;
     assert!(error);
     assert_eq!(hidden["code"], "NOT_FOUND");
     let (_, made_up) = call(&mcp, "klens_topic_describe", describe("it-made-up")).await;
-    assert_eq!(
-        hidden.to_string().replace(&outside, "it-made-up"),
-        made_up.to_string()
-    );
+    assert_eq!(hidden.to_string().replace(&outside, "it-made-up"), made_up.to_string());
     let (_, found) = call(&mcp, "klens_search", json!({"q": outside, "cluster": "rw"})).await;
-    assert!(
-        !found.to_string().contains(&outside),
-        "search shows what the scope hides: {found}"
-    );
-    let (error, page) = call(
-        &mcp,
-        "klens_records_read",
-        json!({"cluster": "rw", "topic": inside, "limit": 5}),
-    )
-    .await;
+    assert!(!found.to_string().contains(&outside), "search shows what the scope hides: {found}");
+    let (error, page) =
+        call(&mcp, "klens_records_read", json!({"cluster": "rw", "topic": inside, "limit": 5}))
+            .await;
     assert!(!error, "{page}");
-    let (error, refused) = call(
-        &mcp,
-        "klens_records_read",
-        json!({"cluster": "rw", "topic": outside, "limit": 5}),
-    )
-    .await;
+    let (error, refused) =
+        call(&mcp, "klens_records_read", json!({"cluster": "rw", "topic": outside, "limit": 5}))
+            .await;
     assert!(error);
     assert_eq!(refused["code"], "MISSING_PRIVILEGE");
 
     // Writes: into and under the pattern only, each counted by Kafka itself.
     let value = json!({"encoding": "text", "data": "scoped"});
-    let (error, answer) = call(
-        &mcp,
-        "klens_produce",
-        json!({"cluster": "rw", "topic": inside, "value": value}),
-    )
-    .await;
+    let (error, answer) =
+        call(&mcp, "klens_produce", json!({"cluster": "rw", "topic": inside, "value": value}))
+            .await;
     assert!(!error, "{answer}");
-    let (error, answer) = call(
-        &mcp,
-        "klens_produce",
-        json!({"cluster": "rw", "topic": outside, "value": value}),
-    )
-    .await;
+    let (error, answer) =
+        call(&mcp, "klens_produce", json!({"cluster": "rw", "topic": outside, "value": value}))
+            .await;
     assert!(error);
     assert_eq!(answer["code"], "MISSING_PRIVILEGE");
     assert_eq!(records_in(&inside), 1);
@@ -606,18 +487,12 @@ async fn a_scoped_ceiling_reaches_only_the_topics_it_covers() {
     )
     .await;
     assert!(!error, "{answer}");
-    let (error, answer) = call(
-        &mcp,
-        "klens_topic_create",
-        json!({"cluster": "rw", "topic": other, "partitions": 1}),
-    )
-    .await;
+    let (error, answer) =
+        call(&mcp, "klens_topic_create", json!({"cluster": "rw", "topic": other, "partitions": 1}))
+            .await;
     assert!(error);
     assert_eq!(answer["code"], "MISSING_PRIVILEGE");
-    assert!(answer["message"]
-        .as_str()
-        .unwrap_or_default()
-        .contains(&other));
+    assert!(answer["message"].as_str().unwrap_or_default().contains(&other));
     let topics: Vec<String> = kafka_topics().into_iter().map(|(n, _)| n).collect();
     assert!(topics.contains(&created));
     assert!(!topics.contains(&other));
@@ -630,21 +505,12 @@ async fn a_scoped_ceiling_reaches_only_the_topics_it_covers() {
 /// The text of a tool's result: within the cap (and the sentence around the markers), and the
 /// JSON between the markers.
 async fn capped_call(router: &axum::Router, tool: &str, arguments: Value) -> Value {
-    let answer = rpc(
-        router,
-        "tools/call",
-        json!({"name": tool, "arguments": arguments}),
-    )
-    .await;
+    let answer = rpc(router, "tools/call", json!({"name": tool, "arguments": arguments})).await;
     let text = answer["result"]["content"][0]["text"]
         .as_str()
         .unwrap_or_else(|| panic!("{tool}: {answer}"));
     assert_ne!(answer["result"]["isError"], json!(true), "{tool}: {text}");
-    assert!(
-        text.len() <= 24_000 + 400,
-        "{tool}: {} bytes of result",
-        text.len()
-    );
+    assert!(text.len() <= 24_000 + 400, "{tool}: {} bytes of result", text.len());
     enclosed(text)
 }
 
@@ -668,29 +534,18 @@ async fn a_big_record_schema_or_topic_is_cut_to_the_cap() {
         let header = "h".repeat(10_000);
         producer
             .send(
-                BaseRecord::<str, str>::to(&topic)
-                    .partition(0)
-                    .key("k")
-                    .payload(&value)
-                    .headers(OwnedHeaders::new().insert(Header {
-                        key: "trace",
-                        value: Some(&header),
-                    })),
+                BaseRecord::<str, str>::to(&topic).partition(0).key("k").payload(&value).headers(
+                    OwnedHeaders::new().insert(Header { key: "trace", value: Some(&header) }),
+                ),
             )
             .unwrap_or_else(|(e, _)| panic!("send: {e}"));
-        producer
-            .flush(std::time::Duration::from_secs(10))
-            .expect("flush");
+        producer.flush(std::time::Duration::from_secs(10)).expect("flush");
     }
     // A schema of 40 KB.
     let subject = unique("it-mcp-bigschema");
-    let fields: Vec<String> = (0..1200)
-        .map(|i| format!(r#"{{"name":"field_{i:05}","type":"string"}}"#))
-        .collect();
-    let text = format!(
-        r#"{{"type":"record","name":"Big","fields":[{}]}}"#,
-        fields.join(",")
-    );
+    let fields: Vec<String> =
+        (0..1200).map(|i| format!(r#"{{"name":"field_{i:05}","type":"string"}}"#)).collect();
+    let text = format!(r#"{{"type":"record","name":"Big","fields":[{}]}}"#, fields.join(","));
     assert!(text.len() > 40_000);
     registry(
         reqwest::Method::POST,
@@ -712,10 +567,8 @@ async fn a_big_record_schema_or_topic_is_cut_to_the_cap() {
         let new = NewTopic::new(&wide, 40, TopicReplication::Fixed(1))
             .set("leader.replication.throttled.replicas", &throttled)
             .set("follower.replication.throttled.replicas", &throttled);
-        for result in admin
-            .create_topics([&new], &AdminOptions::new())
-            .await
-            .expect("create_topics answered")
+        for result in
+            admin.create_topics([&new], &AdminOptions::new()).await.expect("create_topics answered")
         {
             result.unwrap_or_else(|(t, e)| panic!("creating {t}: {e}"));
         }
@@ -729,17 +582,9 @@ async fn a_big_record_schema_or_topic_is_cut_to_the_cap() {
         json!({"cluster": "rw", "topic": topic, "partition": 0, "offset": 0}),
     )
     .await;
-    assert_eq!(
-        record["cut"]["parts"],
-        json!(["value"]),
-        "{}",
-        record["cut"]
-    );
+    assert_eq!(record["cut"]["parts"], json!(["value"]), "{}", record["cut"]);
     let shown = record["value"]["data"].as_str().expect("the start as text");
-    assert!(
-        shown.len() > 5_000 && value.starts_with(shown),
-        "the value's text from its start"
-    );
+    assert!(shown.len() > 5_000 && value.starts_with(shown), "the value's text from its start");
     assert_eq!(record["value"]["cut"]["of_bytes"], value.len());
     assert_eq!(
         record["headers"][0]["value"]["data"].as_str().map(str::len),
@@ -748,9 +593,7 @@ async fn a_big_record_schema_or_topic_is_cut_to_the_cap() {
     );
     let why = record["cut"]["why"].as_str().unwrap_or_default();
     assert!(
-        why.contains(&format!(
-            "GET /api/record?cluster=rw&topic={topic}&partition=0&offset=0"
-        )),
+        why.contains(&format!("GET /api/record?cluster=rw&topic={topic}&partition=0&offset=0")),
         "{why}"
     );
     // The same record on a page of its own is cut the same way.
@@ -762,29 +605,20 @@ async fn a_big_record_schema_or_topic_is_cut_to_the_cap() {
     .await;
     assert_eq!(page["records"][0]["cut"]["parts"], json!(["value"]));
 
-    let schema = capped_call(
-        &router,
-        "klens_schema_get",
-        json!({"cluster": "rw", "subject": subject}),
-    )
-    .await;
+    let schema =
+        capped_call(&router, "klens_schema_get", json!({"cluster": "rw", "subject": subject}))
+            .await;
     let start = schema["schema"].as_str().expect("schema text");
     assert!(start.len() > 10_000 && text.starts_with(start));
     assert_eq!(schema["cut"]["of_bytes"], text.len());
     let why = schema["cut"]["why"].as_str().unwrap_or_default();
     assert!(
-        why.contains(&format!(
-            "GET /api/schema?cluster=rw&subject={subject}&version=1"
-        )),
+        why.contains(&format!("GET /api/schema?cluster=rw&subject={subject}&version=1")),
         "{why}"
     );
 
-    let described = capped_call(
-        &router,
-        "klens_topic_describe",
-        json!({"cluster": "rw", "topic": wide}),
-    )
-    .await;
+    let described =
+        capped_call(&router, "klens_topic_describe", json!({"cluster": "rw", "topic": wide})).await;
     let cut = &described["cut"];
     assert_eq!(cut["partitions"]["of"], 40, "{cut}");
     assert!(
@@ -793,8 +627,5 @@ async fn a_big_record_schema_or_topic_is_cut_to_the_cap() {
         "{cut}"
     );
     let why = cut["why"].as_str().unwrap_or_default();
-    assert!(
-        why.contains(&format!("GET /api/topic?cluster=rw&topic={wide}")),
-        "{why}"
-    );
+    assert!(why.contains(&format!("GET /api/topic?cluster=rw&topic={wide}")), "{why}");
 }

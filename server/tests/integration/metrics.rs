@@ -40,12 +40,7 @@ fn parse(text: &str) -> Vec<(String, Value, f64, String)> {
         .spawn()
         .expect("python");
     use std::io::Write;
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(text.as_bytes())
-        .expect("write");
+    child.stdin.take().expect("stdin").write_all(text.as_bytes()).expect("write");
     let out = child.wait_with_output().expect("parser");
     assert!(
         out.status.success(),
@@ -111,19 +106,11 @@ async fn metrics_parse_as_prometheus_text_and_move_with_requests_and_failures() 
         "no failed refresh counted for {dead}"
     );
     assert_eq!(
-        value(
-            &samples,
-            "klens_part_failing",
-            &[("cluster", &dead), ("part", "metadata")]
-        ),
+        value(&samples, "klens_part_failing", &[("cluster", &dead), ("part", "metadata")]),
         1.0
     );
     assert_eq!(
-        value(
-            &samples,
-            "klens_part_failing",
-            &[("cluster", "rw"), ("part", "metadata")]
-        ),
+        value(&samples, "klens_part_failing", &[("cluster", "rw"), ("part", "metadata")]),
         0.0
     );
     assert!(samples
@@ -160,11 +147,8 @@ async fn metrics_parse_as_prometheus_text_and_move_with_requests_and_failures() 
         ) >= 1.0
     );
     assert!(
-        value(
-            &samples,
-            "klens_http_request_duration_seconds_count",
-            &[("route", "/api/topics")]
-        ) >= 3.0
+        value(&samples, "klens_http_request_duration_seconds_count", &[("route", "/api/topics")])
+            >= 3.0
     );
     // Each family klens names is there, of its type.
     for (name, kind) in [
@@ -267,24 +251,17 @@ async fn metrics_on_the_ui_port_show_only_what_the_caller_sees() {
     let text = scrape_as(erin).await;
     let samples = parse(&text);
     assert!(
-        samples
-            .iter()
-            .all(|(_, l, _, _)| l.get("cluster").is_none() || l["cluster"] == "local"),
+        samples.iter().all(|(_, l, _, _)| l.get("cluster").is_none() || l["cluster"] == "local"),
         "erin sees local alone:\n{text}"
     );
     let topics = names(&samples, "klens_topic_produce_rate", "topic");
     assert!(topics.contains(&covered), "{topics:?}");
-    assert!(
-        topics.iter().all(|t| t.starts_with("payments-")),
-        "{topics:?}"
-    );
+    assert!(topics.iter().all(|t| t.starts_with("payments-")), "{topics:?}");
     let groups = names(&samples, "klens_group_lag", "group");
     assert!(groups.contains(&covered_group), "{groups:?}");
     assert!(!text.contains(&hidden), "erin sees nothing of {hidden}");
     assert!(
-        samples
-            .iter()
-            .any(|(n, l, _, _)| n == "klens_refreshes_total" && l["cluster"] == "local"),
+        samples.iter().any(|(n, l, _, _)| n == "klens_refreshes_total" && l["cluster"] == "local"),
         "the recorder's series of local stay"
     );
 
@@ -294,10 +271,7 @@ async fn metrics_on_the_ui_port_show_only_what_the_caller_sees() {
     let text = String::from_utf8(bytes).expect("UTF-8");
     let samples = parse(&text);
     let topics = names(&samples, "klens_topic_produce_rate", "topic");
-    assert!(
-        topics.contains(&hidden) && topics.contains(&covered),
-        "{topics:?}"
-    );
+    assert!(topics.contains(&hidden) && topics.contains(&covered), "{topics:?}");
     let groups = names(&samples, "klens_group_lag", "group");
     assert!(groups.contains(&hidden_group), "{groups:?}");
     let clusters = names(&samples, "klens_part_failing", "cluster");

@@ -22,11 +22,7 @@ fn clusters() -> String {
 }
 
 /// One record as a consumer of the test's own reads it: key, value and headers, as bytes.
-type Read = (
-    Option<Vec<u8>>,
-    Option<Vec<u8>>,
-    Vec<(String, Option<Vec<u8>>)>,
-);
+type Read = (Option<Vec<u8>>, Option<Vec<u8>>, Vec<(String, Option<Vec<u8>>)>);
 
 fn read_at(topic: &str, partition: i32, offset: i64) -> Read {
     let consumer: BaseConsumer = ClientConfig::new()
@@ -36,24 +32,17 @@ fn read_at(topic: &str, partition: i32, offset: i64) -> Read {
         .create()
         .expect("consumer");
     let mut list = TopicPartitionList::new();
-    list.add_partition_offset(topic, partition, Offset::Offset(offset))
-        .expect("partition");
+    list.add_partition_offset(topic, partition, Offset::Offset(offset)).expect("partition");
     consumer.assign(&list).expect("assign");
     for _ in 0..50 {
         if let Some(Ok(m)) = consumer.poll(Duration::from_millis(200)) {
             let headers = m
                 .headers()
                 .map(|h| {
-                    h.iter()
-                        .map(|h| (h.key.to_string(), h.value.map(<[u8]>::to_vec)))
-                        .collect()
+                    h.iter().map(|h| (h.key.to_string(), h.value.map(<[u8]>::to_vec))).collect()
                 })
                 .unwrap_or_default();
-            return (
-                m.key().map(<[u8]>::to_vec),
-                m.payload().map(<[u8]>::to_vec),
-                headers,
-            );
+            return (m.key().map(<[u8]>::to_vec), m.payload().map(<[u8]>::to_vec), headers);
         }
     }
     panic!("no record at {topic}/{partition}/{offset}");
@@ -68,9 +57,7 @@ async fn placed_by(partitioner: &str, topic: &str, key: &str) -> i32 {
         .expect("producer");
     let delivery = producer
         .send(
-            FutureRecord::<str, str>::to(topic)
-                .key(key)
-                .payload("oracle"),
+            FutureRecord::<str, str>::to(topic).key(key).payload("oracle"),
             Duration::from_secs(10),
         )
         .await
@@ -79,10 +66,7 @@ async fn placed_by(partitioner: &str, topic: &str, key: &str) -> i32 {
 }
 
 fn code(status: StatusCode, body: &serde_json::Value) -> (u16, String) {
-    (
-        status.as_u16(),
-        body["code"].as_str().unwrap_or("(none)").to_string(),
-    )
+    (status.as_u16(), body["code"].as_str().unwrap_or("(none)").to_string())
 }
 
 #[tokio::test]
@@ -113,10 +97,7 @@ async fn a_produced_record_is_read_back_byte_for_byte() {
     assert!(body["timestamp"].as_i64().is_some_and(|t| t > 0));
     let (key, value, headers) = read_at(&topic, 1, offset);
     assert_eq!(key.as_deref(), Some(&b"\xff\x00key"[..]));
-    assert_eq!(
-        value.as_deref(),
-        Some(r#"{"id":7,"name":"séance","tags":["a"]}"#.as_bytes())
-    );
+    assert_eq!(value.as_deref(), Some(r#"{"id":7,"name":"séance","tags":["a"]}"#.as_bytes()));
     assert_eq!(
         headers,
         [
@@ -171,16 +152,9 @@ async fn a_produced_record_is_read_back_byte_for_byte() {
         ),
     ] {
         let (status, answer) = post(&router, "/api/produce", body.clone()).await;
-        assert_eq!(
-            code(status, &answer),
-            (want.0, want.1.to_string()),
-            "{body}: {answer}"
-        );
+        assert_eq!(code(status, &answer), (want.0, want.1.to_string()), "{body}: {answer}");
     }
-    let counts: Vec<_> = kafka_topics()
-        .into_iter()
-        .filter(|(t, _)| *t == topic)
-        .collect();
+    let counts: Vec<_> = kafka_topics().into_iter().filter(|(t, _)| *t == topic).collect();
     assert_eq!(counts.len(), 1);
 }
 
@@ -189,14 +163,7 @@ async fn keys_land_where_java_and_librdkafka_producers_put_them() {
     let topic = unique("it-produce-keys");
     create_topic(&topic, 6).await;
     let router = router(&clusters()).await;
-    for key in [
-        "order-1",
-        "order-2",
-        "customer-42",
-        "ü-key",
-        "a",
-        "zzzzzzzzzzzzzzzzzzzz",
-    ] {
+    for key in ["order-1", "order-2", "customer-42", "ü-key", "a", "zzzzzzzzzzzzzzzzzzzz"] {
         let java = placed_by("murmur2_random", &topic, key).await;
         let librdkafka = placed_by("consistent_random", &topic, key).await;
         let payload = serde_json::json!({
@@ -208,11 +175,7 @@ async fn keys_land_where_java_and_librdkafka_producers_put_them() {
         dry["dry_run"] = true.into();
         let (status, preview) = post(&router, "/api/produce", dry).await;
         assert_eq!(status, StatusCode::OK, "{preview}");
-        assert_eq!(
-            preview["offset"],
-            serde_json::Value::Null,
-            "a dry run writes nothing"
-        );
+        assert_eq!(preview["offset"], serde_json::Value::Null, "a dry run writes nothing");
         assert_eq!(preview["partition"], java, "{key}: {preview}");
         assert_eq!(preview["key_partitions"]["murmur2"], java, "{key}");
         assert_eq!(preview["key_partitions"]["consistent"], librdkafka, "{key}");
@@ -244,19 +207,12 @@ async fn find_by_key_reads_only_the_keys_partitions() {
     create_topic(&topic, 6).await;
     // Noise in every partition, then three versions of one key from a Java-partitioned
     // producer, and one of another key from a librdkafka-partitioned one.
-    let noise: BaseProducer = ClientConfig::new()
-        .set("bootstrap.servers", OPEN_PORT)
-        .create()
-        .expect("producer");
+    let noise: BaseProducer =
+        ClientConfig::new().set("bootstrap.servers", OPEN_PORT).create().expect("producer");
     for p in 0..6 {
         for i in 0..50 {
             noise
-                .send(
-                    BaseRecord::to(&topic)
-                        .partition(p)
-                        .key(&format!("noise-{i}"))
-                        .payload("n"),
-                )
+                .send(BaseRecord::to(&topic).partition(p).key(&format!("noise-{i}")).payload("n"))
                 .unwrap_or_else(|(e, _)| panic!("send: {e}"));
         }
     }
@@ -270,9 +226,7 @@ async fn find_by_key_reads_only_the_keys_partitions() {
             .expect("producer");
         java_partition = producer
             .send(
-                FutureRecord::<str, str>::to(&topic)
-                    .key("customer-7")
-                    .payload(version),
+                FutureRecord::<str, str>::to(&topic).key("customer-7").payload(version),
                 Duration::from_secs(10),
             )
             .await
@@ -304,16 +258,11 @@ async fn find_by_key_reads_only_the_keys_partitions() {
         .expect("records")
         .iter()
         .all(|r| r["key"]["data"] == "customer-7" && r["partition"] == java_partition));
-    let searched = found["key_partitions"]
-        .as_array()
-        .expect("the partitions read");
+    let searched = found["key_partitions"].as_array().expect("the partitions read");
     assert!(searched.iter().any(|p| *p == java_partition), "{found}");
     assert!(searched.len() <= 2);
     // At most two partitions of 50 + a few records were read, not the topic's 300 and more.
-    assert!(
-        found["scanned"].as_u64().is_some_and(|n| n <= 2 * 54),
-        "{found}"
-    );
+    assert!(found["scanned"].as_u64().is_some_and(|n| n <= 2 * 54), "{found}");
 
     let latest = page("key=customer-7&limit=1".into()).await;
     assert_eq!(latest["records"].as_array().map(Vec::len), Some(1));
@@ -325,11 +274,7 @@ async fn find_by_key_reads_only_the_keys_partitions() {
     let only_java = page("key=legacy-9&partitioner=murmur2_random".into()).await;
     let java_for_legacy = only_java["key_partitions"][0].as_i64();
     if java_for_legacy != Some(i64::from(crc_partition)) {
-        assert_eq!(
-            only_java["records"].as_array().map(Vec::len),
-            Some(0),
-            "{only_java}"
-        );
+        assert_eq!(only_java["records"].as_array().map(Vec::len), Some(0), "{only_java}");
     }
     let (status, _) = get_raw(
         &router,
@@ -449,10 +394,7 @@ async fn json_encoded_through_each_schema_type_is_read_back_by_other_decoders() 
     let (status, dry) = produce(value.clone(), true).await;
     assert_eq!(status, StatusCode::OK, "{dry}");
     assert_eq!(dry["value_schema"]["id"].as_u64(), Some(avro_id));
-    assert_eq!(
-        dry["value_schema"]["subject"].as_str(),
-        Some(&*format!("{topic}-value"))
-    );
+    assert_eq!(dry["value_schema"]["subject"].as_str(), Some(&*format!("{topic}-value")));
     assert_eq!(dry["value_schema"]["type"], "AVRO");
     assert_eq!(kafka_end_offset(&topic), 0, "a dry run writes nothing");
     let (status, body) = produce(value, false).await;
@@ -528,26 +470,14 @@ async fn json_encoded_through_each_schema_type_is_read_back_by_other_decoders() 
         ),
     ] {
         let (status, answer) = produce(value.clone(), false).await;
-        assert_eq!(
-            code(status, &answer),
-            (want.0, want.1.to_string()),
-            "{value}: {answer}"
-        );
+        assert_eq!(code(status, &answer), (want.0, want.1.to_string()), "{value}: {answer}");
         assert_eq!(answer["field"].as_str(), field, "{value}: {answer}");
     }
     let bare = serde_json::json!({"cluster": "bare", "topic": topic,
         "value": {"encoding": "avro", "data": {}}});
     let (status, answer) = post(&router, "/api/produce", bare).await;
-    assert_eq!(
-        code(status, &answer),
-        (404, "NOT_CONFIGURED".to_string()),
-        "{answer}"
-    );
-    assert_eq!(
-        kafka_end_offset(&topic),
-        before,
-        "no refused record was written"
-    );
+    assert_eq!(code(status, &answer), (404, "NOT_CONFIGURED".to_string()), "{answer}");
+    assert_eq!(kafka_end_offset(&topic), before, "no refused record was written");
 }
 
 /// The high watermark of partition 0 of `topic`, read by a client of the test's own.
@@ -603,18 +533,12 @@ async fn encoding_through_a_subject_needs_schema_text_on_it() {
     let missing = format!("{topic}-missing");
     // (what is asked, the same asked of what the registry lacks), as the value's extra fields.
     let pairs = [
-        (
-            serde_json::json!({}),
-            serde_json::json!({"subject": missing}),
-        ),
+        (serde_json::json!({}), serde_json::json!({"subject": missing})),
         (
             serde_json::json!({"subject": subject, "version": 1}),
             serde_json::json!({"subject": missing, "version": 1}),
         ),
-        (
-            serde_json::json!({"schema_id": id}),
-            serde_json::json!({"schema_id": 999_999_999}),
-        ),
+        (serde_json::json!({"schema_id": id}), serde_json::json!({"schema_id": 999_999_999})),
     ];
     let without = ceiling_service(&registry_ceiling_yaml("produce", "")).await;
     let hidden = ceiling_service(
@@ -622,10 +546,7 @@ async fn encoding_through_a_subject_needs_schema_text_on_it() {
             "produce, schema_text",
             &format!("  resources:\n    topics: [\"{topic}\"]\n"),
         )
-        .replace(
-            "    writable: true\n",
-            "    writable: true\n    catalog: scoped\n",
-        ),
+        .replace("    writable: true\n", "    writable: true\n    catalog: scoped\n"),
     )
     .await;
     for (service, cases) in [
@@ -634,10 +555,7 @@ async fn encoding_through_a_subject_needs_schema_text_on_it() {
         // covered one holds it.
         (
             &hidden,
-            vec![(
-                serde_json::json!({"subject": other}),
-                serde_json::json!({"subject": missing}),
-            )],
+            vec![(serde_json::json!({"subject": other}), serde_json::json!({"subject": missing}))],
         ),
     ] {
         for (asked, unknown) in cases {
@@ -668,9 +586,7 @@ async fn encoding_through_a_subject_needs_schema_text_on_it() {
 
     let allowed = ceiling_service(&registry_ceiling_yaml("produce, schema_text", "")).await;
     for asked in [serde_json::json!({}), serde_json::json!({"schema_id": id})] {
-        let done = produce(std::sync::Arc::clone(&allowed), avro(asked))
-            .await
-            .expect("produced");
+        let done = produce(std::sync::Arc::clone(&allowed), avro(asked)).await.expect("produced");
         assert_eq!(done.value_schema.map(|s| s.id), Some(id));
     }
     assert_eq!(watermarks(&topic, 1), vec![(0, 2)]);

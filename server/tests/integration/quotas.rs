@@ -35,10 +35,7 @@ fn after(answer: &Value, key: &str) -> Value {
 
 #[tokio::test]
 async fn a_quota_klens_sets_is_what_kafkas_own_tool_lists() {
-    let yaml = format!(
-        "clusters:\n{}    writable: true\n",
-        scram_cluster("local", "klens-secret")
-    );
+    let yaml = format!("clusters:\n{}    writable: true\n", scram_cluster("local", "klens-secret"));
     let router = router(&yaml).await;
     let user = unique("it-quota");
     let entity = ["--entity-type", "users", "--entity-name", user.as_str()];
@@ -48,10 +45,7 @@ async fn a_quota_klens_sets_is_what_kafkas_own_tool_lists() {
     let (status, preview) = post(&router, "/api/alter_quota", body).await;
     assert_eq!(status, 200, "{preview}");
     assert_eq!(after(&preview, "producer_byte_rate"), json!(1048576.0));
-    assert!(
-        !quotas_of(&entity).contains("byte_rate"),
-        "a dry run set a quota"
-    );
+    assert!(!quotas_of(&entity).contains("byte_rate"), "a dry run set a quota");
 
     let body = json!({"cluster": "local", "entity": part, "set": {"producer_byte_rate": 1048576, "consumer_byte_rate": 2097152}});
     let (status, set) = post(&router, "/api/alter_quota", body).await;
@@ -93,10 +87,7 @@ async fn a_quota_klens_sets_is_what_kafkas_own_tool_lists() {
 
 #[tokio::test]
 async fn quotas_for_a_user_and_client_and_for_an_ip_reach_kafka() {
-    let yaml = format!(
-        "clusters:\n{}    writable: true\n",
-        scram_cluster("local", "klens-secret")
-    );
+    let yaml = format!("clusters:\n{}    writable: true\n", scram_cluster("local", "klens-secret"));
     let router = router(&yaml).await;
     let client = unique("it-client");
     // The default user with one client id.
@@ -135,9 +126,5 @@ async fn quotas_for_a_user_and_client_and_for_an_ip_reach_kafka() {
     // A figure the entity does not take is refused before Kafka is asked.
     let body = json!({"cluster": "local", "entity": part, "set": {"producer_byte_rate": 1}});
     let (status, refused) = post(&router, "/api/alter_quota", body).await;
-    assert_eq!(
-        (status.as_u16(), refused["field"].as_str()),
-        (400, Some("set")),
-        "{refused}"
-    );
+    assert_eq!((status.as_u16(), refused["field"].as_str()), (400, Some("set")), "{refused}");
 }

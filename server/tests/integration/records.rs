@@ -26,13 +26,7 @@ fn bytes_of(encoded: &serde_json::Value) -> Option<Vec<u8>> {
 }
 
 /// One record as produced: partition, key, value, headers, timestamp.
-type Produced = (
-    i32,
-    Option<Vec<u8>>,
-    Option<Vec<u8>>,
-    Vec<(String, Option<Vec<u8>>)>,
-    i64,
-);
+type Produced = (i32, Option<Vec<u8>>, Option<Vec<u8>>, Vec<(String, Option<Vec<u8>>)>, i64);
 
 /// Checks one record of klens's answer against what was produced.
 fn assert_same(got: &serde_json::Value, want: &Produced, what: &str) {
@@ -46,12 +40,7 @@ fn assert_same(got: &serde_json::Value, want: &Produced, what: &str) {
         .as_array()
         .expect("headers")
         .iter()
-        .map(|h| {
-            (
-                h["key"].as_str().expect("key").to_string(),
-                bytes_of(&h["value"]),
-            )
-        })
+        .map(|h| (h["key"].as_str().expect("key").to_string(), bytes_of(&h["value"])))
         .collect();
     assert_eq!(&got_headers, headers, "{what}: headers of {got}");
 }
@@ -109,11 +98,9 @@ async fn records_record_and_export_give_back_every_byte() {
     json_framed.extend_from_slice(br#"{"n": 5, "tags": ["a", "b"]}"#);
 
     // Explicit timestamps, recent enough that retention leaves them alone.
-    let t0 = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_millis() as i64)
-        .unwrap_or(0)
-        - 60_000;
+    let t0 =
+        SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as i64).unwrap_or(0)
+            - 60_000;
     let binary: Vec<u8> = (0..=255u8).rev().collect();
     let produced: Vec<Produced> = vec![
         (
@@ -145,25 +132,14 @@ async fn records_record_and_export_give_back_every_byte() {
         ),
         (2, Some(b"avro".to_vec()), Some(framed), Vec::new(), t0 + 5),
         (0, Some(b"proto".to_vec()), Some(proto), Vec::new(), t0 + 6),
-        (
-            1,
-            Some(b"json".to_vec()),
-            Some(json_framed),
-            Vec::new(),
-            t0 + 7,
-        ),
+        (1, Some(b"json".to_vec()), Some(json_framed), Vec::new(), t0 + 7),
     ];
-    let producer: BaseProducer = ClientConfig::new()
-        .set("bootstrap.servers", OPEN_PORT)
-        .create()
-        .expect("producer");
+    let producer: BaseProducer =
+        ClientConfig::new().set("bootstrap.servers", OPEN_PORT).create().expect("producer");
     for (partition, key, value, headers, timestamp) in &produced {
         let mut h = OwnedHeaders::new();
         for (k, v) in headers {
-            h = h.insert(Header {
-                key: k.as_str(),
-                value: v.as_deref(),
-            });
+            h = h.insert(Header { key: k.as_str(), value: v.as_deref() });
         }
         let mut record = BaseRecord::<[u8], [u8]>::to(&topic)
             .partition(*partition)
@@ -175,9 +151,7 @@ async fn records_record_and_export_give_back_every_byte() {
         if let Some(v) = value {
             record = record.payload(v.as_slice());
         }
-        producer
-            .send(record)
-            .unwrap_or_else(|(e, _)| panic!("send: {e}"));
+        producer.send(record).unwrap_or_else(|(e, _)| panic!("send: {e}"));
         producer.flush(Duration::from_secs(10)).expect("flush");
     }
 
@@ -212,10 +186,7 @@ async fn records_record_and_export_give_back_every_byte() {
     let json = &records[7]["value"];
     assert_eq!(json["encoding"], "json_schema", "{json}");
     assert_eq!(json["schema_id"], json_id);
-    assert_eq!(
-        json["data"],
-        serde_json::json!({"n": 5, "tags": ["a", "b"]})
-    );
+    assert_eq!(json["data"], serde_json::json!({"n": 5, "tags": ["a", "b"]}));
     assert_eq!(records[1]["key"]["encoding"], "null");
     assert_eq!(records[1]["value"]["encoding"], "null");
     assert_eq!(records[3]["value"]["encoding"], "base64");
@@ -280,14 +251,9 @@ async fn records_record_and_export_give_back_every_byte() {
     }
 
     // From a timestamp: the first records at or after it, per partition.
-    let (_, body) = get_raw(
-        &router,
-        &format!(
-            "/api/records?cluster=local&topic={topic}&timestamp={}",
-            t0 + 3
-        ),
-    )
-    .await;
+    let (_, body) =
+        get_raw(&router, &format!("/api/records?cluster=local&topic={topic}&timestamp={}", t0 + 3))
+            .await;
     let page: serde_json::Value = serde_json::from_slice(&body).expect("JSON");
     let stamps: Vec<i64> = page["records"]
         .as_array()
@@ -305,11 +271,9 @@ async fn records_record_and_export_give_back_every_byte() {
     .await;
     let page: serde_json::Value = serde_json::from_slice(&body).expect("JSON");
     assert_eq!(page["records"].as_array().map(Vec::len), Some(1), "{page}");
-    let (status, _) = get_raw(
-        &router,
-        &format!("/api/record?cluster=local&topic={topic}&partition=0&offset=99"),
-    )
-    .await;
+    let (status, _) =
+        get_raw(&router, &format!("/api/record?cluster=local&topic={topic}&partition=0&offset=99"))
+            .await;
     assert_eq!(status, StatusCode::NOT_FOUND);
 }
 
@@ -320,9 +284,8 @@ async fn records_record_and_export_give_back_every_byte() {
 async fn a_stream_holds_its_place_until_its_client_leaves() {
     let topic = unique("it-streams");
     create_topic(&topic, 1).await;
-    let config = config(&format!(
-        "clusters:\n  - name: local\n    bootstrap_servers: {OPEN_PORT}\n"
-    ));
+    let config =
+        config(&format!("clusters:\n  - name: local\n    bootstrap_servers: {OPEN_PORT}\n"));
     let catalog = std::sync::Arc::new(server::catalog::Catalog::new(&config));
     for entry in catalog.clusters() {
         entry.refresh().await;
@@ -334,9 +297,7 @@ async fn a_stream_holds_its_place_until_its_client_leaves() {
         .header("host", "127.0.0.1:8080")
         .body(axum::body::Body::empty())
         .expect("request");
-    let response = tower::ServiceExt::oneshot(router, tail)
-        .await
-        .expect("answers");
+    let response = tower::ServiceExt::oneshot(router, tail).await.expect("answers");
     assert_eq!(response.status(), StatusCode::OK);
     assert_eq!(service.streams.open(), 1);
     drop(response);
@@ -379,9 +340,8 @@ async fn a_caller_runs_a_bounded_number_of_pages_at_once() {
                 .header("cookie", &erin)
                 .body(axum::body::Body::empty())
                 .expect("request");
-            let response = tower::ServiceExt::oneshot(router, request)
-                .await
-                .expect("router answers");
+            let response =
+                tower::ServiceExt::oneshot(router, request).await.expect("router answers");
             let retry = response
                 .headers()
                 .get("retry-after")
@@ -397,22 +357,14 @@ async fn a_caller_runs_a_bounded_number_of_pages_at_once() {
         }
     });
     let answers = futures::future::join_all(pages).await;
-    let refused: Vec<_> = answers
-        .iter()
-        .filter(|(status, _, _)| *status == StatusCode::TOO_MANY_REQUESTS)
-        .collect();
-    let read = answers
-        .iter()
-        .filter(|(status, _, _)| *status == StatusCode::OK)
-        .count();
+    let refused: Vec<_> =
+        answers.iter().filter(|(status, _, _)| *status == StatusCode::TOO_MANY_REQUESTS).collect();
+    let read = answers.iter().filter(|(status, _, _)| *status == StatusCode::OK).count();
     assert_eq!(
         (read, refused.len()),
         (4, 4),
         "{:?}",
-        answers
-            .iter()
-            .map(|(s, _, b)| (s, b.to_string()))
-            .collect::<Vec<_>>()
+        answers.iter().map(|(s, _, b)| (s, b.to_string())).collect::<Vec<_>>()
     );
     for (_, retry, body) in refused {
         assert_eq!(body["code"], "TOO_MANY_REQUESTS", "{body}");
@@ -494,12 +446,7 @@ async fn compressed_exports_give_back_every_byte_and_read_as_the_pages() {
         out.push(0);
         long(i % 3, &mut out);
         long(4, &mut out);
-        for (k, v) in [
-            ("zone", "eu"),
-            ("a", "1"),
-            ("channel", "web"),
-            ("m", "São Paulo"),
-        ] {
+        for (k, v) in [("zone", "eu"), ("a", "1"), ("channel", "web"), ("m", "São Paulo")] {
             string(k, &mut out);
             string(v, &mut out);
         }
@@ -543,9 +490,7 @@ async fn compressed_exports_give_back_every_byte_and_read_as_the_pages() {
             }
         }
         out.push(0);
-        let state = ["NEW", "PAID", "SENT"]
-            .iter()
-            .position(|s| data["state"] == *s);
+        let state = ["NEW", "PAID", "SENT"].iter().position(|s| data["state"] == *s);
         long(state.expect("a symbol") as i64, &mut out);
         let attributes = data["attributes"].as_object().expect("attributes");
         if !attributes.is_empty() {
@@ -565,10 +510,7 @@ async fn compressed_exports_give_back_every_byte_and_read_as_the_pages() {
         let mut out = vec![0u8];
         out.extend_from_slice(&proto_id.to_be_bytes());
         out.push(0);
-        let id: u8 = data["id"]
-            .as_str()
-            .and_then(|id| id.parse().ok())
-            .expect("id");
+        let id: u8 = data["id"].as_str().and_then(|id| id.parse().ok()).expect("id");
         if id != 0 {
             out.extend_from_slice(&[0x08, id]);
         }
@@ -704,9 +646,7 @@ async fn compressed_exports_give_back_every_byte_and_read_as_the_pages() {
             // page's hex view and for producing the record again.
             let mut record = record.clone();
             if by_place[&place]["value"].get("raw").is_none() {
-                let raw = record["value"]
-                    .as_object_mut()
-                    .and_then(|value| value.remove("raw"));
+                let raw = record["value"].as_object_mut().and_then(|value| value.remove("raw"));
                 let encoding = &record["value"]["encoding"];
                 assert!(encoding == "avro" || encoding == "protobuf" || raw.is_none());
             }
@@ -716,24 +656,10 @@ async fn compressed_exports_give_back_every_byte_and_read_as_the_pages() {
 
     // kcat reads the same payloads and keys.
     let out = std::process::Command::new("kcat")
-        .args([
-            "-b",
-            OPEN_PORT,
-            "-C",
-            "-t",
-            &topic,
-            "-e",
-            "-q",
-            "-f",
-            "%p %o %k|%R%s",
-        ])
+        .args(["-b", OPEN_PORT, "-C", "-t", &topic, "-e", "-q", "-f", "%p %o %k|%R%s"])
         .output()
         .expect("kcat runs (is it installed?)");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let mut rest = out.stdout.as_slice();
     let mut read = 0;
     while !rest.is_empty() {
@@ -742,20 +668,13 @@ async fn compressed_exports_give_back_every_byte_and_read_as_the_pages() {
         let bar = rest.iter().position(|b| *b == b'|').expect("a header");
         let head = String::from_utf8_lossy(&rest[..bar]).to_string();
         let mut parts = head.splitn(3, ' ');
-        let partition: i64 = parts
-            .next()
-            .and_then(|p| p.parse().ok())
-            .expect("partition");
+        let partition: i64 = parts.next().and_then(|p| p.parse().ok()).expect("partition");
         let offset: i64 = parts.next().and_then(|p| p.parse().ok()).expect("offset");
         let len = u32::from_be_bytes(rest[bar + 1..bar + 5].try_into().expect("length")) as usize;
         let payload = &rest[bar + 5..bar + 5 + len];
         rest = &rest[bar + 5 + len..];
         let line = &by_place[&(partition, offset)];
-        assert_eq!(
-            export_bytes(&line["value"]).as_deref(),
-            Some(payload),
-            "{line}"
-        );
+        assert_eq!(export_bytes(&line["value"]).as_deref(), Some(payload), "{line}");
         assert_eq!(line["key"]["data"], parts.next().expect("key"), "{line}");
         read += 1;
     }
@@ -772,19 +691,13 @@ async fn a_filtered_page_backwards_holds_the_newest_matches_and_pages_on() {
     create_topic(&topic, 1).await;
     let values: Vec<(i32, Option<Vec<u8>>)> = (0..5_000)
         .map(|i| {
-            let value = if i % 700 == 0 {
-                format!("hit {i}")
-            } else {
-                format!("miss {i}")
-            };
+            let value = if i % 700 == 0 { format!("hit {i}") } else { format!("miss {i}") };
             (0, Some(value.into_bytes()))
         })
         .collect();
     produce_values(&topic, &values);
-    let router = router(&format!(
-        "clusters:\n  - name: local\n    bootstrap_servers: {OPEN_PORT}\n"
-    ))
-    .await;
+    let router =
+        router(&format!("clusters:\n  - name: local\n    bootstrap_servers: {OPEN_PORT}\n")).await;
     let mut query = format!("/api/records?cluster=local&topic={topic}&q=hit&limit=3");
     let mut pages: Vec<Vec<String>> = Vec::new();
     for _ in 0..5 {

@@ -18,12 +18,7 @@ async fn subjects_show_what_the_registry_holds() {
         serde_json::json!({"compatibility": "FULL"}),
     )
     .await;
-    registry(
-        reqwest::Method::POST,
-        &path,
-        schema(r#"{"name":"a","type":"string"}"#),
-    )
-    .await;
+    registry(reqwest::Method::POST, &path, schema(r#"{"name":"a","type":"string"}"#)).await;
     let second = registry(
         reqwest::Method::POST,
         &path,
@@ -41,15 +36,9 @@ async fn subjects_show_what_the_registry_holds() {
     entry.refresh_subjects().await;
     let list = entry.subjects();
     assert!(list.registry && list.error.is_none(), "{:?}", list.error);
-    assert_eq!(
-        list.global_compatibility.as_deref(),
-        global["compatibilityLevel"].as_str()
-    );
-    let ours = list
-        .subjects
-        .iter()
-        .find(|s| s.subject == subject)
-        .expect("the new subject is listed");
+    assert_eq!(list.global_compatibility.as_deref(), global["compatibilityLevel"].as_str());
+    let ours =
+        list.subjects.iter().find(|s| s.subject == subject).expect("the new subject is listed");
     assert_eq!(ours.versions, [1, 2]);
     let latest = ours.latest.clone().expect("latest");
     assert_eq!((latest.version, latest.schema_type.as_str()), (2, "AVRO"));
@@ -66,18 +55,8 @@ async fn a_subject_and_its_texts_are_what_the_registry_holds() {
     let path = format!("subjects/{subject}/versions");
     let v1 = r#"{"type":"record","name":"R","fields":[{"name":"a","type":"string"}]}"#;
     let v2 = r#"{"type":"record","name":"R","fields":[{"name":"a","type":"string"},{"name":"b","type":"int","default":0}]}"#;
-    let first = registry(
-        reqwest::Method::POST,
-        &path,
-        serde_json::json!({ "schema": v1 }),
-    )
-    .await;
-    let second = registry(
-        reqwest::Method::POST,
-        &path,
-        serde_json::json!({ "schema": v2 }),
-    )
-    .await;
+    let first = registry(reqwest::Method::POST, &path, serde_json::json!({ "schema": v1 })).await;
+    let second = registry(reqwest::Method::POST, &path, serde_json::json!({ "schema": v2 })).await;
     // A schema that references the subject's first version.
     let user = unique("it-ref-user");
     let referring = registry(
@@ -102,10 +81,7 @@ async fn a_subject_and_its_texts_are_what_the_registry_holds() {
         let router = router.clone();
         async move {
             let (status, body) = get_raw(&router, &path).await;
-            (
-                status,
-                serde_json::from_slice::<serde_json::Value>(&body).expect("JSON"),
-            )
+            (status, serde_json::from_slice::<serde_json::Value>(&body).expect("JSON"))
         }
     };
     let (status, detail) = get(format!("/api/subject?cluster=local&subject={subject}")).await;
@@ -129,22 +105,12 @@ async fn a_subject_and_its_texts_are_what_the_registry_holds() {
     // set to NONE.)
     let global = registry(reqwest::Method::GET, "config", serde_json::Value::Null).await;
     assert_eq!(detail["compatibility_overridden"], false, "{detail}");
-    assert_eq!(
-        detail["compatibility"], global["compatibilityLevel"],
-        "{detail}"
-    );
+    assert_eq!(detail["compatibility"], global["compatibilityLevel"], "{detail}");
 
-    let (status, text) = get(format!(
-        "/api/schema?cluster=local&subject={subject}&version=1"
-    ))
-    .await;
+    let (status, text) =
+        get(format!("/api/schema?cluster=local&subject={subject}&version=1")).await;
     assert_eq!(status, StatusCode::OK, "{text}");
-    let held = registry(
-        reqwest::Method::GET,
-        &format!("{path}/1"),
-        serde_json::Value::Null,
-    )
-    .await;
+    let held = registry(reqwest::Method::GET, &format!("{path}/1"), serde_json::Value::Null).await;
     assert_eq!(text["schema"], held["schema"]);
     assert_eq!(text["id"], first["id"]);
     let (_, newest) = get(format!("/api/schema?cluster=local&subject={subject}")).await;
@@ -157,28 +123,12 @@ async fn a_subject_and_its_texts_are_what_the_registry_holds() {
     assert_eq!(refs["versions"][0]["id"], referring["id"]);
 
     for (path, want) in [
-        (
-            format!("/api/subject?cluster=local&subject={}", unique("it-none")),
-            "NOT_FOUND",
-        ),
-        (
-            format!("/api/schema?cluster=local&subject={subject}&version=9"),
-            "NOT_FOUND",
-        ),
-        (
-            format!("/api/subject?cluster=bare&subject={subject}"),
-            "NOT_CONFIGURED",
-        ),
-        (
-            format!("/api/schema?cluster=bare&subject={subject}"),
-            "NOT_CONFIGURED",
-        ),
+        (format!("/api/subject?cluster=local&subject={}", unique("it-none")), "NOT_FOUND"),
+        (format!("/api/schema?cluster=local&subject={subject}&version=9"), "NOT_FOUND"),
+        (format!("/api/subject?cluster=bare&subject={subject}"), "NOT_CONFIGURED"),
+        (format!("/api/schema?cluster=bare&subject={subject}"), "NOT_CONFIGURED"),
     ] {
         let (status, body) = get(path.clone()).await;
-        assert_eq!(
-            (status.as_u16(), body["code"].as_str()),
-            (404, Some(want)),
-            "{path}: {body}"
-        );
+        assert_eq!((status.as_u16(), body["code"].as_str()), (404, Some(want)), "{path}: {body}");
     }
 }

@@ -43,12 +43,9 @@ async fn a_proposed_version_is_judged_by_the_registry_and_by_the_topics_records(
     let topic = unique("it-recheck");
     create_topic(&topic, 2).await;
     let subject = format!("{topic}-value");
-    let first = registry(
-        Method::POST,
-        &format!("subjects/{subject}/versions"),
-        json!({ "schema": V1 }),
-    )
-    .await;
+    let first =
+        registry(Method::POST, &format!("subjects/{subject}/versions"), json!({ "schema": V1 }))
+            .await;
     let id = first["id"].as_u64().expect("id") as u32;
     // Six records written with V1 over both partitions, a plain text value and a tombstone.
     let mut values: Vec<(i32, Option<Vec<u8>>)> =
@@ -77,14 +74,7 @@ async fn a_proposed_version_is_judged_by_the_registry_and_by_the_topics_records(
             &records["failed"],
             &records["unchecked"]
         ),
-        (
-            &json!(topic),
-            &json!("value"),
-            &json!(8),
-            &json!(0),
-            &json!(6),
-            &json!(2)
-        ),
+        (&json!(topic), &json!("value"), &json!(8), &json!(0), &json!(6), &json!(2)),
         "{v2}"
     );
     let failure = records["first_failure"]["reason"].as_str().expect("reason");
@@ -94,11 +84,7 @@ async fn a_proposed_version_is_judged_by_the_registry_and_by_the_topics_records(
     let (status, v3) = post(&router, "/api/register_schema", propose(V3, true)).await;
     assert_eq!(status.as_u16(), 200, "{v3}");
     assert_eq!(v3["compatible"], true, "{v3}");
-    assert_eq!(
-        (&v3["records"]["fit"], &v3["records"]["failed"]),
-        (&json!(6), &json!(0)),
-        "{v3}"
-    );
+    assert_eq!((&v3["records"]["fit"], &v3["records"]["failed"]), (&json!(6), &json!(0)), "{v3}");
     assert_eq!(v3["version"], Value::Null, "a dry run registers nothing");
     let (_, versions) = registry_status(Method::GET, &format!("subjects/{subject}/versions")).await;
     assert_eq!(versions, json!([1]), "the dry runs registered nothing");
@@ -111,26 +97,14 @@ async fn a_proposed_version_is_judged_by_the_registry_and_by_the_topics_records(
     let (status, done) = post(&router, "/api/register_schema", propose(V3, false)).await;
     assert_eq!(status.as_u16(), 200, "{done}");
     assert_eq!(done["version"], 2, "{done}");
-    let held = registry(
-        Method::GET,
-        &format!("subjects/{subject}/versions/2"),
-        Value::Null,
-    )
-    .await;
+    let held = registry(Method::GET, &format!("subjects/{subject}/versions/2"), Value::Null).await;
     assert_eq!(held["id"], done["id"]);
-    assert_eq!(
-        held["schema"].as_str().map(|s| s.contains("\"default\"")),
-        Some(true)
-    );
+    assert_eq!(held["schema"].as_str().map(|s| s.contains("\"default\"")), Some(true));
 
     // A type change against the subject's level: ADMIN 409 with the registry's message.
     let retyped = r#"{"type":"record","name":"P","fields":[{"name":"a","type":"string"}]}"#;
     let (status, refused) = post(&router, "/api/register_schema", propose(retyped, false)).await;
-    assert_eq!(
-        (status.as_u16(), refused["code"].as_str()),
-        (409, Some("ADMIN")),
-        "{refused}"
-    );
+    assert_eq!((status.as_u16(), refused["code"].as_str()), (409, Some("ADMIN")), "{refused}");
     assert!(!refused["message"].as_str().unwrap_or_default().is_empty());
 
     // A schema that does not parse is refused before the registry sees it, with the place.
@@ -141,10 +115,7 @@ async fn a_proposed_version_is_judged_by_the_registry_and_by_the_topics_records(
         (400, Some("BAD_REQUEST"), Some("schema")),
         "{bad}"
     );
-    assert!(
-        bad["message"].as_str().unwrap_or_default().contains("line"),
-        "{bad}"
-    );
+    assert!(bad["message"].as_str().unwrap_or_default().contains("line"), "{bad}");
     let (status, bad) = post(
         &router,
         "/api/register_schema",
@@ -152,11 +123,7 @@ async fn a_proposed_version_is_judged_by_the_registry_and_by_the_topics_records(
                "schema": "syntax = \"proto3\"; message M { int32 a = 1 "}),
     )
     .await;
-    assert_eq!(
-        (status.as_u16(), bad["field"].as_str()),
-        (400, Some("schema")),
-        "{bad}"
-    );
+    assert_eq!((status.as_u16(), bad["field"].as_str()), (400, Some("schema")), "{bad}");
     let (_, versions) = registry_status(Method::GET, &format!("subjects/{subject}/versions")).await;
     assert_eq!(versions, json!([1, 2]), "nothing refused was registered");
 
@@ -179,10 +146,7 @@ async fn a_proposed_version_is_judged_by_the_registry_and_by_the_topics_records(
         json!({"cluster": "bare", "subject": subject, "schema": V1}),
     )
     .await;
-    assert_eq!(
-        (status.as_u16(), none["code"].as_str()),
-        (404, Some("NOT_CONFIGURED"))
-    );
+    assert_eq!((status.as_u16(), none["code"].as_str()), (404, Some("NOT_CONFIGURED")));
 }
 
 /// The records check of a dry run reads the topic's records: REGISTER_SCHEMAS alone does not
@@ -193,19 +157,11 @@ async fn the_records_check_needs_records_on_the_topic() {
     let topic = unique("it-recheck-priv");
     create_topic(&topic, 1).await;
     let subject = format!("{topic}-value");
-    let first = registry(
-        Method::POST,
-        &format!("subjects/{subject}/versions"),
-        json!({ "schema": V1 }),
-    )
-    .await;
+    let first =
+        registry(Method::POST, &format!("subjects/{subject}/versions"), json!({ "schema": V1 }))
+            .await;
     let id = first["id"].as_u64().expect("id") as u32;
-    produce_values(
-        &topic,
-        &(0..3)
-            .map(|i| (0, Some(framed_v1(id, i))))
-            .collect::<Vec<_>>(),
-    );
+    produce_values(&topic, &(0..3).map(|i| (0, Some(framed_v1(id, i)))).collect::<Vec<_>>());
     let check = |privileges: &'static str, extra: &'static str| {
         let subject = subject.clone();
         async move {
@@ -240,13 +196,7 @@ async fn the_records_check_needs_records_on_the_topic() {
             "{check:?}"
         );
         assert!(check.first_failure.is_none() && check.first_unchecked.is_none());
-        assert!(
-            check
-                .skipped
-                .as_deref()
-                .is_some_and(|why| why.contains("RECORDS")),
-            "{check:?}"
-        );
+        assert!(check.skipped.as_deref().is_some_and(|why| why.contains("RECORDS")), "{check:?}");
         assert_eq!(check.error, None);
     }
 
@@ -295,19 +245,11 @@ async fn a_subject_name_that_is_path_syntax_never_reaches_the_registry() {
             body["subject"] = json!(name);
             let (status, answer) = post(&router, &format!("/api/{call}"), body.clone()).await;
             assert_eq!(
-                (
-                    status.as_u16(),
-                    answer["code"].as_str(),
-                    answer["field"].as_str()
-                ),
+                (status.as_u16(), answer["code"].as_str(), answer["field"].as_str()),
                 (400, Some("BAD_REQUEST"), Some("subject")),
                 "{call} {body}: {answer}"
             );
-            assert_eq!(
-                global().await,
-                before,
-                "{call} {body} moved the global level"
-            );
+            assert_eq!(global().await, before, "{call} {body} moved the global level");
         }
         // A reference cannot name such a subject either.
         let (status, answer) = post(
@@ -328,10 +270,7 @@ async fn a_subject_name_that_is_path_syntax_never_reaches_the_registry() {
         .as_array()
         .map(|all| all.iter().filter_map(Value::as_str).collect())
         .unwrap_or_default();
-    assert!(
-        !held.iter().any(|s| s.starts_with(&own)),
-        "the registry holds {held:?}"
-    );
+    assert!(!held.iter().any(|s| s.starts_with(&own)), "the registry holds {held:?}");
 }
 
 /// A reference reads the referenced subject's schema: without SCHEMA_TEXT on it, or with a
@@ -342,12 +281,8 @@ async fn a_reference_needs_schema_text_on_its_subject() {
     let own = unique("it-refpriv");
     let referenced = format!("{own}-base");
     let missing = format!("{own}-missing");
-    registry(
-        Method::POST,
-        &format!("subjects/{referenced}/versions"),
-        json!({ "schema": V1 }),
-    )
-    .await;
+    registry(Method::POST, &format!("subjects/{referenced}/versions"), json!({ "schema": V1 }))
+        .await;
     let user = r#"{"type":"record","name":"U","fields":[{"name":"p","type":"P"}]}"#;
     let propose = |service: std::sync::Arc<server::service::Service>, to: String| {
         let own = own.clone();
@@ -376,9 +311,7 @@ async fn a_reference_needs_schema_text_on_its_subject() {
         let refused = propose(std::sync::Arc::clone(&service), referenced.clone())
             .await
             .expect_err("refused");
-        let lacking = propose(service, missing.clone())
-            .await
-            .expect_err("not found");
+        let lacking = propose(service, missing.clone()).await.expect_err("not found");
         let same = |e: &app::ApiError| {
             (
                 e.code,
@@ -399,54 +332,25 @@ async fn a_reference_needs_schema_text_on_its_subject() {
 #[tokio::test]
 async fn a_subjects_level_is_set_and_given_back_to_the_global_one() {
     let subject = unique("it-level");
-    registry(
-        Method::POST,
-        &format!("subjects/{subject}/versions"),
-        json!({ "schema": V1 }),
-    )
-    .await;
+    registry(Method::POST, &format!("subjects/{subject}/versions"), json!({ "schema": V1 })).await;
     let router = router(&registry_yaml()).await;
     let global = registry(Method::GET, "config", Value::Null).await["compatibilityLevel"].clone();
     let set = |level: &str, dry_run: bool| json!({"cluster": "local", "subject": subject, "compatibility": level, "dry_run": dry_run});
 
-    let (status, preview) = post(
-        &router,
-        "/api/set_compatibility",
-        set("FULL_TRANSITIVE", true),
-    )
-    .await;
+    let (status, preview) =
+        post(&router, "/api/set_compatibility", set("FULL_TRANSITIVE", true)).await;
     assert_eq!(status.as_u16(), 200, "{preview}");
     assert_eq!(
-        (
-            &preview["before"],
-            &preview["before_own"],
-            &preview["after"],
-            &preview["after_own"]
-        ),
-        (
-            &global,
-            &json!(false),
-            &json!("FULL_TRANSITIVE"),
-            &json!(true)
-        ),
+        (&preview["before"], &preview["before_own"], &preview["after"], &preview["after_own"]),
+        (&global, &json!(false), &json!("FULL_TRANSITIVE"), &json!(true)),
         "{preview}"
     );
-    let (_, level) = registry_status(
-        Method::GET,
-        &format!("config/{subject}?defaultToGlobal=true"),
-    )
-    .await;
-    assert_eq!(
-        level["compatibilityLevel"], global,
-        "the dry run changed nothing"
-    );
+    let (_, level) =
+        registry_status(Method::GET, &format!("config/{subject}?defaultToGlobal=true")).await;
+    assert_eq!(level["compatibilityLevel"], global, "the dry run changed nothing");
 
-    let (status, done) = post(
-        &router,
-        "/api/set_compatibility",
-        set("FULL_TRANSITIVE", false),
-    )
-    .await;
+    let (status, done) =
+        post(&router, "/api/set_compatibility", set("FULL_TRANSITIVE", false)).await;
     assert_eq!(status.as_u16(), 200, "{done}");
     let (_, level) = registry_status(Method::GET, &format!("config/{subject}")).await;
     assert_eq!(level["compatibilityLevel"], "FULL_TRANSITIVE");
@@ -455,30 +359,17 @@ async fn a_subjects_level_is_set_and_given_back_to_the_global_one() {
     // level; Apicurio answers NONE, with the global level when asked to fall back to it.
     let (status, back) = post(&router, "/api/set_compatibility", set("GLOBAL", false)).await;
     assert_eq!(status.as_u16(), 200, "{back}");
-    assert_eq!(
-        (&back["after"], &back["after_own"]),
-        (&global, &json!(false)),
-        "{back}"
-    );
+    assert_eq!((&back["after"], &back["after_own"]), (&global, &json!(false)), "{back}");
     let (status, own) = registry_status(Method::GET, &format!("config/{subject}")).await;
-    assert!(
-        status == 404 || own["compatibilityLevel"] == "NONE",
-        "{status} {own}"
-    );
-    let (_, fallback) = registry_status(
-        Method::GET,
-        &format!("config/{subject}?defaultToGlobal=true"),
-    )
-    .await;
+    assert!(status == 404 || own["compatibilityLevel"] == "NONE", "{status} {own}");
+    let (_, fallback) =
+        registry_status(Method::GET, &format!("config/{subject}?defaultToGlobal=true")).await;
     assert_eq!(fallback["compatibilityLevel"], global);
     // And the subject's page says whose level it is.
     let shown = || async {
         let path = format!("/api/subject?cluster=local&subject={subject}");
         let (_, detail) = get_json(&router, &path).await;
-        (
-            detail["compatibility"].clone(),
-            detail["compatibility_overridden"].clone(),
-        )
+        (detail["compatibility"].clone(), detail["compatibility_overridden"].clone())
     };
     assert_eq!(shown().await, (global.clone(), json!(false)));
     // A level of its own that happens to be NONE is the subject's own.
@@ -532,35 +423,17 @@ async fn versions_are_soft_deleted_then_deleted_for_good_and_references_keep_the
         body
     };
     let listed = |deleted: bool| {
-        let path = if deleted {
-            format!("{path}?deleted=true")
-        } else {
-            path.clone()
-        };
+        let path = if deleted { format!("{path}?deleted=true") } else { path.clone() };
         async move { registry_status(Method::GET, &path).await }
     };
 
     // A version another subject references stays, and the refusal names the user.
     let (status, refused) = post(&router, "/api/delete_schema", delete(Some(2), false)).await;
-    assert_eq!(
-        (status.as_u16(), refused["code"].as_str()),
-        (409, Some("ADMIN")),
-        "{refused}"
-    );
-    assert!(
-        refused["message"]
-            .as_str()
-            .unwrap_or_default()
-            .contains(&user),
-        "{refused}"
-    );
+    assert_eq!((status.as_u16(), refused["code"].as_str()), (409, Some("ADMIN")), "{refused}");
+    assert!(refused["message"].as_str().unwrap_or_default().contains(&user), "{refused}");
     // Permanent before soft: refused, as the registry's API defines it.
     let (status, early) = post(&router, "/api/delete_schema", delete(Some(1), true)).await;
-    assert_eq!(
-        (status.as_u16(), early["code"].as_str()),
-        (409, Some("ADMIN")),
-        "{early}"
-    );
+    assert_eq!((status.as_u16(), early["code"].as_str()), (409, Some("ADMIN")), "{early}");
 
     let (status, preview) = post(
         &router,
@@ -568,78 +441,36 @@ async fn versions_are_soft_deleted_then_deleted_for_good_and_references_keep_the
         json!({"cluster": "local", "subject": subject, "version": 1, "dry_run": true}),
     )
     .await;
-    assert_eq!(
-        (status.as_u16(), &preview["versions"]),
-        (200, &json!([1])),
-        "{preview}"
-    );
-    assert_eq!(
-        listed(false).await.1,
-        json!([1, 2]),
-        "the dry run deleted nothing"
-    );
+    assert_eq!((status.as_u16(), &preview["versions"]), (200, &json!([1])), "{preview}");
+    assert_eq!(listed(false).await.1, json!([1, 2]), "the dry run deleted nothing");
 
     let (status, soft) = post(&router, "/api/delete_schema", delete(Some(1), false)).await;
-    assert_eq!(
-        (status.as_u16(), &soft["versions"]),
-        (200, &json!([1])),
-        "{soft}"
-    );
+    assert_eq!((status.as_u16(), &soft["versions"]), (200, &json!([1])), "{soft}");
     assert_eq!(listed(false).await.1, json!([2]));
-    assert_eq!(
-        listed(true).await.1,
-        json!([1, 2]),
-        "soft-deleted, still held"
-    );
-    let (_, detail) = get_json(
-        &router,
-        &format!("/api/subject?cluster=local&subject={subject}"),
-    )
-    .await;
+    assert_eq!(listed(true).await.1, json!([1, 2]), "soft-deleted, still held");
+    let (_, detail) =
+        get_json(&router, &format!("/api/subject?cluster=local&subject={subject}")).await;
     assert_eq!(detail["deleted_versions"], json!([1]), "{detail}");
 
     let (status, hard) = post(&router, "/api/delete_schema", delete(Some(1), true)).await;
-    assert_eq!(
-        (status.as_u16(), &hard["versions"]),
-        (200, &json!([1])),
-        "{hard}"
-    );
+    assert_eq!((status.as_u16(), &hard["versions"]), (200, &json!([1])), "{hard}");
     assert_eq!(listed(true).await.1, json!([2]), "gone for good");
 
     // The whole subject, once its user is gone: soft, then for good.
     registry_status(Method::DELETE, &format!("subjects/{user}")).await;
     registry_status(Method::DELETE, &format!("subjects/{user}?permanent=true")).await;
     let (status, soft) = post(&router, "/api/delete_schema", delete(None, false)).await;
-    assert_eq!(
-        (status.as_u16(), &soft["versions"]),
-        (200, &json!([2])),
-        "{soft}"
-    );
+    assert_eq!((status.as_u16(), &soft["versions"]), (200, &json!([2])), "{soft}");
     assert_eq!(listed(false).await.0, 404);
-    let (status, detail) = get_json(
-        &router,
-        &format!("/api/subject?cluster=local&subject={subject}"),
-    )
-    .await;
-    assert_eq!(
-        (status, &detail["deleted_versions"]),
-        (200, &json!([2])),
-        "{detail}"
-    );
+    let (status, detail) =
+        get_json(&router, &format!("/api/subject?cluster=local&subject={subject}")).await;
+    assert_eq!((status, &detail["deleted_versions"]), (200, &json!([2])), "{detail}");
     let (status, hard) = post(&router, "/api/delete_schema", delete(None, true)).await;
-    assert_eq!(
-        (status.as_u16(), &hard["versions"]),
-        (200, &json!([2])),
-        "{hard}"
-    );
+    assert_eq!((status.as_u16(), &hard["versions"]), (200, &json!([2])), "{hard}");
     assert_eq!(listed(true).await.0, 404, "the subject is gone for good");
 
     let (status, gone) = post(&router, "/api/delete_schema", delete(Some(1), false)).await;
-    assert_eq!(
-        (status.as_u16(), gone["code"].as_str()),
-        (404, Some("NOT_FOUND")),
-        "{gone}"
-    );
+    assert_eq!((status.as_u16(), gone["code"].as_str()), (404, Some("NOT_FOUND")), "{gone}");
 }
 
 /// A subject a scope covers by its own name, named after a topic the scoped catalog hides:
@@ -649,20 +480,12 @@ async fn a_subject_s_page_never_names_a_topic_the_scope_hides() {
     let topic = unique("it-hidden-behind");
     create_topic(&topic, 1).await;
     let subject = format!("{topic}-value");
-    registry(
-        Method::POST,
-        &format!("subjects/{subject}/versions"),
-        json!({ "schema": V1 }),
-    )
-    .await;
+    registry(Method::POST, &format!("subjects/{subject}/versions"), json!({ "schema": V1 })).await;
     let yaml = registry_ceiling_yaml(
         "schema_text",
         &format!("  resources:\n    subjects: [\"{subject}\"]\n"),
     )
-    .replace(
-        "    writable: true\n",
-        "    writable: true\n    catalog: scoped\n",
-    );
+    .replace("    writable: true\n", "    writable: true\n    catalog: scoped\n");
     let service = ceiling_service(&yaml).await;
     let caller = server::auth::Caller::Mcp(None);
     let seen = server::service::schemas::subject(

@@ -6,11 +6,7 @@ use crate::support::*;
 async fn search_finds_a_topic_despite_a_typo() {
     let topic = unique("it-searchable");
     create_topic(&topic, 1).await;
-    let router = router(&format!(
-        "clusters:\n{}",
-        scram_cluster("local", "klens-secret")
-    ))
-    .await;
+    let router = router(&format!("clusters:\n{}", scram_cluster("local", "klens-secret"))).await;
     // Swap two letters of the name: "it-saerchable-…".
     let typo = topic.replacen("searchable", "saerchable", 1);
     let (status, bytes) = get_raw(&router, &format!("/api/search?q={typo}")).await;

@@ -34,13 +34,7 @@ async fn every_client_security_mode_reaches_the_cluster() {
     for entry in catalog.clusters() {
         entry.refresh().await;
         let summary = entry.summary();
-        assert_eq!(
-            summary.health.status,
-            HealthStatus::Ok,
-            "{}: {:?}",
-            entry.name,
-            summary.health
-        );
+        assert_eq!(summary.health.status, HealthStatus::Ok, "{}: {:?}", entry.name, summary.health);
         assert!(summary.topics.is_some_and(|n| n > 0), "{}", entry.name);
     }
 }
@@ -66,10 +60,7 @@ fn the_sasl_password_never_reaches_the_log() {
     drop(listener);
     let path = write_temp(
         "config.yaml",
-        &format!(
-            "listen: 127.0.0.1:{port}\nclusters:\n{}",
-            scram_cluster("badauth", &secret)
-        ),
+        &format!("listen: 127.0.0.1:{port}\nclusters:\n{}", scram_cluster("badauth", &secret)),
     );
     let mut child = klens()
         .args(["--config"])
@@ -86,15 +77,9 @@ fn the_sasl_password_never_reaches_the_log() {
     }
     let _ = child.kill();
     let out = child.wait_with_output().expect("output");
-    let log = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(
-        log.contains("metadata refresh failed"),
-        "no refresh failure logged:\n{log}"
-    );
+    let log =
+        format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(log.contains("metadata refresh failed"), "no refresh failure logged:\n{log}");
     assert!(!log.contains(&secret), "the password leaked into the log");
 }
 
@@ -103,11 +88,7 @@ fn http_status(port: u16, path: &str) -> Option<u16> {
     use std::io::{Read, Write};
     let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).ok()?;
     stream.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
-    write!(
-        stream,
-        "GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
-    )
-    .ok()?;
+    write!(stream, "GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n").ok()?;
     let mut head = [0u8; 12];
     stream.read_exact(&mut head).ok()?;
     std::str::from_utf8(&head[9..12]).ok()?.parse().ok()
@@ -159,27 +140,15 @@ async fn an_encrypted_client_key_shows_topics_groups_lag_and_sizes() {
     let entry = catalog.get("mtls-encrypted").expect("configured");
     entry.refresh().await;
     let summary = entry.summary();
-    assert_eq!(
-        summary.health.status,
-        HealthStatus::Ok,
-        "{:?}",
-        summary.health
-    );
+    assert_eq!(summary.health.status, HealthStatus::Ok, "{:?}", summary.health);
     entry.refresh_groups().await;
     entry.refresh_log_dirs().await;
     let state = entry.state();
     assert_eq!(state.groups.error, None);
     assert_eq!(state.log_dirs.error, None);
     let detail = entry.group(&group).expect("the group is listed");
-    let offset = detail
-        .offsets
-        .iter()
-        .find(|o| o.topic == topic)
-        .expect("its offset on the topic");
-    assert_eq!(
-        (offset.committed, offset.end, offset.lag),
-        (Some(2), Some(5), Some(3))
-    );
+    let offset = detail.offsets.iter().find(|o| o.topic == topic).expect("its offset on the topic");
+    assert_eq!((offset.committed, offset.end, offset.lag), (Some(2), Some(5), Some(3)));
     let sizes = entry.topic(&topic).expect("the topic").size_bytes;
     assert!(sizes.is_some_and(|b| b > 0), "{sizes:?}");
 

@@ -56,8 +56,7 @@ impl Browser {
             if removed {
                 self.cookies.remove(cookie.name());
             } else {
-                self.cookies
-                    .insert(cookie.name().to_string(), cookie.value().to_string());
+                self.cookies.insert(cookie.name().to_string(), cookie.value().to_string());
             }
             set.push(cookie);
         }
@@ -83,18 +82,8 @@ impl Browser {
             .get(header::LOCATION)
             .map(|l| l.to_str().expect("a location").to_string());
         let set_cookies = self.keep(response.headers());
-        let bytes = response
-            .into_body()
-            .collect()
-            .await
-            .expect("body")
-            .to_bytes();
-        Answer {
-            status,
-            location,
-            set_cookies,
-            body: String::from_utf8_lossy(&bytes).into_owned(),
-        }
+        let bytes = response.into_body().collect().await.expect("body").to_bytes();
+        Answer { status, location, set_cookies, body: String::from_utf8_lossy(&bytes).into_owned() }
     }
 
     /// Signs `user` in at the provider, from the URL klens sent the browser to, up to where
@@ -143,11 +132,7 @@ impl Browser {
                         .to_string()
                 }
             };
-            url = if next.starts_with('/') {
-                format!("{PROVIDER}{next}")
-            } else {
-                next
-            };
+            url = if next.starts_with('/') { format!("{PROVIDER}{next}") } else { next };
         }
         panic!("the provider never sent the browser back to klens");
     }
@@ -210,10 +195,7 @@ async fn the_sign_in_cookie_is_narrow_signed_and_taken_once() {
     assert_eq!(cookie.same_site(), Some(SameSite::Lax));
     assert_eq!(cookie.path(), Some("/auth"));
     assert_eq!(cookie.secure(), None);
-    assert_eq!(
-        cookie.max_age(),
-        Some(tower_sessions::cookie::time::Duration::minutes(10))
-    );
+    assert_eq!(cookie.max_age(), Some(tower_sessions::cookie::time::Duration::minutes(10)));
 
     // An altered cookie is no sign-in at all.
     let mut forger = bob.clone();
@@ -221,10 +203,8 @@ async fn the_sign_in_cookie_is_narrow_signed_and_taken_once() {
     let last = if value.ends_with('A') { "B" } else { "A" };
     let altered = format!("{}{last}", &value[..value.len() - 1]);
     forger.cookies.insert("klens_sign_in".into(), altered);
-    let callback = forger
-        .clone()
-        .at_provider(answer.location.clone().expect("to the provider"), "bob")
-        .await;
+    let callback =
+        forger.clone().at_provider(answer.location.clone().expect("to the provider"), "bob").await;
     let refused = forger.klens(&router, &callback).await;
     assert_eq!(refused.status, StatusCode::BAD_REQUEST);
     assert!(refused.body.contains("expired or was already used"));
@@ -235,10 +215,7 @@ async fn the_sign_in_cookie_is_narrow_signed_and_taken_once() {
     let before = bob.clone();
     let answer = bob.klens(&router, &callback).await;
     assert_eq!(answer.status, StatusCode::SEE_OTHER, "{}", answer.body);
-    assert!(
-        !bob.cookies.contains_key("klens_sign_in"),
-        "the callback removes the sign-in cookie"
-    );
+    assert!(!bob.cookies.contains_key("klens_sign_in"), "the callback removes the sign-in cookie");
     assert_eq!(bob.whoami(&router).await.0, StatusCode::OK);
 
     // The same callback again, with the cookie it came with.

@@ -27,18 +27,10 @@ async fn sizes_come_from_log_dirs_and_match_the_files_on_disk() {
     entry.refresh_log_dirs().await;
 
     let brokers = entry.brokers();
-    assert_eq!(
-        brokers.controller,
-        Some(1),
-        "the single node leads the quorum"
-    );
+    assert_eq!(brokers.controller, Some(1), "the single node leads the quorum");
     let broker = &brokers.brokers[0];
     assert!(broker.controller);
-    assert!(
-        broker.log_dirs_error.is_none(),
-        "{:?}",
-        broker.log_dirs_error
-    );
+    assert!(broker.log_dirs_error.is_none(), "{:?}", broker.log_dirs_error);
     let dir = &broker.log_dirs[0];
     assert!(dir.error.is_none());
     assert!(dir.total_bytes.unwrap_or(0) >= dir.usable_bytes.unwrap_or(0));
@@ -71,12 +63,7 @@ async fn without_describe_on_the_cluster_sizes_stay_empty_and_the_rest_works() {
     entry.refresh_groups().await;
 
     let summary = entry.summary();
-    assert_eq!(
-        summary.health.status,
-        HealthStatus::Ok,
-        "{:?}",
-        summary.health
-    );
+    assert_eq!(summary.health.status, HealthStatus::Ok, "{:?}", summary.health);
     assert_eq!(summary.size_bytes, None);
     let topics = entry.topics(&Default::default()).topics;
     let click = topics
@@ -86,10 +73,7 @@ async fn without_describe_on_the_cluster_sizes_stay_empty_and_the_rest_works() {
     assert_eq!(click.size_bytes, None);
     assert!(click.records.is_some(), "watermarks still work");
     let brokers = entry.brokers();
-    let error = brokers.brokers[0]
-        .log_dirs_error
-        .clone()
-        .expect("log dirs refused");
+    let error = brokers.brokers[0].log_dirs_error.clone().expect("log dirs refused");
     assert!(error.contains("ClusterAuthorizationFailed"), "{error}");
     assert_eq!(brokers.controller, None);
     assert!(entry.state().groups.error.is_none(), "groups still read");

@@ -21,10 +21,7 @@ pub(crate) const OPEN_PORT: &str = "127.0.0.1:19092";
 pub(crate) const SCRAM_PORT: &str = "127.0.0.1:19094";
 
 pub(crate) fn unique(prefix: &str) -> String {
-    let nanos = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_nanos())
-        .unwrap_or(0);
+    let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
     format!("{prefix}-{nanos}")
 }
 
@@ -40,10 +37,8 @@ pub(crate) fn scram_cluster(name: &str, password: &str) -> String {
 }
 
 pub(crate) async fn create_topic(name: &str, partitions: i32) {
-    let admin: AdminClient<DefaultClientContext> = ClientConfig::new()
-        .set("bootstrap.servers", OPEN_PORT)
-        .create()
-        .expect("admin client");
+    let admin: AdminClient<DefaultClientContext> =
+        ClientConfig::new().set("bootstrap.servers", OPEN_PORT).create().expect("admin client");
     let topic = NewTopic::new(name, partitions, TopicReplication::Fixed(1));
     let results = admin
         .create_topics(
@@ -63,11 +58,7 @@ pub(crate) fn kafka_topics() -> Vec<(String, usize)> {
         .args(["-b", OPEN_PORT, "-L", "-J"])
         .output()
         .expect("kcat runs (is it installed?)");
-    assert!(
-        out.status.success(),
-        "kcat failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "kcat failed: {}", String::from_utf8_lossy(&out.stderr));
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("kcat JSON");
     let mut topics: Vec<(String, usize)> = json["topics"]
         .as_array()
@@ -88,11 +79,7 @@ pub(crate) fn klens() -> Command {
 }
 
 pub(crate) fn check_config(path: &std::path::Path) -> std::process::Output {
-    klens()
-        .args(["--check-config", "--config"])
-        .arg(path)
-        .output()
-        .expect("klens runs")
+    klens().args(["--check-config", "--config"]).arg(path).output().expect("klens runs")
 }
 
 pub(crate) fn write_temp(name: &str, contents: &str) -> std::path::PathBuf {
@@ -106,9 +93,7 @@ pub(crate) fn write_temp(name: &str, contents: &str) -> std::path::PathBuf {
 /// The UI door's state over `config` and `catalog`, built as `main` builds it: one service,
 /// handed to the door.
 pub(crate) fn state_over(config: &Config, catalog: Arc<Catalog>) -> AppState {
-    let leptos = leptos::config::LeptosOptions::builder()
-        .output_name("klens")
-        .build();
+    let leptos = leptos::config::LeptosOptions::builder().output_name("klens").build();
     let service = server::service::Service::from_config(config, catalog).expect("service");
     AppState::new(leptos, config, Arc::new(service)).expect("state")
 }
@@ -136,9 +121,7 @@ pub(crate) async fn router_and_catalog(yaml: &str) -> (axum::Router, Arc<Catalog
 }
 
 pub(crate) async fn post(
-    router: &axum::Router,
-    path: &str,
-    body: serde_json::Value,
+    router: &axum::Router, path: &str, body: serde_json::Value,
 ) -> (StatusCode, serde_json::Value) {
     let request = Request::post(path)
         .header("host", "127.0.0.1:8080")
@@ -154,8 +137,7 @@ pub(crate) async fn post(
 /// Refreshes until `ready` holds (Kafka's metadata and offsets can lag a change by a moment);
 /// gives up after five seconds and lets the caller's assertions say what is missing.
 pub(crate) async fn refresh_until(
-    entry: &server::catalog::ClusterEntry,
-    ready: impl Fn(&server::catalog::ClusterEntry) -> bool,
+    entry: &server::catalog::ClusterEntry, ready: impl Fn(&server::catalog::ClusterEntry) -> bool,
 ) {
     for _ in 0..20 {
         entry.refresh().await;
@@ -169,19 +151,13 @@ pub(crate) async fn refresh_until(
 /// Produces `count` records to each listed partition over the open port and waits for them.
 pub(crate) fn produce(topic: &str, counts: &[(i32, usize)]) {
     use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
-    let producer: BaseProducer = ClientConfig::new()
-        .set("bootstrap.servers", OPEN_PORT)
-        .create()
-        .expect("producer");
+    let producer: BaseProducer =
+        ClientConfig::new().set("bootstrap.servers", OPEN_PORT).create().expect("producer");
     for &(partition, count) in counts {
         for i in 0..count {
             let payload = format!("record {i}");
             producer
-                .send(
-                    BaseRecord::<str, str>::to(topic)
-                        .partition(partition)
-                        .payload(&payload),
-                )
+                .send(BaseRecord::<str, str>::to(topic).partition(partition).payload(&payload))
                 .unwrap_or_else(|(e, _)| panic!("send: {e}"));
         }
     }
@@ -192,20 +168,14 @@ pub(crate) fn produce(topic: &str, counts: &[(i32, usize)]) {
 /// port and waits for them.
 pub(crate) fn produce_values(topic: &str, values: &[(i32, Option<Vec<u8>>)]) {
     use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
-    let producer: BaseProducer = ClientConfig::new()
-        .set("bootstrap.servers", OPEN_PORT)
-        .create()
-        .expect("producer");
+    let producer: BaseProducer =
+        ClientConfig::new().set("bootstrap.servers", OPEN_PORT).create().expect("producer");
     for (partition, value) in values {
-        let mut record = BaseRecord::<str, [u8]>::to(topic)
-            .partition(*partition)
-            .key("k");
+        let mut record = BaseRecord::<str, [u8]>::to(topic).partition(*partition).key("k");
         if let Some(value) = value {
             record = record.payload(value.as_slice());
         }
-        producer
-            .send(record)
-            .unwrap_or_else(|(e, _)| panic!("send: {e}"));
+        producer.send(record).unwrap_or_else(|(e, _)| panic!("send: {e}"));
     }
     producer.flush(Duration::from_secs(10)).expect("flush");
 }
@@ -213,8 +183,7 @@ pub(crate) fn produce_values(topic: &str, values: &[(i32, Option<Vec<u8>>)]) {
 /// The status and JSON answer (`null` when there is none) of one call to the dev stack's
 /// registry, whatever the status.
 pub(crate) async fn registry_status(
-    method: reqwest::Method,
-    path: &str,
+    method: reqwest::Method, path: &str,
 ) -> (u16, serde_json::Value) {
     let url = format!("http://127.0.0.1:18081/apis/ccompat/v7/{path}");
     let response = reqwest::Client::new()
@@ -223,10 +192,7 @@ pub(crate) async fn registry_status(
         .await
         .unwrap_or_else(|e| panic!("{url}: {e}"));
     let status = response.status().as_u16();
-    (
-        status,
-        response.json().await.unwrap_or(serde_json::Value::Null),
-    )
+    (status, response.json().await.unwrap_or(serde_json::Value::Null))
 }
 
 /// The client certificate files `dev/stack` generates for its mutual-TLS listener. The folder is
@@ -256,26 +222,18 @@ pub(crate) fn commit_offsets(group: &str, topic: &str, offsets: &[(i32, i64)]) {
         list.add_partition_offset(topic, partition, rdkafka::Offset::Offset(offset))
             .expect("partition");
     }
-    consumer
-        .commit(&list, CommitMode::Sync)
-        .expect("offsets committed");
+    consumer.commit(&list, CommitMode::Sync).expect("offsets committed");
 }
 
 /// A catalog of the dev stack as one cluster `local`, reached over SCRAM as klens.
 pub(crate) fn scram_catalog() -> Catalog {
-    Catalog::new(&config(&format!(
-        "clusters:\n{}",
-        scram_cluster("local", "klens-secret")
-    )))
+    Catalog::new(&config(&format!("clusters:\n{}", scram_cluster("local", "klens-secret"))))
 }
 
 /// A member that has joined `group` on `topic` with the rebalance `protocol` (`classic`, or
 /// `consumer` for KIP-848) and holds its assignment.
 pub(crate) fn join_group(
-    group: &str,
-    topic: &str,
-    client_id: &str,
-    protocol: &str,
+    group: &str, topic: &str, client_id: &str, protocol: &str,
 ) -> rdkafka::consumer::BaseConsumer {
     use rdkafka::consumer::{BaseConsumer, Consumer};
     let consumer: BaseConsumer = ClientConfig::new()
@@ -289,11 +247,7 @@ pub(crate) fn join_group(
     consumer.subscribe(&[topic]).expect("subscribe");
     for _ in 0..60 {
         let _ = consumer.poll(Duration::from_millis(250));
-        if consumer
-            .assignment()
-            .map(|a| a.count() > 0)
-            .unwrap_or(false)
-        {
+        if consumer.assignment().map(|a| a.count() > 0).unwrap_or(false) {
             return consumer;
         }
     }
@@ -302,9 +256,7 @@ pub(crate) fn join_group(
 
 /// Calls the dev stack's registry and returns the JSON answer.
 pub(crate) async fn registry(
-    method: reqwest::Method,
-    path: &str,
-    body: serde_json::Value,
+    method: reqwest::Method, path: &str, body: serde_json::Value,
 ) -> serde_json::Value {
     let url = format!("http://127.0.0.1:18081/apis/ccompat/v7/{path}");
     let response = reqwest::Client::new()
@@ -314,37 +266,22 @@ pub(crate) async fn registry(
         .send()
         .await
         .unwrap_or_else(|e| panic!("{url}: {e}"));
-    assert!(
-        response.status().is_success(),
-        "{url}: {}",
-        response.status()
-    );
+    assert!(response.status().is_success(), "{url}: {}", response.status());
     response.json().await.expect("registry JSON")
 }
 
 /// GETs `path` from the router and returns the status and the raw body.
 pub(crate) async fn get_raw(router: &axum::Router, path: &str) -> (StatusCode, Vec<u8>) {
-    let request = Request::get(path)
-        .header("host", "127.0.0.1:8080")
-        .body(Body::empty())
-        .expect("request");
+    let request =
+        Request::get(path).header("host", "127.0.0.1:8080").body(Body::empty()).expect("request");
     send(router, request).await
 }
 
 /// Sends `request` through the router and returns the status and the whole body.
 pub(crate) async fn send(router: &axum::Router, request: Request<Body>) -> (StatusCode, Vec<u8>) {
-    let response = router
-        .clone()
-        .oneshot(request)
-        .await
-        .expect("router answers");
+    let response = router.clone().oneshot(request).await.expect("router answers");
     let status = response.status();
-    let bytes = response
-        .into_body()
-        .collect()
-        .await
-        .expect("body")
-        .to_bytes();
+    let bytes = response.into_body().collect().await.expect("body").to_bytes();
     (status, bytes.to_vec())
 }
 
@@ -357,23 +294,10 @@ pub(crate) fn dev_python(script: &str, args: &[&str]) -> String {
         .current_dir(&root)
         .output()
         .expect("bash");
-    assert!(
-        venv.status.success(),
-        "{}",
-        String::from_utf8_lossy(&venv.stderr)
-    );
+    assert!(venv.status.success(), "{}", String::from_utf8_lossy(&venv.stderr));
     let python = Path::new(String::from_utf8_lossy(&venv.stdout).trim()).join("bin/python");
-    let out = Command::new(python)
-        .arg("-c")
-        .arg(script)
-        .args(args)
-        .output()
-        .expect("python");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = Command::new(python).arg("-c").arg(script).args(args).output().expect("python");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     String::from_utf8(out.stdout).expect("UTF-8")
 }
 
@@ -387,21 +311,14 @@ pub(crate) fn watermarks(topic: &str, partitions: i32) -> Vec<(i64, i64)> {
         .create()
         .expect("consumer");
     (0..partitions)
-        .map(|p| {
-            consumer
-                .fetch_watermarks(topic, p, Duration::from_secs(10))
-                .expect("watermarks")
-        })
+        .map(|p| consumer.fetch_watermarks(topic, p, Duration::from_secs(10)).expect("watermarks"))
         .collect()
 }
 
 /// GETs `path` from the router: the status and the JSON answer.
 pub(crate) async fn get_json(router: &axum::Router, path: &str) -> (u16, serde_json::Value) {
     let (status, body) = get_raw(router, path).await;
-    (
-        status.as_u16(),
-        serde_json::from_slice(&body).expect("JSON"),
-    )
+    (status.as_u16(), serde_json::from_slice(&body).expect("JSON"))
 }
 
 /// Runs one of Kafka's own command-line tools (its class, as `dev/stack kafka` takes it).
@@ -418,11 +335,7 @@ fn run_kafka_tool(class: &str, args: &[&str]) -> std::process::Output {
 /// Runs one of Kafka's own tools and gives back what it prints.
 pub(crate) fn kafka_tool(class: &str, args: &[&str]) -> String {
     let out = run_kafka_tool(class, args);
-    assert!(
-        out.status.success(),
-        "{class} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "{class} failed: {}", String::from_utf8_lossy(&out.stderr));
     String::from_utf8(out.stdout).expect("UTF-8")
 }
 
@@ -498,21 +411,15 @@ pub(crate) async fn sign_in(router: &axum::Router, user: &str) -> String {
         }
         r.body(Body::empty()).expect("request")
     };
-    let started = router
-        .clone()
-        .oneshot(request("/auth/login", None))
-        .await
-        .expect("router answers");
+    let started =
+        router.clone().oneshot(request("/auth/login", None)).await.expect("router answers");
     assert!(started.status().is_redirection(), "{}", started.status());
     let pending = set_cookies(started.headers())
         .into_iter()
         .map(|(n, v)| format!("{n}={v}"))
         .collect::<Vec<_>>()
         .join("; ");
-    let mut location = started.headers()["location"]
-        .to_str()
-        .expect("location")
-        .to_string();
+    let mut location = started.headers()["location"].to_str().expect("location").to_string();
 
     // The provider's side, with its own cookies, one redirect at a time.
     let provider = reqwest::Client::builder()
@@ -530,11 +437,7 @@ pub(crate) async fn sign_in(router: &axum::Router, user: &str) -> String {
         } else {
             location.clone()
         };
-        let cookies = jar
-            .iter()
-            .map(|(n, v)| format!("{n}={v}"))
-            .collect::<Vec<_>>()
-            .join("; ");
+        let cookies = jar.iter().map(|(n, v)| format!("{n}={v}")).collect::<Vec<_>>().join("; ");
         let mut response = provider
             .get(&url)
             .header("cookie", &cookies)
@@ -545,11 +448,8 @@ pub(crate) async fn sign_in(router: &axum::Router, user: &str) -> String {
         if response.status().is_success() {
             // The login form: post the user's name and password to it.
             let login = format!("{}/login", url.split('?').next().unwrap_or(&url));
-            let cookies = jar
-                .iter()
-                .map(|(n, v)| format!("{n}={v}"))
-                .collect::<Vec<_>>()
-                .join("; ");
+            let cookies =
+                jar.iter().map(|(n, v)| format!("{n}={v}")).collect::<Vec<_>>().join("; ");
             response = provider
                 .post(&login)
                 .header("cookie", &cookies)
@@ -560,24 +460,13 @@ pub(crate) async fn sign_in(router: &axum::Router, user: &str) -> String {
                 .unwrap_or_else(|e| panic!("{login}: {e}"));
             jar.extend(set_cookies(response.headers()));
         }
-        assert!(
-            response.status().is_redirection(),
-            "{url}: {}",
-            response.status()
-        );
-        location = response.headers()["location"]
-            .to_str()
-            .expect("location")
-            .to_string();
+        assert!(response.status().is_redirection(), "{url}: {}", response.status());
+        location = response.headers()["location"].to_str().expect("location").to_string();
     }
     assert!(location.starts_with(callback), "{location}");
 
     let path = &location["http://127.0.0.1:8080".len()..];
-    let done = router
-        .clone()
-        .oneshot(request(path, Some(&pending)))
-        .await
-        .expect("router answers");
+    let done = router.clone().oneshot(request(path, Some(&pending))).await.expect("router answers");
     assert!(done.status().is_redirection(), "{}", done.status());
     let session = set_cookies(done.headers())
         .into_iter()
@@ -590,10 +479,7 @@ pub(crate) async fn sign_in(router: &axum::Router, user: &str) -> String {
 
 /// POSTs `body` to `path` as the session of `cookie`: the status and the JSON answer.
 pub(crate) async fn post_as(
-    router: &axum::Router,
-    cookie: &str,
-    path: &str,
-    body: serde_json::Value,
+    router: &axum::Router, cookie: &str, path: &str, body: serde_json::Value,
 ) -> (StatusCode, serde_json::Value) {
     let request = Request::post(path)
         .header("host", "127.0.0.1:8080")
@@ -609,9 +495,7 @@ pub(crate) async fn post_as(
 
 /// GETs `path` as the session of `cookie`: the status and the raw body.
 pub(crate) async fn get_as(
-    router: &axum::Router,
-    cookie: &str,
-    path: &str,
+    router: &axum::Router, cookie: &str, path: &str,
 ) -> (StatusCode, Vec<u8>) {
     let request = Request::get(path)
         .header("host", "127.0.0.1:8080")

@@ -5,10 +5,7 @@ use axum::http::StatusCode;
 use crate::support::*;
 
 fn topic_partitions(name: &str) -> Option<usize> {
-    kafka_topics()
-        .into_iter()
-        .find(|(t, _)| t == name)
-        .map(|(_, p)| p)
+    kafka_topics().into_iter().find(|(t, _)| t == name).map(|(_, p)| p)
 }
 
 /// Two views of the same Kafka, writable and read-only, plus one as a Kafka user without the
@@ -43,11 +40,7 @@ async fn create_and_delete_topic_follow_the_whole_chain() {
         serde_json::json!({ "cluster": "rw", "topic": topic, "partitions": 1, "replication_factor": 9, "dry_run": true }),
     )
     .await;
-    assert_eq!(
-        (status.as_u16(), body["code"].as_str()),
-        (422, Some("ADMIN")),
-        "{body}"
-    );
+    assert_eq!((status.as_u16(), body["code"].as_str()), (422, Some("ADMIN")), "{body}");
 
     // Allowed: created in Kafka with the partitions asked for.
     let (status, body) = post(
@@ -57,10 +50,7 @@ async fn create_and_delete_topic_follow_the_whole_chain() {
     )
     .await;
     assert_eq!(status, StatusCode::OK, "{body}");
-    assert_eq!(
-        body,
-        serde_json::json!({ "cluster": "rw", "topic": topic, "dry_run": false })
-    );
+    assert_eq!(body, serde_json::json!({ "cluster": "rw", "topic": topic, "dry_run": false }));
     assert_eq!(topic_partitions(&topic), Some(3));
 
     // Kafka's own refusal of a duplicate: ADMIN, 409, with Kafka's error name.
@@ -70,11 +60,7 @@ async fn create_and_delete_topic_follow_the_whole_chain() {
         serde_json::json!({ "cluster": "rw", "topic": topic, "partitions": 3 }),
     )
     .await;
-    assert_eq!(
-        (status, body["code"].as_str()),
-        (StatusCode::CONFLICT, Some("ADMIN")),
-        "{body}"
-    );
+    assert_eq!((status, body["code"].as_str()), (StatusCode::CONFLICT, Some("ADMIN")), "{body}");
     assert_eq!(body["kafka_error"], "TopicAlreadyExists");
 
     // Read-only cluster: refused before the privilege, and nothing reaches Kafka.
@@ -85,29 +71,19 @@ async fn create_and_delete_topic_follow_the_whole_chain() {
         serde_json::json!({ "cluster": "ro", "topic": other, "partitions": 1 }),
     )
     .await;
-    assert_eq!(
-        (status, body["code"].as_str()),
-        (StatusCode::FORBIDDEN, Some("READ_ONLY_CLUSTER"))
-    );
-    let (status, body) = post(
-        &router,
-        "/api/delete_topic",
-        serde_json::json!({ "cluster": "ro", "topic": topic }),
-    )
-    .await;
-    assert_eq!(
-        (status, body["code"].as_str()),
-        (StatusCode::FORBIDDEN, Some("READ_ONLY_CLUSTER"))
-    );
+    assert_eq!((status, body["code"].as_str()), (StatusCode::FORBIDDEN, Some("READ_ONLY_CLUSTER")));
+    let (status, body) =
+        post(&router, "/api/delete_topic", serde_json::json!({ "cluster": "ro", "topic": topic }))
+            .await;
+    assert_eq!((status, body["code"].as_str()), (StatusCode::FORBIDDEN, Some("READ_ONLY_CLUSTER")));
     assert_eq!(topic_partitions(&other), None);
     assert_eq!(topic_partitions(&topic), Some(3));
 
     // Internal topics (Kafka's own flag) are never changed, and the check comes before the
     // arguments.
-    for (path, name) in [
-        ("/api/create_topic", "__consumer_offsets"),
-        ("/api/delete_topic", "__consumer_offsets"),
-    ] {
+    for (path, name) in
+        [("/api/create_topic", "__consumer_offsets"), ("/api/delete_topic", "__consumer_offsets")]
+    {
         let (status, body) = post(
             &router,
             path,
@@ -134,11 +110,8 @@ async fn create_and_delete_topic_follow_the_whole_chain() {
         assert_eq!(status, StatusCode::OK, "{path}: {body}");
         if path == "/api/create_topic" {
             assert_eq!(topic_partitions(&underscored), Some(1));
-            let (status, detail) = get_raw(
-                &router,
-                &format!("/api/topic?cluster=rw&topic={underscored}"),
-            )
-            .await;
+            let (status, detail) =
+                get_raw(&router, &format!("/api/topic?cluster=rw&topic={underscored}")).await;
             assert_eq!(status, StatusCode::OK);
             let detail: serde_json::Value = serde_json::from_slice(&detail).expect("json");
             assert_eq!(detail["internal"], serde_json::json!(false), "{detail}");
@@ -158,11 +131,7 @@ async fn create_and_delete_topic_follow_the_whole_chain() {
     .await;
     assert_eq!(
         (status, body["code"].as_str(), body["field"].as_str()),
-        (
-            StatusCode::BAD_REQUEST,
-            Some("BAD_REQUEST"),
-            Some("partitions")
-        )
+        (StatusCode::BAD_REQUEST, Some("BAD_REQUEST"), Some("partitions"))
     );
 
     // An unknown cluster: 404 UNKNOWN_CLUSTER whatever the rest says.
@@ -185,20 +154,13 @@ async fn create_and_delete_topic_follow_the_whole_chain() {
         serde_json::json!({ "cluster": "weak", "topic": other, "partitions": 1 }),
     )
     .await;
-    assert_eq!(
-        (status, body["code"].as_str()),
-        (StatusCode::FORBIDDEN, Some("REFUSED")),
-        "{body}"
-    );
+    assert_eq!((status, body["code"].as_str()), (StatusCode::FORBIDDEN, Some("REFUSED")), "{body}");
     assert_eq!(topic_partitions(&other), None);
 
     // Delete: gone from Kafka; a second delete is NOT_FOUND.
-    let (status, body) = post(
-        &router,
-        "/api/delete_topic",
-        serde_json::json!({ "cluster": "rw", "topic": topic }),
-    )
-    .await;
+    let (status, body) =
+        post(&router, "/api/delete_topic", serde_json::json!({ "cluster": "rw", "topic": topic }))
+            .await;
     assert_eq!(status, StatusCode::OK, "{body}");
     let mut gone = false;
     for _ in 0..20 {
@@ -209,12 +171,9 @@ async fn create_and_delete_topic_follow_the_whole_chain() {
         tokio::time::sleep(Duration::from_millis(250)).await;
     }
     assert!(gone, "the topic is still listed by Kafka");
-    let (status, body) = post(
-        &router,
-        "/api/delete_topic",
-        serde_json::json!({ "cluster": "rw", "topic": topic }),
-    )
-    .await;
+    let (status, body) =
+        post(&router, "/api/delete_topic", serde_json::json!({ "cluster": "rw", "topic": topic }))
+            .await;
     assert_eq!(
         (status, body["code"].as_str()),
         (StatusCode::NOT_FOUND, Some("NOT_FOUND")),
@@ -240,30 +199,15 @@ async fn record_counts_and_watermarks_match_what_was_produced() {
     assert_eq!(listed.records, Some(17));
     assert_eq!(listed.partitions, 3);
     let detail = entry.topic(&topic).expect("the topic is described");
-    let marks: Vec<_> = detail
-        .partitions
-        .iter()
-        .map(|p| (p.partition, p.low, p.high))
-        .collect();
-    assert_eq!(
-        marks,
-        [
-            (0, Some(0), Some(5)),
-            (1, Some(0), Some(0)),
-            (2, Some(0), Some(12))
-        ]
-    );
+    let marks: Vec<_> = detail.partitions.iter().map(|p| (p.partition, p.low, p.high)).collect();
+    assert_eq!(marks, [(0, Some(0), Some(5)), (1, Some(0), Some(0)), (2, Some(0), Some(12))]);
 
     // The produce rate: records added between two refreshes of a fresh projection, per second.
     let catalog = scram_catalog();
     let entry = catalog.get("local").expect("configured");
     entry.refresh().await;
     let first = entry.state().refreshed_at.expect("refreshed");
-    assert_eq!(
-        find(entry, &topic).produce_rate,
-        None,
-        "one sample has no rate"
-    );
+    assert_eq!(find(entry, &topic).produce_rate, None, "one sample has no rate");
     produce(&topic, &[(1, 20)]);
     tokio::time::sleep(Duration::from_millis(1100)).await;
     entry.refresh().await;
@@ -274,10 +218,5 @@ async fn record_counts_and_watermarks_match_what_was_produced() {
 }
 
 fn find(entry: &server::catalog::ClusterEntry, topic: &str) -> app::api::TopicSummary {
-    entry
-        .topics(&Default::default())
-        .topics
-        .into_iter()
-        .find(|t| t.name == topic)
-        .expect("listed")
+    entry.topics(&Default::default()).topics.into_iter().find(|t| t.name == topic).expect("listed")
 }

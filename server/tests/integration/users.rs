@@ -20,9 +20,7 @@ fn signs_in(user: &str, password: &str) -> bool {
         .set("sasl.password", password)
         .create()
         .expect("client");
-    consumer
-        .fetch_metadata(None, Duration::from_secs(5))
-        .is_ok()
+    consumer.fetch_metadata(None, Duration::from_secs(5)).is_ok()
 }
 
 /// Waits up to ten seconds for `signs_in` to become `want` (a change reaches every listener
@@ -44,10 +42,7 @@ fn eventually(user: &str, password: &str, want: bool) -> bool {
 async fn a_user_klens_adds_signs_in_until_klens_deletes_the_credential() {
     let user = unique("it-user");
     let password = "a long passphrase, salted by klens";
-    let yaml = format!(
-        "clusters:\n{}    writable: true\n",
-        scram_cluster("local", "klens-secret")
-    );
+    let yaml = format!("clusters:\n{}    writable: true\n", scram_cluster("local", "klens-secret"));
     let router = router(&yaml).await;
     let set = json!({"cluster": "local", "user": user, "mechanism": "SCRAM-SHA-512",
                      "iterations": 4096, "password": password});
@@ -56,10 +51,7 @@ async fn a_user_klens_adds_signs_in_until_klens_deletes_the_credential() {
     preview["dry_run"] = json!(true);
     let (status, said) = post(&router, "/api/set_scram_credential", preview).await;
     assert_eq!(status.as_u16(), 200, "{said}");
-    assert!(
-        !said.to_string().contains(password),
-        "the answer never holds the password"
-    );
+    assert!(!said.to_string().contains(password), "the answer never holds the password");
     assert!(!signs_in(&user, password), "a dry run adds nobody");
 
     let (status, done) = post(&router, "/api/set_scram_credential", set).await;
@@ -85,14 +77,7 @@ async fn a_user_klens_adds_signs_in_until_klens_deletes_the_credential() {
     let delete = json!({"cluster": "local", "user": user, "mechanism": "SCRAM-SHA-512"});
     let (status, gone) = post(&router, "/api/delete_scram_credential", delete.clone()).await;
     assert_eq!(status.as_u16(), 200, "{gone}");
-    assert!(
-        eventually(&user, password, false),
-        "the deleted user no longer signs in"
-    );
+    assert!(eventually(&user, password, false), "the deleted user no longer signs in");
     let (status, again) = post(&router, "/api/delete_scram_credential", delete).await;
-    assert_eq!(
-        (status.as_u16(), again["code"].as_str()),
-        (404, Some("NOT_FOUND")),
-        "{again}"
-    );
+    assert_eq!((status.as_u16(), again["code"].as_str()), (404, Some("NOT_FOUND")), "{again}");
 }

@@ -22,11 +22,8 @@ impl ClusterEntry {
         };
         // The catalog keeps each failure as the message it shows.
         let answers = wire.log_dirs(&brokers).await.into_iter();
-        let dirs = LogDirs::new(
-            answers
-                .map(|(id, a)| (id, a.map_err(|e| e.to_string())))
-                .collect(),
-        );
+        let dirs =
+            LogDirs::new(answers.map(|(id, a)| (id, a.map_err(|e| e.to_string()))).collect());
         let info = wire.cluster_info(&brokers).await.map_err(|e| e.to_string());
         match &dirs {
             Ok(_) => tracing::debug!(

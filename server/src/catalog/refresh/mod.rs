@@ -34,26 +34,14 @@ struct Part {
     failing: fn(&ClusterState) -> bool,
 }
 
-const METADATA: Part = Part {
-    name: "metadata",
-    failing: |s| s.last_error.is_some(),
-};
-const GROUPS: Part = Part {
-    name: "groups",
-    failing: |s| s.groups.error.is_some(),
-};
-const WATCHED_GROUPS: Part = Part {
-    name: "watched_groups",
-    failing: |s| s.groups.error.is_some(),
-};
+const METADATA: Part = Part { name: "metadata", failing: |s| s.last_error.is_some() };
+const GROUPS: Part = Part { name: "groups", failing: |s| s.groups.error.is_some() };
+const WATCHED_GROUPS: Part = Part { name: "watched_groups", failing: |s| s.groups.error.is_some() };
 const LOG_DIRS: Part = Part {
     name: "log_dirs",
     failing: |s| s.log_dirs.error.is_some() || s.cluster_info.error.is_some(),
 };
-const SUBJECTS: Part = Part {
-    name: "subjects",
-    failing: |s| s.subjects.error.is_some(),
-};
+const SUBJECTS: Part = Part { name: "subjects", failing: |s| s.subjects.error.is_some() };
 
 /// Starts every refresh loop of one cluster.
 pub fn spawn(entry: Arc<ClusterEntry>) {
@@ -71,28 +59,16 @@ pub fn spawn(entry: Arc<ClusterEntry>) {
         GROUPS_INTERVAL,
         |e| async move { e.refresh_groups().await },
     );
-    every(
-        &entry,
-        WATCHED_GROUPS,
-        WATCHED_INTERVAL,
-        WATCHED_INTERVAL,
-        |e| async move { e.refresh_watched().await },
-    );
-    every(
-        &entry,
-        LOG_DIRS,
-        Duration::ZERO,
-        LOG_DIRS_INTERVAL,
-        |e| async move { e.refresh_log_dirs().await },
-    );
+    every(&entry, WATCHED_GROUPS, WATCHED_INTERVAL, WATCHED_INTERVAL, |e| async move {
+        e.refresh_watched().await
+    });
+    every(&entry, LOG_DIRS, Duration::ZERO, LOG_DIRS_INTERVAL, |e| async move {
+        e.refresh_log_dirs().await
+    });
     if entry.has_registry() {
-        every(
-            &entry,
-            SUBJECTS,
-            Duration::ZERO,
-            SUBJECTS_INTERVAL,
-            |e| async move { e.refresh_subjects().await },
-        );
+        every(&entry, SUBJECTS, Duration::ZERO, SUBJECTS_INTERVAL, |e| async move {
+            e.refresh_subjects().await
+        });
     }
 }
 

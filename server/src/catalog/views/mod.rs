@@ -49,34 +49,25 @@ pub fn detail(name: &str, writable: bool, state: &ClusterState) -> ClusterDetail
         .map(|m| {
             m.brokers
                 .iter()
-                .map(|b| BrokerSummary {
-                    id: b.id,
-                    host: b.host.clone(),
-                    port: b.port,
-                })
+                .map(|b| BrokerSummary { id: b.id, host: b.host.clone(), port: b.port })
                 .collect()
         })
         .unwrap_or_default();
     broker_list.sort_by_key(|b| b.id);
-    ClusterDetail {
-        summary: summary(name, writable, state),
-        broker_list,
-    }
+    ClusterDetail { summary: summary(name, writable, state), broker_list }
 }
 
 /// The size of a partition: its leader's replica, as the bytes a reader of it would meet.
 fn partition_size(state: &ClusterState, topic: &str, p: &Partition) -> Option<u64> {
     let dirs = state.log_dirs.data.as_ref()?;
-    dirs.replicas
-        .get(&(topic.to_string(), p.id))?
-        .get(&p.leader)
-        .copied()
+    dirs.replicas.get(&(topic.to_string(), p.id))?.get(&p.leader).copied()
 }
 
 fn topic_size(state: &ClusterState, topic: &Topic) -> Option<u64> {
-    topic.partitions.iter().try_fold(0u64, |sum, p| {
-        Some(sum + partition_size(state, &topic.name, p)?)
-    })
+    topic
+        .partitions
+        .iter()
+        .try_fold(0u64, |sum, p| Some(sum + partition_size(state, &topic.name, p)?))
 }
 
 /// Topics as of the last refresh, in the window asked for.
@@ -177,11 +168,7 @@ pub fn topic(state: &ClusterState, name: &str) -> Option<TopicDetail> {
         name: topic.name.clone(),
         size_bytes: topic_size(state, topic),
         produce_rate: state.produce_rates.get(&topic.name).copied(),
-        produce_trend: state
-            .rate_trend
-            .get(&topic.name)
-            .cloned()
-            .unwrap_or_default(),
+        produce_trend: state.rate_trend.get(&topic.name).cloned().unwrap_or_default(),
         partitions,
         consumers,
         refreshed_at: state.refreshed_at,
@@ -223,10 +210,7 @@ fn uncommitted(state: &ClusterState, offsets: &[GroupOffset]) -> Vec<GroupOffset
             continue;
         };
         for p in &topic.partitions {
-            if offsets
-                .iter()
-                .any(|o| o.topic == name && o.partition == p.id)
-            {
+            if offsets.iter().any(|o| o.topic == name && o.partition == p.id) {
                 continue;
             }
             let marks = state.watermarks.get(&(name.to_string(), p.id));
@@ -245,8 +229,7 @@ fn uncommitted(state: &ClusterState, offsets: &[GroupOffset]) -> Vec<GroupOffset
 
 /// The sum of the known lags; `None` when none is known.
 fn total_lag(lags: impl Iterator<Item = Option<u64>>) -> Option<u64> {
-    lags.flatten()
-        .fold(None, |sum, lag| Some(sum.unwrap_or(0) + lag))
+    lags.flatten().fold(None, |sum, lag| Some(sum.unwrap_or(0) + lag))
 }
 
 /// Each group's lag, where any of it is known.
@@ -265,10 +248,7 @@ pub fn group_lags(state: &ClusterState) -> HashMap<String, u64> {
 fn by_topic(marks: &Watermarks) -> HashMap<&str, Vec<(i32, i64, i64)>> {
     let mut topics: HashMap<&str, Vec<(i32, i64, i64)>> = HashMap::new();
     for ((topic, partition), (low, high)) in marks.iter() {
-        topics
-            .entry(topic.as_str())
-            .or_default()
-            .push((*partition, *low, *high));
+        topics.entry(topic.as_str()).or_default().push((*partition, *low, *high));
     }
     topics
 }
@@ -276,14 +256,9 @@ fn by_topic(marks: &Watermarks) -> HashMap<&str, Vec<(i32, i64, i64)>> {
 /// A group's lag as its page counts it: on each committed partition, and on each partition of
 /// those topics without a commit, every record it holds.
 fn group_lag(
-    topics: &HashMap<&str, Vec<(i32, i64, i64)>>,
-    marks: &Watermarks,
-    group: &Group,
+    topics: &HashMap<&str, Vec<(i32, i64, i64)>>, marks: &Watermarks, group: &Group,
 ) -> Option<u64> {
-    let committed = group
-        .offsets
-        .iter()
-        .map(|(t, p, committed)| lag_of(marks, t, *p, *committed));
+    let committed = group.offsets.iter().map(|(t, p, committed)| lag_of(marks, t, *p, *committed));
     let names: BTreeSet<&str> = group.offsets.iter().map(|(t, _, _)| t.as_str()).collect();
     let bare = names.into_iter().flat_map(|name| {
         topics
@@ -291,10 +266,7 @@ fn group_lag(
             .into_iter()
             .flatten()
             .filter(move |(p, _, _)| {
-                !group
-                    .offsets
-                    .iter()
-                    .any(|(t, q, _)| t.as_str() == name && q == p)
+                !group.offsets.iter().any(|(t, q, _)| t.as_str() == name && q == p)
             })
             .map(|(_, low, high)| partition_lag(*low, Some(*high)))
     });
@@ -312,12 +284,8 @@ pub fn groups(state: &ClusterState, window: &Window) -> GroupList {
             group: g.id.clone(),
             state: g.state.clone(),
             members: g.members.len() as u64,
-            topics: g
-                .offsets
-                .iter()
-                .map(|(t, _, _)| t.as_str())
-                .collect::<BTreeSet<_>>()
-                .len() as u64,
+            topics: g.offsets.iter().map(|(t, _, _)| t.as_str()).collect::<BTreeSet<_>>().len()
+                as u64,
             lag: group_lag(&marks, &state.watermarks, g),
         })
         .collect();
@@ -393,11 +361,7 @@ pub fn brokers(state: &ClusterState) -> BrokerList {
         .iter()
         .flat_map(|m| m.brokers.iter())
         .map(|b| {
-            let dirs = state
-                .log_dirs
-                .data
-                .as_ref()
-                .and_then(|d| d.brokers.get(&b.id));
+            let dirs = state.log_dirs.data.as_ref().and_then(|d| d.brokers.get(&b.id));
             let (log_dirs, log_dirs_error) = match dirs {
                 Some(Ok(dirs)) => (
                     dirs.iter()
@@ -452,14 +416,11 @@ pub fn subjects(state: &ClusterState, registry: bool) -> SubjectList {
                     .map(|s| SubjectSummary {
                         subject: s.name.clone(),
                         versions: s.versions.clone(),
-                        latest: s
-                            .latest
-                            .as_ref()
-                            .map(|(version, id, kind)| SchemaVersionRef {
-                                version: *version,
-                                id: *id,
-                                schema_type: kind.clone(),
-                            }),
+                        latest: s.latest.as_ref().map(|(version, id, kind)| SchemaVersionRef {
+                            version: *version,
+                            id: *id,
+                            schema_type: kind.clone(),
+                        }),
                         compatibility: s.compatibility.clone().or_else(|| global.clone()),
                         compatibility_overridden: s.compatibility.is_some(),
                     })
@@ -473,31 +434,18 @@ pub fn subjects(state: &ClusterState, registry: bool) -> SubjectList {
 pub fn search(cluster: &str, state: &ClusterState, query: &str) -> Vec<(u32, SearchHit)> {
     let base = format!("/c/{}", query_value(cluster));
     let hit = |kind: HitKind, score: u32, name: String, url: String| {
-        let found = SearchHit {
-            kind,
-            cluster: cluster.to_string(),
-            name,
-            url,
-        };
+        let found = SearchHit { kind, cluster: cluster.to_string(), name, url };
         (score, found)
     };
     let matcher = Matcher::new(query);
     let named = |kind: HitKind, name: &str, page: &str| {
         let score = matcher.score(name)?;
-        Some(hit(
-            kind,
-            score,
-            name.to_string(),
-            page_url(cluster, page, name),
-        ))
+        Some(hit(kind, score, name.to_string(), page_url(cluster, page, name)))
     };
     let mut hits = Vec::new();
     if let Some(metadata) = &state.metadata {
         hits.extend(
-            metadata
-                .topics
-                .iter()
-                .filter_map(|t| named(HitKind::Topic, &t.name, "topics")),
+            metadata.topics.iter().filter_map(|t| named(HitKind::Topic, &t.name, "topics")),
         );
         // A broker is found by its id or its host.
         hits.extend(metadata.brokers.iter().filter_map(|b| {
@@ -506,12 +454,7 @@ pub fn search(cluster: &str, state: &ClusterState, query: &str) -> Vec<(u32, Sea
                 .iter()
                 .filter_map(|n| matcher.score(n))
                 .min()?;
-            Some(hit(
-                HitKind::Broker,
-                score,
-                label,
-                format!("{base}/brokers/{}", b.id),
-            ))
+            Some(hit(HitKind::Broker, score, label, format!("{base}/brokers/{}", b.id)))
         }));
     }
     let groups = state.groups.data.iter().flat_map(|g| g.iter());

@@ -8,42 +8,21 @@ use crate::kafka::wire::{LogDir, Member, ReplicaSize};
 use crate::kafka::Broker;
 
 fn partition(id: i32, leader: i32, replicas: &[i32], isr: &[i32]) -> Partition {
-    Partition {
-        id,
-        leader,
-        replicas: replicas.to_vec(),
-        isr: isr.to_vec(),
-    }
+    Partition { id, leader, replicas: replicas.to_vec(), isr: isr.to_vec() }
 }
 
 fn metadata(partitions: Vec<Partition>) -> MetadataSnapshot {
     MetadataSnapshot {
         brokers: vec![
-            Broker {
-                id: 1,
-                host: "kafka-1".into(),
-                port: 9092,
-            },
-            Broker {
-                id: 2,
-                host: "kafka-2".into(),
-                port: 9092,
-            },
+            Broker { id: 1, host: "kafka-1".into(), port: 9092 },
+            Broker { id: 2, host: "kafka-2".into(), port: 9092 },
         ],
-        topics: vec![Topic {
-            name: "t".into(),
-            internal: false,
-            partitions,
-        }],
+        topics: vec![Topic { name: "t".into(), internal: false, partitions }],
     }
 }
 
 fn part<T>(data: T) -> Part<T> {
-    Part {
-        data: Some(Arc::new(data)),
-        refreshed_at: Some(1),
-        error: None,
-    }
+    Part { data: Some(Arc::new(data)), refreshed_at: Some(1), error: None }
 }
 
 fn a_group(id: &str, offsets: &[(&str, i32, i64)]) -> Group {
@@ -59,10 +38,7 @@ fn a_group(id: &str, offsets: &[(&str, i32, i64)]) -> Group {
             host: "/127.0.0.1".into(),
             assignments: vec![("t".into(), 0)],
         }],
-        offsets: offsets
-            .iter()
-            .map(|(t, p, o)| (t.to_string(), *p, *o))
-            .collect(),
+        offsets: offsets.iter().map(|(t, p, o)| (t.to_string(), *p, *o)).collect(),
         error: None,
     }
 }
@@ -80,11 +56,7 @@ fn state() -> ClusterState {
         usable_bytes: Some(600),
         replicas: replicas
             .iter()
-            .map(|(p, size)| ReplicaSize {
-                topic: "t".into(),
-                partition: *p,
-                size_bytes: *size,
-            })
+            .map(|(p, size)| ReplicaSize { topic: "t".into(), partition: *p, size_bytes: *size })
             .collect(),
     };
     let dirs = LogDirs::new(vec![
@@ -131,10 +103,7 @@ fn health_follows_the_last_refresh() {
         last_error: Some("Broker transport failure".into()),
         ..ClusterState::default()
     };
-    assert_eq!(
-        failed.health().error.as_deref(),
-        Some("Broker transport failure")
-    );
+    assert_eq!(failed.health().error.as_deref(), Some("Broker transport failure"));
 }
 
 #[test]
@@ -150,11 +119,7 @@ fn records_are_summed_only_when_every_partition_is_known() {
     marks.insert(("t".into(), 1), (0, 3));
     assert_eq!(record_count(&marks, &topic), Some(10));
     marks.insert(("t".into(), 1), (4, 3));
-    assert_eq!(
-        record_count(&marks, &topic),
-        Some(7),
-        "a negative span counts as empty"
-    );
+    assert_eq!(record_count(&marks, &topic), Some(7), "a negative span counts as empty");
 }
 
 #[test]
@@ -165,26 +130,18 @@ fn sizes_come_from_the_leaders_and_the_cluster_counts_every_replica() {
     // Partition 0 is led by broker 1 (100 bytes), partition 1 by broker 2 (50 bytes).
     assert_eq!(sizes, vec![Some(100), Some(50)]);
     assert_eq!(detail.size_bytes, Some(150));
-    assert_eq!(
-        topics(&state, &Window::default()).topics[0].size_bytes,
-        Some(150)
-    );
+    assert_eq!(topics(&state, &Window::default()).topics[0].size_bytes, Some(150));
     assert_eq!(summary("c", false, &state).size_bytes, Some(280));
 
     let mut partial = state.clone();
-    let dirs = LogDirs::new(vec![
-        (1, Ok(Vec::new())),
-        (2, Err("ClusterAuthorizationFailed".into())),
-    ])
-    .expect("one broker answered");
+    let dirs =
+        LogDirs::new(vec![(1, Ok(Vec::new())), (2, Err("ClusterAuthorizationFailed".into()))])
+            .expect("one broker answered");
     partial.log_dirs = part(dirs);
     assert_eq!(summary("c", false, &partial).size_bytes, None);
     assert_eq!(topic(&partial, "t").expect("t").size_bytes, None);
     let brokers = brokers(&partial).brokers;
-    assert_eq!(
-        brokers[1].log_dirs_error.as_deref(),
-        Some("ClusterAuthorizationFailed")
-    );
+    assert_eq!(brokers[1].log_dirs_error.as_deref(), Some("ClusterAuthorizationFailed"));
     assert!(LogDirs::new(vec![(1, Err("no".into()))]).is_err());
 }
 
@@ -204,10 +161,7 @@ fn lag_is_end_minus_committed_per_partition_and_summed() {
 
     let consumers = topic(&state, "t").expect("t").consumers;
     assert_eq!(consumers.len(), 1);
-    assert_eq!(
-        (consumers[0].group.as_str(), consumers[0].lag),
-        ("reader", Some(2))
-    );
+    assert_eq!((consumers[0].group.as_str(), consumers[0].lag), ("reader", Some(2)));
 }
 
 /// Regression (the UI issue): a group with no commit on one partition of its topic showed
@@ -217,11 +171,8 @@ fn a_partition_without_a_commit_is_shown_and_counted_in_the_lag() {
     let mut state = state();
     state.groups = part(vec![a_group("half", &[("t", 1, 1)])]);
     let detail = group(&state, "half").expect("half");
-    let rows: Vec<(i32, Option<i64>, Option<u64>)> = detail
-        .offsets
-        .iter()
-        .map(|o| (o.partition, o.committed, o.lag))
-        .collect();
+    let rows: Vec<(i32, Option<i64>, Option<u64>)> =
+        detail.offsets.iter().map(|o| (o.partition, o.committed, o.lag)).collect();
     // Partition 0 holds offsets 5 to 12: seven records the group would read from the earliest.
     assert_eq!(rows, vec![(0, None, Some(7)), (1, Some(1), Some(2))]);
     assert_eq!(detail.lag, Some(9));
@@ -241,10 +192,7 @@ fn brokers_show_replica_counts_and_the_controller() {
     let list = brokers(&state);
     assert_eq!(list.controller, Some(2));
     let one = &list.brokers[0];
-    assert_eq!(
-        (one.id, one.rack.as_deref(), one.controller),
-        (1, Some("eu-1a"), false)
-    );
+    assert_eq!((one.id, one.rack.as_deref(), one.controller), (1, Some("eu-1a"), false));
     assert_eq!((one.replicas, one.leaders), (2, 1));
     assert_eq!(one.log_dirs[0].size_bytes, Some(140));
     assert!(list.brokers[1].controller);
@@ -263,14 +211,10 @@ fn search_figures() {
             partitions: vec![partition(0, 1, &[1], &[1])],
         })
         .collect();
-    let groups: Vec<Group> = (0..50_000)
-        .map(|i| a_group(&format!("service-{}-consumer-{i}", i % 89), &[]))
-        .collect();
+    let groups: Vec<Group> =
+        (0..50_000).map(|i| a_group(&format!("service-{}-consumer-{i}", i % 89), &[])).collect();
     let state = ClusterState {
-        metadata: Some(Arc::new(MetadataSnapshot {
-            brokers: Vec::new(),
-            topics,
-        })),
+        metadata: Some(Arc::new(MetadataSnapshot { brokers: Vec::new(), topics })),
         groups: part(groups),
         ..ClusterState::default()
     };
@@ -295,15 +239,9 @@ fn search_figures() {
 fn search_finds_every_kind_and_encodes_urls() {
     let state = state();
     let hits = search("prod", &state, "t");
-    assert!(hits
-        .iter()
-        .any(|(_, h)| h.kind == HitKind::Topic && h.url == "/c/prod/topics/t"));
+    assert!(hits.iter().any(|(_, h)| h.kind == HitKind::Topic && h.url == "/c/prod/topics/t"));
     let hits = search("prod", &state, "redaer");
-    assert!(hits
-        .iter()
-        .any(|(_, h)| h.kind == HitKind::Group && h.name == "reader"));
+    assert!(hits.iter().any(|(_, h)| h.kind == HitKind::Group && h.name == "reader"));
     let hits = search("prod", &state, "kafka-2");
-    assert!(hits
-        .iter()
-        .any(|(_, h)| h.kind == HitKind::Broker && h.url == "/c/prod/brokers/2"));
+    assert!(hits.iter().any(|(_, h)| h.kind == HitKind::Broker && h.url == "/c/prod/brokers/2"));
 }

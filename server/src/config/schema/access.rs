@@ -21,12 +21,7 @@ pub(super) fn auth(value: &Value<'_>, clusters: &[&str]) -> Result<AuthConfig, C
         Some(value) => bindings(&value, &roles, clusters)?,
         None => Vec::new(),
     };
-    Ok(AuthConfig {
-        oidc,
-        claim,
-        roles,
-        bindings,
-    })
+    Ok(AuthConfig { oidc, claim, roles, bindings })
 }
 
 pub(super) fn oidc(value: &Value<'_>) -> Result<OidcConfig, ConfigError> {
@@ -36,17 +31,10 @@ pub(super) fn oidc(value: &Value<'_>) -> Result<OidcConfig, ConfigError> {
     let issuer = issuer_value.text()?.value;
     https_unless_loopback(&issuer_value, &issuer, "issuer URL")?;
     let client_id = map
-        .required(
-            "client_id",
-            "give the client ID registered with the provider",
-        )?
+        .required("client_id", "give the client ID registered with the provider")?
         .non_empty_string()?;
-    let client_secret = map
-        .required(
-            "client_secret",
-            "give it, for example as ${KLENS_OIDC_SECRET}",
-        )?
-        .secret()?;
+    let client_secret =
+        map.required("client_secret", "give it, for example as ${KLENS_OIDC_SECRET}")?.secret()?;
     let redirect_value = map.required(
         "redirect_uri",
         "give klens's callback URL, such as https://klens.example.com/auth/callback",
@@ -65,10 +53,7 @@ pub(super) fn oidc(value: &Value<'_>) -> Result<OidcConfig, ConfigError> {
             }
             scopes
         }
-        None => OidcConfig::DEFAULT_SCOPES
-            .iter()
-            .map(|scope| scope.to_string())
-            .collect(),
+        None => OidcConfig::DEFAULT_SCOPES.iter().map(|scope| scope.to_string()).collect(),
     };
     let max_age = match map.get("max_age") {
         Some(value) => {
@@ -99,9 +84,7 @@ pub(super) fn roles(value: &Value<'_>) -> Result<BTreeMap<String, Vec<Privilege>
     let mut roles = BTreeMap::new();
     for (key, value) in map.entries() {
         if key.name.trim().is_empty() {
-            return Err(value
-                .ctx()
-                .error(key.pos, value.path(), "a role name cannot be empty"));
+            return Err(value.ctx().error(key.pos, value.path(), "a role name cannot be empty"));
         }
         roles.insert(key.name.to_string(), privileges(&value, false)?);
     }
@@ -114,9 +97,7 @@ pub(super) fn privileges(value: &Value<'_>, for_mcp: bool) -> Result<Vec<Privile
     for item in value.list()? {
         let text = item.text_described("a privilege name such as records")?;
         let Some(privilege) = Privilege::from_config_name(&text.value) else {
-            let names = Privilege::ALL
-                .iter()
-                .map(|privilege| privilege.config_name());
+            let names = Privilege::ALL.iter().map(|privilege| privilege.config_name());
             let hint = match nearest(&text.value, names.clone()) {
                 Some(near) => format!("did you mean {near:?}?"),
                 None => format!("privileges are {}", names.collect::<Vec<_>>().join(", ")),
@@ -147,9 +128,7 @@ pub(super) fn privileges(value: &Value<'_>, for_mcp: bool) -> Result<Vec<Privile
 }
 
 pub(super) fn bindings(
-    value: &Value<'_>,
-    roles: &BTreeMap<String, Vec<Privilege>>,
-    clusters: &[&str],
+    value: &Value<'_>, roles: &BTreeMap<String, Vec<Privilege>>, clusters: &[&str],
 ) -> Result<Vec<Binding>, ConfigError> {
     let mut bindings = Vec::new();
     for item in value.list()? {
@@ -169,36 +148,23 @@ pub(super) fn bindings(
                     .map(|near| format!("did you mean {near:?}? "))
                     .unwrap_or_default();
                 let names = roles.keys().map(String::as_str).collect::<Vec<_>>();
-                format!(
-                    "{suggestion}roles defined under auth.roles: {}",
-                    names.join(", ")
-                )
+                format!("{suggestion}roles defined under auth.roles: {}", names.join(", "))
             };
             return Err(role_value.error(format!("unknown role {}; {hint}", role.shown())));
         }
 
-        let clusters = map
-            .get("clusters")
-            .map(|value| cluster_names(&value, clusters))
-            .transpose()?;
+        let clusters =
+            map.get("clusters").map(|value| cluster_names(&value, clusters)).transpose()?;
         let resources = map
             .get("resources")
             .map(|value| {
                 let patterns = resource_patterns(&value)?;
-                let held = roles
-                    .get(&role.value)
-                    .map(Vec::as_slice)
-                    .unwrap_or_default();
+                let held = roles.get(&role.value).map(Vec::as_slice).unwrap_or_default();
                 no_cluster_privilege(&value, held, &format!("role {:?}", role.value))?;
                 Ok(patterns)
             })
             .transpose()?;
-        bindings.push(Binding {
-            groups,
-            role: role.value,
-            clusters,
-            resources,
-        });
+        bindings.push(Binding { groups, role: role.value, clusters, resources });
     }
     Ok(bindings)
 }
@@ -233,16 +199,12 @@ pub(super) fn known_cluster(value: &Value<'_>, known: &[&str]) -> Result<String,
 }
 
 pub(super) fn mcp(
-    value: &Value<'_>,
-    ui_listen: SocketAddr,
-    clusters: &[&str],
+    value: &Value<'_>, ui_listen: SocketAddr, clusters: &[&str],
 ) -> Result<McpConfig, ConfigError> {
     let map = value.map()?;
     map.only(MCP_KEYS)?;
-    let listen_value = map.required(
-        "listen",
-        "give the MCP listener its own address, such as 127.0.0.1:8090",
-    )?;
+    let listen_value =
+        map.required("listen", "give the MCP listener its own address, such as 127.0.0.1:8090")?;
     let listen = socket_addr(&listen_value)?;
     let overlaps = listen.port() == ui_listen.port()
         && (listen.ip() == ui_listen.ip()
@@ -261,10 +223,7 @@ pub(super) fn mcp(
         )?,
         true,
     )?;
-    let clusters = map
-        .get("clusters")
-        .map(|value| cluster_names(&value, clusters))
-        .transpose()?;
+    let clusters = map.get("clusters").map(|value| cluster_names(&value, clusters)).transpose()?;
     let secret = map.get("secret").map(|value| value.secret()).transpose()?;
     let resources = map
         .get("resources")
@@ -274,13 +233,7 @@ pub(super) fn mcp(
             Ok(patterns)
         })
         .transpose()?;
-    Ok(McpConfig {
-        listen,
-        privileges,
-        clusters,
-        secret,
-        resources,
-    })
+    Ok(McpConfig { listen, privileges, clusters, secret, resources })
 }
 
 /// `resources:` of a binding or of the MCP ceiling: glob lists for topics, groups and subjects,
@@ -314,9 +267,7 @@ pub(super) fn resource_patterns(value: &Value<'_>) -> Result<ResourcePatterns, C
 /// A scope grants topic, group and subject privileges only: a cluster privilege among `held`
 /// stops start-up, naming `whose` privileges they are.
 pub(super) fn no_cluster_privilege(
-    value: &Value<'_>,
-    held: &[Privilege],
-    whose: &str,
+    value: &Value<'_>, held: &[Privilege], whose: &str,
 ) -> Result<(), ConfigError> {
     let cluster: Vec<&str> = held
         .iter()

@@ -3,8 +3,7 @@
 use super::*;
 
 pub(super) fn clusters(
-    value: &Value<'_>,
-    base_dir: &Path,
+    value: &Value<'_>, base_dir: &Path,
 ) -> Result<Vec<ClusterConfig>, ConfigError> {
     let mut clusters: Vec<ClusterConfig> = Vec::new();
     for item in value.non_empty_list(NO_CLUSTERS)? {
@@ -15,9 +14,7 @@ pub(super) fn clusters(
 }
 
 pub(super) fn cluster(
-    value: &Value<'_>,
-    base_dir: &Path,
-    earlier: &[ClusterConfig],
+    value: &Value<'_>, base_dir: &Path, earlier: &[ClusterConfig],
 ) -> Result<ClusterConfig, ConfigError> {
     let map = value.map()?;
     map.only(CLUSTER_KEYS)?;
@@ -31,20 +28,15 @@ pub(super) fn cluster(
             name.shown()
         )));
     }
-    if let Some(index) = earlier
-        .iter()
-        .position(|cluster| cluster.name == name.value)
-    {
+    if let Some(index) = earlier.iter().position(|cluster| cluster.name == name.value) {
         return Err(name_value.error(format!(
             "cluster name {} is already used by clusters[{index}]; give each cluster its own name",
             name.shown()
         )));
     }
 
-    let servers_value = map.required(
-        "bootstrap_servers",
-        "list the brokers as host:port, separated by commas",
-    )?;
+    let servers_value =
+        map.required("bootstrap_servers", "list the brokers as host:port, separated by commas")?;
     let servers = servers_value.text()?.value.trim().to_string();
     if servers.is_empty() {
         return Err(
@@ -79,24 +71,17 @@ pub(super) fn cluster(
         }
     };
     let sasl = map.get("sasl").map(|value| sasl(&value)).transpose()?;
-    let tls = map
-        .get("tls")
-        .map(|value| tls(&value, base_dir))
-        .transpose()?;
-    let schema_registry = map
-        .get("schema_registry")
-        .map(|value| registry(&value))
-        .transpose()?;
+    let tls = map.get("tls").map(|value| tls(&value, base_dir)).transpose()?;
+    let schema_registry = map.get("schema_registry").map(|value| registry(&value)).transpose()?;
     let (properties, key_password) = match map.get("properties") {
         Some(value) => properties(&value)?,
         None => (BTreeMap::new(), None),
     };
     let tls = match (tls, key_password) {
         (tls, None) => tls,
-        (Some(tls), Some(password)) if tls.key.is_some() => Some(TlsConfig {
-            key_password: Some(password),
-            ..tls
-        }),
+        (Some(tls), Some(password)) if tls.key.is_some() => {
+            Some(TlsConfig { key_password: Some(password), ..tls })
+        }
         (_, Some(_)) => {
             let message = format!(
                 "ssl.key.password is set but {}.tls.key is not; give the encrypted key as \
@@ -125,34 +110,21 @@ pub(super) fn cluster(
 pub(super) fn sasl(value: &Value<'_>) -> Result<SaslConfig, ConfigError> {
     let map = value.map()?;
     map.only(SASL_KEYS)?;
-    let names = SaslMechanism::ALL
-        .iter()
-        .map(|mechanism| mechanism.librdkafka_name())
-        .collect::<Vec<_>>();
+    let names =
+        SaslMechanism::ALL.iter().map(|mechanism| mechanism.librdkafka_name()).collect::<Vec<_>>();
     let expected = format!("expected {}", either(&names));
 
     let mechanism_value = map.required("mechanism", &expected)?;
     let text = mechanism_value.text()?;
     let mechanism = SaslMechanism::from_config_name(&text.value).ok_or_else(|| {
-        mechanism_value.error(format!(
-            "unknown SASL mechanism {}; {expected}",
-            text.shown()
-        ))
+        mechanism_value.error(format!("unknown SASL mechanism {}; {expected}", text.shown()))
     })?;
-    let username = map
-        .required("username", "give the Kafka user klens connects as")?
-        .non_empty_string()?;
+    let username =
+        map.required("username", "give the Kafka user klens connects as")?.non_empty_string()?;
     let password = map
-        .required(
-            "password",
-            "give the password, for example as ${KLENS_KAFKA_PASSWORD}",
-        )?
+        .required("password", "give the password, for example as ${KLENS_KAFKA_PASSWORD}")?
         .secret()?;
-    Ok(SaslConfig {
-        mechanism,
-        username,
-        password,
-    })
+    Ok(SaslConfig { mechanism, username, password })
 }
 
 pub(super) fn tls(value: &Value<'_>, base_dir: &Path) -> Result<TlsConfig, ConfigError> {
@@ -189,20 +161,14 @@ pub(super) fn tls(value: &Value<'_>, base_dir: &Path) -> Result<TlsConfig, Confi
 /// A path as written, taken from `base_dir` (the config's folder) when relative; empty is
 /// refused, naming `what` should be there.
 pub(super) fn path_of(
-    value: &Value<'_>,
-    base_dir: &Path,
-    what: &str,
+    value: &Value<'_>, base_dir: &Path, what: &str,
 ) -> Result<PathBuf, ConfigError> {
     let text = value.text()?;
     if text.value.trim().is_empty() {
         return Err(value.error(format!("is empty; give the path of {what}")));
     }
     let written = PathBuf::from(&text.value);
-    Ok(if written.is_relative() {
-        base_dir.join(written)
-    } else {
-        written
-    })
+    Ok(if written.is_relative() { base_dir.join(written) } else { written })
 }
 
 /// Resolves a TLS path and checks that klens can read it now, not at the first connection.
@@ -214,9 +180,8 @@ pub(super) fn tls_file(value: &Value<'_>, base_dir: &Path) -> Result<PathBuf, Co
     // the read below refuses with the OS's own words) goes further.
     if let Ok(metadata) = std::fs::metadata(&path) {
         if !metadata.is_file() && !metadata.is_dir() {
-            return Err(value.error(format!(
-                "{shown:?} is not a regular file; give the path of a PEM file"
-            )));
+            return Err(value
+                .error(format!("{shown:?} is not a regular file; give the path of a PEM file")));
         }
     }
     let mut first = [0u8; 1];
@@ -233,19 +198,13 @@ pub(super) fn tls_file(value: &Value<'_>, base_dir: &Path) -> Result<PathBuf, Co
 pub(super) fn registry(value: &Value<'_>) -> Result<RegistryConfig, ConfigError> {
     let map = value.map()?;
     map.only(REGISTRY_KEYS)?;
-    let url_value = map.required(
-        "url",
-        "give the registry URL, such as https://registry:8081",
-    )?;
+    let url_value = map.required("url", "give the registry URL, such as https://registry:8081")?;
     let url = url_value.text()?.value;
     let parsed = http_url(&url_value, &url, "Schema Registry URL")?;
 
     let username_value = map.get("username");
     let password_value = map.get("password");
-    let username = username_value
-        .as_ref()
-        .map(Value::non_empty_string)
-        .transpose()?;
+    let username = username_value.as_ref().map(Value::non_empty_string).transpose()?;
     let password = password_value.as_ref().map(Value::secret).transpose()?;
     match (&username_value, &password_value) {
         (Some(username), None) => {
@@ -264,18 +223,12 @@ pub(super) fn registry(value: &Value<'_>) -> Result<RegistryConfig, ConfigError>
              loopback; use https://, or http:// only to localhost, 127.0.0.0/8 or ::1",
         ));
     }
-    Ok(RegistryConfig {
-        url,
-        username,
-        password,
-    })
+    Ok(RegistryConfig { url, username, password })
 }
 
 /// Sign-in URLs carry codes and set the session cookie: plain `http://` only to loopback.
 pub(super) fn https_unless_loopback(
-    value: &Value<'_>,
-    url: &str,
-    what: &str,
+    value: &Value<'_>, url: &str, what: &str,
 ) -> Result<HttpUrl, ConfigError> {
     let parsed = http_url(value, url, what)?;
     if !parsed.https && !parsed.is_loopback() {

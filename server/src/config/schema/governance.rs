@@ -77,12 +77,7 @@ pub(super) fn masking(value: &Value<'_>, has_key: bool) -> Result<Vec<MaskingRul
                  replica); set it, such as masking_key: ${KLENS_MASKING_KEY}",
             ));
         }
-        rules.push(MaskingRule {
-            topics,
-            fields,
-            keys,
-            strategy,
-        });
+        rules.push(MaskingRule { topics, fields, keys, strategy });
     }
     Ok(rules)
 }
@@ -112,20 +107,12 @@ pub(super) fn glob_list(value: &Value<'_>, hint: &str) -> Result<Vec<String>, Co
 /// `audit:`: the file events are appended to (whose folder must exist now), the topic they
 /// are sent to, or both; and whether reads are recorded.
 pub(super) fn audit(
-    value: &Value<'_>,
-    base_dir: &Path,
-    clusters: &[&str],
+    value: &Value<'_>, base_dir: &Path, clusters: &[&str],
 ) -> Result<AuditConfig, ConfigError> {
     let map = value.map()?;
     map.only(AUDIT_KEYS)?;
-    let file = map
-        .get("file")
-        .map(|value| audit_file(&value, base_dir))
-        .transpose()?;
-    let topic = map
-        .get("topic")
-        .map(|value| audit_topic(&value, clusters))
-        .transpose()?;
+    let file = map.get("file").map(|value| audit_file(&value, base_dir)).transpose()?;
+    let topic = map.get("topic").map(|value| audit_topic(&value, clusters)).transpose()?;
     if file.is_none() && topic.is_none() {
         return Err(value.error(
             "names no sink; give file (such as /var/log/klens/audit.ndjson), topic (such as \
@@ -136,26 +123,16 @@ pub(super) fn audit(
         Some(value) => value.bool()?,
         None => false,
     };
-    let key = map
-        .get("key")
-        .map(|value| masking_key(&value))
-        .transpose()?;
-    Ok(AuditConfig {
-        file,
-        topic,
-        reads,
-        key,
-    })
+    let key = map.get("key").map(|value| masking_key(&value)).transpose()?;
+    Ok(AuditConfig { file, topic, reads, key })
 }
 
 /// `audit.topic`: a configured cluster and a topic name Kafka accepts.
 pub(super) fn audit_topic(value: &Value<'_>, clusters: &[&str]) -> Result<AuditTopic, ConfigError> {
     let map = value.map()?;
     map.only(AUDIT_TOPIC_KEYS)?;
-    let cluster_value = map.required(
-        "cluster",
-        "name the configured cluster that holds the topic",
-    )?;
+    let cluster_value =
+        map.required("cluster", "name the configured cluster that holds the topic")?;
     let cluster = known_cluster(&cluster_value, clusters)?;
     let name_value = map.required("name", "give the topic's name, such as _klens_audit")?;
     let text = name_value.text()?;
@@ -166,10 +143,7 @@ pub(super) fn audit_topic(value: &Value<'_>, clusters: &[&str]) -> Result<AuditT
             e.message
         )));
     }
-    Ok(AuditTopic {
-        cluster,
-        name: text.value,
-    })
+    Ok(AuditTopic { cluster, name: text.value })
 }
 
 pub(super) fn audit_file(file_value: &Value<'_>, base_dir: &Path) -> Result<PathBuf, ConfigError> {
@@ -184,10 +158,9 @@ pub(super) fn audit_file(file_value: &Value<'_>, base_dir: &Path) -> Result<Path
         }
     }
     if path.is_dir() {
-        return Err(file_value.error(format!(
-            "{} is a folder; name the file inside it",
-            path.display()
-        )));
+        return Err(
+            file_value.error(format!("{} is a folder; name the file inside it", path.display()))
+        );
     }
     Ok(path)
 }

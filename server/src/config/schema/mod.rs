@@ -62,14 +62,8 @@ const REGISTRY_KEYS: &[&str] = &["url", "username", "password"];
 
 const AUTH_KEYS: &[&str] = &["oidc", "claim", "roles", "bindings"];
 
-const OIDC_KEYS: &[&str] = &[
-    "issuer",
-    "client_id",
-    "client_secret",
-    "redirect_uri",
-    "scopes",
-    "max_age",
-];
+const OIDC_KEYS: &[&str] =
+    &["issuer", "client_id", "client_secret", "redirect_uri", "scopes", "max_age"];
 
 const BINDING_KEYS: &[&str] = &["groups", "role", "clusters", "resources"];
 
@@ -90,37 +84,16 @@ pub(super) fn build(document: &Document<'_>, base_dir: &Path) -> Result<Config, 
     };
     let allowed_hosts = match root.get("allowed_hosts") {
         Some(value) => allowed_hosts(&value)?,
-        None => Config::DEFAULT_ALLOWED_HOSTS
-            .iter()
-            .map(|host| host.to_string())
-            .collect(),
+        None => Config::DEFAULT_ALLOWED_HOSTS.iter().map(|host| host.to_string()).collect(),
     };
     let clusters = clusters(&root.required("clusters", NO_CLUSTERS)?, base_dir)?;
-    let names: Vec<&str> = clusters
-        .iter()
-        .map(|cluster| cluster.name.as_str())
-        .collect();
-    let auth = root
-        .get("auth")
-        .map(|value| auth(&value, &names))
-        .transpose()?;
-    let mcp = root
-        .get("mcp")
-        .map(|value| mcp(&value, listen, &names))
-        .transpose()?;
-    let log_format = root
-        .get("log")
-        .map(|value| log_format(&value))
-        .transpose()?
-        .unwrap_or_default();
-    let audit = root
-        .get("audit")
-        .map(|value| audit(&value, base_dir, &names))
-        .transpose()?;
-    let masking_key = root
-        .get("masking_key")
-        .map(|value| masking_key(&value))
-        .transpose()?;
+    let names: Vec<&str> = clusters.iter().map(|cluster| cluster.name.as_str()).collect();
+    let auth = root.get("auth").map(|value| auth(&value, &names)).transpose()?;
+    let mcp = root.get("mcp").map(|value| mcp(&value, listen, &names)).transpose()?;
+    let log_format =
+        root.get("log").map(|value| log_format(&value)).transpose()?.unwrap_or_default();
+    let audit = root.get("audit").map(|value| audit(&value, base_dir, &names)).transpose()?;
+    let masking_key = root.get("masking_key").map(|value| masking_key(&value)).transpose()?;
     let masking = match root.get("masking") {
         Some(value) => masking(&value, masking_key.is_some())?,
         None => Vec::new(),
@@ -145,9 +118,7 @@ pub(super) fn build(document: &Document<'_>, base_dir: &Path) -> Result<Config, 
 
 /// `metrics: { listen }`: an address of its own, apart from the UI's and the MCP listener's.
 fn metrics_listen(
-    value: &Value<'_>,
-    ui: SocketAddr,
-    mcp: Option<SocketAddr>,
+    value: &Value<'_>, ui: SocketAddr, mcp: Option<SocketAddr>,
 ) -> Result<SocketAddr, ConfigError> {
     let map = value.map()?;
     map.only(METRICS_KEYS)?;
@@ -182,10 +153,9 @@ fn log_format(value: &Value<'_>) -> Result<LogFormat, ConfigError> {
     match text.value.as_str() {
         "text" => Ok(LogFormat::Text),
         "json" => Ok(LogFormat::Json),
-        _ => Err(format.error(format!(
-            "unknown log format {}; expected text or json",
-            text.shown()
-        ))),
+        _ => {
+            Err(format.error(format!("unknown log format {}; expected text or json", text.shown())))
+        }
     }
 }
 

@@ -90,16 +90,9 @@ fn refuses_bad_roles_and_bindings() {
             "config.yaml:11:13: auth.roles.admin[0]: unknown privilege \"record\"; did you mean \
              \"records\"?",
         ),
+        (concat!(base!(), oidc!(), "  roles:\n    admin: [everything]\n"), &unknown_privilege),
         (
-            concat!(base!(), oidc!(), "  roles:\n    admin: [everything]\n"),
-            &unknown_privilege,
-        ),
-        (
-            concat!(
-                base!(),
-                oidc!(),
-                "  roles:\n    admin: [records, produce, records]\n"
-            ),
+            concat!(base!(), oidc!(), "  roles:\n    admin: [records, produce, records]\n"),
             "config.yaml:11:31: auth.roles.admin[2]: privilege \"records\" is listed twice; list \
              it once",
         ),
@@ -119,11 +112,7 @@ fn refuses_bad_roles_and_bindings() {
              \"admin\"? roles defined under auth.roles: admin",
         ),
         (
-            concat!(
-                base!(),
-                oidc!(),
-                "  bindings:\n    - groups: [ops]\n      role: admin\n"
-            ),
+            concat!(base!(), oidc!(), "  bindings:\n    - groups: [ops]\n      role: admin\n"),
             "config.yaml:12:13: auth.bindings[0].role: unknown role \"admin\"; auth.roles defines \
              no roles; define it there",
         ),
@@ -192,10 +181,7 @@ fn refuses_a_bad_mcp_listener_or_ceiling() {
              prod",
         ),
         (
-            concat!(
-                base!(),
-                "mcp:\n  listen: 127.0.0.1:8080\n  privileges: []\n"
-            ),
+            concat!(base!(), "mcp:\n  listen: 127.0.0.1:8080\n  privileges: []\n"),
             "config.yaml:5:11: mcp.listen: collides with listen (the web UI), which uses the same \
              port on the same or a wildcard address; give the MCP listener its own port",
         ),
@@ -216,10 +202,7 @@ fn refuses_a_bad_mcp_listener_or_ceiling() {
             "config.yaml:7:11: mcp.secret: is empty; give the secret",
         ),
         (
-            concat!(
-                base!(),
-                "mcp:\n  listen: 127.0.0.1:8090\n  privileges: [Records]\n"
-            ),
+            concat!(base!(), "mcp:\n  listen: 127.0.0.1:8090\n  privileges: [Records]\n"),
             "config.yaml:6:16: mcp.privileges[0]: unknown privilege \"Records\"; did you mean \
              \"records\"?",
         ),
@@ -248,10 +231,7 @@ fn mcp_accepts_reads_and_its_three_writes() {
             Privilege::RegisterSchemas,
         ]
     );
-    assert_eq!(
-        mcp.listen,
-        "[::1]:8090".parse::<SocketAddr>().expect("address")
-    );
+    assert_eq!(mcp.listen, "[::1]:8090".parse::<SocketAddr>().expect("address"));
     assert_eq!(mcp.clusters.as_deref(), Some(&["prod".to_string()][..]));
 }
 

@@ -10,13 +10,8 @@ use app::Privilege;
 use super::{load, parse, Config, ConfigError, LogFormat, SaslMechanism, Secret};
 
 /// Secret values the environment hands out; no error or `Debug` output may contain them.
-const SECRETS: &[&str] = &[
-    "Prod-Pass-S3cret!",
-    "Registry-S3cret!",
-    "Oidc-S3cret!",
-    "Mcp-S3cret!",
-    "hunter2",
-];
+const SECRETS: &[&str] =
+    &["Prod-Pass-S3cret!", "Registry-S3cret!", "Oidc-S3cret!", "Mcp-S3cret!", "hunter2"];
 
 fn env(name: &str) -> Option<String> {
     let value = match name {
@@ -46,11 +41,7 @@ fn parse_ok(source: &str) -> Config {
 /// line, and hold no secret.
 fn expect_error(source: &str, base_dir: &Path, expected: &str) -> Result<(), String> {
     let message = match parse_in(source, base_dir) {
-        Ok(_) => {
-            return Err(format!(
-                "accepted, expected {expected:?}\n--- config:\n{source}"
-            ))
-        }
+        Ok(_) => return Err(format!("accepted, expected {expected:?}\n--- config:\n{source}")),
         Err(error) => error.to_string(),
     };
     if message.contains('\n') {

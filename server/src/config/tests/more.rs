@@ -80,22 +80,14 @@ fn reads_the_audit_file_and_refuses_one_klens_cannot_write_to() {
     .expect("an audit block");
     assert_eq!(
         both.topic,
-        Some(crate::config::AuditTopic {
-            cluster: "prod".into(),
-            name: "_klens_audit".into()
-        })
+        Some(crate::config::AuditTopic { cluster: "prod".into(), name: "_klens_audit".into() })
     );
     assert!(both.reads && both.file.is_some());
-    let topic_only = parse_ok(concat!(
-        base!(),
-        "audit:\n  topic: { cluster: prod, name: _klens_audit }\n"
-    ))
-    .audit
-    .expect("an audit block");
-    assert!(
-        topic_only.file.is_none() && !topic_only.reads,
-        "reads are off unless asked"
-    );
+    let topic_only =
+        parse_ok(concat!(base!(), "audit:\n  topic: { cluster: prod, name: _klens_audit }\n"))
+            .audit
+            .expect("an audit block");
+    assert!(topic_only.file.is_none() && !topic_only.reads, "reads are off unless asked");
     check_table(
         &[
             (
@@ -124,18 +116,12 @@ fn reads_the_audit_file_and_refuses_one_klens_cannot_write_to() {
                  (such as 32 bytes from a password generator), the same on every replica",
             ),
             (
-                concat!(
-                    base!(),
-                    "audit:\n  topic: { cluster: prd, name: _klens_audit }\n"
-                ),
+                concat!(base!(), "audit:\n  topic: { cluster: prd, name: _klens_audit }\n"),
                 "config.yaml:5:21: audit.topic.cluster: unknown cluster \"prd\"; did you mean \
                  \"prod\"? configured clusters: prod",
             ),
             (
-                concat!(
-                    base!(),
-                    "audit:\n  topic: { cluster: prod, name: \"a b\" }\n"
-                ),
+                concat!(base!(), "audit:\n  topic: { cluster: prod, name: \"a b\" }\n"),
                 "config.yaml:5:33: audit.topic.name: \"a b\" is not a topic name: A topic name \
                  may hold letters, digits, '.', '_' and '-', not ' '.",
             ),
@@ -170,17 +156,11 @@ fn reads_masking_rules_and_refuses_each_mistake_at_its_key() {
     assert_eq!(config.masking.len(), 2);
     let first = &config.masking[0];
     assert_eq!(first.topics, ["payments-*", "ledger"]);
-    assert_eq!(
-        first.fields,
-        [vec!["card", "number"], vec!["customer", "email"]]
-    );
+    assert_eq!(first.fields, [vec!["card", "number"], vec!["customer", "email"]]);
     assert!(first.keys);
     assert_eq!(first.strategy, crate::config::MaskStrategy::Hash);
     assert!(!config.masking[1].keys, "keys are not masked unless asked");
-    assert_eq!(
-        config.masking[1].strategy,
-        crate::config::MaskStrategy::Drop
-    );
+    assert_eq!(config.masking[1].strategy, crate::config::MaskStrategy::Drop);
     assert_eq!(
         config.masking_key.as_ref().map(Secret::expose),
         Some("a-key-of-32-bytes-for-the-tests!")
@@ -237,10 +217,7 @@ fn reads_masking_rules_and_refuses_each_mistake_at_its_key() {
 #[test]
 fn reads_metrics_listen_and_refuses_a_port_in_use_by_another_listener() {
     let config = parse_ok(concat!(base!(), "metrics:\n  listen: 127.0.0.1:9464\n"));
-    assert_eq!(
-        config.metrics_listen,
-        Some("127.0.0.1:9464".parse().expect("address"))
-    );
+    assert_eq!(config.metrics_listen, Some("127.0.0.1:9464".parse().expect("address")));
     assert!(parse_ok(base!()).metrics_listen.is_none());
     check_table(
         &[
@@ -282,12 +259,7 @@ fn the_config_imports_no_client() {
             continue;
         }
         let text = std::fs::read_to_string(&path).expect("source");
-        for room in [
-            "crate::kafka",
-            "crate::registry",
-            "crate::service",
-            "crate::http",
-        ] {
+        for room in ["crate::kafka", "crate::registry", "crate::service", "crate::http"] {
             assert!(!text.contains(room), "{} uses {room}", path.display());
         }
         read += 1;

@@ -294,18 +294,12 @@ fn refuses_unset_variables_without_echoing_values() {
 fn refuses_unusable_tls_files() {
     let cases: &[(&str, &str)] = &[
         (
-            concat!(
-                base!(),
-                "    tls:\n      cert: /nonexistent/klens/client.pem\n"
-            ),
+            concat!(base!(), "    tls:\n      cert: /nonexistent/klens/client.pem\n"),
             "config.yaml:5:13: clusters[0].tls.cert: cert is set without key; a client \
              certificate needs both, so add clusters[0].tls.key or remove cert",
         ),
         (
-            concat!(
-                base!(),
-                "    tls:\n      key: /nonexistent/klens/client.key\n"
-            ),
+            concat!(base!(), "    tls:\n      key: /nonexistent/klens/client.key\n"),
             "config.yaml:5:12: clusters[0].tls.key: key is set without cert; a client certificate \
              needs both, so add clusters[0].tls.cert or remove key",
         ),
@@ -356,10 +350,7 @@ fn refuses_bad_registry_urls_and_clear_text_passwords() {
              http:// only to localhost, 127.0.0.0/8 or ::1",
         ),
         (
-            concat!(
-                base!(),
-                "    schema_registry:\n      url: registry.prod:8081\n"
-            ),
+            concat!(base!(), "    schema_registry:\n      url: registry.prod:8081\n"),
             "config.yaml:5:12: clusters[0].schema_registry.url: invalid Schema Registry URL: \
              expected a URL starting with http:// or https://",
         ),
@@ -392,26 +383,17 @@ fn refuses_bad_registry_urls_and_clear_text_passwords() {
 fn refuses_nested_or_empty_properties() {
     let cases: &[(&str, &str)] = &[
         (
-            concat!(
-                base!(),
-                "    properties:\n      socket.timeout.ms: {a: 1}\n"
-            ),
+            concat!(base!(), "    properties:\n      socket.timeout.ms: {a: 1}\n"),
             "config.yaml:5:26: clusters[0].properties[\"socket.timeout.ms\"]: expected a string, \
              number or true/false, found a mapping",
         ),
         (
-            concat!(
-                base!(),
-                "    properties:\n      ssl.key.password: [hunter2]\n"
-            ),
+            concat!(base!(), "    properties:\n      ssl.key.password: [hunter2]\n"),
             "config.yaml:5:25: clusters[0].properties[\"ssl.key.password\"]: expected a string, \
              number or true/false, found a list",
         ),
         (
-            concat!(
-                base!(),
-                "    properties:\n      ssl.ca.location: /etc/ca.pem\n"
-            ),
+            concat!(base!(), "    properties:\n      ssl.ca.location: /etc/ca.pem\n"),
             "config.yaml:5:7: clusters[0].properties[\"ssl.ca.location\"]: is a connection \
              setting, which klens takes from sasl and tls only (both its Kafka clients must \
              connect alike); use those keys, or remove this one",
@@ -423,10 +405,7 @@ fn refuses_nested_or_empty_properties() {
              connect alike); use those keys, or remove this one",
         ),
         (
-            concat!(
-                base!(),
-                "    properties:\n      sasl.oauthbearer.config: x\n"
-            ),
+            concat!(base!(), "    properties:\n      sasl.oauthbearer.config: x\n"),
             "config.yaml:5:7: clusters[0].properties[\"sasl.oauthbearer.config\"]: is a \
              connection setting, which klens takes from sasl and tls only (both its Kafka \
              clients must connect alike); use those keys, or remove this one",

@@ -96,18 +96,13 @@ fn reference_example_as_written_binds_a_cluster_it_does_not_define() {
 #[test]
 fn reference_example_with_staging_parses_to_its_values() {
     let dir = TlsDir::new("example");
-    let source = dir
-        .example()
-        .replace("\n\nauth:", &format!("\n{STAGING}\nauth:"));
+    let source = dir.example().replace("\n\nauth:", &format!("\n{STAGING}\nauth:"));
     let config = match parse_in(&source, &dir.0) {
         Ok(config) => config,
         Err(error) => panic!("the example must parse: {error}"),
     };
 
-    assert_eq!(
-        config.listen,
-        "127.0.0.1:8080".parse::<SocketAddr>().expect("address")
-    );
+    assert_eq!(config.listen, "127.0.0.1:8080".parse::<SocketAddr>().expect("address"));
     assert_eq!(config.allowed_hosts, ["localhost", "127.0.0.1"]);
 
     let [prod, staging] = config.clusters.as_slice() else {
@@ -134,10 +129,7 @@ fn reference_example_with_staging_parses_to_its_values() {
     let registry = prod.schema_registry.as_ref().expect("prod has a registry");
     assert_eq!(registry.url, "https://registry.prod:8081");
     assert_eq!(registry.username.as_deref(), Some("klens"));
-    assert_eq!(
-        registry.password.as_ref().map(Secret::expose),
-        Some("Registry-S3cret!")
-    );
+    assert_eq!(registry.password.as_ref().map(Secret::expose), Some("Registry-S3cret!"));
     assert!(prod.properties.is_empty());
 
     assert_eq!(staging.name, "staging");
@@ -149,10 +141,7 @@ fn reference_example_with_staging_parses_to_its_values() {
     assert_eq!(auth.oidc.issuer, "https://idp.example.com/realms/kafka");
     assert_eq!(auth.oidc.client_id, "klens");
     assert_eq!(auth.oidc.client_secret.expose(), "Oidc-S3cret!");
-    assert_eq!(
-        auth.oidc.redirect_uri,
-        "https://klens.example.com/auth/callback"
-    );
+    assert_eq!(auth.oidc.redirect_uri, "https://klens.example.com/auth/callback");
     assert_eq!(auth.oidc.scopes, ["openid", "profile", "email"]);
     assert_eq!(auth.oidc.max_age, Duration::from_secs(8 * 3600));
     assert_eq!(auth.claim, "groups");
@@ -176,20 +165,14 @@ fn reference_example_with_staging_parses_to_its_values() {
     let admins = auth.bindings.first().expect("first binding");
     assert_eq!(admins.groups, ["kafka-admins"]);
     assert_eq!(admins.role, "admin");
-    assert_eq!(
-        admins.clusters.as_deref(),
-        Some(&["staging".to_string()][..])
-    );
+    assert_eq!(admins.clusters.as_deref(), Some(&["staging".to_string()][..]));
     let everyone = auth.bindings.get(1).expect("second binding");
     assert_eq!(everyone.groups, ["everyone"]);
     assert_eq!(everyone.role, "viewer");
     assert_eq!(everyone.clusters, None);
 
     let mcp = config.mcp.as_ref().expect("mcp is set");
-    assert_eq!(
-        mcp.listen,
-        "127.0.0.1:8090".parse::<SocketAddr>().expect("address")
-    );
+    assert_eq!(mcp.listen, "127.0.0.1:8090".parse::<SocketAddr>().expect("address"));
     assert_eq!(
         mcp.privileges,
         [
@@ -212,10 +195,7 @@ fn reference_example_with_staging_parses_to_its_values() {
 #[test]
 fn defaults_fill_what_is_omitted() {
     let config = parse_ok(base!());
-    assert_eq!(
-        config.listen,
-        "127.0.0.1:8080".parse::<SocketAddr>().expect("address")
-    );
+    assert_eq!(config.listen, "127.0.0.1:8080".parse::<SocketAddr>().expect("address"));
     assert_eq!(config.allowed_hosts, ["localhost", "127.0.0.1"]);
     assert!(config.auth.is_none());
     assert!(config.mcp.is_none());
@@ -228,11 +208,8 @@ fn defaults_fill_what_is_omitted() {
     assert!(cluster.sasl.is_none() && cluster.tls.is_none() && cluster.schema_registry.is_none());
     assert!(cluster.properties.is_empty());
 
-    let config = parse_ok(concat!(
-        base!(),
-        oidc!(),
-        "mcp:\n  listen: 127.0.0.1:8090\n  privileges: []\n"
-    ));
+    let config =
+        parse_ok(concat!(base!(), oidc!(), "mcp:\n  listen: 127.0.0.1:8090\n  privileges: []\n"));
     let auth = config.auth.expect("auth is set");
     assert_eq!(auth.oidc.scopes, ["openid", "profile", "email"]);
     assert_eq!(auth.oidc.max_age, Duration::from_secs(8 * 60 * 60));
@@ -261,10 +238,7 @@ fn interpolation_substitutes_each_value() {
         "      note: costs $5\n",
     ));
     let cluster = config.clusters.first().expect("one cluster");
-    assert_eq!(
-        cluster.bootstrap_servers,
-        "kafka.internal:9092,\"kafka.internal\":9093"
-    );
+    assert_eq!(cluster.bootstrap_servers, "kafka.internal:9092,\"kafka.internal\":9093");
     let sasl = cluster.sasl.as_ref().expect("sasl");
     assert_eq!(sasl.password.expose(), "pre-Prod-Pass-S3cret!-post");
     let property = |key: &str| cluster.properties.get(key).map(String::as_str);
@@ -273,10 +247,7 @@ fn interpolation_substitutes_each_value() {
     assert_eq!(property("note"), Some("costs $5"));
 
     let debug = format!("{cluster:?}");
-    assert!(
-        !debug.contains("Prod-Pass-S3cret!"),
-        "Debug output leaks: {debug}"
-    );
+    assert!(!debug.contains("Prod-Pass-S3cret!"), "Debug output leaks: {debug}");
     assert!(debug.contains("\"client.rack\": \"***\""), "{debug}");
 }
 
@@ -292,11 +263,8 @@ fn property_values_are_stringified() {
         "      debug: \"\"\n",
     ));
     let cluster = config.clusters.first().expect("one cluster");
-    let properties: Vec<(&str, &str)> = cluster
-        .properties
-        .iter()
-        .map(|(key, value)| (key.as_str(), value.as_str()))
-        .collect();
+    let properties: Vec<(&str, &str)> =
+        cluster.properties.iter().map(|(key, value)| (key.as_str(), value.as_str())).collect();
     assert_eq!(
         properties,
         [
@@ -330,16 +298,11 @@ fn registry_password_may_use_http_only_to_loopback() {
             .and_then(|cluster| cluster.schema_registry.as_ref())
             .expect("a registry");
         assert_eq!(registry.url, url);
-        assert_eq!(
-            registry.password.as_ref().map(Secret::expose),
-            Some("hunter2")
-        );
+        assert_eq!(registry.password.as_ref().map(Secret::expose), Some("hunter2"));
     }
     // Without a password, plain http:// to any host is fine.
-    let config = parse_ok(concat!(
-        base!(),
-        "    schema_registry:\n      url: http://registry.prod:8081\n"
-    ));
+    let config =
+        parse_ok(concat!(base!(), "    schema_registry:\n      url: http://registry.prod:8081\n"));
     let registry = config
         .clusters
         .first()
@@ -357,21 +320,14 @@ fn relative_tls_paths_resolve_against_the_config_directory() {
         "    tls:\n      ca: ca.pem\n      cert: ./client.pem\n      key: client.key\n"
     );
     let config = parse_in(source, &dir.0).expect("valid config");
-    let tls = config
-        .clusters
-        .first()
-        .and_then(|cluster| cluster.tls.clone())
-        .expect("tls");
+    let tls = config.clusters.first().and_then(|cluster| cluster.tls.clone()).expect("tls");
     assert_eq!(tls.ca, Some(dir.0.join("ca.pem")));
     assert_eq!(tls.cert, Some(dir.0.join("./client.pem")));
     assert_eq!(tls.key, Some(dir.0.join("client.key")));
 
     // `tls: {}` is TLS with the system trust store.
     let config = parse_ok(concat!(base!(), "    tls: {}\n"));
-    let tls = config
-        .clusters
-        .first()
-        .and_then(|cluster| cluster.tls.clone());
+    let tls = config.clusters.first().and_then(|cluster| cluster.tls.clone());
     let tls = tls.expect("tls");
     assert!(tls.ca.is_none() && tls.cert.is_none() && tls.key.is_none());
 
@@ -387,13 +343,9 @@ fn relative_tls_paths_resolve_against_the_config_directory() {
 
 #[test]
 fn max_age_accepts_unit_combinations() {
-    for (text, seconds) in [
-        ("30s", 30),
-        ("15m", 900),
-        ("8h", 28_800),
-        ("1d", 86_400),
-        ("1h30m", 5_400),
-    ] {
+    for (text, seconds) in
+        [("30s", 30), ("15m", 900), ("8h", 28_800), ("1d", 86_400), ("1h30m", 5_400)]
+    {
         let source = format!("{}{}    max_age: {text}\n", base!(), oidc!());
         let config = parse_ok(&source);
         let max_age = config.auth.map(|auth| auth.oidc.max_age);
@@ -447,9 +399,7 @@ fn load_reads_the_file_and_names_it_in_errors() {
     );
 
     let missing = dir.0.join("missing.yaml");
-    let message = load(&missing)
-        .map(|_| ())
-        .map_err(|error| error.to_string());
+    let message = load(&missing).map(|_| ()).map_err(|error| error.to_string());
     assert_eq!(
         message,
         Err(format!(

@@ -32,11 +32,7 @@ pub fn session_layer(
 ) -> SessionManagerLayer<BoundedStore, tower_sessions::service::SignedCookie> {
     // A `__Host-` cookie is only ever sent back to this exact origin over https, and no other
     // site on a sibling domain can set or shadow it.
-    let name = if oidc.secure_cookies() {
-        "__Host-klens_session"
-    } else {
-        "klens_session"
-    };
+    let name = if oidc.secure_cookies() { "__Host-klens_session" } else { "klens_session" };
     SessionManagerLayer::new(BoundedStore::new(USER_KEY))
         .with_name(name)
         .with_http_only(true)
@@ -198,9 +194,7 @@ struct CallbackQuery {
 }
 
 async fn callback(
-    State(auth): State<Arc<Auth>>,
-    session: Session,
-    headers: HeaderMap,
+    State(auth): State<Arc<Auth>>, session: Session, headers: HeaderMap,
     Query(q): Query<CallbackQuery>,
 ) -> Response {
     let now = now_ms();
@@ -214,11 +208,7 @@ async fn callback(
 }
 
 async fn finish_sign_in(
-    auth: &Auth,
-    session: Session,
-    pending: Option<PendingSignIn>,
-    q: CallbackQuery,
-    now: i64,
+    auth: &Auth, session: Session, pending: Option<PendingSignIn>, q: CallbackQuery, now: i64,
 ) -> Response {
     if let Some(error) = q.error {
         // Debug formatting escapes what the query carries, so it cannot forge log lines.
@@ -232,10 +222,7 @@ async fn finish_sign_in(
         );
     };
     let (Some(code), Some(state)) = (q.code, q.state) else {
-        return failure(
-            StatusCode::BAD_REQUEST,
-            "The identity provider's answer was incomplete.",
-        );
+        return failure(StatusCode::BAD_REQUEST, "The identity provider's answer was incomplete.");
     };
     if !pending.matches(&state) {
         tracing::warn!("sign-in callback with a state that does not match");
@@ -268,18 +255,12 @@ async fn finish_sign_in(
     // A new session id at sign-in, so an id planted before cannot ride on the new identity.
     if let Err(e) = session.cycle_id().await {
         tracing::error!(error = %e, "cannot rotate the session id");
-        return failure(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "klens could not start your session.",
-        );
+        return failure(StatusCode::INTERNAL_SERVER_ERROR, "klens could not start your session.");
     }
     tracing::info!(subject = ?user.subject, groups = ?user.groups, "signed in");
     if let Err(e) = session.insert(USER_KEY, user).await {
         tracing::error!(error = %e, "cannot store the session");
-        return failure(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "klens could not start your session.",
-        );
+        return failure(StatusCode::INTERNAL_SERVER_ERROR, "klens could not start your session.");
     }
     Redirect::to(&safe_next(Some(next))).into_response()
 }
@@ -297,11 +278,7 @@ async fn logout(State(auth): State<Arc<Auth>>, session: Session, request: Reques
         .get(axum::http::header::HOST)
         .and_then(|h| h.to_str().ok())
         .unwrap_or("localhost");
-    let scheme = if oidc.secure_cookies() {
-        "https"
-    } else {
-        "http"
-    };
+    let scheme = if oidc.secure_cookies() { "https" } else { "http" };
     let return_to = format!("{scheme}://{host}/");
     if let Some(user) = user {
         if let Some(url) = oidc.end_session_url(&user.id_token, &return_to).await {
@@ -325,10 +302,7 @@ fn failure(status: StatusCode, message: &str) -> Response {
 }
 
 fn escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
+    text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }
 
 #[cfg(test)]
@@ -363,12 +337,7 @@ mod tests {
     /// Regression (hardening issue): the page used to show the provider's own text.
     #[test]
     fn a_failed_callback_never_shows_the_providers_text() {
-        for code in [
-            "access_denied",
-            "server_error",
-            "<script>alert(1)</script>",
-            "x\ny",
-        ] {
+        for code in ["access_denied", "server_error", "<script>alert(1)</script>", "x\ny"] {
             let shown = provider_refusal(code);
             assert!(shown.starts_with("The identity provider did not sign you in"));
             assert!(!shown.contains(code), "{code}");
@@ -377,13 +346,7 @@ mod tests {
 
     #[test]
     fn public_paths_need_no_session() {
-        for path in [
-            "/health",
-            "/ready",
-            "/auth/login",
-            "/auth/callback",
-            "/pkg/klens.wasm",
-        ] {
+        for path in ["/health", "/ready", "/auth/login", "/auth/callback", "/pkg/klens.wasm"] {
             assert!(is_public(path), "{path}");
         }
         for path in ["/", "/api/whoami", "/c/local", "/authx", "/healthz"] {
@@ -393,9 +356,6 @@ mod tests {
 
     #[test]
     fn failure_pages_escape_what_they_show() {
-        assert_eq!(
-            escape("<b>\"x\" & y</b>"),
-            "&lt;b&gt;&quot;x&quot; &amp; y&lt;/b&gt;"
-        );
+        assert_eq!(escape("<b>\"x\" & y</b>"), "&lt;b&gt;&quot;x&quot; &amp; y&lt;/b&gt;");
     }
 }

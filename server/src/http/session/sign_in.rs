@@ -46,11 +46,7 @@ impl SignIns {
     pub fn new(secure: bool) -> SignIns {
         SignIns {
             key: Key::generate(),
-            name: if secure {
-                "__Secure-klens_sign_in"
-            } else {
-                "klens_sign_in"
-            },
+            name: if secure { "__Secure-klens_sign_in" } else { "klens_sign_in" },
             secure,
             finished: Mutex::new(HashMap::new()),
         }
@@ -107,10 +103,7 @@ impl SignIns {
     }
 
     fn is_finished(&self, pending: &PendingSignIn) -> bool {
-        self.finished
-            .lock()
-            .map(|f| f.contains_key(&pending.digest()))
-            .unwrap_or(true)
+        self.finished.lock().map(|f| f.contains_key(&pending.digest())).unwrap_or(true)
     }
 
     /// Marks `pending` finished until its cookie would have expired; `false` when it already
@@ -156,10 +149,7 @@ mod tests {
         assert_eq!(read.next, "/c/local");
         let ten_minutes = PENDING_FOR.as_millis() as i64;
         assert!(sign_ins.read(&headers, now + ten_minutes - 1).is_some());
-        assert!(
-            sign_ins.read(&headers, now + ten_minutes).is_none(),
-            "expired"
-        );
+        assert!(sign_ins.read(&headers, now + ten_minutes).is_none(), "expired");
         assert!(sign_ins.finish(&read, now + 2));
         assert!(sign_ins.read(&headers, now + 3).is_none(), "finished");
         assert!(!sign_ins.finish(&read, now + 3), "finished once only");
@@ -175,10 +165,7 @@ mod tests {
         // Another process (another key), the same cookie.
         assert!(SignIns::new(false).read(&request_with(&set), 1).is_none());
         // The value altered by one character.
-        let text = set
-            .to_str()
-            .expect("ascii")
-            .replacen("klens_sign_in=", "klens_sign_in=x", 1);
+        let text = set.to_str().expect("ascii").replacen("klens_sign_in=", "klens_sign_in=x", 1);
         let altered = HeaderValue::from_str(&text).expect("header");
         assert!(sign_ins.read(&request_with(&altered), 1).is_none());
         assert!(sign_ins.read(&HeaderMap::new(), 1).is_none());
@@ -197,12 +184,7 @@ mod tests {
             assert_eq!(cookie.secure(), secure.then_some(true));
             assert_eq!(cookie.max_age(), Some(time::Duration::minutes(10)));
             let removal = Cookie::parse(
-                sign_ins
-                    .removal()
-                    .expect("a removal")
-                    .to_str()
-                    .expect("ascii")
-                    .to_string(),
+                sign_ins.removal().expect("a removal").to_str().expect("ascii").to_string(),
             )
             .expect("cookie");
             assert_eq!((removal.name(), removal.path()), (name, Some("/auth")));

@@ -41,11 +41,7 @@ impl Expiry<Id, Record> for Life {
     }
 
     fn expire_after_update(
-        &self,
-        _: &Id,
-        record: &Record,
-        _: Instant,
-        _: Option<Duration>,
+        &self, _: &Id, record: &Record, _: Instant, _: Option<Duration>,
     ) -> Option<Duration> {
         Some(self.of(record))
     }

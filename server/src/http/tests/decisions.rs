@@ -130,11 +130,7 @@ POST produce {"cluster":"{c}","topic":"t","headers":[{"key":"h","value":{"encodi
         );
         let (uri, body) = request("hidden");
         let e = call(&router, method, &uri, &body).await;
-        assert_eq!(
-            e,
-            app::ApiError::unknown_cluster("hidden"),
-            "{method} {uri} {body}"
-        );
+        assert_eq!(e, app::ApiError::unknown_cluster("hidden"), "{method} {uri} {body}");
     }
 }
 
@@ -180,13 +176,7 @@ async fn calls_of_a_cluster_name_the_missing_cluster() {
             "{endpoint}: {}",
             e.message
         );
-        let e = call(
-            &router,
-            "GET",
-            &format!("/api/{endpoint}?cluster=hidden"),
-            "",
-        )
-        .await;
+        let e = call(&router, "GET", &format!("/api/{endpoint}?cluster=hidden"), "").await;
         assert_eq!(e, app::ApiError::unknown_cluster("hidden"), "{endpoint}");
     }
     for endpoint in [
@@ -207,13 +197,7 @@ async fn calls_of_a_cluster_name_the_missing_cluster() {
         "set_scram_credential",
         "delete_scram_credential",
     ] {
-        let e = call(
-            &router,
-            "POST",
-            &format!("/api/{endpoint}"),
-            r#"{"topic":"t"}"#,
-        )
-        .await;
+        let e = call(&router, "POST", &format!("/api/{endpoint}"), r#"{"topic":"t"}"#).await;
         assert_eq!(
             (e.code, e.field.as_deref()),
             (app::ErrorCode::BadRequest, Some("cluster")),
@@ -229,48 +213,26 @@ async fn calls_of_a_cluster_name_the_missing_cluster() {
 async fn a_write_on_a_read_only_cluster_is_refused_before_its_arguments() {
     let router = router_for(TWO);
     for (endpoint, body) in [
-        (
-            "create_topic",
-            r#"{"cluster":"ro","topic":"t","partitions":"three"}"#,
-        ),
+        ("create_topic", r#"{"cluster":"ro","topic":"t","partitions":"three"}"#),
         ("create_topic", r#"{"cluster":"ro"}"#),
         ("delete_topic", r#"{"cluster":"ro","topic":["x"]}"#),
-        (
-            "alter_topic_configs",
-            r#"{"cluster":"ro","topic":"t","set":"x"}"#,
-        ),
+        ("alter_topic_configs", r#"{"cluster":"ro","topic":"t","set":"x"}"#),
         ("add_partitions", r#"{"cluster":"ro","count":"many"}"#),
-        (
-            "delete_records",
-            r#"{"cluster":"ro","topic":"t","offset":[]}"#,
-        ),
-        (
-            "reset_offsets",
-            r#"{"cluster":"ro","group":"g","to":"nowhere"}"#,
-        ),
+        ("delete_records", r#"{"cluster":"ro","topic":"t","offset":[]}"#),
+        ("reset_offsets", r#"{"cluster":"ro","group":"g","to":"nowhere"}"#),
         ("delete_offsets", r#"{"cluster":"ro","group":5}"#),
         ("delete_group", r#"{"cluster":"ro"}"#),
         ("produce", r#"{"cluster":"ro","topic":"t","value":7}"#),
         ("register_schema", r#"{"cluster":"ro","schema":5}"#),
-        (
-            "set_compatibility",
-            r#"{"cluster":"ro","subject":"s","compatibility":"SIDEWAYS"}"#,
-        ),
+        ("set_compatibility", r#"{"cluster":"ro","subject":"s","compatibility":"SIDEWAYS"}"#),
         ("delete_schema", r#"{"cluster":"ro","version":"one"}"#),
         ("create_acl", r#"{"cluster":"ro","principal":5}"#),
         ("delete_acl", r#"{"cluster":"ro","operation":"sideways"}"#),
-        (
-            "set_scram_credential",
-            r#"{"cluster":"ro","iterations":"many"}"#,
-        ),
+        ("set_scram_credential", r#"{"cluster":"ro","iterations":"many"}"#),
         ("delete_scram_credential", r#"{"cluster":"ro","user":7}"#),
     ] {
         let e = call(&router, "POST", &format!("/api/{endpoint}"), body).await;
-        assert_eq!(
-            e,
-            app::ApiError::read_only_cluster("ro"),
-            "{endpoint} {body}"
-        );
+        assert_eq!(e, app::ApiError::read_only_cluster("ro"), "{endpoint} {body}");
     }
     for body in ["not json", "[]", r#"{"topic":"t"}"#] {
         let e = call(&router, "POST", "/api/create_topic", body).await;

@@ -7,13 +7,7 @@ const HOST_NOT_ALLOWED: &str = r#"{"code":"HOST_NOT_ALLOWED","message":"This hos
 
 #[tokio::test]
 async fn a_host_outside_allowed_hosts_is_refused_everywhere_but_the_probes() {
-    for uri in [
-        "/",
-        "/api/clusters",
-        "/api/whoami",
-        "/c/quiet",
-        "/pkg/klens.js",
-    ] {
+    for uri in ["/", "/api/clusters", "/api/whoami", "/c/quiet", "/pkg/klens.js"] {
         let request = Request::get(uri)
             .header("host", "rebound.example:8080")
             .body(Body::empty())
@@ -24,15 +18,11 @@ async fn a_host_outside_allowed_hosts_is_refused_everywhere_but_the_probes() {
             "{uri}"
         );
     }
-    let missing_host = Request::get("/api/clusters")
-        .body(Body::empty())
-        .expect("request");
+    let missing_host = Request::get("/api/clusters").body(Body::empty()).expect("request");
     assert_eq!(send(missing_host).await.0, StatusCode::FORBIDDEN);
     for uri in ["/health", "/ready"] {
-        let request = Request::get(uri)
-            .header("host", "10.1.2.3")
-            .body(Body::empty())
-            .expect("request");
+        let request =
+            Request::get(uri).header("host", "10.1.2.3").body(Body::empty()).expect("request");
         assert_ne!(send(request).await.0, StatusCode::FORBIDDEN, "{uri}");
     }
     // The port does not matter, and neither does the case of the name.
@@ -90,11 +80,7 @@ async fn writes_without_a_json_body_are_refused_before_anything_runs() {
         }
         let request = request.body(Body::from(body)).expect("request");
         let (status, text) = send_to(router.clone(), request).await;
-        assert_eq!(
-            status,
-            StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            "{content_type:?}: {text}"
-        );
+        assert_eq!(status, StatusCode::UNSUPPORTED_MEDIA_TYPE, "{content_type:?}: {text}");
         let error: app::ApiError = serde_json::from_str(&text).expect("an ApiError body");
         assert_eq!(error.code, app::ErrorCode::UnsupportedMediaType);
     }
@@ -134,10 +120,7 @@ async fn with_auth_the_session_is_checked_and_hosts_are_not() {
         "{QUIET}auth:\n  oidc:\n    issuer: http://127.0.0.1:9\n    client_id: klens\n    client_secret: s\n    redirect_uri: http://127.0.0.1:8080/auth/callback\n"
     );
     let request = |uri: &str| {
-        Request::get(uri)
-            .header("host", "rebound.example")
-            .body(Body::empty())
-            .expect("request")
+        Request::get(uri).header("host", "rebound.example").body(Body::empty()).expect("request")
     };
     let (status, body) = send_to(router_for(&yaml), request("/api/whoami")).await;
     assert_eq!(status, StatusCode::UNAUTHORIZED, "{body}");
@@ -150,10 +133,7 @@ async fn with_auth_the_session_is_checked_and_hosts_are_not() {
         .expect("router answers");
     assert_eq!(response.status(), StatusCode::SEE_OTHER);
     assert_eq!(
-        response
-            .headers()
-            .get("location")
-            .and_then(|l| l.to_str().ok()),
+        response.headers().get("location").and_then(|l| l.to_str().ok()),
         Some("/auth/login?next=%2Fc%2Fquiet%2Ftopics%3Fsort%3Dname")
     );
 }
@@ -179,11 +159,7 @@ async fn every_answer_carries_the_security_headers() {
             .expect("request");
         let response = router_for(&yaml).oneshot(request).await.expect("answers");
         let header = |name: &str| {
-            response
-                .headers()
-                .get(name)
-                .and_then(|v| v.to_str().ok())
-                .map(str::to_string)
+            response.headers().get(name).and_then(|v| v.to_str().ok()).map(str::to_string)
         };
         let policy = header("content-security-policy").unwrap_or_default();
         assert!(policy.contains("frame-ancestors 'none'"), "{uri}: {policy}");
@@ -193,11 +169,7 @@ async fn every_answer_carries_the_security_headers() {
         assert_eq!(header("x-frame-options").as_deref(), Some("DENY"), "{uri}");
         assert_eq!(header("x-content-type-options").as_deref(), Some("nosniff"));
         assert_eq!(header("referrer-policy").as_deref(), Some("same-origin"));
-        assert_eq!(
-            header("cache-control").as_deref() == Some("no-store"),
-            no_store,
-            "{uri}"
-        );
+        assert_eq!(header("cache-control").as_deref() == Some("no-store"), no_store, "{uri}");
     }
 }
 
@@ -207,11 +179,5 @@ fn too_many_requests_says_when_to_try_again() {
     let e = app::ApiError::new(app::ErrorCode::TooManyRequests, "busy");
     let response = crate::http::error_response(&e);
     assert_eq!(response.status(), StatusCode::TOO_MANY_REQUESTS);
-    assert_eq!(
-        response
-            .headers()
-            .get("retry-after")
-            .and_then(|v| v.to_str().ok()),
-        Some("5")
-    );
+    assert_eq!(response.headers().get("retry-after").and_then(|v| v.to_str().ok()), Some("5"));
 }

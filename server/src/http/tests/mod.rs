@@ -35,13 +35,8 @@ fn router_for(yaml: &str) -> axum::Router {
 }
 
 async fn get(uri: &str) -> (StatusCode, String) {
-    send(
-        Request::get(uri)
-            .header("host", "127.0.0.1:8080")
-            .body(Body::empty())
-            .expect("request"),
-    )
-    .await
+    send(Request::get(uri).header("host", "127.0.0.1:8080").body(Body::empty()).expect("request"))
+        .await
 }
 
 async fn send(request: Request<Body>) -> (StatusCode, String) {
@@ -55,31 +50,20 @@ async fn send_to(router: axum::Router, request: Request<Body>) -> (StatusCode, S
 }
 
 async fn body_text(response: axum::response::Response) -> String {
-    let body = response
-        .into_body()
-        .collect()
-        .await
-        .expect("body")
-        .to_bytes();
+    let body = response.into_body().collect().await.expect("body").to_bytes();
     String::from_utf8_lossy(&body).into_owned()
 }
 
 #[tokio::test]
 async fn health_answers_while_the_process_serves() {
-    assert_eq!(
-        get("/health").await,
-        (StatusCode::OK, r#"{"status":"ok"}"#.into())
-    );
+    assert_eq!(get("/health").await, (StatusCode::OK, r#"{"status":"ok"}"#.into()));
 }
 
 #[tokio::test]
 async fn ready_is_503_before_the_first_refresh() {
     assert_eq!(
         get("/ready").await,
-        (
-            StatusCode::SERVICE_UNAVAILABLE,
-            r#"{"status":"starting"}"#.into()
-        )
+        (StatusCode::SERVICE_UNAVAILABLE, r#"{"status":"starting"}"#.into())
     );
 }
 
@@ -137,10 +121,7 @@ async fn a_server_function_answers_application_json() {
             .expect("router answers");
         assert_eq!(response.status(), StatusCode::OK, "{uri}");
         assert_eq!(
-            response
-                .headers()
-                .get("content-type")
-                .and_then(|v| v.to_str().ok()),
+            response.headers().get("content-type").and_then(|v| v.to_str().ok()),
             Some("application/json"),
             "{uri}"
         );
@@ -153,10 +134,7 @@ async fn whoami_without_auth_holds_every_privilege_on_every_cluster() {
     let (status, body) = get("/api/whoami").await;
     assert_eq!(status, StatusCode::OK);
     let json: serde_json::Value = serde_json::from_str(&body).expect("json");
-    let wire: Vec<String> = app::Privilege::ALL
-        .iter()
-        .map(|p| p.wire_name().to_string())
-        .collect();
+    let wire: Vec<String> = app::Privilege::ALL.iter().map(|p| p.wire_name().to_string()).collect();
     assert_eq!(
         json,
         serde_json::json!({
@@ -199,10 +177,7 @@ async fn ready_counts_clusters_without_naming_them() {
 async fn a_topic_of_a_cluster_not_read_yet_is_not_called_missing() {
     let (status, body) = get("/api/topic?cluster=quiet&topic=orders").await;
     assert_eq!(status, StatusCode::BAD_GATEWAY, "{body}");
-    assert!(
-        body.contains("has not read the topics of cluster"),
-        "{body}"
-    );
+    assert!(body.contains("has not read the topics of cluster"), "{body}");
 }
 
 /// docs/api.md lists every call: each server function the binary serves has its heading
@@ -238,11 +213,7 @@ fn every_server_function_has_one_service_call() {
         handlers.iter().map(|h| (h.call)()).collect();
     let names: Vec<&str> = handlers.iter().map(|h| h.name).collect();
     assert!(functions >= 39, "{functions} server functions registered");
-    assert_eq!(
-        types.len(),
-        handlers.len(),
-        "a call registered twice: {names:?}"
-    );
+    assert_eq!(types.len(), handlers.len(), "a call registered twice: {names:?}");
     assert_eq!(handlers.len(), functions, "{names:?}");
 }
 

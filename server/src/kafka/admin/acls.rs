@@ -30,37 +30,25 @@ fn acl_refusal(what: &str, needs: &str, refusal: Refusal) -> ApiError {
 
 /// Every binding of the cluster.
 pub async fn acls(
-    grant: &Grant,
-    link: &Link,
-    known: &[Broker],
+    grant: &Grant, link: &Link, known: &[Broker],
 ) -> Result<Vec<AclBinding>, ApiError> {
     grant.require(Privilege::Acls, &Resource::Cluster)?;
     let wire = wire_of(link)?;
-    wire.acls(known)
-        .await?
-        .map_err(|r| acl_refusal("list the ACLs", "DESCRIBE", r))
+    wire.acls(known).await?.map_err(|r| acl_refusal("list the ACLs", "DESCRIBE", r))
 }
 
 /// Creates `acl`.
 pub async fn create_acl(
-    grant: &Grant,
-    link: &Link,
-    known: &[Broker],
-    acl: &AclBinding,
+    grant: &Grant, link: &Link, known: &[Broker], acl: &AclBinding,
 ) -> Result<(), ApiError> {
     grant.require(Privilege::CreateAcls, &Resource::Cluster)?;
     let wire = wire_of(link)?;
-    wire.create_acl(grant, known, acl)
-        .await?
-        .map_err(|r| acl_refusal("create an ACL", "ALTER", r))
+    wire.create_acl(grant, known, acl).await?.map_err(|r| acl_refusal("create an ACL", "ALTER", r))
 }
 
 /// Deletes exactly `acl`; `NOT_FOUND` when Kafka holds no such binding.
 pub async fn delete_acl(
-    grant: &Grant,
-    link: &Link,
-    known: &[Broker],
-    acl: &AclBinding,
+    grant: &Grant, link: &Link, known: &[Broker], acl: &AclBinding,
 ) -> Result<(), ApiError> {
     grant.require(Privilege::DeleteAcls, &Resource::Cluster)?;
     let wire = wire_of(link)?;
@@ -71,10 +59,7 @@ pub async fn delete_acl(
     if deleted == 0 {
         return Err(ApiError {
             flavor: Flavor::Plain,
-            ..ApiError::new(
-                ErrorCode::NotFound,
-                format!("Kafka holds no such ACL: {}.", acl.words()),
-            )
+            ..ApiError::not_found(format!("Kafka holds no such ACL: {}.", acl.words()))
         });
     }
     Ok(())

@@ -37,9 +37,7 @@ fn refusal(what: &str, needs: &str, broker: Option<&Broker>, refusal: Refusal) -
 
 /// Every config of `broker` as it describes itself, each with its update mode.
 async fn describe(
-    wire: &WireClient,
-    known: &[Broker],
-    broker: Option<&Broker>,
+    wire: &WireClient, known: &[Broker], broker: Option<&Broker>,
 ) -> Result<Vec<TopicConfig>, ApiError> {
     let entries = wire
         .broker_configs(known, broker)
@@ -60,8 +58,7 @@ async fn describe(
 /// a broker's own list, with the default's value where one is set and otherwise what that
 /// broker falls back to; then any default Kafka holds that the broker does not list.
 pub(super) fn default_view(
-    of_broker: Vec<TopicConfig>,
-    defaults: Vec<TopicConfig>,
+    of_broker: Vec<TopicConfig>, defaults: Vec<TopicConfig>,
 ) -> Vec<TopicConfig> {
     let mut set = by_name(defaults);
     let mut out = Vec::new();
@@ -71,9 +68,7 @@ pub(super) fn default_view(
         }
         set.remove(&config.name);
         // The broker's own dynamic value is no part of the default.
-        config
-            .synonyms
-            .retain(|s| s.source != ConfigSource::DynamicBroker);
+        config.synonyms.retain(|s| s.source != ConfigSource::DynamicBroker);
         match config.synonyms.first() {
             Some(head) => {
                 config.value = head.value.clone();
@@ -104,9 +99,7 @@ fn in_page_order(mut configs: Vec<TopicConfig>, level: ConfigSource) -> Vec<Topi
 /// What a page shows for `broker`, or for the default: the configs, and for the default the
 /// broker whose list it was read from.
 async fn read(
-    wire: &WireClient,
-    known: &[Broker],
-    broker: Option<&Broker>,
+    wire: &WireClient, known: &[Broker], broker: Option<&Broker>,
 ) -> Result<(Vec<TopicConfig>, Option<i32>, Vec<TopicConfig>), ApiError> {
     match broker {
         Some(b) => {
@@ -130,10 +123,7 @@ async fn read(
 /// Every config of `broker`, or of the cluster-wide default, in page order; for the default,
 /// also the broker whose list it shows.
 pub async fn broker_configs(
-    grant: &Grant,
-    link: &Link,
-    known: &[Broker],
-    broker: Option<&Broker>,
+    grant: &Grant, link: &Link, known: &[Broker], broker: Option<&Broker>,
 ) -> Result<(Vec<TopicConfig>, Option<i32>), ApiError> {
     grant.require(Privilege::BrokerConfigs, &Resource::Cluster)?;
     let wire = wire_of(link)?;
@@ -160,22 +150,16 @@ fn unchangeable(config: &TopicConfig, broker: Option<&Broker>) -> Option<String>
 /// `dry_run`, Kafka validates and nothing changes; otherwise the answer is what the broker
 /// shows after the change.
 pub async fn alter_broker_configs(
-    grant: &Grant,
-    link: &Link,
-    known: &[Broker],
-    broker: Option<&Broker>,
-    changes: &[ConfigChange],
-    dry_run: bool,
+    grant: &Grant, link: &Link, known: &[Broker], broker: Option<&Broker>,
+    changes: &[ConfigChange], dry_run: bool,
 ) -> Result<Vec<ConfigChangeView>, ApiError> {
     grant.require(Privilege::AlterBrokerConfigs, &Resource::Cluster)?;
     let wire = wire_of(link)?;
     let level = level_of(broker);
     let (shown, _, own) = read(&wire, known, broker).await?;
     for (name, _) in changes {
-        if let Some(why) = own
-            .iter()
-            .find(|c| c.name == *name)
-            .and_then(|c| unchangeable(c, broker))
+        if let Some(why) =
+            own.iter().find(|c| c.name == *name).and_then(|c| unchangeable(c, broker))
         {
             return Err(ApiError::new(ErrorCode::Admin, why));
         }
@@ -185,33 +169,20 @@ pub async fn alter_broker_configs(
         .map_err(|e| unreachable_kafka("change the configs of", &target_words(broker), &e))?
         .map_err(|r| refusal("change broker configs", "ALTER_CONFIGS", broker, r))?;
     let before = by_name(shown);
-    let after = if dry_run {
-        None
-    } else {
-        read_back(&wire, known, broker, changes).await
-    };
+    let after = if dry_run { None } else { read_back(&wire, known, broker, changes).await };
     Ok(change_views(level, changes, &before, after.as_ref()))
 }
 
 /// The configs after a change, once the broker shows every part of it, or as last read;
 /// `None` when they could not be read.
 async fn read_back(
-    wire: &WireClient,
-    known: &[Broker],
-    broker: Option<&Broker>,
-    changes: &[ConfigChange],
+    wire: &WireClient, known: &[Broker], broker: Option<&Broker>, changes: &[ConfigChange],
 ) -> Option<BTreeMap<String, TopicConfig>> {
     let level = level_of(broker);
     read_until(
-        || async {
-            read(wire, known, broker)
-                .await
-                .map(|(configs, _, _)| by_name(configs))
-        },
+        || async { read(wire, known, broker).await.map(|(configs, _, _)| by_name(configs)) },
         |now| {
-            changes
-                .iter()
-                .all(|(name, value)| shows_change(now.get(name), level, value.as_deref()))
+            changes.iter().all(|(name, value)| shows_change(now.get(name), level, value.as_deref()))
         },
     )
     .await
@@ -220,8 +191,8 @@ async fn read_back(
 #[cfg(test)]
 mod tests {
     use super::super::changes::predicted;
+    use super::super::test_config as config;
     use super::*;
-    use app::api::ConfigSynonym;
 
     #[test]
     fn a_removal_shows_once_the_value_follows_the_chain() {
@@ -251,32 +222,6 @@ mod tests {
         assert!(!shows_change(Some(&set), DynamicBroker, Some("17")));
     }
 
-    fn config(
-        name: &str,
-        value: Option<&str>,
-        source: ConfigSource,
-        chain: &[(&str, ConfigSource)],
-    ) -> TopicConfig {
-        TopicConfig {
-            name: name.into(),
-            value: value.map(Into::into),
-            source,
-            read_only: false,
-            sensitive: false,
-            synonyms: chain
-                .iter()
-                .map(|(v, s)| ConfigSynonym {
-                    name: name.into(),
-                    value: Some((*v).into()),
-                    source: *s,
-                })
-                .collect(),
-            kind: Some("int".into()),
-            documentation: None,
-            update_mode: Some(UpdateMode::of(name, false)),
-        }
-    }
-
     #[test]
     fn the_default_shows_its_own_value_or_what_brokers_fall_back_to() {
         use ConfigSource::*;
@@ -286,11 +231,7 @@ mod tests {
                 "log.cleaner.threads",
                 Some("4"),
                 DynamicBroker,
-                &[
-                    ("4", DynamicBroker),
-                    ("2", DynamicDefaultBroker),
-                    ("1", Default),
-                ],
+                &[("4", DynamicBroker), ("2", DynamicDefaultBroker), ("1", Default)],
             ),
             // Set on the broker only: the page shows what the default level falls back to.
             config(
@@ -318,20 +259,14 @@ mod tests {
             ),
         ];
         let page = default_view(of_broker, defaults);
-        let seen: Vec<(&str, Option<&str>, ConfigSource)> = page
-            .iter()
-            .map(|c| (c.name.as_str(), c.value.as_deref(), c.source))
-            .collect();
+        let seen: Vec<(&str, Option<&str>, ConfigSource)> =
+            page.iter().map(|c| (c.name.as_str(), c.value.as_deref(), c.source)).collect();
         assert_eq!(
             seen,
             [
                 ("log.cleaner.threads", Some("2"), DynamicDefaultBroker),
                 ("num.io.threads", Some("8"), StaticBroker),
-                (
-                    "listener.name.internal.max.connections",
-                    Some("100"),
-                    DynamicDefaultBroker
-                ),
+                ("listener.name.internal.max.connections", Some("100"), DynamicDefaultBroker),
             ]
         );
         assert!(page[0].synonyms.iter().all(|s| s.source != DynamicBroker));
@@ -339,11 +274,7 @@ mod tests {
 
     #[test]
     fn read_only_and_per_broker_configs_are_refused_where_kafka_would() {
-        let broker = Broker {
-            id: 1,
-            host: "h".into(),
-            port: 9092,
-        };
+        let broker = Broker { id: 1, host: "h".into(), port: 9092 };
         let mut read_only = config("log.dirs", Some("/x"), ConfigSource::StaticBroker, &[]);
         read_only.read_only = true;
         read_only.update_mode = Some(UpdateMode::ReadOnly);
@@ -365,11 +296,7 @@ mod tests {
             "num.io.threads",
             Some("16"),
             DynamicBroker,
-            &[
-                ("16", DynamicBroker),
-                ("12", DynamicDefaultBroker),
-                ("8", Default),
-            ],
+            &[("16", DynamicBroker), ("12", DynamicDefaultBroker), ("8", Default)],
         );
         assert_eq!(
             predicted(DynamicBroker, Some(&c), None),

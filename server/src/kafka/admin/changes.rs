@@ -64,10 +64,7 @@ fn in_page_order(mut configs: Vec<TopicConfig>) -> Vec<TopicConfig> {
 
 /// Every config of `topic` (TOPIC_CONFIGS on it).
 pub async fn topic_configs(
-    grant: &Grant,
-    link: &Link,
-    known: &[Broker],
-    topic: &str,
+    grant: &Grant, link: &Link, known: &[Broker], topic: &str,
 ) -> Result<Vec<TopicConfig>, ApiError> {
     grant.require_topic(Privilege::TopicConfigs, topic)?;
     let wire = wire_of(link)?;
@@ -76,9 +73,7 @@ pub async fn topic_configs(
 
 /// Every config of `topic` as Kafka describes it now.
 async fn describe(
-    wire: &crate::kafka::wire::WireClient,
-    known: &[Broker],
-    topic: &str,
+    wire: &crate::kafka::wire::WireClient, known: &[Broker], topic: &str,
 ) -> Result<Vec<TopicConfig>, ApiError> {
     let entries = wire
         .topic_configs(known, topic)
@@ -92,11 +87,7 @@ async fn describe(
 /// validates the change and applies nothing, and the answer says what each config would
 /// become; otherwise it says what Kafka shows after the change.
 pub async fn alter_topic_configs(
-    grant: &Grant,
-    link: &Link,
-    known: &[Broker],
-    topic: &str,
-    changes: &[ConfigChange],
+    grant: &Grant, link: &Link, known: &[Broker], topic: &str, changes: &[ConfigChange],
     dry_run: bool,
 ) -> Result<Vec<ConfigChangeView>, ApiError> {
     grant.require_topic(Privilege::AlterTopicConfigs, topic)?;
@@ -121,29 +112,20 @@ pub async fn alter_topic_configs(
         )
         .await
     };
-    Ok(change_views(
-        ConfigSource::Topic,
-        changes,
-        &before,
-        after.as_ref(),
-    ))
+    Ok(change_views(ConfigSource::Topic, changes, &before, after.as_ref()))
 }
 
 /// Whether `config` as read shows a change at `level`: the value set there in force, or
 /// (for a removal) nothing set there and the value in force that of the level below. A broker
 /// answers its new chain of synonyms a moment before the value it works with follows it.
 pub(super) fn shows_change(
-    config: Option<&TopicConfig>,
-    level: ConfigSource,
-    value: Option<&str>,
+    config: Option<&TopicConfig>, level: ConfigSource, value: Option<&str>,
 ) -> bool {
     let Some(c) = config else {
         return value.is_none();
     };
     let settled = c.sensitive
-        || c.synonyms
-            .first()
-            .is_none_or(|head| head.source == c.source && head.value == c.value);
+        || c.synonyms.first().is_none_or(|head| head.source == c.source && head.value == c.value);
     let shown = match value {
         Some(v) => c.is_set_at(level) && (c.sensitive || c.value.as_deref() == Some(v)),
         None => !c.is_set_at(level),
@@ -159,9 +141,7 @@ pub(super) fn by_name(configs: Vec<TopicConfig>) -> BTreeMap<String, TopicConfig
 /// Each change at `level` before and after: as Kafka shows it once applied (`after`), or, for a
 /// dry run, as it would be.
 pub(super) fn change_views(
-    level: ConfigSource,
-    changes: &[ConfigChange],
-    before: &BTreeMap<String, TopicConfig>,
+    level: ConfigSource, changes: &[ConfigChange], before: &BTreeMap<String, TopicConfig>,
     after: Option<&BTreeMap<String, TopicConfig>>,
 ) -> Vec<ConfigChangeView> {
     changes
@@ -190,9 +170,7 @@ pub(super) fn change_views(
 }
 
 async fn describe_map(
-    wire: &crate::kafka::wire::WireClient,
-    known: &[Broker],
-    topic: &str,
+    wire: &crate::kafka::wire::WireClient, known: &[Broker], topic: &str,
 ) -> Result<BTreeMap<String, TopicConfig>, ApiError> {
     Ok(by_name(describe(wire, known, topic).await?))
 }
@@ -200,9 +178,7 @@ async fn describe_map(
 /// What a config becomes after setting it to `value` at `level`, or (with `None`) removing
 /// what is set there: the next value in its chain of synonyms.
 pub(super) fn predicted(
-    level: ConfigSource,
-    was: Option<&TopicConfig>,
-    value: Option<&str>,
+    level: ConfigSource, was: Option<&TopicConfig>, value: Option<&str>,
 ) -> (Option<String>, Option<ConfigSource>) {
     match value {
         Some(v) => (Some(v.to_string()), Some(level)),
@@ -220,12 +196,7 @@ pub(super) fn predicted(
 /// Raises the partition count of `topic` to `count` (ADD_PARTITIONS on it), then reads it
 /// back until Kafka shows the new partitions. With `dry_run`, Kafka validates only.
 pub async fn add_partitions(
-    grant: &Grant,
-    link: &Link,
-    known: &[Broker],
-    topic: &str,
-    count: i32,
-    dry_run: bool,
+    grant: &Grant, link: &Link, known: &[Broker], topic: &str, count: i32, dry_run: bool,
 ) -> Result<Option<ReadBack>, ApiError> {
     grant.require_topic(Privilege::AddPartitions, topic)?;
     let wire = wire_of(link)?;
@@ -262,10 +233,7 @@ pub enum CutAt {
 /// Reads the watermarks of `topic` (and, for a time, the first offset at or after it), and
 /// says where deleting records would cut each partition of `only` (or all).
 pub async fn plan_cuts(
-    link: &Link,
-    topic: &Topic,
-    only: Option<i32>,
-    at: &CutAt,
+    link: &Link, topic: &Topic, only: Option<i32>, at: &CutAt,
 ) -> Result<Cuts, ApiError> {
     let clients = clients_of(link)?;
     let (c, t) = (Arc::clone(&clients), topic.clone());
@@ -274,10 +242,8 @@ pub async fn plan_cuts(
     })
     .await
     .map_err(ApiError::from)?;
-    let mut bounds: BTreeMap<i32, (i64, i64)> = marks
-        .into_iter()
-        .map(|((_, p), marks)| (p, marks))
-        .collect();
+    let mut bounds: BTreeMap<i32, (i64, i64)> =
+        marks.into_iter().map(|((_, p), marks)| (p, marks)).collect();
     // A partition Kafka gave no offsets for (no leader now) is not silently left out.
     if let Some(p) = topic
         .partitions
@@ -297,10 +263,10 @@ pub async fn plan_cuts(
         bounds.retain(|k, _| *k == p);
         if bounds.is_empty() {
             // As for reading records of a partition the topic lacks.
-            return Err(ApiError::new(
-                ErrorCode::NotFound,
-                format!("Topic \"{}\" has no partition {p}.", topic.name),
-            ));
+            return Err(ApiError::not_found(format!(
+                "Topic \"{}\" has no partition {p}.",
+                topic.name
+            )));
         }
     }
     let at_time = match at {
@@ -335,10 +301,9 @@ pub async fn plan_cuts(
                 *offset
             }
             // A partition with no record at or after the time loses every record.
-            CutAt::Timestamp(_) => at_time
-                .as_ref()
-                .and_then(|m| m.get(&p).copied())
-                .unwrap_or(high),
+            CutAt::Timestamp(_) => {
+                at_time.as_ref().and_then(|m| m.get(&p).copied()).unwrap_or(high)
+            }
             CutAt::All => high,
         };
         partitions.insert(p, (low, high, target.clamp(low.min(high), high)));
@@ -366,11 +331,7 @@ impl Cuts {
 /// leader. A partition with nothing to delete is not sent. Answers per partition what Kafka
 /// did, or its refusal, and the topic as Kafka shows it afterwards.
 pub async fn delete_records(
-    grant: &Grant,
-    link: &Link,
-    known: &[Broker],
-    topic: &Topic,
-    cuts: &Cuts,
+    grant: &Grant, link: &Link, known: &[Broker], topic: &Topic, cuts: &Cuts,
 ) -> Result<(Vec<PartitionCut>, ReadBack), ApiError> {
     grant.require_topic(Privilege::DeleteRecords, &topic.name)?;
     let wire = wire_of(link)?;
@@ -380,17 +341,10 @@ pub async fn delete_records(
         if target <= low {
             continue;
         }
-        let leader = topic
-            .partitions
-            .iter()
-            .find(|p| p.id == partition)
-            .map(|p| p.leader)
-            .unwrap_or(-1);
+        let leader =
+            topic.partitions.iter().find(|p| p.id == partition).map(|p| p.leader).unwrap_or(-1);
         if known.iter().any(|b| b.id == leader) {
-            by_leader
-                .entry(leader)
-                .or_default()
-                .push((partition, target));
+            by_leader.entry(leader).or_default().push((partition, target));
         } else {
             out.push(PartitionCut {
                 partition,
@@ -519,13 +473,10 @@ pub fn wire_refusal(what: &str, name: &str, refusal: Refusal) -> ApiError {
         None if refusal.code == 0 => (ErrorCode::Client, Flavor::Plain),
         _ => (ErrorCode::Admin, Flavor::Plain),
     };
-    let said = refusal
-        .message
-        .map(|m| format!("{label}: {m}"))
-        .unwrap_or_else(|| match error {
-            Some(e) => format!("{label}: {e}"),
-            None => label.clone(),
-        });
+    let said = refusal.message.map(|m| format!("{label}: {m}")).unwrap_or_else(|| match error {
+        Some(e) => format!("{label}: {e}"),
+        None => label.clone(),
+    });
     let message = match code {
         ErrorCode::Refused => format!(
             "Kafka refused to let klens's own Kafka user {what} \"{name}\" ({said}); grant that user the ACL it needs."
@@ -533,11 +484,7 @@ pub fn wire_refusal(what: &str, name: &str, refusal: Refusal) -> ApiError {
         ErrorCode::NotFound => format!("Kafka knows no \"{name}\" ({said})."),
         _ => format!("Kafka could not {what} \"{name}\": {said}."),
     };
-    ApiError {
-        kafka_error: Some(label),
-        flavor,
-        ..ApiError::new(code, message)
-    }
+    ApiError { kafka_error: Some(label), flavor, ..ApiError::new(code, message) }
 }
 
 #[cfg(test)]
@@ -545,29 +492,9 @@ mod tests {
     use super::*;
 
     fn config(
-        name: &str,
-        value: &str,
-        source: ConfigSource,
-        chain: &[(&str, ConfigSource)],
+        name: &str, value: &str, source: ConfigSource, chain: &[(&str, ConfigSource)],
     ) -> TopicConfig {
-        TopicConfig {
-            name: name.into(),
-            value: Some(value.into()),
-            source,
-            read_only: false,
-            sensitive: false,
-            synonyms: chain
-                .iter()
-                .map(|(v, s)| ConfigSynonym {
-                    name: name.into(),
-                    value: Some((*v).into()),
-                    source: *s,
-                })
-                .collect(),
-            kind: Some("long".into()),
-            documentation: None,
-            update_mode: None,
-        }
+        super::super::test_config(name, Some(value), source, chain)
     }
 
     #[test]
@@ -577,27 +504,15 @@ mod tests {
             "retention.ms",
             "1000",
             Topic,
-            &[
-                ("1000", Topic),
-                ("7200000", StaticBroker),
-                ("604800000", Default),
-            ],
+            &[("1000", Topic), ("7200000", StaticBroker), ("604800000", Default)],
         );
         assert_eq!(
             predicted(Topic, Some(&overridden), None),
             (Some("7200000".into()), Some(StaticBroker))
         );
-        assert_eq!(
-            predicted(Topic, Some(&overridden), Some("5")),
-            (Some("5".into()), Some(Topic))
-        );
+        assert_eq!(predicted(Topic, Some(&overridden), Some("5")), (Some("5".into()), Some(Topic)));
         // Removing an override that is not there changes nothing.
-        let inherited = config(
-            "retention.ms",
-            "604800000",
-            Default,
-            &[("604800000", Default)],
-        );
+        let inherited = config("retention.ms", "604800000", Default, &[("604800000", Default)]);
         assert_eq!(
             predicted(Topic, Some(&inherited), None),
             (Some("604800000".into()), Some(Default))
@@ -633,22 +548,12 @@ mod tests {
             let e = wire_refusal(
                 "add partitions to",
                 "t",
-                Refusal {
-                    code: kafka,
-                    message: Some("Kafka's own words".into()),
-                },
+                Refusal { code: kafka, message: Some("Kafka's own words".into()) },
             );
             assert_eq!((e.code, e.status()), (code, status), "{kafka}");
             assert!(e.message.contains("Kafka's own words"), "{}", e.message);
         }
-        let e = wire_refusal(
-            "add partitions to",
-            "t",
-            Refusal {
-                code: 37,
-                message: None,
-            },
-        );
+        let e = wire_refusal("add partitions to", "t", Refusal { code: 37, message: None });
         assert!(e.message.contains("InvalidPartitions"), "{}", e.message);
     }
 }

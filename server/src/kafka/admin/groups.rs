@@ -16,30 +16,20 @@ use crate::kafka::{Broker, Link, Topic};
 
 /// The group as its coordinator describes it now, and the coordinator.
 pub async fn group_now(
-    link: &Link,
-    known: &[Broker],
-    id: &str,
-    kind: &str,
+    link: &Link, known: &[Broker], id: &str, kind: &str,
 ) -> Result<(Group, Broker), ApiError> {
-    let coordinator = wire_of(link)?
-        .coordinator(known, id)
-        .await
-        .map_err(|e| unreachable_group(id, &e))?;
+    let coordinator =
+        wire_of(link)?.coordinator(known, id).await.map_err(|e| unreachable_group(id, &e))?;
     let group = group_at(link, &coordinator, id, kind).await?;
     Ok((group, coordinator))
 }
 
 /// The group as `coordinator` describes it now.
 pub async fn group_at(
-    link: &Link,
-    coordinator: &Broker,
-    id: &str,
-    kind: &str,
+    link: &Link, coordinator: &Broker, id: &str, kind: &str,
 ) -> Result<Group, ApiError> {
-    let group = wire_of(link)?
-        .group(coordinator, id, kind)
-        .await
-        .map_err(|e| unreachable_group(id, &e))?;
+    let group =
+        wire_of(link)?.group(coordinator, id, kind).await.map_err(|e| unreachable_group(id, &e))?;
     if let Some(error) = &group.error {
         return Err(ApiError::new(
             ErrorCode::Client,
@@ -62,18 +52,11 @@ pub fn refuse_members(group: &Group, what: &str) -> Result<(), ApiError> {
     if group.members.is_empty() {
         return Ok(());
     }
-    let names: Vec<String> = group
-        .members
-        .iter()
-        .take(10)
-        .map(|m| format!("{} on {}", m.client_id, m.host))
-        .collect();
+    let names: Vec<String> =
+        group.members.iter().take(10).map(|m| format!("{} on {}", m.client_id, m.host)).collect();
     let more = group.members.len().saturating_sub(names.len());
-    let listed = if more > 0 {
-        format!("{} and {more} more", names.join(", "))
-    } else {
-        names.join(", ")
-    };
+    let listed =
+        if more > 0 { format!("{} and {more} more", names.join(", ")) } else { names.join(", ") };
     Err(ApiError {
         flavor: Flavor::ConflictOrTimeout,
         ..ApiError::new(
@@ -91,12 +74,7 @@ pub fn refuse_members(group: &Group, what: &str) -> Result<(), ApiError> {
 /// Where one partition's offset goes: `None` leaves the partition out (a shift of a partition
 /// without a committed offset has nothing to shift). Clamped to the partition's records.
 pub fn target(
-    from: Option<i64>,
-    low: i64,
-    end: i64,
-    to: ResetTo,
-    value: i64,
-    at_time: Option<i64>,
+    from: Option<i64>, low: i64, end: i64, to: ResetTo, value: i64, at_time: Option<i64>,
 ) -> Option<i64> {
     let wanted = match to {
         ResetTo::Earliest => low,
@@ -111,12 +89,7 @@ pub fn target(
 
 /// One partition's move, with what it does to the group's lag.
 pub fn movement(
-    topic: &str,
-    partition: i32,
-    from: Option<i64>,
-    to: i64,
-    low: i64,
-    end: i64,
+    topic: &str, partition: i32, from: Option<i64>, to: i64, low: i64, end: i64,
 ) -> OffsetMove {
     let lag_before = from.map(|f| u64::try_from(end - f.max(low)).unwrap_or(0));
     OffsetMove {
@@ -136,12 +109,7 @@ pub fn movement(
 /// The plan of a reset of `group` on `topics` (each with the partitions in scope), as things
 /// stand now.
 pub async fn reset_plan(
-    link: &Link,
-    group: &Group,
-    topics: &[Topic],
-    to: ResetTo,
-    value: i64,
-    now_ms: i64,
+    link: &Link, group: &Group, topics: &[Topic], to: ResetTo, value: i64, now_ms: i64,
 ) -> Result<Vec<OffsetMove>, ApiError> {
     let clients = clients_of(link)?;
     let (c, t) = (Arc::clone(&clients), topics.to_vec());
@@ -168,11 +136,8 @@ pub async fn reset_plan(
             at_time.extend(found.into_iter().map(|(p, o)| ((topic.name.clone(), p), o)));
         }
     }
-    let committed: HashMap<(String, i32), i64> = group
-        .offsets
-        .iter()
-        .map(|(t, p, o)| ((t.clone(), *p), *o))
-        .collect();
+    let committed: HashMap<(String, i32), i64> =
+        group.offsets.iter().map(|(t, p, o)| ((t.clone(), *p), *o)).collect();
     let mut plan = Vec::new();
     for topic in topics {
         for p in &topic.partitions {
@@ -198,35 +163,22 @@ pub async fn reset_plan(
 /// Whether `sent` is the plan `now` would make of the same offsets: the same partitions, each
 /// starting from the committed offset it starts from now.
 pub fn still_current(sent: &[PlannedOffset], now: &[OffsetMove]) -> bool {
-    let now: BTreeMap<(&str, i32), Option<i64>> = now
-        .iter()
-        .map(|m| ((m.topic.as_str(), m.partition), m.from))
-        .collect();
-    let sent_keys: BTreeMap<(&str, i32), Option<i64>> = sent
-        .iter()
-        .map(|p| ((p.topic.as_str(), p.partition), p.from))
-        .collect();
+    let now: BTreeMap<(&str, i32), Option<i64>> =
+        now.iter().map(|m| ((m.topic.as_str(), m.partition), m.from)).collect();
+    let sent_keys: BTreeMap<(&str, i32), Option<i64>> =
+        sent.iter().map(|p| ((p.topic.as_str(), p.partition), p.from)).collect();
     sent.len() == sent_keys.len() && sent_keys == now
 }
 
 /// Commits `plan` for the group (RESET_OFFSETS on it). Any partition Kafka refuses fails the
 /// call with Kafka's reason.
 pub async fn commit_plan(
-    grant: &Grant,
-    link: &Link,
-    coordinator: &Broker,
-    group: &str,
-    plan: &[PlannedOffset],
+    grant: &Grant, link: &Link, coordinator: &Broker, group: &str, plan: &[PlannedOffset],
 ) -> Result<(), ApiError> {
-    grant.require(
-        Privilege::ResetOffsets,
-        &app::access::Resource::group(group.to_string()),
-    )?;
+    grant.require(Privilege::ResetOffsets, &app::access::Resource::group(group.to_string()))?;
     let wire = wire_of(link)?;
-    let offsets: Vec<(String, i32, i64)> = plan
-        .iter()
-        .map(|p| (p.topic.clone(), p.partition, p.to))
-        .collect();
+    let offsets: Vec<(String, i32, i64)> =
+        plan.iter().map(|p| (p.topic.clone(), p.partition, p.to)).collect();
     let answers = wire
         .commit_offsets(grant, coordinator, group, &offsets)
         .await
@@ -239,17 +191,9 @@ pub async fn commit_plan(
 
 /// Deletes the group's committed offsets on `partitions` of `topic` (DELETE_OFFSETS on it).
 pub async fn delete_offsets(
-    grant: &Grant,
-    link: &Link,
-    coordinator: &Broker,
-    group: &str,
-    topic: &str,
-    partitions: &[i32],
+    grant: &Grant, link: &Link, coordinator: &Broker, group: &str, topic: &str, partitions: &[i32],
 ) -> Result<(), ApiError> {
-    grant.require(
-        Privilege::DeleteOffsets,
-        &app::access::Resource::group(group.to_string()),
-    )?;
+    grant.require(Privilege::DeleteOffsets, &app::access::Resource::group(group.to_string()))?;
     let wire = wire_of(link)?;
     let answers = wire
         .delete_offsets(grant, coordinator, group, topic, partitions)
@@ -264,15 +208,9 @@ pub async fn delete_offsets(
 
 /// Deletes the group (DELETE_GROUPS on it).
 pub async fn delete_group(
-    grant: &Grant,
-    link: &Link,
-    coordinator: &Broker,
-    group: &str,
+    grant: &Grant, link: &Link, coordinator: &Broker, group: &str,
 ) -> Result<(), ApiError> {
-    grant.require(
-        Privilege::DeleteGroups,
-        &app::access::Resource::group(group.to_string()),
-    )?;
+    grant.require(Privilege::DeleteGroups, &app::access::Resource::group(group.to_string()))?;
     let wire = wire_of(link)?;
     wire.delete_group(grant, coordinator, group)
         .await
@@ -312,48 +250,26 @@ mod tests {
         assert_eq!((back.lag_before, back.lag_after), (Some(50), 80));
         assert_eq!((back.skipped, back.reread), (0, 30));
         let forward = movement("t", 0, Some(150), 200, 100, 200);
-        assert_eq!(
-            (forward.skipped, forward.reread, forward.lag_after),
-            (50, 0, 0)
-        );
+        assert_eq!((forward.skipped, forward.reread, forward.lag_after), (50, 0, 0));
         // A committed offset below the start (records deleted since) counts from the start.
         let stale = movement("t", 0, Some(40), 200, 100, 200);
         assert_eq!((stale.lag_before, stale.skipped), (Some(100), 100));
         let fresh = movement("t", 0, None, 100, 100, 200);
-        assert_eq!(
-            (fresh.lag_before, fresh.skipped, fresh.reread),
-            (None, 0, 0)
-        );
+        assert_eq!((fresh.lag_before, fresh.skipped, fresh.reread), (None, 0, 0));
     }
 
     #[test]
     fn a_plan_is_current_while_every_partition_starts_where_it_did() {
-        let now = vec![
-            movement("t", 0, Some(10), 0, 0, 20),
-            movement("t", 1, None, 0, 0, 20),
-        ];
+        let now = vec![movement("t", 0, Some(10), 0, 0, 20), movement("t", 1, None, 0, 0, 20)];
         let sent = |from0: Option<i64>| {
             vec![
-                PlannedOffset {
-                    topic: "t".into(),
-                    partition: 0,
-                    from: from0,
-                    to: 0,
-                },
-                PlannedOffset {
-                    topic: "t".into(),
-                    partition: 1,
-                    from: None,
-                    to: 0,
-                },
+                PlannedOffset { topic: "t".into(), partition: 0, from: from0, to: 0 },
+                PlannedOffset { topic: "t".into(), partition: 1, from: None, to: 0 },
             ]
         };
         assert!(still_current(&sent(Some(10)), &now));
         assert!(!still_current(&sent(Some(11)), &now), "a commit since");
-        assert!(
-            !still_current(&sent(Some(10))[..1], &now),
-            "a partition missing"
-        );
+        assert!(!still_current(&sent(Some(10))[..1], &now), "a partition missing");
         let mut twice = sent(Some(10));
         twice.push(twice[0].clone());
         assert!(!still_current(&twice, &now), "a partition twice");

@@ -29,25 +29,17 @@ const QUEUE_TIMEOUT: Duration = Duration::from_secs(10);
 /// Writes `record` and waits for Kafka's acknowledgement (all in-sync replicas): the
 /// partition and offset it got.
 pub async fn produce(
-    grant: &Grant,
-    link: &Link,
-    record: &Outgoing,
+    grant: &Grant, link: &Link, record: &Outgoing,
 ) -> Result<(i32, i64), ApiError> {
     grant.require_topic(Privilege::Produce, &record.topic)?;
     let clients = clients_of(link)?;
-    let producer = clients
-        .producer()
-        .ok_or_else(|| ApiError::read_only_cluster(&link.cluster))?;
+    let producer = clients.producer().ok_or_else(|| ApiError::read_only_cluster(&link.cluster))?;
     let mut headers = OwnedHeaders::new_with_capacity(record.headers.len());
     for (key, value) in &record.headers {
-        headers = headers.insert(Header {
-            key,
-            value: value.as_deref(),
-        });
+        headers = headers.insert(Header { key, value: value.as_deref() });
     }
-    let mut out = FutureRecord::<[u8], [u8]>::to(&record.topic)
-        .headers(headers)
-        .timestamp(record.timestamp);
+    let mut out =
+        FutureRecord::<[u8], [u8]>::to(&record.topic).headers(headers).timestamp(record.timestamp);
     if let Some(p) = record.partition {
         out = out.partition(p);
     }

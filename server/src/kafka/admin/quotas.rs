@@ -22,20 +22,12 @@ fn unreachable(error: WireError) -> ApiError {
 }
 
 fn entity_of(parts: &[QuotaEntityPart]) -> Entity {
-    parts
-        .iter()
-        .map(|p| (p.kind.clone(), p.name.clone()))
-        .collect()
+    parts.iter().map(|p| (p.kind.clone(), p.name.clone())).collect()
 }
 
 /// Where an entity sorts: users, client ids, users with client ids, IPs; defaults first.
 fn order_key(quota: &ClientQuota) -> (usize, Vec<(usize, Option<String>)>) {
-    let position = |kind: &str| {
-        QUOTA_ENTITY_TYPES
-            .iter()
-            .position(|t| *t == kind)
-            .unwrap_or(9)
-    };
+    let position = |kind: &str| QUOTA_ENTITY_TYPES.iter().position(|t| *t == kind).unwrap_or(9);
     let shape = match quota.entity.as_slice() {
         [one] => match one.kind.as_str() {
             "user" => 0,
@@ -44,40 +36,27 @@ fn order_key(quota: &ClientQuota) -> (usize, Vec<(usize, Option<String>)>) {
         },
         _ => 2,
     };
-    let parts = quota
-        .entity
-        .iter()
-        .map(|p| (position(&p.kind), p.name.clone()))
-        .collect();
+    let parts = quota.entity.iter().map(|p| (position(&p.kind), p.name.clone())).collect();
     (shape, parts)
 }
 
 fn quota_of(entry: QuotaEntry) -> ClientQuota {
-    let mut entity: Vec<QuotaEntityPart> = entry
-        .entity
-        .into_iter()
-        .map(|(kind, name)| QuotaEntityPart { kind, name })
-        .collect();
+    let mut entity: Vec<QuotaEntityPart> =
+        entry.entity.into_iter().map(|(kind, name)| QuotaEntityPart { kind, name }).collect();
     entity.sort_by_key(|p| QUOTA_ENTITY_TYPES.iter().position(|t| *t == p.kind));
-    ClientQuota {
-        entity,
-        values: entry.values.into_iter().collect(),
-    }
+    ClientQuota { entity, values: entry.values.into_iter().collect() }
 }
 
 /// Every entity's quotas, in page order.
 pub async fn quotas(
-    grant: &Grant,
-    link: &Link,
-    known: &[Broker],
+    grant: &Grant, link: &Link, known: &[Broker],
 ) -> Result<Vec<ClientQuota>, ApiError> {
     grant.require(Privilege::BrokerConfigs, &Resource::Cluster)?;
     let wire = wire_of(link)?;
-    let entries = wire
-        .quotas(known, None)
-        .await
-        .map_err(unreachable)?
-        .map_err(|r| cluster_refusal("list the client quotas", "DESCRIBE_CONFIGS", "quotas", r))?;
+    let entries =
+        wire.quotas(known, None).await.map_err(unreachable)?.map_err(|r| {
+            cluster_refusal("list the client quotas", "DESCRIBE_CONFIGS", "quotas", r)
+        })?;
     let mut quotas: Vec<ClientQuota> = entries.into_iter().map(quota_of).collect();
     quotas.sort_by_key(order_key);
     Ok(quotas)
@@ -85,28 +64,20 @@ pub async fn quotas(
 
 /// Exactly `entity`'s quotas.
 async fn of_entity(
-    wire: &WireClient,
-    known: &[Broker],
-    entity: &Entity,
-    words: &str,
+    wire: &WireClient, known: &[Broker], entity: &Entity, words: &str,
 ) -> Result<BTreeMap<String, f64>, ApiError> {
-    let entries = wire
-        .quotas(known, Some(entity))
-        .await
-        .map_err(unreachable)?
-        .map_err(|r| cluster_refusal("read the client quotas of", "DESCRIBE_CONFIGS", words, r))?;
+    let entries =
+        wire.quotas(known, Some(entity)).await.map_err(unreachable)?.map_err(|r| {
+            cluster_refusal("read the client quotas of", "DESCRIBE_CONFIGS", words, r)
+        })?;
     Ok(entries.into_iter().flat_map(|e| e.values).collect())
 }
 
 /// Sets (`Some`) and removes (`None`) quotas of `entity`. With `dry_run`, Kafka validates and
 /// nothing changes; otherwise the answer is what Kafka shows after the change.
 pub async fn alter_quota(
-    grant: &Grant,
-    link: &Link,
-    known: &[Broker],
-    parts: &[QuotaEntityPart],
-    ops: &[(String, Option<f64>)],
-    dry_run: bool,
+    grant: &Grant, link: &Link, known: &[Broker], parts: &[QuotaEntityPart],
+    ops: &[(String, Option<f64>)], dry_run: bool,
 ) -> Result<Vec<QuotaValueChange>, ApiError> {
     grant.require(Privilege::AlterQuotas, &Resource::Cluster)?;
     let wire = wire_of(link)?;
@@ -146,10 +117,7 @@ mod tests {
 
     fn quota(parts: &[(&str, Option<&str>)]) -> ClientQuota {
         ClientQuota {
-            entity: parts
-                .iter()
-                .map(|(k, n)| QuotaEntityPart::new(k, *n))
-                .collect(),
+            entity: parts.iter().map(|(k, n)| QuotaEntityPart::new(k, *n)).collect(),
             values: BTreeMap::new(),
         }
     }
@@ -164,10 +132,7 @@ mod tests {
             quota(&[("user", None)]),
         ];
         list.sort_by_key(order_key);
-        let words: Vec<String> = list
-            .iter()
-            .map(|q| app::api::entity_words(&q.entity))
-            .collect();
+        let words: Vec<String> = list.iter().map(|q| app::api::entity_words(&q.entity)).collect();
         assert_eq!(
             words,
             [
@@ -183,16 +148,10 @@ mod tests {
     #[test]
     fn an_entity_reads_user_before_client_id() {
         let q = quota_of(QuotaEntry {
-            entity: vec![
-                ("client-id".into(), Some("app".into())),
-                ("user".into(), None),
-            ],
+            entity: vec![("client-id".into(), Some("app".into())), ("user".into(), None)],
             values: vec![("producer_byte_rate".into(), 1024.0)],
         });
-        assert_eq!(
-            app::api::entity_words(&q.entity),
-            "default user, client id app"
-        );
+        assert_eq!(app::api::entity_words(&q.entity), "default user, client id app");
         assert_eq!(q.values.get("producer_byte_rate"), Some(&1024.0));
     }
 }

@@ -18,10 +18,7 @@ fn scram_refusal(what: &str, user: &str, needs: &str, refusal: Refusal) -> ApiEr
     match refusal.code.err() {
         Some(ResponseError::ResourceNotFound) => ApiError {
             kafka_error: Some("ResourceNotFound".into()),
-            ..ApiError::new(
-                ErrorCode::NotFound,
-                format!("Kafka holds no such SCRAM credential of \"{user}\"."),
-            )
+            ..ApiError::not_found(format!("Kafka holds no such SCRAM credential of \"{user}\"."))
         },
         _ => cluster_refusal(what, needs, user, refusal),
     }
@@ -39,9 +36,7 @@ fn client_error(error: WireError) -> ApiError {
 }
 
 pub async fn scram_users(
-    grant: &Grant,
-    link: &Link,
-    known: &[Broker],
+    grant: &Grant, link: &Link, known: &[Broker],
 ) -> Result<Vec<ScramUser>, ApiError> {
     grant.require(Privilege::Acls, &Resource::Cluster)?;
     let wire = wire_of(link)?;
@@ -52,12 +47,7 @@ pub async fn scram_users(
 }
 
 pub async fn set_scram(
-    grant: &Grant,
-    link: &Link,
-    known: &[Broker],
-    user: &str,
-    mechanism: &str,
-    iterations: i32,
+    grant: &Grant, link: &Link, known: &[Broker], user: &str, mechanism: &str, iterations: i32,
     password: &Secret,
 ) -> Result<(), ApiError> {
     grant.require(Privilege::SetScramCredentials, &Resource::Cluster)?;
@@ -69,11 +59,7 @@ pub async fn set_scram(
 }
 
 pub async fn delete_scram(
-    grant: &Grant,
-    link: &Link,
-    known: &[Broker],
-    user: &str,
-    mechanism: &str,
+    grant: &Grant, link: &Link, known: &[Broker], user: &str, mechanism: &str,
 ) -> Result<(), ApiError> {
     grant.require(Privilege::DeleteScramCredentials, &Resource::Cluster)?;
     let wire = wire_of(link)?;
@@ -92,11 +78,7 @@ mod tests {
     fn only_a_broker_without_the_scram_apis_is_told_to_upgrade() {
         let old = WireError::at(
             "broker 1 (a:9092)",
-            WireError::Unsupported {
-                api: 50,
-                broker: None,
-                klens: (0, 0),
-            },
+            WireError::Unsupported { api: 50, broker: None, klens: (0, 0) },
         );
         let e = client_error(old);
         assert_eq!(e.code, ErrorCode::Client);

@@ -122,10 +122,7 @@ impl WireClient {
 
     /// Adds one binding (CREATE_ACLS on the cluster).
     pub async fn create_acl(
-        &self,
-        grant: &Grant,
-        known: &[Broker],
-        acl: &AclBinding,
+        &self, grant: &Grant, known: &[Broker], acl: &AclBinding,
     ) -> WireResult<Result<(), Refusal>> {
         let c = codes(acl)?;
         let request = CreateAclsRequest::default().with_creations(vec![AclCreation::default()
@@ -141,19 +138,16 @@ impl WireClient {
         let response = lease.write(grant, &request, 1).await?;
         match response.results.first() {
             Some(r) => Ok(Refusal::of(r.error_code, r.error_message.as_ref())),
-            None => Err(WireError::Protocol(
-                "CreateAcls: an answer without the binding".to_string(),
-            )),
+            None => {
+                Err(WireError::Protocol("CreateAcls: an answer without the binding".to_string()))
+            }
         }
     }
 
     /// Deletes exactly `acl` (DELETE_ACLS on the cluster): a filter with every field given
     /// matches that binding only. Answers how many bindings Kafka deleted (0 or 1).
     pub async fn delete_acl(
-        &self,
-        grant: &Grant,
-        known: &[Broker],
-        acl: &AclBinding,
+        &self, grant: &Grant, known: &[Broker], acl: &AclBinding,
     ) -> WireResult<Result<usize, Refusal>> {
         let c = codes(acl)?;
         let request = DeleteAclsRequest::default().with_filters(vec![DeleteAclsFilter::default()
@@ -216,15 +210,9 @@ mod tests {
         use app::Privilege;
         let create = CreateAclsRequest::default()
             .with_creations(vec![AclCreation::default(), AclCreation::default()]);
-        assert_eq!(
-            create.needs(),
-            vec![(Privilege::CreateAcls, Resource::Cluster); 2]
-        );
+        assert_eq!(create.needs(), vec![(Privilege::CreateAcls, Resource::Cluster); 2]);
         let delete = DeleteAclsRequest::default().with_filters(vec![DeleteAclsFilter::default()]);
-        assert_eq!(
-            delete.needs(),
-            vec![(Privilege::DeleteAcls, Resource::Cluster)]
-        );
+        assert_eq!(delete.needs(), vec![(Privilege::DeleteAcls, Resource::Cluster)]);
         assert!(DeleteAclsRequest::default().needs().is_empty());
     }
 }

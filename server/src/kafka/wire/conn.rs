@@ -51,20 +51,14 @@ impl Connection {
                 let name = ServerName::try_from(host.to_string()).map_err(|_| {
                     WireError::Connection(format!("{host} is not a valid TLS server name"))
                 })?;
-                let tls = TlsConnector::from(Arc::clone(tls))
-                    .connect(name, tcp)
-                    .await
-                    .map_err(|e| {
+                let tls =
+                    TlsConnector::from(Arc::clone(tls)).connect(name, tcp).await.map_err(|e| {
                         WireError::Connection(format!("TLS with {host}:{port} failed: {e}"))
                     })?;
                 Box::new(tls)
             }
         };
-        let mut conn = Connection {
-            stream,
-            next_id: 1,
-            versions: HashMap::new(),
-        };
+        let mut conn = Connection { stream, next_id: 1, versions: HashMap::new() };
         conn.negotiate_versions().await?;
         if let Some(sasl) = &security.sasl {
             conn.authenticate(sasl).await?;
@@ -83,11 +77,8 @@ impl Connection {
                 code: response.error_code,
             });
         }
-        self.versions = response
-            .api_keys
-            .iter()
-            .map(|k| (k.api_key, (k.min_version, k.max_version)))
-            .collect();
+        self.versions =
+            response.api_keys.iter().map(|k| (k.api_key, (k.min_version, k.max_version))).collect();
         Ok(())
     }
 
@@ -135,9 +126,7 @@ impl Connection {
                 .error_message
                 .map(|m| m.to_string())
                 .unwrap_or_else(|| describe_code(answer.error_code));
-            return Err(WireError::Authentication(format!(
-                "SASL authentication failed: {detail}"
-            )));
+            return Err(WireError::Authentication(format!("SASL authentication failed: {detail}")));
         }
         Ok(answer.auth_bytes)
     }
@@ -147,11 +136,8 @@ impl Connection {
     pub fn version<R: Request>(&self, min: i16) -> WireResult<i16> {
         let ours = R::VERSIONS;
         let broker = self.versions.get(&R::KEY).copied();
-        let unsupported = WireError::Unsupported {
-            api: R::KEY,
-            broker,
-            klens: (min.max(ours.min), ours.max),
-        };
+        let unsupported =
+            WireError::Unsupported { api: R::KEY, broker, klens: (min.max(ours.min), ours.max) };
         let Some((broker_min, broker_max)) = broker else {
             return Err(unsupported);
         };
@@ -197,10 +183,8 @@ impl Connection {
             .map_err(|e| WireError::Connection(format!("write failed: {e}")))?;
 
         let length = self.stream.read_i32().await.map_err(closed)?;
-        let length = usize::try_from(length)
-            .ok()
-            .filter(|l| *l <= MAX_RESPONSE)
-            .ok_or_else(|| {
+        let length =
+            usize::try_from(length).ok().filter(|l| *l <= MAX_RESPONSE).ok_or_else(|| {
                 WireError::Protocol(format!("the broker sent a frame of {length} bytes"))
             })?;
         let mut body = vec![0u8; length];
@@ -220,15 +204,11 @@ fn closed(e: std::io::Error) -> WireError {
 /// in them is held against the bytes that remain before anything is reserved for it: the
 /// `kafka-protocol` crate klens builds with is patched for that (see `vendor/README.md`).
 pub(super) fn decode_answer<R: Request>(
-    mut body: Bytes,
-    id: i32,
-    version: i16,
+    mut body: Bytes, id: i32, version: i16,
 ) -> WireResult<R::Response> {
-    let header = ResponseHeader::decode(
-        &mut body,
-        <R::Response as HeaderVersion>::header_version(version),
-    )
-    .map_err(|e| WireError::Protocol(format!("cannot decode a response header: {e}")))?;
+    let header =
+        ResponseHeader::decode(&mut body, <R::Response as HeaderVersion>::header_version(version))
+            .map_err(|e| WireError::Protocol(format!("cannot decode a response header: {e}")))?;
     if header.correlation_id != id {
         return Err(WireError::Protocol(format!(
             "the broker answered request {} to request {id}",
@@ -254,10 +234,7 @@ mod tests {
         let mut frame = BytesMut::new();
         ResponseHeader::default()
             .with_correlation_id(7)
-            .encode(
-                &mut frame,
-                <R::Response as HeaderVersion>::header_version(version),
-            )
+            .encode(&mut frame, <R::Response as HeaderVersion>::header_version(version))
             .expect("a header encodes");
         frame.extend_from_slice(body);
         frame.freeze()

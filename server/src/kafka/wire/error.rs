@@ -39,19 +39,13 @@ pub enum WireError {
     /// A fault on klens's side: a request it cannot encode, a lost task, a poisoned lock.
     Internal(String),
     /// Any of the above at one broker, labelled as "broker 1 (host:9092)".
-    Broker {
-        label: String,
-        error: Box<WireError>,
-    },
+    Broker { label: String, error: Box<WireError> },
 }
 
 impl WireError {
     /// `error` as it happened at the broker `label` names.
     pub fn at(label: &str, error: WireError) -> WireError {
-        WireError::Broker {
-            label: label.to_string(),
-            error: Box::new(error),
-        }
+        WireError::Broker { label: label.to_string(), error: Box::new(error) }
     }
 
     /// The failure itself, under any broker label, for callers that match on its kind.
@@ -72,25 +66,17 @@ impl fmt::Display for WireError {
             | WireError::Setup(m)
             | WireError::Withheld(m)
             | WireError::Internal(m) => f.write_str(m),
-            WireError::Unsupported {
-                api, broker: None, ..
-            } => write!(f, "the broker does not support API {api}"),
-            WireError::Unsupported {
-                api,
-                broker: Some((min, max)),
-                ..
-            } => write!(
+            WireError::Unsupported { api, broker: None, .. } => {
+                write!(f, "the broker does not support API {api}")
+            }
+            WireError::Unsupported { api, broker: Some((min, max)), .. } => write!(
                 f,
                 "the broker's versions {min}..{max} of API {api} are not ones klens speaks"
             ),
-            WireError::Kafka {
-                context: Some(context),
-                code,
-            } => write!(f, "{context}: {}", describe_code(*code)),
-            WireError::Kafka {
-                context: None,
-                code,
-            } => f.write_str(&describe_code(*code)),
+            WireError::Kafka { context: Some(context), code } => {
+                write!(f, "{context}: {}", describe_code(*code))
+            }
+            WireError::Kafka { context: None, code } => f.write_str(&describe_code(*code)),
             WireError::Broker { label, error } => write!(f, "{label}: {error}"),
         }
     }

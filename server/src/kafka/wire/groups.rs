@@ -32,8 +32,7 @@ pub type PartitionOutcome = (String, i32, Result<(), Refusal>);
 /// Each partition's outcome in a commit's or a deletion's answer, from each topic's name and
 /// its partitions' error codes.
 fn outcomes<T>(
-    topics: Vec<T>,
-    codes: impl Fn(&T) -> (String, Vec<(i32, i16)>),
+    topics: Vec<T>, codes: impl Fn(&T) -> (String, Vec<(i32, i16)>),
 ) -> Vec<PartitionOutcome> {
     let mut all = Vec::new();
     for topic in &topics {
@@ -59,16 +58,9 @@ impl WireClient {
             ));
         };
         if c.error_code != 0 {
-            return Err(WireError::Kafka {
-                context: Some("FindCoordinator"),
-                code: c.error_code,
-            });
+            return Err(WireError::Kafka { context: Some("FindCoordinator"), code: c.error_code });
         }
-        Ok(Broker {
-            id: c.node_id.0,
-            host: c.host.to_string(),
-            port: c.port,
-        })
+        Ok(Broker { id: c.node_id.0, host: c.host.to_string(), port: c.port })
     }
 
     /// `group` as its coordinator describes it now: state, members and committed offsets.
@@ -80,11 +72,7 @@ impl WireClient {
     /// Commits `offsets` (topic, partition, offset) for `group`, as a tool does for a group with
     /// no members: no generation, no member id. Kafka refuses it while the group has members.
     pub async fn commit_offsets(
-        &self,
-        grant: &Grant,
-        coordinator: &Broker,
-        group: &str,
-        offsets: &[(String, i32, i64)],
+        &self, grant: &Grant, coordinator: &Broker, group: &str, offsets: &[(String, i32, i64)],
     ) -> WireResult<Vec<PartitionOutcome>> {
         let mut topics: Vec<OffsetCommitRequestTopic> = Vec::new();
         for (topic, partition, offset) in offsets {
@@ -112,22 +100,14 @@ impl WireClient {
         let mut lease = self.lease(coordinator).await?;
         let response = lease.write(grant, &request, 2).await?;
         Ok(outcomes(response.topics, |t| {
-            let codes = t
-                .partitions
-                .iter()
-                .map(|p| (p.partition_index, p.error_code));
+            let codes = t.partitions.iter().map(|p| (p.partition_index, p.error_code));
             (t.name.0.to_string(), codes.collect())
         }))
     }
 
     /// Deletes the committed offsets of `group` on `partitions` of `topic`.
     pub async fn delete_offsets(
-        &self,
-        grant: &Grant,
-        coordinator: &Broker,
-        group: &str,
-        topic: &str,
-        partitions: &[i32],
+        &self, grant: &Grant, coordinator: &Broker, group: &str, topic: &str, partitions: &[i32],
     ) -> WireResult<Result<Vec<PartitionOutcome>, Refusal>> {
         let request = OffsetDeleteRequest::default()
             .with_group_id(GroupId(text(group)))
@@ -145,29 +125,23 @@ impl WireClient {
             return Ok(Err(refusal));
         }
         Ok(Ok(outcomes(response.topics, |t| {
-            let codes = t
-                .partitions
-                .iter()
-                .map(|p| (p.partition_index, p.error_code));
+            let codes = t.partitions.iter().map(|p| (p.partition_index, p.error_code));
             (t.name.0.to_string(), codes.collect())
         })))
     }
 
     /// Deletes `group`, which Kafka allows only while it has no members.
     pub async fn delete_group(
-        &self,
-        grant: &Grant,
-        coordinator: &Broker,
-        group: &str,
+        &self, grant: &Grant, coordinator: &Broker, group: &str,
     ) -> WireResult<Result<(), Refusal>> {
         let request = DeleteGroupsRequest::default().with_groups_names(vec![GroupId(text(group))]);
         let mut lease = self.lease(coordinator).await?;
         let response = lease.write(grant, &request, 0).await?;
         match response.results.first() {
             Some(r) => Ok(Refusal::of(r.error_code, None)),
-            None => Err(WireError::Protocol(
-                "DeleteGroups: an answer without the group".to_string(),
-            )),
+            None => {
+                Err(WireError::Protocol("DeleteGroups: an answer without the group".to_string()))
+            }
         }
     }
 }

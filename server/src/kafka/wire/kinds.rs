@@ -41,27 +41,18 @@ pub trait WriteRequest: Request {
 }
 
 fn topic(name: &str) -> Resource {
-    Resource::Topic {
-        name: name.to_string(),
-        internal: false,
-    }
+    Resource::Topic { name: name.to_string(), internal: false }
 }
 
 impl WriteRequest for OffsetDeleteRequest {
     fn needs(&self) -> Vec<(Privilege, Resource)> {
-        vec![(
-            Privilege::DeleteOffsets,
-            Resource::group(self.group_id.0.to_string()),
-        )]
+        vec![(Privilege::DeleteOffsets, Resource::group(self.group_id.0.to_string()))]
     }
 }
 
 impl WriteRequest for OffsetCommitRequest {
     fn needs(&self) -> Vec<(Privilege, Resource)> {
-        vec![(
-            Privilege::ResetOffsets,
-            Resource::group(self.group_id.0.to_string()),
-        )]
+        vec![(Privilege::ResetOffsets, Resource::group(self.group_id.0.to_string()))]
     }
 }
 
@@ -92,59 +83,40 @@ impl WriteRequest for IncrementalAlterConfigsRequest {
 
 impl WriteRequest for CreatePartitionsRequest {
     fn needs(&self) -> Vec<(Privilege, Resource)> {
-        self.topics
-            .iter()
-            .map(|t| (Privilege::AddPartitions, topic(&t.name.0)))
-            .collect()
+        self.topics.iter().map(|t| (Privilege::AddPartitions, topic(&t.name.0))).collect()
     }
 }
 
 impl WriteRequest for DeleteRecordsRequest {
     fn needs(&self) -> Vec<(Privilege, Resource)> {
-        self.topics
-            .iter()
-            .map(|t| (Privilege::DeleteRecords, topic(&t.name.0)))
-            .collect()
+        self.topics.iter().map(|t| (Privilege::DeleteRecords, topic(&t.name.0))).collect()
     }
 }
 
 impl WriteRequest for CreateAclsRequest {
     fn needs(&self) -> Vec<(Privilege, Resource)> {
-        self.creations
-            .iter()
-            .map(|_| (Privilege::CreateAcls, Resource::Cluster))
-            .collect()
+        self.creations.iter().map(|_| (Privilege::CreateAcls, Resource::Cluster)).collect()
     }
 }
 
 impl WriteRequest for DeleteAclsRequest {
     fn needs(&self) -> Vec<(Privilege, Resource)> {
-        self.filters
-            .iter()
-            .map(|_| (Privilege::DeleteAcls, Resource::Cluster))
-            .collect()
+        self.filters.iter().map(|_| (Privilege::DeleteAcls, Resource::Cluster)).collect()
     }
 }
 
 impl WriteRequest for AlterClientQuotasRequest {
     fn needs(&self) -> Vec<(Privilege, Resource)> {
-        self.entries
-            .iter()
-            .map(|_| (Privilege::AlterQuotas, Resource::Cluster))
-            .collect()
+        self.entries.iter().map(|_| (Privilege::AlterQuotas, Resource::Cluster)).collect()
     }
 }
 
 impl WriteRequest for AlterUserScramCredentialsRequest {
     fn needs(&self) -> Vec<(Privilege, Resource)> {
-        let deletions = self
-            .deletions
-            .iter()
-            .map(|_| (Privilege::DeleteScramCredentials, Resource::Cluster));
-        let upsertions = self
-            .upsertions
-            .iter()
-            .map(|_| (Privilege::SetScramCredentials, Resource::Cluster));
+        let deletions =
+            self.deletions.iter().map(|_| (Privilege::DeleteScramCredentials, Resource::Cluster));
+        let upsertions =
+            self.upsertions.iter().map(|_| (Privilege::SetScramCredentials, Resource::Cluster));
         deletions.chain(upsertions).collect()
     }
 }

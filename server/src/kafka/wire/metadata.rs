@@ -16,9 +16,7 @@ impl WireClient {
     /// read first, then the bootstrap servers. `topics` of `None` asks for every topic; a topic
     /// Kafka does not know is left out of the answer.
     pub async fn metadata(
-        &self,
-        known: &[Broker],
-        topics: Option<&[String]>,
+        &self, known: &[Broker], topics: Option<&[String]>,
     ) -> WireResult<MetadataSnapshot> {
         let request = MetadataRequest::default()
             .with_topics(topics.map(|names| {
@@ -49,19 +47,12 @@ impl WireClient {
 
 fn snapshot(response: MetadataResponse) -> WireResult<MetadataSnapshot> {
     if response.error_code != 0 {
-        return Err(WireError::Kafka {
-            context: Some("Metadata"),
-            code: response.error_code,
-        });
+        return Err(WireError::Kafka { context: Some("Metadata"), code: response.error_code });
     }
     let brokers = response
         .brokers
         .into_iter()
-        .map(|b| Broker {
-            id: b.node_id.0,
-            host: b.host.to_string(),
-            port: b.port,
-        })
+        .map(|b| Broker { id: b.node_id.0, host: b.host.to_string(), port: b.port })
         .collect();
     let topics = response
         .topics
@@ -80,11 +71,7 @@ fn snapshot(response: MetadataResponse) -> WireResult<MetadataSnapshot> {
                 })
                 .collect();
             partitions.sort_by_key(|p| p.id);
-            Some(Topic {
-                name,
-                internal: t.is_internal,
-                partitions,
-            })
+            Some(Topic { name, internal: t.is_internal, partitions })
         })
         .collect();
     Ok(MetadataSnapshot { brokers, topics })
@@ -98,11 +85,7 @@ pub fn bootstrap_brokers(list: &str) -> Vec<Broker> {
         .filter_map(|entry| {
             let (host, port) = entry.rsplit_once(':')?;
             let host = host.trim_start_matches('[').trim_end_matches(']');
-            Some(Broker {
-                id: -1,
-                host: host.to_string(),
-                port: port.parse().ok()?,
-            })
+            Some(Broker { id: -1, host: host.to_string(), port: port.parse().ok()? })
         })
         .collect()
 }

@@ -90,10 +90,7 @@ impl Lease {
 
     /// Sends a change, only under a grant for the privilege and resource it needs.
     pub async fn write<R: WriteRequest>(
-        &mut self,
-        grant: &Grant,
-        request: &R,
-        min: i16,
+        &mut self, grant: &Grant, request: &R, min: i16,
     ) -> WireResult<R::Response> {
         let needs = request.needs();
         if needs.is_empty() {
@@ -133,10 +130,7 @@ impl WireClient {
             None => None,
         };
         Ok(WireClient {
-            security: Security {
-                sasl: cluster.sasl.clone(),
-                tls,
-            },
+            security: Security { sasl: cluster.sasl.clone(), tls },
             bootstrap: metadata::bootstrap_brokers(&cluster.bootstrap_servers),
             slots: Mutex::new(HashMap::new()),
         })
@@ -232,10 +226,7 @@ impl WireClient {
                 let every = DescribeLogDirsRequest::default().with_topics(None);
                 let response = lease.call(&every, 1).await?;
                 if response.error_code != 0 {
-                    return Err(WireError::Kafka {
-                        context: None,
-                        code: response.error_code,
-                    });
+                    return Err(WireError::Kafka { context: None, code: response.error_code });
                 }
                 Ok(response
                     .results
@@ -285,10 +276,7 @@ impl WireClient {
         let mut lease = self.lease(broker).await?;
         let listed = lease.call(&ListGroupsRequest::default(), 0).await?;
         if listed.error_code != 0 {
-            let refused = WireError::Kafka {
-                context: Some("ListGroups"),
-                code: listed.error_code,
-            };
+            let refused = WireError::Kafka { context: Some("ListGroups"), code: listed.error_code };
             return Err(WireError::at(&lease.label, refused));
         }
         let mut groups: Vec<Group> = listed
@@ -338,18 +326,13 @@ fn is_modern(group: &Group) -> bool {
 }
 
 fn group_ids<'a>(groups: impl Iterator<Item = &'a Group>) -> Vec<GroupId> {
-    groups
-        .map(|g| GroupId(StrBytes::from_string(g.id.clone())))
-        .collect()
+    groups.map(|g| GroupId(StrBytes::from_string(g.id.clone()))).collect()
 }
 
 /// The group of `batch` an answer is about, with the answer's error or state recorded; `None`
 /// when the answer names no group of the batch or carries an error.
 fn answered<'a>(
-    batch: &'a mut [Group],
-    id: &GroupId,
-    error_code: i16,
-    state: Option<&str>,
+    batch: &'a mut [Group], id: &GroupId, error_code: i16, state: Option<&str>,
 ) -> Option<&'a mut Group> {
     let group = batch.iter_mut().find(|g| *g.id == *id.0)?;
     if error_code != 0 {
@@ -379,16 +362,10 @@ async fn describe(lease: &mut Lease, batch: &mut [Group]) -> WireResult<()> {
 
 /// KIP-848 groups: members, their clients and the partitions each now holds.
 async fn describe_modern(
-    lease: &mut Lease,
-    batch: &mut [Group],
-    ids: Vec<GroupId>,
+    lease: &mut Lease, batch: &mut [Group], ids: Vec<GroupId>,
 ) -> WireResult<()> {
-    let described = lease
-        .call(
-            &ConsumerGroupDescribeRequest::default().with_group_ids(ids),
-            0,
-        )
-        .await?;
+    let described =
+        lease.call(&ConsumerGroupDescribeRequest::default().with_group_ids(ids), 0).await?;
     for answer in described.groups {
         let state = Some(answer.group_state.as_str());
         let Some(group) = answered(batch, &answer.group_id, answer.error_code, state) else {
@@ -423,13 +400,9 @@ async fn describe_modern(
 
 /// Classic groups: members, and for consumer groups the partitions their leader assigned.
 async fn describe_classic(
-    lease: &mut Lease,
-    batch: &mut [Group],
-    ids: Vec<GroupId>,
+    lease: &mut Lease, batch: &mut [Group], ids: Vec<GroupId>,
 ) -> WireResult<()> {
-    let described = lease
-        .call(&DescribeGroupsRequest::default().with_groups(ids), 0)
-        .await?;
+    let described = lease.call(&DescribeGroupsRequest::default().with_groups(ids), 0).await?;
     for answer in described.groups {
         let state = Some(answer.group_state.as_str());
         let Some(group) = answered(batch, &answer.group_id, answer.error_code, state) else {
@@ -455,19 +428,13 @@ async fn describe_classic(
 
 /// The committed offsets of a batch of groups, in one OffsetFetch request.
 async fn fetch_offsets(
-    lease: &mut Lease,
-    batch: &mut [Group],
-    ids: Vec<GroupId>,
+    lease: &mut Lease, batch: &mut [Group], ids: Vec<GroupId>,
 ) -> WireResult<()> {
     // OffsetFetch for several groups at once needs version 8; no topic list (null, not
     // empty) asks for every topic the group has offsets on.
     let request = OffsetFetchRequest::default().with_groups(
         ids.into_iter()
-            .map(|id| {
-                OffsetFetchRequestGroup::default()
-                    .with_group_id(id)
-                    .with_topics(None)
-            })
+            .map(|id| OffsetFetchRequestGroup::default().with_group_id(id).with_topics(None))
             .collect(),
     );
     let fetched = lease.call(&request, 8).await?;
@@ -479,9 +446,7 @@ async fn fetch_offsets(
             let name = topic.name.0.to_string();
             for p in topic.partitions {
                 if p.error_code == 0 && p.committed_offset >= 0 {
-                    group
-                        .offsets
-                        .push((name.clone(), p.partition_index, p.committed_offset));
+                    group.offsets.push((name.clone(), p.partition_index, p.committed_offset));
                 }
             }
         }
@@ -563,10 +528,7 @@ fn tls_config(tls: &TlsConfig) -> WireResult<TlsClientConfig> {
             let chain = CertificateDer::pem_file_iter(cert)
                 .and_then(|certs| certs.collect::<Result<Vec<_>, _>>())
                 .map_err(|e| {
-                    WireError::Setup(format!(
-                        "cannot read the certificate {}: {e}",
-                        cert.display()
-                    ))
+                    WireError::Setup(format!("cannot read the certificate {}: {e}", cert.display()))
                 })?;
             let key = private_key(key, tls.key_password.as_ref())?;
             builder.with_client_auth_cert(chain, key).map_err(|e| {
@@ -614,9 +576,7 @@ fn private_key(path: &Path, password: Option<&Secret>) -> WireResult<PrivateKeyD
             "cannot decrypt the key {shown}: the password is wrong or its cipher unsupported"
         ))
     })?;
-    Ok(PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(
-        plain.as_bytes().to_vec(),
-    )))
+    Ok(PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(plain.as_bytes().to_vec())))
 }
 
 /// What `cluster_info` found.
@@ -676,10 +636,8 @@ impl Group {
     /// its members are assigned, through which a resource scope may cover it.
     pub fn resource(&self) -> app::access::Resource {
         let offsets = self.offsets.iter().map(|(t, _, _)| t.clone());
-        let assigned = self
-            .members
-            .iter()
-            .flat_map(|m| m.assignments.iter().map(|(t, _)| t.clone()));
+        let assigned =
+            self.members.iter().flat_map(|m| m.assignments.iter().map(|(t, _)| t.clone()));
         app::access::Resource::group_on(&self.id, offsets.chain(assigned))
     }
 }

@@ -32,9 +32,7 @@ fn text(s: &str) -> StrBytes {
 impl WireClient {
     /// Every entity's quotas (with `None`), or exactly those of `entity`.
     pub async fn quotas(
-        &self,
-        known: &[Broker],
-        entity: Option<&Entity>,
+        &self, known: &[Broker], entity: Option<&Entity>,
     ) -> WireResult<Result<Vec<QuotaEntry>, Refusal>> {
         let request = match entity {
             // No component and not strict: every entity.
@@ -68,18 +66,9 @@ impl WireClient {
                 entity: e
                     .entity
                     .into_iter()
-                    .map(|p| {
-                        (
-                            p.entity_type.to_string(),
-                            p.entity_name.map(|n| n.to_string()),
-                        )
-                    })
+                    .map(|p| (p.entity_type.to_string(), p.entity_name.map(|n| n.to_string())))
                     .collect(),
-                values: e
-                    .values
-                    .into_iter()
-                    .map(|v| (v.key.to_string(), v.value))
-                    .collect(),
+                values: e.values.into_iter().map(|v| (v.key.to_string(), v.value)).collect(),
             })
             .collect()))
     }
@@ -87,11 +76,7 @@ impl WireClient {
     /// Sets (`Some`) and removes (`None`) quotas of `entity` in one request. With
     /// `validate_only`, Kafka checks and changes nothing.
     pub async fn alter_quotas(
-        &self,
-        grant: &Grant,
-        known: &[Broker],
-        entity: &Entity,
-        ops: &[(String, Option<f64>)],
+        &self, grant: &Grant, known: &[Broker], entity: &Entity, ops: &[(String, Option<f64>)],
         validate_only: bool,
     ) -> WireResult<Result<(), Refusal>> {
         let request = AlterClientQuotasRequest::default()
@@ -142,10 +127,7 @@ mod tests {
     fn quota_changes_need_their_privilege_on_the_cluster() {
         let request = AlterClientQuotasRequest::default()
             .with_entries(vec![EntryData::default(), EntryData::default()]);
-        assert_eq!(
-            request.needs(),
-            vec![(Privilege::AlterQuotas, Resource::Cluster); 2]
-        );
+        assert_eq!(request.needs(), vec![(Privilege::AlterQuotas, Resource::Cluster); 2]);
         assert!(AlterClientQuotasRequest::default().needs().is_empty());
     }
 }

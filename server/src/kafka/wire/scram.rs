@@ -122,14 +122,10 @@ impl Scram {
         if !nonce.starts_with(&self.nonce) || nonce.len() == self.nonce.len() {
             return Err(refused("the broker's SCRAM nonce does not extend klens's"));
         }
-        let salt = STANDARD
-            .decode(salt)
-            .map_err(|_| refused("the broker's SCRAM salt is not base64"))?;
-        let iterations: u32 = iterations
-            .parse()
-            .ok()
-            .filter(|i| ITERATIONS.contains(i))
-            .ok_or_else(|| {
+        let salt =
+            STANDARD.decode(salt).map_err(|_| refused("the broker's SCRAM salt is not base64"))?;
+        let iterations: u32 =
+            iterations.parse().ok().filter(|i| ITERATIONS.contains(i)).ok_or_else(|| {
                 refused(format!(
                     "the broker's SCRAM iteration count is outside {}..={}",
                     ITERATIONS.start(),
@@ -137,19 +133,13 @@ impl Scram {
                 ))
             })?;
 
-        let salted = self
-            .hash
-            .salted_password(self.password.as_bytes(), &salt, iterations);
+        let salted = self.hash.salted_password(self.password.as_bytes(), &salt, iterations);
         let client_key = self.hash.hmac(&salted, b"Client Key");
         let stored_key = self.hash.digest(&client_key);
         let without_proof = format!("c=biws,r={nonce}");
         let auth_message = format!("{},{server_first},{without_proof}", self.client_first_bare);
         let signature = self.hash.hmac(&stored_key, auth_message.as_bytes());
-        let proof: Vec<u8> = client_key
-            .iter()
-            .zip(&signature)
-            .map(|(k, s)| k ^ s)
-            .collect();
+        let proof: Vec<u8> = client_key.iter().zip(&signature).map(|(k, s)| k ^ s).collect();
         let server_key = self.hash.hmac(&salted, b"Server Key");
         self.server_signature = Some(self.hash.hmac(&server_key, auth_message.as_bytes()));
         Ok(format!("{without_proof},p={}", STANDARD.encode(proof)))
@@ -158,9 +148,7 @@ impl Scram {
     /// Checks the server's last message: it must prove that the server knows the password.
     pub fn verify_server_final(&self, server_final: &str) -> WireResult<()> {
         if let Some(error) = server_final.strip_prefix("e=") {
-            return Err(refused(format!(
-                "the broker refused the SCRAM proof: {error}"
-            )));
+            return Err(refused(format!("the broker refused the SCRAM proof: {error}")));
         }
         let expected = self
             .server_signature
@@ -188,21 +176,15 @@ mod tests {
     /// The example exchange of RFC 7677, section 3.
     #[test]
     fn the_rfc_7677_example_exchange() {
-        let mut scram = Scram::with_nonce(
-            Hash::Sha256,
-            "user",
-            "pencil",
-            "rOprNGfwEbeRWgbNEkqO".into(),
-        );
+        let mut scram =
+            Scram::with_nonce(Hash::Sha256, "user", "pencil", "rOprNGfwEbeRWgbNEkqO".into());
         assert_eq!(scram.client_first(), "n,,n=user,r=rOprNGfwEbeRWgbNEkqO");
         let server_first =
             "r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0,s=W22ZaJ0SNY7soEsUEjb6gQ==,i=4096";
         assert_eq!(
             scram.client_final(server_first).as_deref(),
-            Ok(
-                "c=biws,r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0,\
-                p=dHzbZapWIk4jUhN+Ute9ytag9zjfMHgsqmmiz7AndVQ="
-            )
+            Ok("c=biws,r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0,\
+                p=dHzbZapWIk4jUhN+Ute9ytag9zjfMHgsqmmiz7AndVQ=")
         );
         assert_eq!(
             scram.verify_server_final("v=6rriTRBi23WpRR/wtup+mMhUZUn/dB5nLTJRsjl95G4="),

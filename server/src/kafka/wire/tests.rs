@@ -28,10 +28,8 @@ fn assignments_decode_from_the_consumer_protocol() {
     assert!(decode_assignment(Bytes::from_static(&[0, 1, 0xff, 0xff, 0xff])).is_empty());
     // A topic name cut short, and one that is not UTF-8.
     assert!(decode_assignment(Bytes::from_static(&[0, 0, 0, 0, 0, 1, 0, 5, b'a'])).is_empty());
-    assert!(decode_assignment(Bytes::from_static(&[
-        0, 0, 0, 0, 0, 1, 0, 1, 0xff, 0, 0, 0, 0
-    ]))
-    .is_empty());
+    assert!(decode_assignment(Bytes::from_static(&[0, 0, 0, 0, 0, 1, 0, 1, 0xff, 0, 0, 0, 0]))
+        .is_empty());
 }
 
 /// Regression (hardening issue): six bytes that claim 2^31 − 1 topics, or a topic with
@@ -41,9 +39,8 @@ fn assignments_decode_from_the_consumer_protocol() {
 fn a_hostile_assignment_reserves_nothing() {
     let huge: &[u8] = &[0, 0, 0x7f, 0xff, 0xff, 0xff];
     assert!(decode_assignment(Bytes::copy_from_slice(huge)).is_empty());
-    let huge_partitions: &[u8] = &[
-        0, 0, 0, 0, 0, 1, 0, 1, b't', 0x7f, 0xff, 0xff, 0xff, 0, 0, 0, 1,
-    ];
+    let huge_partitions: &[u8] =
+        &[0, 0, 0, 0, 0, 1, 0, 1, b't', 0x7f, 0xff, 0xff, 0xff, 0, 0, 0, 1];
     assert!(decode_assignment(Bytes::copy_from_slice(huge_partitions)).is_empty());
 }
 
@@ -78,10 +75,7 @@ async fn a_write_request_needs_the_grant_for_what_it_changes() {
     let policy = crate::auth::Policy::from_config(&config);
     let anyone = crate::auth::Subject::Anonymous;
     let slot: Slot = Arc::new(AsyncMutex::new(None));
-    let mut lease = Lease {
-        label: "test".into(),
-        guard: slot.lock_owned().await,
-    };
+    let mut lease = Lease { label: "test".into(), guard: slot.lock_owned().await };
     let request =
         OffsetDeleteRequest::default().with_group_id(GroupId(StrBytes::from_static_str("g")));
     let group = |g: &str| Resource::group(g.to_string());
@@ -92,24 +86,14 @@ async fn a_write_request_needs_the_grant_for_what_it_changes() {
     ];
     for action in refused {
         let grant = policy.decide(&anyone, "c", action).expect("allowed");
-        let e = lease
-            .write(&grant, &request, 0)
-            .await
-            .expect_err("the wrong grant");
+        let e = lease.write(&grant, &request, 0).await.expect_err("the wrong grant");
         assert!(e.to_string().contains("DELETE_OFFSETS"), "{e}");
     }
     let mut grant = policy
-        .decide(
-            &anyone,
-            "c",
-            Action::new(Privilege::DeleteOffsets, group("g")),
-        )
+        .decide(&anyone, "c", Action::new(Privilege::DeleteOffsets, group("g")))
         .expect("allowed");
     grant.open();
-    let e = lease
-        .write(&grant, &request, 0)
-        .await
-        .expect_err("there is no connection");
+    let e = lease.write(&grant, &request, 0).await.expect_err("there is no connection");
     assert!(matches!(e.root(), WireError::Connection(_)), "{e}");
     assert_eq!(e.to_string(), "test: the connection was closed");
 }
@@ -124,11 +108,7 @@ fn error_codes_read_as_kafka_names() {
 /// kind survives the broker label for callers that match on it.
 #[test]
 fn an_unsupported_api_is_a_client_error_in_its_own_words() {
-    let missing = WireError::Unsupported {
-        api: 50,
-        broker: None,
-        klens: (0, 0),
-    };
+    let missing = WireError::Unsupported { api: 50, broker: None, klens: (0, 0) };
     assert_eq!(missing.to_string(), "the broker does not support API 50");
     let e = app::ApiError::from(missing.clone());
     assert_eq!(e.code, app::ErrorCode::Client);
@@ -137,16 +117,9 @@ fn an_unsupported_api_is_a_client_error_in_its_own_words() {
 
     let too_old = WireError::at(
         "broker 1 (a:9092)",
-        WireError::Unsupported {
-            api: 15,
-            broker: Some((0, 4)),
-            klens: (5, 6),
-        },
+        WireError::Unsupported { api: 15, broker: Some((0, 4)), klens: (5, 6) },
     );
-    assert!(matches!(
-        too_old.root(),
-        WireError::Unsupported { api: 15, .. }
-    ));
+    assert!(matches!(too_old.root(), WireError::Unsupported { api: 15, .. }));
     assert_eq!(
         app::ApiError::from(too_old).message,
         "broker 1 (a:9092): the broker's versions 0..4 of API 15 are not ones klens speaks"

@@ -42,10 +42,7 @@ impl Refusal {
         if code == 0 {
             return Ok(());
         }
-        Err(Refusal {
-            code,
-            message: message.map(|m| m.to_string()).filter(|m| !m.is_empty()),
-        })
+        Err(Refusal { code, message: message.map(|m| m.to_string()).filter(|m| !m.is_empty()) })
     }
 }
 
@@ -87,20 +84,14 @@ impl WireClient {
     /// Sends a read to the first broker that answers: those of the last metadata, else the
     /// bootstrap servers.
     pub(super) async fn ask_any<R: ReadRequest>(
-        &self,
-        known: &[Broker],
-        request: &R,
-        min: i16,
+        &self, known: &[Broker], request: &R, min: i16,
     ) -> WireResult<R::Response> {
         self.ask_first(self.targets(known), request, min).await
     }
 
     /// Sends a read to the first of `ask` that answers.
     pub(super) async fn ask_first<R: ReadRequest>(
-        &self,
-        ask: &[Broker],
-        request: &R,
-        min: i16,
+        &self, ask: &[Broker], request: &R, min: i16,
     ) -> WireResult<R::Response> {
         let mut last_error = WireError::Connection("no broker to ask".to_string());
         for broker in ask {
@@ -120,21 +111,15 @@ impl WireClient {
     /// Every config of `topic`, with synonyms and Kafka's documentation, from the first broker
     /// that answers.
     pub async fn topic_configs(
-        &self,
-        known: &[Broker],
-        topic: &str,
+        &self, known: &[Broker], topic: &str,
     ) -> WireResult<Result<Vec<ConfigEntry>, Refusal>> {
-        self.describe_configs(self.targets(known), TOPIC_RESOURCE, topic)
-            .await
+        self.describe_configs(self.targets(known), TOPIC_RESOURCE, topic).await
     }
 
     /// Every config of one resource (a topic, a broker by id, or `""` for the cluster-wide
     /// broker default), from the first of `ask` that answers.
     pub(super) async fn describe_configs(
-        &self,
-        ask: &[Broker],
-        resource_type: i8,
-        name: &str,
+        &self, ask: &[Broker], resource_type: i8, name: &str,
     ) -> WireResult<Result<Vec<ConfigEntry>, Refusal>> {
         let request = DescribeConfigsRequest::default()
             .with_resources(vec![DescribeConfigsResource::default()
@@ -180,27 +165,17 @@ impl WireClient {
     /// semantics (a config not named keeps its override). With `validate_only`, Kafka checks
     /// the change and applies nothing. Sent to one broker, which hands it to the controller.
     pub async fn alter_topic_configs(
-        &self,
-        grant: &Grant,
-        known: &[Broker],
-        topic: &str,
-        changes: &[ConfigChange],
+        &self, grant: &Grant, known: &[Broker], topic: &str, changes: &[ConfigChange],
         validate_only: bool,
     ) -> WireResult<Result<(), Refusal>> {
         let broker = self.first(known)?;
-        self.alter_configs(grant, broker, TOPIC_RESOURCE, topic, changes, validate_only)
-            .await
+        self.alter_configs(grant, broker, TOPIC_RESOURCE, topic, changes, validate_only).await
     }
 
     /// Sets and removes configs of one resource in one incremental request sent to `broker`.
     pub(super) async fn alter_configs(
-        &self,
-        grant: &Grant,
-        broker: &Broker,
-        resource_type: i8,
-        name: &str,
-        changes: &[ConfigChange],
-        validate_only: bool,
+        &self, grant: &Grant, broker: &Broker, resource_type: i8, name: &str,
+        changes: &[ConfigChange], validate_only: bool,
     ) -> WireResult<Result<(), Refusal>> {
         let configs = changes
             .iter()
@@ -230,12 +205,7 @@ impl WireClient {
     /// Raises the partition count of `topic` to `count` (Kafka picks the replicas). With
     /// `validate_only`, Kafka checks and creates nothing.
     pub async fn create_partitions(
-        &self,
-        grant: &Grant,
-        known: &[Broker],
-        topic: &str,
-        count: i32,
-        validate_only: bool,
+        &self, grant: &Grant, known: &[Broker], topic: &str, count: i32, validate_only: bool,
     ) -> WireResult<Result<(), Refusal>> {
         let request = CreatePartitionsRequest::default()
             .with_topics(vec![CreatePartitionsTopic::default()
@@ -258,10 +228,7 @@ impl WireClient {
     /// Deletes the records of `topic` before each given offset, asking each partition's
     /// leader. Answers, per partition, its new low watermark or Kafka's refusal.
     pub async fn delete_records(
-        &self,
-        grant: &Grant,
-        topic: &str,
-        by_leader: &[(Broker, Vec<(i32, i64)>)],
+        &self, grant: &Grant, topic: &str, by_leader: &[(Broker, Vec<(i32, i64)>)],
     ) -> Vec<(i32, Result<i64, Refusal>)> {
         let mut out = Vec::new();
         for (leader, offsets) in by_leader {
@@ -324,10 +291,7 @@ impl WireClient {
 
 /// A partition whose change got no answer: Kafka's "network exception", with klens's reason.
 fn unanswered(reason: &str) -> Refusal {
-    Refusal {
-        code: NETWORK_EXCEPTION,
-        message: Some(reason.to_string()),
-    }
+    Refusal { code: NETWORK_EXCEPTION, message: Some(reason.to_string()) }
 }
 
 /// Kafka's code for a request that got no answer.

@@ -45,8 +45,7 @@ const RESOURCE_NOT_FOUND: i16 = 91;
 impl WireClient {
     /// Every user with a SCRAM credential, from the first broker that answers.
     pub async fn scram_users(
-        &self,
-        known: &[Broker],
+        &self, known: &[Broker],
     ) -> WireResult<Result<Vec<ScramUser>, Refusal>> {
         // An empty list asks for every user, as a null one does; Kafka 4.1 fails to answer a
         // null list from a user it refuses (its error answer reads the list), and the
@@ -74,10 +73,7 @@ impl WireClient {
                 })
                 .collect();
             credentials.sort_by(|a, b| a.mechanism.cmp(&b.mechanism));
-            users.push(ScramUser {
-                user: result.user.to_string(),
-                credentials,
-            });
+            users.push(ScramUser { user: result.user.to_string(), credentials });
         }
         users.sort_by(|a, b| a.user.cmp(&b.user));
         Ok(Ok(users))
@@ -86,12 +82,7 @@ impl WireClient {
     /// Sets `user`'s credential for `mechanism` (SET_SCRAM_CREDENTIALS on the cluster): a new
     /// random salt, and the password salted with it `iterations` times.
     pub async fn set_scram(
-        &self,
-        grant: &Grant,
-        known: &[Broker],
-        user: &str,
-        mechanism: &str,
-        iterations: i32,
+        &self, grant: &Grant, known: &[Broker], user: &str, mechanism: &str, iterations: i32,
         password: &Secret,
     ) -> WireResult<Result<(), Refusal>> {
         use rand::RngCore;
@@ -115,11 +106,7 @@ impl WireClient {
 
     /// Deletes `user`'s credential for `mechanism` (DELETE_SCRAM_CREDENTIALS on the cluster).
     pub async fn delete_scram(
-        &self,
-        grant: &Grant,
-        known: &[Broker],
-        user: &str,
-        mechanism: &str,
+        &self, grant: &Grant, known: &[Broker], user: &str, mechanism: &str,
     ) -> WireResult<Result<(), Refusal>> {
         let (code, _) = mechanism_code(mechanism)
             .ok_or_else(|| WireError::Withheld(format!("no SCRAM mechanism {mechanism}")))?;
@@ -132,10 +119,7 @@ impl WireClient {
     }
 
     async fn alter_scram(
-        &self,
-        grant: &Grant,
-        known: &[Broker],
-        request: &AlterUserScramCredentialsRequest,
+        &self, grant: &Grant, known: &[Broker], request: &AlterUserScramCredentialsRequest,
     ) -> WireResult<Result<(), Refusal>> {
         let broker = self.first(known)?;
         let mut lease = self.lease(broker).await?;
@@ -162,10 +146,7 @@ mod tests {
     fn scram_changes_need_their_privilege() {
         let set = AlterUserScramCredentialsRequest::default()
             .with_upsertions(vec![ScramCredentialUpsertion::default()]);
-        assert_eq!(
-            set.needs(),
-            vec![(Privilege::SetScramCredentials, Resource::Cluster)]
-        );
+        assert_eq!(set.needs(), vec![(Privilege::SetScramCredentials, Resource::Cluster)]);
         let both = set.with_deletions(vec![ScramCredentialDeletion::default()]);
         assert_eq!(
             both.needs(),
@@ -174,9 +155,7 @@ mod tests {
                 (Privilege::SetScramCredentials, Resource::Cluster),
             ]
         );
-        assert!(AlterUserScramCredentialsRequest::default()
-            .needs()
-            .is_empty());
+        assert!(AlterUserScramCredentialsRequest::default().needs().is_empty());
         for name in app::api::SCRAM_MECHANISMS {
             let (code, _) = mechanism_code(name).expect("known");
             assert_eq!(mechanism_name(code), name);

@@ -88,9 +88,7 @@ fn access_explain<'a>(s: &'a Service, c: &'a Caller, arguments: Value) -> Answer
             .iter()
             .map(|t| {
                 // The decision's own answer and words, as a call would get them.
-                let why = t
-                    .privilege
-                    .and_then(|p| identity::refusal(&access, cluster, p));
+                let why = t.privilege.and_then(|p| identity::refusal(&access, cluster, p));
                 json!({
                     "tool": t.name,
                     "needs": t.privilege.map(|p| p.wire_name()),

@@ -167,22 +167,14 @@ fn clusters_list<'a>(s: &'a Service, c: &'a Caller, _: Value) -> Answer<'a> {
 fn topics_list<'a>(s: &'a Service, c: &'a Caller, arguments: Value) -> Answer<'a> {
     Box::pin(async move {
         let (cluster, window) = parse::<ListArgs>(arguments)?.window()?;
-        listed(
-            catalog::topics(s, c, &cluster, window).await?,
-            "topics",
-            LIST_ON,
-        )
+        listed(catalog::topics(s, c, &cluster, window).await?, "topics", LIST_ON)
     })
 }
 
 fn groups_list<'a>(s: &'a Service, c: &'a Caller, arguments: Value) -> Answer<'a> {
     Box::pin(async move {
         let (cluster, window) = parse::<ListArgs>(arguments)?.window()?;
-        listed(
-            catalog::groups(s, c, &cluster, window).await?,
-            "groups",
-            LIST_ON,
-        )
+        listed(catalog::groups(s, c, &cluster, window).await?, "groups", LIST_ON)
     })
 }
 
@@ -208,11 +200,7 @@ fn group_describe<'a>(s: &'a Service, c: &'a Caller, arguments: Value) -> Answer
         if let Value::Object(map) = &mut value {
             map.insert("findings".into(), json!(found));
         }
-        Ok(fit(
-            value,
-            "offsets",
-            "the group's page in the UI lists every partition",
-        ))
+        Ok(fit(value, "offsets", "the group's page in the UI lists every partition"))
     })
 }
 
@@ -224,11 +212,7 @@ fn brokers_list<'a>(s: &'a Service, c: &'a Caller, arguments: Value) -> Answer<'
         };
         let both = views::broker_with_configs(s, c, &a.cluster, id).await?;
         let detail = with_part(both, "configs", |l| l.configs, Privilege::BrokerConfigs)?;
-        Ok(fit(
-            detail,
-            "configs",
-            "the broker's Configuration tab lists every config",
-        ))
+        Ok(fit(detail, "configs", "the broker's Configuration tab lists every config"))
     })
 }
 
@@ -251,10 +235,7 @@ fn search<'a>(s: &'a Service, c: &'a Caller, arguments: Value) -> Answer<'a> {
 /// A detail with its privileged part under `field`: the part, or, when the ceiling lacks its
 /// privilege, a note saying so instead, or the part's own error.
 fn with_part<T: serde::Serialize, P, Q: serde::Serialize>(
-    both: WithPart<T, P>,
-    field: &str,
-    shown: impl FnOnce(P) -> Q,
-    privilege: Privilege,
+    both: WithPart<T, P>, field: &str, shown: impl FnOnce(P) -> Q, privilege: Privilege,
 ) -> Result<Value, ApiError> {
     let mut value = to_json(both.detail)?;
     let Value::Object(map) = &mut value else {

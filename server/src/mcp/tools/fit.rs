@@ -73,9 +73,8 @@ pub(super) fn fit_records(mut page: Value, cluster: &str) -> Value {
         return page;
     }
     let shown = total - dropped.len();
-    let first_cut = dropped
-        .last()
-        .map(|r| json!({"partition": r["partition"], "offset": r["offset"]}));
+    let first_cut =
+        dropped.last().map(|r| json!({"partition": r["partition"], "offset": r["offset"]}));
     if let Value::Object(map) = &mut page {
         map.insert("next".into(), Value::Null);
         map.insert(
@@ -148,10 +147,8 @@ fn fit_record_to(mut record: Value, cluster: &str, cap: usize) -> Value {
     let budget = cap.saturating_sub(room);
     // Where the encoded parts are: the key, the value, each header's value.
     let headers = record["headers"].as_array().map_or(0, Vec::len);
-    let mut parts: Vec<(String, Vec<Value>)> = vec![
-        ("key".into(), vec![json!("key")]),
-        ("value".into(), vec![json!("value")]),
-    ];
+    let mut parts: Vec<(String, Vec<Value>)> =
+        vec![("key".into(), vec![json!("key")]), ("value".into(), vec![json!("value")])];
     for i in 0..headers {
         parts.push((
             format!("headers[{i}].value"),
@@ -189,10 +186,7 @@ fn fit_record_to(mut record: Value, cluster: &str, cap: usize) -> Value {
         if let Some(Value::Object(part)) = at(&mut record, &path) {
             let text = data_text(&part["data"]);
             let start = text_start(&text, bytes.saturating_sub(over));
-            part.insert(
-                "cut".into(),
-                json!({"shown_bytes": start.len(), "of_bytes": text.len()}),
-            );
+            part.insert("cut".into(), json!({"shown_bytes": start.len(), "of_bytes": text.len()}));
             part.insert("data".into(), Value::String(start));
         }
         cut.push(name);
@@ -316,9 +310,8 @@ mod tests {
 
     #[test]
     fn a_long_list_is_cut_to_the_cap_and_says_so() {
-        let topics: Vec<Value> = (0..2000)
-            .map(|i| json!({"name": format!("topic-{i:05}"), "partitions": 3}))
-            .collect();
+        let topics: Vec<Value> =
+            (0..2000).map(|i| json!({"name": format!("topic-{i:05}"), "partitions": 3})).collect();
         let cut = fit(json!({"topics": topics}), "topics", "page on");
         assert!(size(&cut) <= RESULT_CAP, "{}", size(&cut));
         assert_eq!(cut["cut"]["of"], 2000);
@@ -336,10 +329,7 @@ mod tests {
         let cut = fit_records(json!({"records": records, "next": "opaque"}), "c");
         assert!(size(&cut) <= RESULT_CAP, "{}", size(&cut));
         let shown = cut["records"].as_array().map(Vec::len).unwrap_or(0);
-        assert_eq!(
-            cut["cut"]["continue_from"],
-            json!({"partition": 0, "offset": shown})
-        );
+        assert_eq!(cut["cut"]["continue_from"], json!({"partition": 0, "offset": shown}));
         assert_eq!(cut["next"], Value::Null);
     }
 }

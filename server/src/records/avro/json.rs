@@ -46,16 +46,9 @@ impl Plan {
     /// Works out the plan of `schema`, whose named types (and those of the schemas it
     /// references) are `names`.
     pub fn new(schema: &Schema, names: &Names) -> Plan {
-        let mut planner = Planner {
-            names,
-            nodes: Vec::new(),
-            named: HashMap::new(),
-        };
+        let mut planner = Planner { names, nodes: Vec::new(), named: HashMap::new() };
         let root = planner.node(schema, None, 0);
-        Plan {
-            nodes: planner.nodes,
-            root,
-        }
+        Plan { nodes: planner.nodes, root }
     }
 }
 
@@ -126,10 +119,7 @@ impl Planner<'_> {
                         .enumerate()
                         .map(|(i, field)| {
                             let key = quoted(if i == 0 { b"" } else { b"," }, &field.name, b":");
-                            (
-                                key,
-                                planner.node(&field.schema, inner.as_deref(), depth + 1),
-                            )
+                            (key, planner.node(&field.schema, inner.as_deref(), depth + 1))
                         })
                         .collect();
                     Node::Record(fields)
@@ -158,9 +148,9 @@ impl Planner<'_> {
                     )),
                 }
             }
-            Schema::Decimal(_) | Schema::BigDecimal | Schema::Duration | Schema::Uuid => self.push(
-                Node::Refused("a logical type decoded the slower way".into()),
-            ),
+            Schema::Decimal(_) | Schema::BigDecimal | Schema::Duration | Schema::Uuid => {
+                self.push(Node::Refused("a logical type decoded the slower way".into()))
+            }
         }
     }
 
@@ -307,8 +297,7 @@ impl<'a> Json<'a> {
     }
 
     fn number(&mut self, n: i64) {
-        self.out
-            .extend_from_slice(itoa::Buffer::new().format(n).as_bytes());
+        self.out.extend_from_slice(itoa::Buffer::new().format(n).as_bytes());
     }
 
     fn float(&mut self, f: f64) -> Result<(), String> {
@@ -344,8 +333,7 @@ impl<'a> Json<'a> {
             if i > 0 {
                 self.out.push(b',');
             }
-            self.out
-                .extend_from_slice(itoa::Buffer::new().format(*byte).as_bytes());
+            self.out.extend_from_slice(itoa::Buffer::new().format(*byte).as_bytes());
         }
         self.out.push(b']');
         Ok(())
@@ -382,17 +370,13 @@ impl<'a> Json<'a> {
                 Ok(())
             }
             Node::Float => {
-                let raw: [u8; 4] = self
-                    .take(4)?
-                    .try_into()
-                    .map_err(|_| "the datum is cut short")?;
+                let raw: [u8; 4] =
+                    self.take(4)?.try_into().map_err(|_| "the datum is cut short")?;
                 self.float(f32::from_le_bytes(raw).into())
             }
             Node::Double => {
-                let raw: [u8; 8] = self
-                    .take(8)?
-                    .try_into()
-                    .map_err(|_| "the datum is cut short")?;
+                let raw: [u8; 8] =
+                    self.take(8)?.try_into().map_err(|_| "the datum is cut short")?;
                 self.float(f64::from_le_bytes(raw))
             }
             Node::String => self.write_text(),
@@ -514,10 +498,7 @@ mod tests {
             (r#"{"pick":{"a":3},"items":[]}"#.into(), false)
         );
         // pick = null, items = []: null is the only branch of its kind.
-        assert_eq!(
-            walked(two_records, &[0, 0]),
-            (r#"{"pick":null,"items":[]}"#.into(), true)
-        );
+        assert_eq!(walked(two_records, &[0, 0]), (r#"{"pick":null,"items":[]}"#.into(), true));
         // A string and an enum are both JSON strings.
         assert_eq!(
             walked(two_records, &[0, 2, 2, 0, 0]),

@@ -28,12 +28,8 @@ pub const ZERO_WIDTH_ITEMS: usize = 4096;
 
 /// Checks that `bytes` is exactly one datum of `schema`, within the bounds above.
 pub fn check(schema: &Schema, names: &NamesRef<'_>, bytes: &[u8]) -> Result<(), String> {
-    let mut walk = Walk {
-        names,
-        bytes,
-        at: 0,
-        items_left: bytes.len().saturating_add(ZERO_WIDTH_ITEMS),
-    };
+    let mut walk =
+        Walk { names, bytes, at: 0, items_left: bytes.len().saturating_add(ZERO_WIDTH_ITEMS) };
     walk.datum(schema, &None, 0)?;
     nothing_left(bytes, walk.at)
 }
@@ -68,9 +64,7 @@ fn read_long(bytes: &[u8], at: &mut usize) -> Result<(i64, bool), String> {
 /// Takes a block of `n` array items or map entries from the `items_left` a datum may hold.
 fn spend(items_left: &mut usize, n: usize) -> Result<usize, String> {
     if n > *items_left {
-        return Err(format!(
-            "a block of {n} items, more than the datum's bytes can hold"
-        ));
+        return Err(format!("a block of {n} items, more than the datum's bytes can hold"));
     }
     *items_left -= n;
     Ok(n)
@@ -118,10 +112,7 @@ impl Walk<'_, '_> {
         let n = self.long()?;
         let n = usize::try_from(n).map_err(|_| format!("a negative length ({n})"))?;
         if n > self.remaining() {
-            return Err(format!(
-                "a length of {n} with {} bytes left",
-                self.remaining()
-            ));
+            return Err(format!("a length of {n} with {} bytes left", self.remaining()));
         }
         Ok(n)
     }
@@ -191,9 +182,7 @@ impl Walk<'_, '_> {
             }
             Schema::Record(RecordSchema { name, fields, .. }) => {
                 let inner = name.fully_qualified_name(space).namespace;
-                fields
-                    .iter()
-                    .try_for_each(|f| self.datum(&f.schema, &inner, depth + 1))
+                fields.iter().try_for_each(|f| self.datum(&f.schema, &inner, depth + 1))
             }
             Schema::Array(array) => loop {
                 let n = self.block()?;
@@ -273,22 +262,13 @@ mod tests {
 
     #[test]
     fn lengths_counts_and_indexes_must_fit() {
-        assert!(
-            checked(r#""string""#, &[0x7e, b'a']).is_err(),
-            "length past the end"
-        );
+        assert!(checked(r#""string""#, &[0x7e, b'a']).is_err(), "length past the end");
         assert!(checked(r#""string""#, &[1]).is_err(), "negative length");
         assert_eq!(checked(r#""string""#, &[2, b'a']), Ok(()));
         let e = checked(r#"{"type":"enum","name":"E","symbols":["A"]}"#, &[2]);
         assert!(e.is_err(), "index 1 of one symbol");
-        assert!(
-            checked(r#"["null","int"]"#, &[4]).is_err(),
-            "union index 2 of two"
-        );
-        assert!(
-            checked(r#""long""#, &[0xff; 11]).is_err(),
-            "a varint that never ends"
-        );
+        assert!(checked(r#"["null","int"]"#, &[4]).is_err(), "union index 2 of two");
+        assert!(checked(r#""long""#, &[0xff; 11]).is_err(), "a varint that never ends");
         assert!(checked(r#""int""#, &[2, 0]).is_err(), "a byte left over");
         assert!(checked(r#""boolean""#, &[2]).is_err());
     }

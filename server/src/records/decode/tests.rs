@@ -6,11 +6,7 @@ use super::*;
 fn one_batch_fetches_a_bounded_number_of_new_schemas() {
     let known = |id: &u32| *id < 5;
     let got = to_fetch((0..1000).rev().chain(0..1000), known);
-    assert_eq!(
-        &got[..5],
-        &[0, 1, 2, 3, 4],
-        "known ids cost nothing and all come"
-    );
+    assert_eq!(&got[..5], &[0, 1, 2, 3, 4], "known ids cost nothing and all come");
     assert_eq!(got.len(), 5 + NEW_PER_BATCH);
     let mut unique = got.clone();
     unique.dedup();
@@ -18,11 +14,7 @@ fn one_batch_fetches_a_bounded_number_of_new_schemas() {
 }
 
 fn text(schema: &str, kind: &str) -> SchemaText {
-    SchemaText {
-        schema: schema.to_string(),
-        schema_type: kind.to_string(),
-        references: Vec::new(),
-    }
+    SchemaText { schema: schema.to_string(), schema_type: kind.to_string(), references: Vec::new() }
 }
 
 fn bytes_of(e: &Encoded) -> Option<Vec<u8>> {
@@ -76,11 +68,7 @@ fn fuzz_record_values() {
             bytes = framed;
         }
         let encoded = schemas.decode(&loaded, Some(&bytes));
-        assert_eq!(
-            bytes_of(&encoded).as_deref(),
-            Some(bytes.as_slice()),
-            "{bytes:?}"
-        );
+        assert_eq!(bytes_of(&encoded).as_deref(), Some(bytes.as_slice()), "{bytes:?}");
         // The export's line of a record holding these bytes is the pages' line.
         let record = super::super::RawRecord {
             partition: 0,
@@ -106,20 +94,13 @@ fn fuzz_record_values() {
         let written: Value = serde_json::from_slice(&line).expect("a JSON line");
         for (part, name) in [(&mut page.key, "key"), (&mut page.value, "value")] {
             if written[name].get("raw").is_none() && part.raw.is_some() {
-                assert!(
-                    matches!(part.encoding, Encoding::Avro | Encoding::Protobuf),
-                    "{bytes:?}"
-                );
+                assert!(matches!(part.encoding, Encoding::Avro | Encoding::Protobuf), "{bytes:?}");
                 part.raw = None;
             }
         }
         let mut want = serde_json::to_vec(&page).expect("JSON");
         want.push(b'\n');
-        assert_eq!(
-            String::from_utf8_lossy(&line),
-            String::from_utf8_lossy(&want),
-            "{bytes:?}"
-        );
+        assert_eq!(String::from_utf8_lossy(&line), String::from_utf8_lossy(&want), "{bytes:?}");
     }
 }
 
@@ -127,18 +108,11 @@ fn fuzz_record_values() {
 /// compiler as it was, however deep it nested.
 #[test]
 fn protobuf_schema_text_is_bounded_before_it_compiles() {
-    let deep = format!(
-        "syntax = \"proto3\";\n{}{}",
-        "message A { ".repeat(5_000),
-        "} ".repeat(5_000)
-    );
+    let deep =
+        format!("syntax = \"proto3\";\n{}{}", "message A { ".repeat(5_000), "} ".repeat(5_000));
     let e = check_proto_text(&deep).expect_err("too deep");
     assert!(e.contains("deeper"), "{e}");
-    let text = SchemaText {
-        schema: deep,
-        schema_type: "PROTOBUF".into(),
-        references: Vec::new(),
-    };
+    let text = SchemaText { schema: deep, schema_type: "PROTOBUF".into(), references: Vec::new() };
     assert!(Decoder::new(&text).is_err());
     // Braces in strings and comments do not count; ordinary nesting compiles.
     let fine = "syntax = \"proto3\"; // {{{{\n/* {{{{ */ message A { message B { string s = 1 [json_name = \"{{{{\"]; } }\n";
@@ -169,10 +143,7 @@ fn plain_bytes_always_come_back() {
 
 #[test]
 fn framing_and_message_indexes() {
-    assert_eq!(
-        confluent_frame(&[0, 0, 0, 1, 2, 9]),
-        Some((258, &[9u8][..]))
-    );
+    assert_eq!(confluent_frame(&[0, 0, 0, 1, 2, 9]), Some((258, &[9u8][..])));
     assert_eq!(confluent_frame(&[1, 0, 0, 1, 2, 9]), None);
     assert_eq!(confluent_frame(&[0, 0, 0, 1]), None);
     // [0] is written as a single 0; [1, 2] as count 2 then 1 and 2, all zig-zag.
@@ -191,13 +162,8 @@ fn recursive_avro_schemas_decode_and_hostile_data_does_not() {
     };
     let decoder = Decoder::new(&list).expect("a recursive schema");
     // Regression (hardening issue): "Unresolved schema reference" for any recursive schema.
-    let (_, data) = decoder
-        .decode(&[2, 2, 4, 0])
-        .expect("a list of two decodes");
-    assert_eq!(
-        data,
-        serde_json::json!({"value": 1, "next": {"value": 2, "next": null}})
-    );
+    let (_, data) = decoder.decode(&[2, 2, 4, 0]).expect("a list of two decodes");
+    assert_eq!(data, serde_json::json!({"value": 1, "next": {"value": 2, "next": null}}));
     // A list nested far past the limit is refused, not a stack overflow.
     let mut deep = [2u8, 2].repeat(50_000);
     deep.extend_from_slice(&[2, 0]);
@@ -211,9 +177,7 @@ fn recursive_avro_schemas_decode_and_hostile_data_does_not() {
     let decoder = Decoder::new(&nulls).expect("schema");
     assert!(decoder.decode(&[0x80, 0x80, 0x80, 0x80, 0x10, 0]).is_err());
     // A value over the size cap is not decoded at all.
-    let e = decoder
-        .decode(&vec![0; MAX_DECODED + 1])
-        .expect_err("too large");
+    let e = decoder.decode(&vec![0; MAX_DECODED + 1]).expect_err("too large");
     assert!(e.contains("more than klens decodes"), "{e}");
 }
 
@@ -242,9 +206,7 @@ fn avro_and_protobuf_decode_through_their_schemas() {
     let (encoding, data) = decoder.decode(&[4, 2, 0, 0x08, 5]).expect("decodes");
     assert_eq!(encoding, Encoding::Protobuf);
     assert_eq!(data, serde_json::json!({"n": 5}));
-    let (_, data) = decoder
-        .decode(&[0, 0x0a, 2, b'o', b'k'])
-        .expect("first message");
+    let (_, data) = decoder.decode(&[0, 0x0a, 2, b'o', b'k']).expect("first message");
     assert_eq!(data, serde_json::json!({"name": "ok"}));
     assert!(decoder.decode(&[2, 8, 0x08, 5]).is_err(), "no message 4");
     assert!(Decoder::new(&SchemaText {
@@ -285,12 +247,8 @@ fn long(n: i64, out: &mut Vec<u8>) {
 /// Writes a random datum of `schema` the way Avro writers do, with at most `entries` map
 /// entries.
 fn random_datum(
-    schema: &apache_avro::Schema,
-    names: &crate::records::avro::Names,
-    random: &mut crate::fuzz::Inputs,
-    depth: usize,
-    entries: u64,
-    out: &mut Vec<u8>,
+    schema: &apache_avro::Schema, names: &crate::records::avro::Names,
+    random: &mut crate::fuzz::Inputs, depth: usize, entries: u64, out: &mut Vec<u8>,
 ) {
     use apache_avro::Schema;
     let text = |random: &mut crate::fuzz::Inputs, out: &mut Vec<u8>| {
@@ -302,10 +260,9 @@ fn random_datum(
         out.extend_from_slice(t.as_bytes());
     };
     match schema {
-        Schema::Int | Schema::Date => long(
-            i64::from(random.next_u64() as i32 >> (random.next_u64() % 32)),
-            out,
-        ),
+        Schema::Int | Schema::Date => {
+            long(i64::from(random.next_u64() as i32 >> (random.next_u64() % 32)), out)
+        }
         Schema::Long | Schema::TimestampMillis => {
             long(random.next_u64() as i64 >> (random.next_u64() % 64), out)
         }
@@ -332,20 +289,9 @@ fn random_datum(
         Schema::Enum(e) => long((random.next_u64() % e.symbols.len() as u64) as i64, out),
         Schema::Union(u) => {
             // Deep enough, the recursion takes the null branch.
-            let n = if depth > 6 {
-                0
-            } else {
-                random.next_u64() % u.variants().len() as u64
-            };
+            let n = if depth > 6 { 0 } else { random.next_u64() % u.variants().len() as u64 };
             long(n as i64, out);
-            random_datum(
-                &u.variants()[n as usize],
-                names,
-                random,
-                depth + 1,
-                entries,
-                out,
-            );
+            random_datum(&u.variants()[n as usize], names, random, depth + 1, entries, out);
         }
         Schema::Record(r) => {
             for field in &r.fields {
@@ -387,18 +333,13 @@ fn random_datum(
 /// gives back the bytes of a value without `raw`: a union's branch is the one whose kind
 /// of JSON the value is; arrays and maps in one block.
 fn avro_from_json(
-    schema: &apache_avro::Schema,
-    names: &crate::records::avro::Names,
-    json: &Value,
+    schema: &apache_avro::Schema, names: &crate::records::avro::Names, json: &Value,
     out: &mut Vec<u8>,
 ) {
     use apache_avro::Schema;
     let bytes = |json: &Value| -> Vec<u8> {
         let items = json.as_array().expect("bytes as an array");
-        items
-            .iter()
-            .map(|b| b.as_u64().expect("a byte") as u8)
-            .collect()
+        items.iter().map(|b| b.as_u64().expect("a byte") as u8).collect()
     };
     let named = |schema: &Schema| -> Schema {
         match schema {
@@ -429,11 +370,7 @@ fn avro_from_json(
         }
         (Schema::Fixed(_), json) => out.extend_from_slice(&bytes(json)),
         (Schema::Enum(e), Value::String(symbol)) => {
-            let i = e
-                .symbols
-                .iter()
-                .position(|s| s == symbol)
-                .expect("a symbol");
+            let i = e.symbols.iter().position(|s| s == symbol).expect("a symbol");
             long(i as i64, out);
         }
         (Schema::Union(u), json) => {
@@ -453,11 +390,7 @@ fn avro_from_json(
                 Value::Array(_) => 4,
                 Value::Object(_) => 5,
             };
-            let i = u
-                .variants()
-                .iter()
-                .position(|v| kind(v) == want)
-                .expect("a branch");
+            let i = u.variants().iter().position(|v| kind(v) == want).expect("a branch");
             long(i as i64, out);
             avro_from_json(&u.variants()[i], names, json, out);
         }
@@ -469,9 +402,7 @@ fn avro_from_json(
         (Schema::Array(a), Value::Array(items)) => {
             if !items.is_empty() {
                 long(items.len() as i64, out);
-                items
-                    .iter()
-                    .for_each(|item| avro_from_json(&a.items, names, item, out));
+                items.iter().for_each(|item| avro_from_json(&a.items, names, item, out));
             }
             out.push(0);
         }
@@ -511,10 +442,7 @@ fn every_kind() -> (Decoder, apache_avro::Schema, crate::records::avro::Names) {
 #[test]
 fn the_avro_walk_writes_what_apache_avro_reads() {
     let (decoder, schema, names) = every_kind();
-    let Decoder::Avro {
-        plan: Some(plan), ..
-    } = &decoder
-    else {
+    let Decoder::Avro { plan: Some(plan), .. } = &decoder else {
         panic!("planned");
     };
     let mut random = crate::fuzz::Inputs::new(0x6176_726f_6a73_6f6e, 16);
@@ -551,10 +479,7 @@ fn the_avro_walk_writes_what_apache_avro_reads() {
             }
         }
     }
-    assert!(
-        agreed >= 3000 && refused > 1000,
-        "{agreed} agreed, {refused} refused"
-    );
+    assert!(agreed >= 3000 && refused > 1000, "{agreed} agreed, {refused} refused");
 }
 
 /// Regression (issue 32): a map of several entries failed to decode most of the time,

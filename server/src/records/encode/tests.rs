@@ -2,11 +2,7 @@ use super::*;
 use serde_json::json;
 
 fn text(kind: &str, schema: &str) -> SchemaText {
-    SchemaText {
-        schema: schema.to_string(),
-        schema_type: kind.to_string(),
-        references: Vec::new(),
-    }
+    SchemaText { schema: schema.to_string(), schema_type: kind.to_string(), references: Vec::new() }
 }
 
 fn path_of(result: Result<Vec<u8>, Unfit>) -> String {
@@ -56,18 +52,12 @@ fn avro_refusals_name_the_first_bad_field() {
         ),
         (json!({"id": 1, "lines": [], "status": "GONE"}), "/status"),
         (json!({"id": 1, "lines": []}), "/status"),
-        (
-            json!({"id": 1, "lines": [], "status": "NEW", "colour": "red"}),
-            "/colour",
-        ),
+        (json!({"id": 1, "lines": [], "status": "NEW", "colour": "red"}), "/colour"),
         (
             json!({"id": 1, "lines": [], "status": "NEW", "next": {"id": 2, "lines": [], "status": 3}}),
             "/next/status",
         ),
-        (
-            json!({"id": 1, "lines": [], "status": "NEW", "note": 5}),
-            "/note",
-        ),
+        (json!({"id": 1, "lines": [], "status": "NEW", "note": 5}), "/note"),
         (json!([1]), ""),
     ] {
         assert_eq!(path_of(encode(&schema, 1, None, &value)), path, "{value}");
@@ -75,10 +65,7 @@ fn avro_refusals_name_the_first_bad_field() {
     let huge = json!({"id": 2147483648_i64});
     assert_eq!(
         path_of(encode(
-            &text(
-                "AVRO",
-                r#"{"type":"record","name":"R","fields":[{"name":"id","type":"int"}]}"#
-            ),
+            &text("AVRO", r#"{"type":"record","name":"R","fields":[{"name":"id","type":"int"}]}"#),
             1,
             None,
             &huge
@@ -114,9 +101,7 @@ fn protobuf_values_encode_with_their_message_indexes() {
     assert_eq!(&line[5..8], &[4, 0, 0], "indexes [0, 0]");
     // Decoding with klens's own decoder gives the value back.
     let decoder = Decoder::new(&schema).expect("compiles");
-    let Decoder::Protobuf { pool, .. } = decoder else {
-        panic!("protobuf")
-    };
+    let Decoder::Protobuf { pool, .. } = decoder else { panic!("protobuf") };
     let order = pool.get_message_by_name("shop.Order").expect("Order");
     let message = DynamicMessage::decode(order, &bytes[6..]).expect("decodes");
     assert_eq!(serde_json::to_value(&message).expect("json"), value);
@@ -129,10 +114,7 @@ fn protobuf_values_encode_with_their_message_indexes() {
         )),
         "/lines/0/qty"
     );
-    assert!(matches!(
-        encode(&schema, 5, Some("shop.Missing"), &json!({})),
-        Err(Unfit::Schema(_))
-    ));
+    assert!(matches!(encode(&schema, 5, Some("shop.Missing"), &json!({})), Err(Unfit::Schema(_))));
 }
 
 #[test]
@@ -142,26 +124,16 @@ fn json_schema_values_are_checked_and_written_as_json() {
         r#"{"type": "object", "properties": {"id": {"type": "integer"},
             "tags": {"type": "array", "items": {"$ref": "tag.json"}}}, "required": ["id"]}"#,
     );
-    schema.references = vec![(
-        "tag.json".to_string(),
-        r#"{"type": "string", "pattern": "^[a-z]+$"}"#.to_string(),
-    )];
+    schema.references =
+        vec![("tag.json".to_string(), r#"{"type": "string", "pattern": "^[a-z]+$"}"#.to_string())];
     let bytes = encode(&schema, 3, None, &json!({"id": 1, "tags": ["a"]})).expect("fits");
     assert_eq!(&bytes[5..], br#"{"id":1,"tags":["a"]}"#);
     assert_eq!(
-        path_of(encode(
-            &schema,
-            3,
-            None,
-            &json!({"id": 1, "tags": ["ok", "NO"]})
-        )),
+        path_of(encode(&schema, 3, None, &json!({"id": 1, "tags": ["ok", "NO"]}))),
         "/tags/1"
     );
     assert_eq!(path_of(encode(&schema, 3, None, &json!({"tags": []}))), "");
     // A reference outside the registered ones is never fetched.
     let remote = text("JSON", r#"{"$ref": "http://127.0.0.1:9/x.json"}"#);
-    assert!(matches!(
-        encode(&remote, 3, None, &json!(1)),
-        Err(Unfit::Schema(_))
-    ));
+    assert!(matches!(encode(&remote, 3, None, &json!(1)), Err(Unfit::Schema(_))));
 }

@@ -7,9 +7,7 @@ use app::api::TimestampType;
 #[test]
 fn fuzz_strings_are_escaped_as_serde_json_escapes_them() {
     let mut inputs = crate::fuzz::Inputs::new(0x57_21_9a, 40);
-    let pieces = [
-        "a", "\"", "\\", "\n", "\u{1}", "\u{1f}", "\u{7f}", " ", "é", "€", "😀", "/",
-    ];
+    let pieces = ["a", "\"", "\\", "\n", "\u{1}", "\u{1f}", "\u{7f}", " ", "é", "€", "😀", "/"];
     let mut ascii_bytes: Vec<u8> = (0u8..0x80).collect();
     ascii_bytes.extend_from_slice(b"0123456789abcdef");
     let mut cases: Vec<Vec<u8>> = vec![ascii_bytes, Vec::new()];
@@ -39,10 +37,7 @@ fn record(key: Option<&[u8]>, value: Option<&[u8]>) -> RawRecord {
         timestamp_type: TimestampType::CreateTime,
         key: key.map(<[u8]>::to_vec),
         value: value.map(<[u8]>::to_vec),
-        headers: vec![
-            ("h\"1".into(), Some(b"{\"a\":1}".to_vec())),
-            ("h2".into(), None),
-        ],
+        headers: vec![("h\"1".into(), Some(b"{\"a\":1}".to_vec())), ("h2".into(), None)],
     }
 }
 
@@ -52,14 +47,7 @@ fn same_both_ways(value: &[u8]) {
     let loaded = Loaded::default();
     let record = record(Some(b"k\xff"), Some(value));
     let mut fast = Vec::new();
-    write_record(
-        &mut fast,
-        "orders.\u{e9}",
-        &record,
-        &schemas,
-        &loaded,
-        &mut Scratch::default(),
-    );
+    write_record(&mut fast, "orders.\u{e9}", &record, &schemas, &loaded, &mut Scratch::default());
     let slow = reference_line("orders.\u{e9}", &record, &schemas, &loaded);
     assert_eq!(
         String::from_utf8_lossy(&fast),
@@ -106,10 +94,7 @@ fn a_line_is_the_record_the_pages_show() {
     same_both_ways(deep.as_bytes());
     let wide: String = format!(
         "{{{}}}",
-        (0..40)
-            .map(|i| format!("\"k{}\":{i}", 40 - i))
-            .collect::<Vec<_>>()
-            .join(",")
+        (0..40).map(|i| format!("\"k{}\":{i}", 40 - i)).collect::<Vec<_>>().join(",")
     );
     same_both_ways(wide.as_bytes());
     same_both_ways(wide.replace("\"k7\"", "\"k9\"").as_bytes());
@@ -133,11 +118,7 @@ impl Random {
     }
 
     fn value(&mut self, out: &mut String, depth: u32) {
-        let kind = if depth > 4 {
-            self.below(5)
-        } else {
-            self.below(8)
-        };
+        let kind = if depth > 4 { self.below(5) } else { self.below(8) };
         match kind {
             0 => out.push_str(self.pick(&["true", "false", "null"])),
             1 => out.push_str(self.pick(&[
@@ -256,16 +237,11 @@ fn random_documents_give_the_pages_line() {
         let mut bent = bytes.to_vec();
         if !bent.is_empty() {
             let at = random.below(bent.len() as u64) as usize;
-            bent[at] = *b"{}[],:\"\\ 0e.-a"
-                .get(random.below(15) as usize)
-                .unwrap_or(&b'x');
+            bent[at] = *b"{}[],:\"\\ 0e.-a".get(random.below(15) as usize).unwrap_or(&b'x');
             same_both_ways(&bent);
         }
     }
-    assert!(
-        canonical > 300,
-        "the generator makes canonical documents too ({canonical})"
-    );
+    assert!(canonical > 300, "the generator makes canonical documents too ({canonical})");
 }
 
 /// The quick way of writing a price gives serde_json's digits: for quotients and products of
@@ -281,22 +257,15 @@ fn write_f64_as_serde_json_does() {
         let mut quick = Vec::new();
         write_f64(&mut quick, f);
         let want = serde_json::to_string(&f).expect("a finite float");
-        assert_eq!(
-            String::from_utf8_lossy(&quick),
-            want,
-            "{f:e} ({:#x})",
-            f.to_bits()
-        );
+        assert_eq!(String::from_utf8_lossy(&quick), want, "{f:e} ({:#x})", f.to_bits());
     }
     let mut checked = 0u64;
     for i in 0..40_000u32 {
         for k in 0..=8 {
             let scale = 10f64.powi(k);
-            for f in [
-                f64::from(i) / scale,
-                f64::from(i) * (1.0 / scale),
-                f64::from(i) * 1_000.0 / scale,
-            ] {
+            for f in
+                [f64::from(i) / scale, f64::from(i) * (1.0 / scale), f64::from(i) * 1_000.0 / scale]
+            {
                 check(f);
                 check(-f);
                 checked += 2;
@@ -327,11 +296,9 @@ fn write_f64_as_serde_json_does() {
 
 #[test]
 fn timestamp_types_are_written_as_serde_json_writes_them() {
-    for kind in [
-        TimestampType::CreateTime,
-        TimestampType::LogAppendTime,
-        TimestampType::NotAvailable,
-    ] {
+    for kind in
+        [TimestampType::CreateTime, TimestampType::LogAppendTime, TimestampType::NotAvailable]
+    {
         let want = serde_json::to_string(&kind).expect("a unit variant");
         assert_eq!(String::from_utf8_lossy(timestamp_type(kind)), want);
     }

@@ -157,12 +157,12 @@ impl Plan {
             ProtoKind::Bool => Kind::Bool,
             ProtoKind::String => Kind::String,
             ProtoKind::Bytes => Kind::Bytes,
-            ProtoKind::Enum(e) => enum_index
-                .get(e.full_name())
-                .map_or(Kind::Unknown, |i| Kind::Enum(*i)),
-            ProtoKind::Message(m) => by_name
-                .get(m.full_name())
-                .map_or(Kind::Unknown, |i| Kind::Message(*i)),
+            ProtoKind::Enum(e) => {
+                enum_index.get(e.full_name()).map_or(Kind::Unknown, |i| Kind::Enum(*i))
+            }
+            ProtoKind::Message(m) => {
+                by_name.get(m.full_name()).map_or(Kind::Unknown, |i| Kind::Message(*i))
+            }
         };
         let messages = pool
             .all_messages()
@@ -218,13 +218,7 @@ impl Plan {
             .get_file_by_name(main_file)
             .and_then(|file| file.messages().next())
             .and_then(|m| by_name.get(m.full_name()).copied());
-        Plan {
-            messages,
-            enums,
-            maps,
-            by_name,
-            first,
-        }
+        Plan { messages, enums, maps, by_name, first }
     }
 
     /// The plan's number for a message of the pool.

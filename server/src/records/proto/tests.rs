@@ -40,9 +40,7 @@ fn decoder() -> (Decoder, MessageDescriptor) {
         references: Vec::new(),
     };
     let decoder = Decoder::new(&text).expect("the schema compiles");
-    let Decoder::Protobuf { pool, .. } = &decoder else {
-        panic!("a Protobuf decoder")
-    };
+    let Decoder::Protobuf { pool, .. } = &decoder else { panic!("a Protobuf decoder") };
     let all = pool.get_message_by_name("t.All").expect("t.All");
     (decoder, all)
 }
@@ -73,10 +71,7 @@ fn walked_told(decoder: &Decoder, bytes: &[u8]) -> Result<(Value, bool), Refused
     let told = to_json(plan, plan.first().expect("first"), bytes, &mut out)?;
     let text = &out[b"garbage before".len()..];
     let json = serde_json::from_slice(text).unwrap_or_else(|e| {
-        panic!(
-            "the walk wrote no JSON ({e}): {}",
-            String::from_utf8_lossy(text)
-        )
+        panic!("the walk wrote no JSON ({e}): {}", String::from_utf8_lossy(text))
     });
     Ok((json, told))
 }
@@ -112,8 +107,7 @@ fn same_order(a: &Value, b: &Value, map: bool) -> bool {
         (Value::Object(a), Value::Object(b)) => {
             (map || a.keys().eq(b.keys()))
                 && a.iter().all(|(k, v)| {
-                    b.get(k)
-                        .is_some_and(|w| same_order(v, w, MAPS.contains(&k.as_str())))
+                    b.get(k).is_some_and(|w| same_order(v, w, MAPS.contains(&k.as_str())))
                 })
         }
         (Value::Array(a), Value::Array(b)) => {
@@ -126,17 +120,7 @@ fn same_order(a: &Value, b: &Value, map: bool) -> bool {
 fn scalar(kind: &ProtoKind, r: &mut Inputs) -> Proto {
     let pick = r.next_u64();
     let edge = |values: &[u64]| values[(pick % values.len() as u64) as usize];
-    let n = edge(&[
-        0,
-        1,
-        u64::MAX,
-        127,
-        128,
-        1 << 31,
-        (1 << 31) - 1,
-        1 << 63,
-        pick >> 3,
-    ]);
+    let n = edge(&[0, 1, u64::MAX, 127, 128, 1 << 31, (1 << 31) - 1, 1 << 63, pick >> 3]);
     match kind {
         ProtoKind::Double => Proto::F64(match pick % 7 {
             0 => 0.0,
@@ -206,20 +190,14 @@ fn message(desc: &MessageDescriptor, r: &mut Inputs, depth: usize) -> DynamicMes
         }
         let kind = field.kind();
         let v = if field.is_map() {
-            let ProtoKind::Message(entry) = &kind else {
-                unreachable!()
-            };
+            let ProtoKind::Message(entry) = &kind else { unreachable!() };
             let (k, v) = (entry.map_entry_key_field(), entry.map_entry_value_field());
             let entries = (0..r.next_u64() % 4)
                 .map(|_| (key(&k.kind(), r), value(&v.kind(), r, depth)))
                 .collect();
             Proto::Map(entries)
         } else if field.is_list() {
-            Proto::List(
-                (0..r.next_u64() % 4)
-                    .map(|_| value(&kind, r, depth))
-                    .collect(),
-            )
+            Proto::List((0..r.next_u64() % 4).map(|_| value(&kind, r, depth)).collect())
         } else {
             value(&kind, r, depth)
         };
@@ -313,63 +291,23 @@ fn the_walk_takes_what_prost_reads_and_leaves_the_rest() {
             },
             true,
         ),
-        (
-            "an int32 below zero in five bytes",
-            vec![tag(3, 0), 0xff, 0xff, 0xff, 0xff, 0x0f],
-            false,
-        ),
-        (
-            "a varint longer than it needs",
-            vec![tag(3, 0), 0x85, 0x80, 0x00],
-            false,
-        ),
-        (
-            "an enum number the schema does not name",
-            vec![0x80, 0x01, 9],
-            true,
-        ),
+        ("an int32 below zero in five bytes", vec![tag(3, 0), 0xff, 0xff, 0xff, 0xff, 0x0f], false),
+        ("a varint longer than it needs", vec![tag(3, 0), 0x85, 0x80, 0x00], false),
+        ("an enum number the schema does not name", vec![0x80, 0x01, 9], true),
         ("a boolean sent as 2", vec![tag(13, 0), 2], false),
         ("a float NaN", vec![tag(2, 5), 0, 0, 0xc0, 0x7f], false),
-        (
-            "a map entry without key or value",
-            vec![0xba, 0x01, 0, 0xc2, 0x01, 2, 0x08, 1],
-            false,
-        ),
-        (
-            "a map entry, value then key",
-            vec![0xba, 0x01, 4, 0x10, 1, 0x0a, 0],
-            false,
-        ),
-        (
-            "a map entry, key then value",
-            vec![0xba, 0x01, 5, 0x0a, 1, b'k', 0x10, 1],
-            true,
-        ),
+        ("a map entry without key or value", vec![0xba, 0x01, 0, 0xc2, 0x01, 2, 0x08, 1], false),
+        ("a map entry, value then key", vec![0xba, 0x01, 4, 0x10, 1, 0x0a, 0], false),
+        ("a map entry, key then value", vec![0xba, 0x01, 5, 0x0a, 1, b'k', 0x10, 1], true),
         (
             "repeated int32, packed and not, together",
             vec![0x92, 0x01, 2, 1, 2, 0x90, 0x01, 3],
             false,
         ),
-        (
-            "repeated int32 in two packed runs",
-            vec![0x92, 0x01, 1, 1, 0x92, 0x01, 1, 2],
-            false,
-        ),
-        (
-            "repeated int32 in one packed run",
-            vec![0x92, 0x01, 2, 1, 2],
-            true,
-        ),
-        (
-            "repeated sint64 (packed = false) packed",
-            vec![0x9a, 0x02, 1, 2],
-            false,
-        ),
-        (
-            "repeated sint64 (packed = false) one by one",
-            vec![0x98, 0x02, 2, 0x98, 0x02, 4],
-            true,
-        ),
+        ("repeated int32 in two packed runs", vec![0x92, 0x01, 1, 1, 0x92, 0x01, 1, 2], false),
+        ("repeated int32 in one packed run", vec![0x92, 0x01, 2, 1, 2], true),
+        ("repeated sint64 (packed = false) packed", vec![0x9a, 0x02, 1, 2], false),
+        ("repeated sint64 (packed = false) one by one", vec![0x98, 0x02, 2, 0x98, 0x02, 4], true),
         ("a packed field of no items", vec![0x92, 0x01, 0], false),
         ("the custom JSON name", vec![0x88, 0x02, 7], true),
     ];
@@ -385,35 +323,15 @@ fn the_walk_takes_what_prost_reads_and_leaves_the_rest() {
         }
     }
     let refused: &[(&str, Vec<u8>)] = &[
-        (
-            "a field twice (the last wins)",
-            vec![tag(3, 0), 1, tag(3, 0), 2],
-        ),
+        ("a field twice (the last wins)", vec![tag(3, 0), 1, tag(3, 0), 2]),
         ("fields out of order", vec![tag(4, 0), 1, tag(3, 0), 2]),
-        (
-            "a message twice (they merge)",
-            vec![0x8a, 0x01, 2, 0x18, 1, 0x8a, 0x01, 2, 0x20, 1],
-        ),
-        (
-            "a map key twice",
-            vec![
-                0xba, 0x01, 4, 0x0a, 0, 0x10, 1, 0xba, 0x01, 4, 0x0a, 0, 0x10, 2,
-            ],
-        ),
-        (
-            "two fields of a oneof",
-            vec![0xf2, 0x01, 1, b'a', 0xf8, 0x01, 1],
-        ),
+        ("a message twice (they merge)", vec![0x8a, 0x01, 2, 0x18, 1, 0x8a, 0x01, 2, 0x20, 1]),
+        ("a map key twice", vec![0xba, 0x01, 4, 0x0a, 0, 0x10, 1, 0xba, 0x01, 4, 0x0a, 0, 0x10, 2]),
+        ("two fields of a oneof", vec![0xf2, 0x01, 1, b'a', 0xf8, 0x01, 1]),
         ("a group", vec![0x9b, 0x06, 0x9c, 0x06]),
         ("a string that is not UTF-8", vec![tag(14, 2), 1, 0xff]),
-        (
-            "a wire type the field does not have",
-            vec![tag(3, 5), 0, 0, 0, 0],
-        ),
-        (
-            "a timestamp (its JSON is its own)",
-            vec![0x92, 0x02, 2, 0x08, 1],
-        ),
+        ("a wire type the field does not have", vec![tag(3, 5), 0, 0, 0, 0]),
+        ("a timestamp (its JSON is its own)", vec![0x92, 0x02, 2, 0x08, 1]),
         ("cut short", vec![tag(14, 2), 3, b'a']),
         ("a map of long keys, beyond the bytes the walk compares", {
             let mut b = Vec::new();
@@ -442,9 +360,7 @@ fn the_walk_takes_what_prost_reads_and_leaves_the_rest() {
 #[test]
 fn a_nested_message_named_by_its_frame_is_walked() {
     let (decoder, _) = decoder();
-    let Decoder::Protobuf { pool, .. } = &decoder else {
-        unreachable!()
-    };
+    let Decoder::Protobuf { pool, .. } = &decoder else { unreachable!() };
     let inner = pool.get_message_by_name("t.Other.Inner").expect("inner");
     // Message indexes [1, 0]: the second top-level message, its first nested one.
     let bytes = [4, 2, 0, tag(1, 5), 0, 0, 0x80, 0x3f];

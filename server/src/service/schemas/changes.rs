@@ -3,9 +3,7 @@
 use super::*;
 
 pub async fn set_compatibility(
-    service: &Service,
-    caller: &Caller,
-    args: SetCompatibilityArgs,
+    service: &Service, caller: &Caller, args: SetCompatibilityArgs,
 ) -> Result<CompatibilitySet, ApiError> {
     let attempt = Attempt::of(&args.cluster, Privilege::SetCompatibility, &args, &[]);
     service.write_on(caller, attempt, |_| None, |cluster, privilege| decide_subject(service, caller, cluster, privilege, args.subject), |mut granted, name| async move {
@@ -70,9 +68,7 @@ pub async fn set_compatibility(
 pub(super) const MAX_DELETED_AT_ONCE: usize = 200;
 
 pub async fn delete_schema(
-    service: &Service,
-    caller: &Caller,
-    args: DeleteSchemaArgs,
+    service: &Service, caller: &Caller, args: DeleteSchemaArgs,
 ) -> Result<SchemaDeleted, ApiError> {
     let attempt = Attempt::of(&args.cluster, Privilege::DeleteSchemas, &args, &[]);
     service.write_on(caller, attempt, |_| None, |cluster, privilege| decide_subject(service, caller, cluster, privilege, args.subject), |mut granted, name| async move {
@@ -118,9 +114,7 @@ pub async fn delete_schema(
                     )))
                 }
                 (Some(v), _) => {
-                    return Err(ApiError::new(
-                        ErrorCode::NotFound,
-                        format!("Subject \"{name}\" has no version {v}."),
+                    return Err(ApiError::not_found(format!("Subject \"{name}\" has no version {v}."),
                     ))
                 }
                 (None, false) if !live.is_empty() => live.clone(),

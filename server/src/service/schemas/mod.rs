@@ -87,10 +87,7 @@ pub fn reads_subject(service: &Service, caller: &Caller, cluster: &str, subject:
         .decide(
             caller,
             cluster,
-            Action::new(
-                Privilege::SchemaText,
-                Resource::Subject(subject.to_string()),
-            ),
+            Action::new(Privilege::SchemaText, Resource::Subject(subject.to_string())),
         )
         .is_ok()
 }
@@ -98,20 +95,14 @@ pub fn reads_subject(service: &Service, caller: &Caller, cluster: &str, subject:
 /// A reference to a version the registry lacks, or that the caller may not read: the same
 /// answer for both.
 fn no_reference(index: usize, reference: &Reference) -> ApiError {
-    ApiError::new(
-        ErrorCode::NotFound,
-        format!(
-            "Reference {index} (\"{}\"): the registry has no version {} of subject \"{}\".",
-            reference.name, reference.version, reference.subject
-        ),
-    )
+    ApiError::not_found(format!(
+        "Reference {index} (\"{}\"): the registry has no version {} of subject \"{}\".",
+        reference.name, reference.version, reference.subject
+    ))
 }
 
 fn no_subject(subject: &str) -> ApiError {
-    ApiError::new(
-        ErrorCode::NotFound,
-        format!("The registry has no subject \"{subject}\"."),
-    )
+    ApiError::not_found(format!("The registry has no subject \"{subject}\"."))
 }
 
 fn references(list: &[Reference]) -> Vec<SchemaReference> {
@@ -134,10 +125,7 @@ fn version(v: &VersionInfo) -> SubjectVersion {
 }
 
 pub async fn subject(
-    service: &Service,
-    caller: &Caller,
-    cluster: &str,
-    subject: Arg<String>,
+    service: &Service, caller: &Caller, cluster: &str, subject: Arg<String>,
 ) -> Result<SubjectDetail, ApiError> {
     let granted = service.decide(caller, cluster, Action::catalog())?;
     let name = subject_name(subject)?;
@@ -147,10 +135,7 @@ pub async fn subject(
     if !access.sees(&Resource::Subject(name.clone())) {
         return Err(no_subject(&name));
     }
-    let deleted_versions = registry
-        .deleted_versions(&name)
-        .await
-        .map_err(registry_error)?;
+    let deleted_versions = registry.deleted_versions(&name).await.map_err(registry_error)?;
     let info = match registry.subject_info(&name).await.map_err(registry_error)? {
         Some(info) => info,
         // A subject whose every version is soft-deleted is still there, to be deleted for good.
@@ -173,9 +158,7 @@ pub async fn subject(
             let topic = name.strip_suffix(suffix)?;
             let listed = granted.entry.topic_metadata(topic).ok().flatten()?;
             // A subject a scope covers by its own name may be named after a hidden topic.
-            access
-                .sees(&Resource::topic(&listed.name))
-                .then(|| (listed.name, part.to_string()))
+            access.sees(&Resource::topic(&listed.name)).then(|| (listed.name, part.to_string()))
         })
         .collect();
     Ok(SubjectDetail {
@@ -184,20 +167,14 @@ pub async fn subject(
         versions_left_out: info.versions_left_out as u64,
         deleted_versions,
         compatibility_overridden: info.compatibility.is_some(),
-        compatibility: info
-            .compatibility
-            .or_else(|| info.global_compatibility.clone()),
+        compatibility: info.compatibility.or_else(|| info.global_compatibility.clone()),
         global_compatibility: info.global_compatibility,
         topics,
     })
 }
 
 pub async fn schema(
-    service: &Service,
-    caller: &Caller,
-    cluster: &str,
-    subject: Arg<String>,
-    version: Arg<i32>,
+    service: &Service, caller: &Caller, cluster: &str, subject: Arg<String>, version: Arg<i32>,
 ) -> Result<SchemaDetail, ApiError> {
     let args = serde_json::json!({ "subject": &subject, "version": &version });
     service
@@ -212,17 +189,15 @@ pub async fn schema(
                 ));
             }
             let registry = registry_of(&granted)?;
-            let (info, text) = registry
-                .version_text(&name, number)
-                .await
-                .map_err(registry_error)?
-                .ok_or_else(|| match number {
-                    Some(v) => ApiError::new(
-                        ErrorCode::NotFound,
-                        format!("Subject \"{name}\" has no version {v}."),
-                    ),
-                    None => no_subject(&name),
-                })?;
+            let (info, text) =
+                registry.version_text(&name, number).await.map_err(registry_error)?.ok_or_else(
+                    || match number {
+                        Some(v) => {
+                            ApiError::not_found(format!("Subject \"{name}\" has no version {v}."))
+                        }
+                        None => no_subject(&name),
+                    },
+                )?;
             Ok(SchemaDetail {
                 subject: name,
                 version: info.version,
@@ -237,18 +212,11 @@ pub async fn schema(
 
 /// The decision for a registry write on the subject `subject` names, then the name judged.
 fn decide_subject(
-    service: &Service,
-    caller: &Caller,
-    cluster: &str,
-    privilege: Privilege,
-    subject: Arg<String>,
+    service: &Service, caller: &Caller, cluster: &str, privilege: Privilege, subject: Arg<String>,
 ) -> Result<(Granted, String), ApiError> {
     let named = subject.given().cloned().unwrap_or_default();
-    let granted = service.decide(
-        caller,
-        cluster,
-        Action::new(privilege, Resource::Subject(named)),
-    )?;
+    let granted =
+        service.decide(caller, cluster, Action::new(privilege, Resource::Subject(named)))?;
     let name = subject_name(subject)?;
     Ok((granted, name))
 }
@@ -269,18 +237,8 @@ pub use self::changes::{delete_schema, set_compatibility};
 pub use self::register::register_schema;
 
 // The server functions this capability answers.
-serves!(app::api::Subject, |s, c, a| subject(
-    &s, &c, &a.cluster, a.subject
-));
-serves!(app::api::Schema, |s, c, a| schema(
-    &s, &c, &a.cluster, a.subject, a.version
-));
-serves!(app::api::RegisterSchema, |s, c, a| register_schema(
-    &s, &c, a.args
-));
-serves!(app::api::SetCompatibility, |s, c, a| set_compatibility(
-    &s, &c, a.args
-));
-serves!(app::api::DeleteSchema, |s, c, a| delete_schema(
-    &s, &c, a.args
-));
+serves!(app::api::Subject, |s, c, a| subject(&s, &c, &a.cluster, a.subject));
+serves!(app::api::Schema, |s, c, a| schema(&s, &c, &a.cluster, a.subject, a.version));
+serves!(app::api::RegisterSchema, |s, c, a| register_schema(&s, &c, a.args));
+serves!(app::api::SetCompatibility, |s, c, a| set_compatibility(&s, &c, a.args));
+serves!(app::api::DeleteSchema, |s, c, a| delete_schema(&s, &c, a.args));

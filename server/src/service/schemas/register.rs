@@ -26,16 +26,9 @@ pub(super) fn proposal(args: &RegisterSchemaArgs) -> Result<Proposal, ApiError> 
         .unwrap_or_else(|| "AVRO".to_string())
         .to_ascii_uppercase();
     if !["AVRO", "PROTOBUF", "JSON"].contains(&schema_type.as_str()) {
-        return Err(ApiError::bad_request(
-            "type",
-            "A schema's type is AVRO, PROTOBUF or JSON.",
-        ));
+        return Err(ApiError::bad_request("type", "A schema's type is AVRO, PROTOBUF or JSON."));
     }
-    let given = args
-        .references
-        .clone()
-        .optional("references")?
-        .unwrap_or_default();
+    let given = args.references.clone().optional("references")?.unwrap_or_default();
     if given.len() > MAX_PROPOSED_REFERENCES {
         return Err(ApiError::bad_request(
             "references",
@@ -57,25 +50,14 @@ pub(super) fn proposal(args: &RegisterSchemaArgs) -> Result<Proposal, ApiError> 
             version: i64::from(r.version),
         });
     }
-    Ok(Proposal {
-        schema,
-        schema_type,
-        references,
-    })
+    Ok(Proposal { schema, schema_type, references })
 }
 
 pub async fn register_schema(
-    service: &Service,
-    caller: &Caller,
-    args: RegisterSchemaArgs,
+    service: &Service, caller: &Caller, args: RegisterSchemaArgs,
 ) -> Result<SchemaRegistered, ApiError> {
-    let attempt = Attempt::of(
-        &args.cluster,
-        Privilege::RegisterSchemas,
-        &args,
-        &["schema"],
-    )
-    .with("schema_length", args.schema.given().map_or(0, String::len));
+    let attempt = Attempt::of(&args.cluster, Privilege::RegisterSchemas, &args, &["schema"])
+        .with("schema_length", args.schema.given().map_or(0, String::len));
     let subject = args.subject.clone();
     service
         .write_on(
@@ -103,14 +85,11 @@ pub async fn register_schema(
                     }
                 }
                 // The schema must parse, with the schemas it references, before the registry sees it.
-                let text = registry
-                    .proposal_text(&proposal)
-                    .await
-                    .map_err(|e| match e.status {
-                        // A reference to a schema the registry lacks is an argument that is wrong.
-                        Some(404) => ApiError::bad_request("references", e.message),
-                        _ => registry_error(e),
-                    })?;
+                let text = registry.proposal_text(&proposal).await.map_err(|e| match e.status {
+                    // A reference to a schema the registry lacks is an argument that is wrong.
+                    Some(404) => ApiError::bad_request("references", e.message),
+                    _ => registry_error(e),
+                })?;
                 let proposed =
                     Proposed::new(&text).map_err(|e| ApiError::bad_request("schema", e))?;
                 let mut answer = SchemaRegistered {
@@ -138,10 +117,7 @@ pub async fn register_schema(
                     return Ok(answer);
                 }
                 // One read of the subject gives its versions and its own level.
-                let summary = registry
-                    .subject_summary(&name)
-                    .await
-                    .map_err(registry_error)?;
+                let summary = registry.subject_summary(&name).await.map_err(registry_error)?;
                 let own = summary.as_ref().and_then(|s| s.compatibility.clone());
                 answer.compatibility = match own {
                     Some(own) => Some(own),
@@ -184,23 +160,16 @@ pub async fn register_schema(
 /// the records is masked for them: a schema's constraints (a `const`, a `pattern`) would tell
 /// values piece by piece. Otherwise the answer says why it was skipped.
 pub(super) async fn records_check(
-    service: &Service,
-    caller: &Caller,
-    granted: &Granted,
-    subject: &str,
-    proposed: &Proposed,
+    service: &Service, caller: &Caller, granted: &Granted, subject: &str, proposed: &Proposed,
 ) -> Option<RecordsCheck> {
     let cluster = &granted.entry.name;
     let access = service.access(caller, cluster).ok()?;
-    let (topic, part) = [("-key", "key"), ("-value", "value")]
-        .into_iter()
-        .find_map(|(suffix, part)| {
+    let (topic, part) =
+        [("-key", "key"), ("-value", "value")].into_iter().find_map(|(suffix, part)| {
             let topic = subject.strip_suffix(suffix)?;
             let listed = granted.entry.topic_metadata(topic).ok().flatten()?;
             // A topic a scoped catalog hides is one the cluster does not have.
-            access
-                .sees(&Resource::topic(&listed.name))
-                .then_some((listed, part))
+            access.sees(&Resource::topic(&listed.name)).then_some((listed, part))
         })?;
     let mut check = RecordsCheck {
         topic: topic.name.clone(),
@@ -242,13 +211,8 @@ pub(super) async fn records_check(
         }
     };
     let schemas = service.schemas(cluster);
-    let loaded = schemas
-        .load(
-            records
-                .iter()
-                .filter_map(|r| schemas.wanted(bytes(r).as_deref())),
-        )
-        .await;
+    let loaded =
+        schemas.load(records.iter().filter_map(|r| schemas.wanted(bytes(r).as_deref()))).await;
     for record in &records {
         check.read += 1;
         let at = |reason: String| RecordAt {
