@@ -97,11 +97,7 @@ fn run(args: &Args) -> Result<(), String> {
             let brotli = pkg.join(format!("{}.wasm.br", stem.trim()));
             let size = std::fs::metadata(&brotli).map_err(|e| io_error(&brotli, e))?;
             within_budget(size.len() as usize, args.max_wasm_brotli)?;
-            println!(
-                "bundle: {} is up to date ({})",
-                args.out.display(),
-                stem.trim()
-            );
+            println!("bundle: {} is up to date ({})", args.out.display(), stem.trim());
             return Ok(());
         }
     }
@@ -140,9 +136,7 @@ fn run(args: &Args) -> Result<(), String> {
     ];
     let mut renamed_files = 0;
     for file in &mut files {
-        let Some((_, renamed)) = renames
-            .iter()
-            .find(|(from, _)| file.as_os_str() == from.as_str())
+        let Some((_, renamed)) = renames.iter().find(|(from, _)| file.as_os_str() == from.as_str())
         else {
             continue;
         };
@@ -185,10 +179,7 @@ fn run(args: &Args) -> Result<(), String> {
         println!("  {name}: {:.1} s", (at - before).as_secs_f64());
         before = at;
     }
-    println!(
-        "{:<48} {:>10} {:>10} {:>10}",
-        "file", "raw", "gzip", "brotli"
-    );
+    println!("{:<48} {:>10} {:>10} {:>10}", "file", "raw", "gzip", "brotli");
     for (file, (raw, gzip, brotli)) in sizes {
         println!("{:<48} {raw:>10} {gzip:>10} {brotli:>10}", file.display());
     }
@@ -245,18 +236,15 @@ fn hex(bytes: &[u8]) -> String {
 /// that fails to hydrate.
 fn optimize(file: &Path) -> Result<(), String> {
     let program = wasm_opt_program();
-    let status = Command::new(&program)
-        .args(WASM_OPT_ARGS)
-        .arg(file)
-        .arg("-o")
-        .arg(file)
-        .status()
-        .map_err(|e| {
-            format!(
-                "cannot run {} ({e}); `make tools` installs binaryen's wasm-opt",
-                program.to_string_lossy()
-            )
-        })?;
+    let status =
+        Command::new(&program).args(WASM_OPT_ARGS).arg(file).arg("-o").arg(file).status().map_err(
+            |e| {
+                format!(
+                    "cannot run {} ({e}); `make tools` installs binaryen's wasm-opt",
+                    program.to_string_lossy()
+                )
+            },
+        )?;
     if status.success() {
         Ok(())
     } else {
@@ -303,19 +291,14 @@ fn compress_beside(file: &Path) -> Result<(usize, usize, usize), String> {
     let raw = std::fs::read(file).map_err(|e| io_error(file, e))?;
 
     let mut gzip = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
-    gzip.write_all(&raw)
-        .map_err(|e| format!("gzip {}: {e}", file.display()))?;
-    let gzip = gzip
-        .finish()
-        .map_err(|e| format!("gzip {}: {e}", file.display()))?;
+    gzip.write_all(&raw).map_err(|e| format!("gzip {}: {e}", file.display()))?;
+    let gzip = gzip.finish().map_err(|e| format!("gzip {}: {e}", file.display()))?;
 
     let mut brotli = Vec::new();
     {
         // Quality 11 (the best), a 4 MiB window.
         let mut writer = brotli::CompressorWriter::new(&mut brotli, 64 * 1024, 11, 22);
-        writer
-            .write_all(&raw)
-            .map_err(|e| format!("brotli {}: {e}", file.display()))?;
+        writer.write_all(&raw).map_err(|e| format!("brotli {}: {e}", file.display()))?;
     }
 
     for (suffix, bytes) in [("gz", &gzip), ("br", &brotli)] {
@@ -351,13 +334,7 @@ mod tests {
         std::fs::write(dir.join("klens.js"), "js").expect("js");
         std::fs::write(dir.join("snippets/x/inline0.js"), "one").expect("snippet");
         let files = files_under(&dir).expect("files");
-        assert_eq!(
-            files,
-            vec![
-                PathBuf::from("klens.js"),
-                PathBuf::from("snippets/x/inline0.js")
-            ]
-        );
+        assert_eq!(files, vec![PathBuf::from("klens.js"), PathBuf::from("snippets/x/inline0.js")]);
         let before = hash_of(&dir, &files).expect("hash");
         assert_eq!(before.len(), 16);
         std::fs::write(dir.join("snippets/x/inline0.js"), "two").expect("snippet");
@@ -374,15 +351,9 @@ mod tests {
     #[test]
     fn arguments_name_what_is_missing() {
         let args = |list: &[&str]| parse_args(list.iter().map(|s| s.to_string()));
-        assert!(args(&["--wasm", "a", "--css", "b"])
-            .err()
-            .is_some_and(|e| e.contains("--out")));
-        assert!(args(&["--wasm"])
-            .err()
-            .is_some_and(|e| e.contains("needs a value")));
-        assert!(args(&["--bogus"])
-            .err()
-            .is_some_and(|e| e.contains("--bogus")));
+        assert!(args(&["--wasm", "a", "--css", "b"]).err().is_some_and(|e| e.contains("--out")));
+        assert!(args(&["--wasm"]).err().is_some_and(|e| e.contains("needs a value")));
+        assert!(args(&["--bogus"]).err().is_some_and(|e| e.contains("--bogus")));
         let ok = args(&["--wasm", "a", "--css", "b", "--out", "c"]).expect("args");
         assert_eq!(ok.out, PathBuf::from("c"));
         assert_eq!(ok.max_wasm_brotli, None);
@@ -390,13 +361,8 @@ mod tests {
             let required = ["--wasm", "a", "--css", "b", "--out", "c"];
             args(&[&required[..], &["--max-wasm-brotli", budget]].concat())
         };
-        assert_eq!(
-            with_budget("600000").expect("args").max_wasm_brotli,
-            Some(600_000)
-        );
-        assert!(with_budget("600KB")
-            .err()
-            .is_some_and(|e| e.contains("`600KB`")));
+        assert_eq!(with_budget("600000").expect("args").max_wasm_brotli, Some(600_000));
+        assert!(with_budget("600KB").err().is_some_and(|e| e.contains("`600KB`")));
     }
 
     #[test]
