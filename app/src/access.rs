@@ -39,6 +39,9 @@ pub struct Scope {
     pub topics: Vec<String>,
     pub groups: Vec<String>,
     pub subjects: Vec<String>,
+    /// Globs over the names of Connect clusters; empty covers every Connect cluster.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub connect: Vec<String>,
 }
 
 impl Scope {
@@ -58,6 +61,13 @@ impl Scope {
         any_matches(&self.subjects, name) || subject_topic(name).is_some_and(|t| self.topic(t))
     }
 
+    /// A connector of a covered Connect cluster whose topics are all known and covered: one
+    /// whose topics cannot be known from its config (a pattern) is never covered by a scope.
+    fn connector(&self, connect: &str, topics: Option<&[String]>) -> bool {
+        (self.connect.is_empty() || any_matches(&self.connect, connect))
+            && topics.is_some_and(|t| !t.is_empty() && t.iter().all(|t| self.topic(t)))
+    }
+
     /// Whether the patterns cover `resource`, whatever privilege is asked.
     pub fn covers(&self, resource: &Resource) -> bool {
         match resource {
@@ -65,6 +75,9 @@ impl Scope {
             Resource::Topic { name, .. } => self.topic(name),
             Resource::Group { name, topics } => self.group(name, topics),
             Resource::Subject(name) => self.subject(name),
+            Resource::Connector { connect, topics, .. } => {
+                self.connector(connect, topics.as_deref())
+            }
         }
     }
 
@@ -80,6 +93,9 @@ impl Scope {
             (ResourceKind::Group, Resource::Group { name, topics }) => self.group(name, topics),
             (ResourceKind::Group, Resource::Topic { name, .. }) => self.topic(name),
             (ResourceKind::Subject, Resource::Subject(name)) => self.subject(name),
+            (ResourceKind::Connector, Resource::Connector { connect, topics, .. }) => {
+                self.connector(connect, topics.as_deref())
+            }
             _ => false,
         }
     }
@@ -138,6 +154,9 @@ pub enum Resource {
     Group { name: String, topics: Vec<String> },
     /// A Schema Registry subject.
     Subject(String),
+    /// A connector of the Connect cluster `connect`, with the topics it uses: `None` when its
+    /// config does not say them (a pattern), which only an unscoped binding covers.
+    Connector { connect: String, name: String, topics: Option<Vec<String>> },
 }
 
 impl Resource {
@@ -167,6 +186,9 @@ impl Resource {
             Resource::Topic { name, .. } => format!(" on topic \"{name}\" in"),
             Resource::Group { name, .. } => format!(" on group \"{name}\" in"),
             Resource::Subject(name) => format!(" on subject \"{name}\" in"),
+            Resource::Connector { connect, name, .. } => {
+                format!(" on connector \"{name}\" of Connect cluster \"{connect}\" in")
+            }
         }
     }
 }
@@ -479,6 +501,7 @@ mod tests {
             topics: vec!["payments-*".into(), "ledger".into()],
             groups: vec!["pay-app-*".into()],
             subjects: vec!["payments.*".into()],
+            connect: Vec::new(),
         }
     }
 
@@ -494,38 +517,50 @@ mod tests {
             name: name.into(),
             topics: topics.iter().map(|t| t.to_string()).collect(),
         };
-        // (resource, covered for topic privileges, for group privileges, for subject ones)
+        let connector = |topics: Option<&[&str]>| Resource::Connector {
+            connect: "dev".into(),
+            name: "sink".into(),
+            topics: topics.map(|t| t.iter().map(|t| t.to_string()).collect()),
+        };
+        // (resource, covered for topic privileges, for group privileges, for subject ones, for
+        // connector ones)
         let resources = [
-            (Resource::Cluster, false, false, false),
-            (Resource::topic("payments-eu"), true, true, false),
-            (Resource::topic("ledger"), true, true, false),
-            (Resource::topic("orders"), false, false, false),
+            (Resource::Cluster, false, false, false, false),
+            (Resource::topic("payments-eu"), true, true, false, false),
+            (Resource::topic("ledger"), true, true, false, false),
+            (Resource::topic("orders"), false, false, false, false),
             (
                 Resource::Topic { name: "payments-internal".into(), internal: true },
                 true,
                 true,
                 false,
+                false,
             ),
-            (group("pay-app-1", &["orders"]), false, true, false),
-            (group("billing", &["payments-eu", "ledger"]), false, true, false),
-            (group("billing", &["payments-eu", "orders"]), false, false, false),
-            (group("billing", &[]), false, false, false),
-            (Resource::Subject("payments.card".into()), false, false, true),
-            (Resource::Subject("payments-eu-value".into()), false, false, true),
-            (Resource::Subject("ledger-key".into()), false, false, true),
-            (Resource::Subject("orders-value".into()), false, false, false),
-            (Resource::Subject("-value".into()), false, false, false),
+            (group("pay-app-1", &["orders"]), false, true, false, false),
+            (group("billing", &["payments-eu", "ledger"]), false, true, false, false),
+            (group("billing", &["payments-eu", "orders"]), false, false, false, false),
+            (group("billing", &[]), false, false, false, false),
+            (Resource::Subject("payments.card".into()), false, false, true, false),
+            (Resource::Subject("payments-eu-value".into()), false, false, true, false),
+            (Resource::Subject("ledger-key".into()), false, false, true, false),
+            (Resource::Subject("orders-value".into()), false, false, false, false),
+            (Resource::Subject("-value".into()), false, false, false, false),
+            (connector(Some(&["payments-eu", "ledger"])), false, false, false, true),
+            (connector(Some(&["payments-eu", "orders"])), false, false, false, false),
+            (connector(Some(&[])), false, false, false, false),
+            (connector(None), false, false, false, false),
         ];
         for &p in Privilege::ALL {
             for in_scope in [false, true] {
                 for writable in [false, true] {
-                    for (resource, topic, group, subject) in &resources {
+                    for (resource, topic, group, subject, connector) in &resources {
                         let held: &[Privilege] = if in_scope { &[p] } else { &[] };
                         let a = scoped(writable, held);
                         let covered = match p.kind() {
                             ResourceKind::Topic => *topic,
                             ResourceKind::Group => *group,
                             ResourceKind::Subject => *subject,
+                            ResourceKind::Connector => *connector,
                             ResourceKind::Cluster => false,
                         };
                         let internal = matches!(resource, Resource::Topic { internal: true, .. });

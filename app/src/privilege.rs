@@ -53,6 +53,7 @@ privileges! {
     Acls => "acls", "ACLS", false;
     Audit => "audit", "AUDIT", false;
     Unmask => "unmask", "UNMASK", false;
+    Connectors => "connectors", "CONNECTORS", false;
     CreateTopics => "create_topics", "CREATE_TOPICS", true;
     DeleteTopics => "delete_topics", "DELETE_TOPICS", true;
     AlterTopicConfigs => "alter_topic_configs", "ALTER_TOPIC_CONFIGS", true;
@@ -71,6 +72,7 @@ privileges! {
     SetScramCredentials => "set_scram_credentials", "SET_SCRAM_CREDENTIALS", true;
     DeleteScramCredentials => "delete_scram_credentials", "DELETE_SCRAM_CREDENTIALS", true;
     AlterBrokerConfigs => "alter_broker_configs", "ALTER_BROKER_CONFIGS", true;
+    ManageConnectors => "manage_connectors", "MANAGE_CONNECTORS", true;
 }
 
 /// The only write privileges an MCP ceiling may hold. A write tool added later must not be
@@ -85,6 +87,8 @@ pub enum ResourceKind {
     Topic,
     Group,
     Subject,
+    /// A Kafka Connect connector, covered by a scope through its Connect cluster and topics.
+    Connector,
     /// The cluster as a whole: never granted by a scoped binding.
     Cluster,
 }
@@ -100,6 +104,7 @@ impl Privilege {
             SchemaText | RegisterSchemas | SetCompatibility | DeleteSchemas => {
                 ResourceKind::Subject
             }
+            Connectors | ManageConnectors => ResourceKind::Connector,
             BrokerConfigs
             | Acls
             | Audit
@@ -149,10 +154,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn seven_reads_and_eighteen_writes() {
+    fn eight_reads_and_nineteen_writes() {
         let writes = Privilege::ALL.iter().filter(|p| p.is_write()).count();
-        assert_eq!(Privilege::ALL.len() - writes, 7);
-        assert_eq!(writes, 18);
+        assert_eq!(Privilege::ALL.len() - writes, 8);
+        assert_eq!(writes, 19);
     }
 
     #[test]

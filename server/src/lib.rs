@@ -5,6 +5,7 @@ pub mod audit;
 pub mod auth;
 pub mod catalog;
 pub mod config;
+pub mod connect;
 #[cfg(test)]
 mod fuzz;
 pub mod http;
@@ -14,6 +15,7 @@ pub mod mcp;
 pub mod metrics;
 pub mod records;
 pub mod registry;
+pub mod rest;
 #[cfg(test)]
 mod rooms;
 pub mod service;

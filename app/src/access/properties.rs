@@ -65,8 +65,17 @@ impl Random {
     }
 
     fn resource(&mut self) -> Resource {
-        match self.below(4) {
+        match self.below(5) {
             0 => Resource::Cluster,
+            4 => {
+                let topics: Vec<String> = (0..self.below(3)).map(|_| self.name()).collect();
+                let known = !self.chance(4);
+                Resource::Connector {
+                    connect: self.name(),
+                    name: self.name(),
+                    topics: known.then_some(topics),
+                }
+            }
             1 => Resource::Topic { name: self.name(), internal: self.chance(4) },
             2 => {
                 let topics: Vec<String> = (0..self.below(3)).map(|_| self.name()).collect();
@@ -84,6 +93,7 @@ impl Random {
                 topics: self.patterns(),
                 groups: self.patterns(),
                 subjects: self.patterns(),
+                connect: if self.chance(2) { Vec::new() } else { self.patterns() },
             })
             .collect();
         ClusterAccess {
@@ -131,6 +141,12 @@ fn reference_covers(scope: &Scope, kind: ResourceKind, resource: &Resource) -> b
                 .any(|suffix| name.strip_suffix(suffix).is_some_and(|t| !t.is_empty() && topic(t)));
             reference_matches(&scope.subjects, name) || by_topic
         }
+        // A connector of a named (or any, with no names) Connect cluster whose topics are
+        // known, at least one, and every one covered.
+        (ResourceKind::Connector, Resource::Connector { connect, topics, .. }) => {
+            (scope.connect.is_empty() || reference_matches(&scope.connect, connect))
+                && topics.as_ref().is_some_and(|t| !t.is_empty() && t.iter().all(|t| topic(t)))
+        }
         _ => false,
     }
 }
@@ -142,6 +158,7 @@ fn reference_shows(scope: &Scope, resource: &Resource) -> bool {
         Resource::Topic { .. } => ResourceKind::Topic,
         Resource::Group { .. } => ResourceKind::Group,
         Resource::Subject(_) => ResourceKind::Subject,
+        Resource::Connector { .. } => ResourceKind::Connector,
     };
     reference_covers(scope, kind, resource)
 }

@@ -81,6 +81,7 @@ fn refusal(what: &str, privilege: Privilege, target: &Target) -> String {
         Target::Topic { name, .. } => format!("topic {name}"),
         Target::Group { name, .. } => format!("group {name}"),
         Target::Subject(name) => format!("subject {name}"),
+        Target::Connector { name, .. } => format!("connector {name}"),
     };
     format!("{what} needs the {} privilege on {on}.", privilege.wire_name())
 }

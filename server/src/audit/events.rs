@@ -216,6 +216,9 @@ pub(super) fn resource(resource: &Resource) -> AuditResource {
         Resource::Topic { name, .. } => ("topic", Some(name.clone())),
         Resource::Group { name, .. } => ("group", Some(name.clone())),
         Resource::Subject(name) => ("subject", Some(name.clone())),
+        Resource::Connector { connect, name, .. } => {
+            ("connector", Some(format!("{connect}/{name}")))
+        }
     };
     AuditResource { kind: kind.into(), name, length: None }
 }

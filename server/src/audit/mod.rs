@@ -60,6 +60,12 @@ impl Attempt {
                 ResourceKind::Subject => {
                     named("subject").map_or(Resource::Cluster, Resource::Subject)
                 }
+                ResourceKind::Connector => match (named("connect"), named("name")) {
+                    (Some(connect), Some(name)) => {
+                        Resource::Connector { connect, name, topics: None }
+                    }
+                    _ => Resource::Cluster,
+                },
                 ResourceKind::Cluster => Resource::Cluster,
             };
             for key in hidden {

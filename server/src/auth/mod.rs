@@ -137,6 +137,10 @@ impl Grant {
             (Resource::Topic { name: a, .. }, Resource::Topic { name: b, .. }) => a == b,
             (Resource::Group { name: a, .. }, Resource::Group { name: b, .. }) => a == b,
             (Resource::Subject(a), Resource::Subject(b)) => a == b,
+            (
+                Resource::Connector { connect: a, name: n, .. },
+                Resource::Connector { connect: b, name: m, .. },
+            ) => a == b && n == m,
             _ => false,
         };
         if self.action.privilege == Some(privilege) && same_resource {
@@ -213,6 +217,7 @@ impl Held {
                 topics: r.topics.clone(),
                 groups: r.groups.clone(),
                 subjects: r.subjects.clone(),
+                connect: r.connect.clone(),
             }),
         }
     }

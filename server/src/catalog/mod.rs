@@ -11,7 +11,7 @@ mod rates;
 mod refresh;
 pub(crate) mod views;
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Instant;
@@ -166,6 +166,8 @@ pub struct ClusterState {
     pub log_dirs: Part<LogDirs>,
     pub cluster_info: Part<ClusterInfo>,
     pub subjects: Part<Subjects>,
+    /// Per Connect cluster of this cluster (by name), its connectors.
+    pub connect: BTreeMap<String, Part<Vec<crate::connect::Connector>>>,
 }
 
 impl ClusterState {
@@ -239,6 +241,8 @@ pub struct ClusterEntry {
     /// How the refresh loops reach Kafka.
     link: Arc<Link>,
     registry: Option<Result<Arc<Registry>, String>>,
+    /// The Connect clusters of this cluster, in config order, or why one could not be set up.
+    connects: Vec<(String, Result<Arc<crate::connect::Connect>, String>)>,
     state: RwLock<ClusterState>,
     rate_history: Mutex<rates::RateHistory>,
     /// Groups someone has open, and when they last asked.
@@ -332,6 +336,48 @@ impl ClusterEntry {
     /// client asks before the bootstrap servers.
     pub fn known_brokers_now(&self) -> Vec<crate::kafka::Broker> {
         self.state().metadata.map(|m| m.brokers.clone()).unwrap_or_default()
+    }
+
+    /// The names of this cluster's Connect clusters, in config order.
+    pub fn connect_names(&self) -> Vec<String> {
+        self.connects.iter().map(|(n, _)| n.clone()).collect()
+    }
+
+    /// The Connect cluster `name` of this cluster, if configured and set up.
+    pub fn connect(&self, name: &str) -> Option<Arc<crate::connect::Connect>> {
+        self.connects.iter().find(|(n, _)| n == name).and_then(|(_, c)| c.clone().ok())
+    }
+
+    /// Reads the connectors of the Connect cluster `name` once.
+    pub async fn refresh_connect(&self, name: &str) {
+        let Some((_, client)) = self.connects.iter().find(|(n, _)| n == name) else {
+            return;
+        };
+        let outcome = match client {
+            Ok(connect) => connect.connectors().await.map_err(String::from),
+            Err(error) => Err(error.clone()),
+        };
+        if let Err(error) = &outcome {
+            tracing::warn!(cluster = %self.name, connect = %name, %error, "connectors not refreshed");
+        }
+        self.update(|s| s.connect.entry(name.to_string()).or_default().record(outcome));
+    }
+
+    /// Puts a connector read afresh after a change into the projection (`None`: it is gone).
+    pub fn apply_connector(
+        &self, connect: &str, name: &str, fresh: Option<crate::connect::Connector>,
+    ) {
+        self.update(|s| {
+            let Some(part) = s.connect.get_mut(connect) else { return };
+            let Some(data) = &part.data else { return };
+            let mut data: Vec<_> = data.as_ref().clone();
+            data.retain(|c| c.name != name);
+            if let Some(fresh) = fresh {
+                let at = data.partition_point(|c| c.name < fresh.name);
+                data.insert(at, fresh);
+            }
+            part.data = Some(Arc::new(data));
+        });
     }
 
     /// The cluster's registry client, if one is configured and could be set up.
@@ -451,6 +497,11 @@ impl Catalog {
                     writable: c.writable,
                     link: Arc::new(Link::new(c)),
                     registry: c.schema_registry.as_ref().map(|r| Registry::new(r).map(Arc::new)),
+                    connects: c
+                        .connect
+                        .iter()
+                        .map(|k| (k.name.clone(), crate::connect::Connect::new(k).map(Arc::new)))
+                        .collect(),
                     state: RwLock::new(ClusterState::default()),
                     rate_history: Mutex::new(rates::RateHistory::default()),
                     watched: Mutex::new(HashMap::new()),

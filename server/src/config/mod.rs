@@ -152,6 +152,8 @@ pub struct ClusterConfig {
     /// TLS to the brokers; an empty `tls: {}` means TLS with the system trust store.
     pub tls: Option<TlsConfig>,
     pub schema_registry: Option<RegistryConfig>,
+    /// The Kafka Connect clusters that work on this cluster, names unique within it.
+    pub connect: Vec<ConnectConfig>,
     /// Extra librdkafka client properties, passed through. Values may be secrets. None of them
     /// is a connection setting (`security.protocol`, `sasl.*`, `ssl.*`): those come from
     /// `sasl` and `tls` alone, so librdkafka and the protocol client connect alike.
@@ -174,6 +176,7 @@ impl fmt::Debug for ClusterConfig {
             .field("sasl", &self.sasl)
             .field("tls", &self.tls)
             .field("schema_registry", &self.schema_registry)
+            .field("connect", &self.connect)
             .field("properties", &HiddenValues(&self.properties))
             .finish()
     }
@@ -241,6 +244,14 @@ pub struct RegistryConfig {
     pub password: Option<Secret>,
 }
 
+/// A Kafka Connect cluster's REST API, reached like the registry.
+#[derive(Clone, Debug)]
+pub struct ConnectConfig {
+    /// Matches `[a-z0-9-_.]+`; it appears in URLs.
+    pub name: String,
+    pub rest: RegistryConfig,
+}
+
 /// Sign-in and the role model.
 #[derive(Clone, Debug)]
 pub struct AuthConfig {
@@ -298,6 +309,8 @@ pub struct ResourcePatterns {
     pub topics: Vec<String>,
     pub groups: Vec<String>,
     pub subjects: Vec<String>,
+    /// Globs over Connect cluster names; empty covers every Connect cluster.
+    pub connect: Vec<String>,
 }
 
 /// The MCP listener.

@@ -7,11 +7,12 @@ use std::time::Duration;
 use app::access::Resource;
 use app::Privilege;
 use futures::stream::{self, StreamExt};
-use reqwest::{Method, StatusCode, Url};
+use reqwest::Method;
 use serde::{Deserialize, Serialize};
 
 use crate::auth::Grant;
-use crate::config::{RegistryConfig, Secret};
+use crate::config::RegistryConfig;
+use crate::rest::{error_message, rewritten_by_url, RestClient};
 
 const TIMEOUT: Duration = Duration::from_secs(10);
 /// The largest answer klens reads from the registry; schemas and subject lists are far smaller.
@@ -22,9 +23,7 @@ const MAX_REFERENCES: usize = 256;
 const PARALLEL: usize = 8;
 
 pub struct Registry {
-    http: reqwest::Client,
-    base: Url,
-    credentials: Option<(String, Secret)>,
+    rest: RestClient,
 }
 
 /// One subject as the catalog shows it.
@@ -55,54 +54,7 @@ pub struct SchemaText {
     pub references: Vec<(String, String)>,
 }
 
-/// Why the registry did not answer: it refused klens's credentials (`refused`), it answered
-/// with an error of its own (`status`, its message in `message`), or it could not be reached or
-/// answered something klens does not read.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RegistryError {
-    pub refused: bool,
-    /// The HTTP status of the registry's own error answer (404, 409, 422, ...).
-    pub status: Option<u16>,
-    pub message: String,
-}
-
-impl RegistryError {
-    fn new(message: String) -> RegistryError {
-        RegistryError { refused: false, status: None, message }
-    }
-}
-
-/// The longest part of a registry's error message klens passes on.
-const MAX_MESSAGE: usize = 2000;
-
-/// The message of a registry's error answer (`{"error_code": .., "message": ..}`), else the
-/// start of its body.
-fn error_message(body: &[u8]) -> String {
-    #[derive(Deserialize)]
-    struct Answer {
-        message: Option<String>,
-    }
-    let text = match serde_json::from_slice::<Answer>(body) {
-        Ok(Answer { message: Some(m) }) => m,
-        _ => String::from_utf8_lossy(body).into_owned(),
-    };
-    let mut text: String = text.chars().filter(|c| !c.is_control()).collect();
-    if text.len() > MAX_MESSAGE {
-        let mut end = MAX_MESSAGE;
-        while !text.is_char_boundary(end) {
-            end -= 1;
-        }
-        text.truncate(end);
-        text.push('…');
-    }
-    text
-}
-
-impl From<RegistryError> for String {
-    fn from(e: RegistryError) -> String {
-        e.message
-    }
-}
+pub use crate::rest::RestError as RegistryError;
 
 /// One version of a subject: its number, its global id, and its schema.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -195,127 +147,29 @@ struct Compatibility {
 
 impl Registry {
     pub fn new(config: &RegistryConfig) -> Result<Registry, String> {
-        let mut base =
-            Url::parse(&config.url).map_err(|e| format!("the registry URL is not valid: {e}"))?;
-        // Joining paths below needs the base to end in a slash.
-        if !base.path().ends_with('/') {
-            let path = format!("{}/", base.path());
-            base.set_path(&path);
-        }
-        let http = reqwest::Client::builder()
-            .timeout(TIMEOUT)
-            // A redirect could carry the credentials, or klens's requests, somewhere else.
-            .redirect(reqwest::redirect::Policy::none())
-            .build()
-            .map_err(|e| format!("cannot create the registry client: {e}"))?;
-        let credentials = match (&config.username, &config.password) {
-            (Some(user), Some(password)) => Some((user.clone(), password.clone())),
-            _ => None,
-        };
-        Ok(Registry { http, base, credentials })
-    }
-
-    fn url(&self, segments: &[&str]) -> Result<Url, String> {
-        // The service refuses such names with the argument's name, before any request; this is
-        // the last guard against what the URL library itself would rewrite.
-        if let Some(bad) = segments.iter().find(|s| rewritten_by_url(s)) {
-            return Err(format!("registry: {bad:?} cannot be a part of the registry's URL path"));
-        }
-        let mut url = self.base.clone();
-        {
-            let mut path = url
-                .path_segments_mut()
-                .map_err(|_| "the registry URL cannot take a path".to_string())?;
-            path.pop_if_empty();
-            for segment in segments {
-                // Each segment is percent-encoded (`/`, `\`, `%` too), so it stays one segment
-                // once `rewritten_by_url` has kept out what the library would drop or join.
-                path.push(segment);
-            }
-        }
-        Ok(url)
+        Ok(Registry { rest: RestClient::new("registry", config, TIMEOUT, MAX_BODY)? })
     }
 
     /// GETs a JSON document; `Ok(None)` for 404.
     async fn get<T: for<'de> Deserialize<'de>>(
         &self, segments: &[&str],
     ) -> Result<Option<T>, RegistryError> {
-        self.get_with(segments, &[]).await
+        self.rest.get_with(segments, &[]).await
     }
 
     /// GETs a JSON document with query arguments; `Ok(None)` for 404.
     async fn get_with<T: for<'de> Deserialize<'de>>(
         &self, segments: &[&str], query: &[(&str, &str)],
     ) -> Result<Option<T>, RegistryError> {
-        match self.send(Method::GET, segments, query, None).await {
-            Ok(found) => Ok(Some(found)),
-            Err(e) if e.status == Some(404) => Ok(None),
-            Err(e) => Err(e),
-        }
+        self.rest.get_with(segments, query).await
     }
 
-    /// Sends one request and reads its JSON answer; an error answer of the registry comes back
-    /// with its status and message.
+    /// Sends one request with the registry's content type and reads its JSON answer.
     async fn send<T: for<'de> Deserialize<'de>>(
         &self, method: Method, segments: &[&str], query: &[(&str, &str)], body: Option<Vec<u8>>,
     ) -> Result<T, RegistryError> {
-        let mut url = self.url(segments).map_err(RegistryError::new)?;
-        if !query.is_empty() {
-            url.query_pairs_mut().extend_pairs(query);
-        }
-        let mut request = self.http.request(method.clone(), url);
-        if let Some((user, password)) = &self.credentials {
-            request = request.basic_auth(user, Some(password.expose()));
-        }
-        if let Some(body) = body {
-            request = request
-                .header(reqwest::header::CONTENT_TYPE, "application/vnd.schemaregistry.v1+json")
-                .body(body);
-        }
-        let what = format!("{method} {}", segments.join("/"));
-        let response = request
-            .send()
-            .await
-            .map_err(|e| RegistryError::new(format!("registry: {what}: {}", e.without_url())))?;
-        let status = response.status();
-        if matches!(status, StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN) {
-            return Err(RegistryError {
-                refused: true,
-                status: Some(status.as_u16()),
-                message: format!("the registry refused klens's credentials: {what}: HTTP {status}"),
-            });
-        }
-        let mut response = response;
-        let mut body = Vec::new();
-        while let Some(chunk) = response
-            .chunk()
-            .await
-            .map_err(|e| RegistryError::new(format!("registry: {what}: {}", e.without_url())))?
-        {
-            if body.len() + chunk.len() > MAX_BODY {
-                return Err(RegistryError::new(format!(
-                    "registry: {what}: the answer is over {} MiB",
-                    MAX_BODY / (1024 * 1024)
-                )));
-            }
-            body.extend_from_slice(&chunk);
-        }
-        if status.is_client_error() {
-            return Err(RegistryError {
-                refused: false,
-                status: Some(status.as_u16()),
-                message: error_message(&body),
-            });
-        }
-        if !status.is_success() {
-            return Err(RegistryError::new(format!(
-                "registry: {what}: HTTP {status}: {}",
-                error_message(&body)
-            )));
-        }
-        serde_json::from_slice(&body).map_err(|e| {
-            RegistryError::new(format!("registry: {what}: not the JSON expected: {e}"))
-        })
+        let body = body.map(|b| ("application/vnd.schemaregistry.v1+json", b));
+        self.rest.send(method, segments, query, body).await
     }
 }
 
@@ -342,12 +196,6 @@ pub fn segment_problem(name: &str) -> Option<&'static str> {
         return Some("it cannot hold a percent-encoded sequence such as %2e or %2F");
     }
     None
-}
-
-/// Whether the URL library would not push `segment` as it is: it skips `.` and `..`, and
-/// removes tabs and line breaks before it reads a segment as a dot segment.
-fn rewritten_by_url(segment: &str) -> bool {
-    segment == "." || segment == ".." || segment.chars().any(char::is_control)
 }
 
 /// A schema as proposed for registration.

@@ -16,7 +16,7 @@ fn registry() -> Registry {
 fn a_name_never_becomes_another_path() {
     let registry = registry();
     for name in [".", "..", ".\t.", "\t", ".\n", "a\rb"] {
-        assert!(registry.url(&["config", name]).is_err(), "{name:?}");
+        assert!(registry.rest.url(&["config", name]).is_err(), "{name:?}");
     }
     for (name, path) in [
         ("a b", "/apis/ccompat/v7/config/a%20b"),
@@ -25,7 +25,7 @@ fn a_name_never_becomes_another_path() {
         ("%2e%2e", "/apis/ccompat/v7/config/%252e%252e"),
         ("x?y#z", "/apis/ccompat/v7/config/x%3Fy%23z"),
     ] {
-        let url = registry.url(&["config", name]).expect("a URL");
+        let url = registry.rest.url(&["config", name]).expect("a URL");
         assert_eq!(url.path(), path, "{name:?}");
     }
 }

@@ -38,6 +38,7 @@ pub mod acls;
 pub mod audit;
 pub mod brokers;
 pub mod catalog;
+pub mod connect;
 pub mod findings;
 pub mod groups;
 pub mod identity;

@@ -12,6 +12,7 @@ mod broker_configs;
 mod catalog;
 mod changes;
 mod config_check;
+mod connect;
 mod group_changes;
 mod groups;
 mod masking;

@@ -24,6 +24,8 @@ pub(super) const WATCH_FOR: Duration = Duration::from_secs(30);
 /// Log dirs, the controller and racks change slowly.
 const LOG_DIRS_INTERVAL: Duration = Duration::from_secs(30);
 const SUBJECTS_INTERVAL: Duration = Duration::from_secs(30);
+/// How often each Connect cluster's connectors are read.
+const CONNECT_INTERVAL: Duration = Duration::from_secs(10);
 /// How long the secondary loops wait for the first metadata before looking again.
 const WAIT_FOR_METADATA: Duration = Duration::from_millis(500);
 
@@ -42,6 +44,8 @@ const LOG_DIRS: Part = Part {
     failing: |s| s.log_dirs.error.is_some() || s.cluster_info.error.is_some(),
 };
 const SUBJECTS: Part = Part { name: "subjects", failing: |s| s.subjects.error.is_some() };
+const CONNECT: Part =
+    Part { name: "connect", failing: |s| s.connect.values().any(|p| p.error.is_some()) };
 
 /// Starts every refresh loop of one cluster.
 pub fn spawn(entry: Arc<ClusterEntry>) {
@@ -68,6 +72,12 @@ pub fn spawn(entry: Arc<ClusterEntry>) {
     if entry.has_registry() {
         every(&entry, SUBJECTS, Duration::ZERO, SUBJECTS_INTERVAL, |e| async move {
             e.refresh_subjects().await
+        });
+    }
+    for name in entry.connect_names() {
+        every(&entry, CONNECT, Duration::ZERO, CONNECT_INTERVAL, move |e| {
+            let name = name.clone();
+            async move { e.refresh_connect(&name).await }
         });
     }
 }

@@ -254,6 +254,7 @@ pub(super) fn resource_patterns(value: &Value<'_>) -> Result<ResourcePatterns, C
         topics: list("topics")?,
         groups: list("groups")?,
         subjects: list("subjects")?,
+        connect: list("connect")?,
     };
     if patterns.topics.is_empty() && patterns.groups.is_empty() && patterns.subjects.is_empty() {
         return Err(value.error(

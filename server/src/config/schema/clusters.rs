@@ -73,6 +73,10 @@ pub(super) fn cluster(
     let sasl = map.get("sasl").map(|value| sasl(&value)).transpose()?;
     let tls = map.get("tls").map(|value| tls(&value, base_dir)).transpose()?;
     let schema_registry = map.get("schema_registry").map(|value| registry(&value)).transpose()?;
+    let connect = match map.get("connect") {
+        Some(value) => connect_clusters(&value)?,
+        None => Vec::new(),
+    };
     let (properties, key_password) = match map.get("properties") {
         Some(value) => properties(&value)?,
         None => (BTreeMap::new(), None),
@@ -103,6 +107,7 @@ pub(super) fn cluster(
         sasl,
         tls,
         schema_registry,
+        connect,
         properties,
     })
 }
@@ -198,9 +203,46 @@ pub(super) fn tls_file(value: &Value<'_>, base_dir: &Path) -> Result<PathBuf, Co
 pub(super) fn registry(value: &Value<'_>) -> Result<RegistryConfig, ConfigError> {
     let map = value.map()?;
     map.only(REGISTRY_KEYS)?;
-    let url_value = map.required("url", "give the registry URL, such as https://registry:8081")?;
+    rest_service(&map, ("registry", "Schema Registry"), "https://registry:8081")
+}
+
+/// `connect:` of a cluster: a list of Connect clusters, each named once.
+fn connect_clusters(value: &Value<'_>) -> Result<Vec<ConnectConfig>, ConfigError> {
+    let mut clusters: Vec<ConnectConfig> = Vec::new();
+    for item in value.non_empty_list("list the Connect clusters, each with a name and url")? {
+        let map = item.map()?;
+        map.only(CONNECT_KEYS)?;
+        let name_value =
+            map.required("name", "give the Connect cluster a name such as prod-connect")?;
+        let name = name_value.text()?;
+        if !is_cluster_name(&name.value) {
+            return Err(name_value.error(format!(
+                "{} is not a valid Connect cluster name; use lowercase letters, digits, \"-\", \
+                 \"_\" and \".\" (the name appears in URLs)",
+                name.shown()
+            )));
+        }
+        if clusters.iter().any(|c| c.name == name.value) {
+            return Err(name_value.error(format!(
+                "Connect cluster name {} is used twice in this cluster; give each its own name",
+                name.shown()
+            )));
+        }
+        let rest = rest_service(&map, ("Connect", "Connect"), "http://connect:8083")?;
+        clusters.push(ConnectConfig { name: name.value, rest });
+    }
+    Ok(clusters)
+}
+
+/// The `url`, `username` and `password` of a REST service klens calls (`what`: its short and
+/// full name): basic auth with both or neither, and a password only over https:// or to a
+/// loopback host.
+fn rest_service(
+    map: &Map<'_>, (what, full): (&str, &str), example: &str,
+) -> Result<RegistryConfig, ConfigError> {
+    let url_value = map.required("url", &format!("give the {what} URL, such as {example}"))?;
     let url = url_value.text()?.value;
-    let parsed = http_url(&url_value, &url, "Schema Registry URL")?;
+    let parsed = http_url(&url_value, &url, &format!("{full} URL"))?;
 
     let username_value = map.get("username");
     let password_value = map.get("password");
@@ -218,10 +260,10 @@ pub(super) fn registry(value: &Value<'_>) -> Result<RegistryConfig, ConfigError>
         _ => {}
     }
     if password.is_some() && !parsed.https && !parsed.is_loopback() {
-        return Err(url_value.error(
-            "plain http:// would send the registry password unencrypted to a host that is not \
-             loopback; use https://, or http:// only to localhost, 127.0.0.0/8 or ::1",
-        ));
+        return Err(url_value.error(format!(
+            "plain http:// would send the {what} password unencrypted to a host that is not \
+                 loopback; use https://, or http:// only to localhost, 127.0.0.0/8 or ::1"
+        )));
     }
     Ok(RegistryConfig { url, username, password })
 }

@@ -13,11 +13,11 @@ use std::path::{Path, PathBuf};
 use app::{Privilege, MCP_WRITE_PRIVILEGES};
 
 use crate::config::checks::{is_cluster_name, nearest, parse_duration, parse_http_url, HttpUrl};
-use crate::config::reader::{Document, Value};
+use crate::config::reader::{Document, Map, Value};
 use crate::config::{
-    AuditConfig, AuditTopic, AuthConfig, Binding, ClusterConfig, Config, ConfigError, LogFormat,
-    MaskStrategy, MaskingRule, McpConfig, OidcConfig, RegistryConfig, ResourcePatterns, SaslConfig,
-    SaslMechanism, Secret, TlsConfig,
+    AuditConfig, AuditTopic, AuthConfig, Binding, ClusterConfig, Config, ConfigError,
+    ConnectConfig, LogFormat, MaskStrategy, MaskingRule, McpConfig, OidcConfig, RegistryConfig,
+    ResourcePatterns, SaslConfig, SaslMechanism, Secret, TlsConfig,
 };
 
 const TOP_KEYS: &[&str] = &[
@@ -51,6 +51,7 @@ const CLUSTER_KEYS: &[&str] = &[
     "sasl",
     "tls",
     "schema_registry",
+    "connect",
     "properties",
 ];
 
@@ -59,6 +60,8 @@ const SASL_KEYS: &[&str] = &["mechanism", "username", "password"];
 const TLS_KEYS: &[&str] = &["ca", "cert", "key"];
 
 const REGISTRY_KEYS: &[&str] = &["url", "username", "password"];
+
+const CONNECT_KEYS: &[&str] = &["name", "url", "username", "password"];
 
 const AUTH_KEYS: &[&str] = &["oidc", "claim", "roles", "bindings"];
 
@@ -69,7 +72,7 @@ const BINDING_KEYS: &[&str] = &["groups", "role", "clusters", "resources"];
 
 const MCP_KEYS: &[&str] = &["listen", "privileges", "clusters", "secret", "resources"];
 
-const RESOURCE_KEYS: &[&str] = &["topics", "groups", "subjects"];
+const RESOURCE_KEYS: &[&str] = &["topics", "groups", "subjects", "connect"];
 
 const NO_CLUSTERS: &str = "list at least one cluster, each with a name and bootstrap_servers";
 

@@ -295,7 +295,7 @@ fn refuses_bad_resource_scopes() {
                 ),
                 "config.yaml:16:20: auth.bindings[0].resources.topic: unknown key \"topic\"; \
                  did you mean \"topics\"? allowed keys in auth.bindings[0].resources: topics, \
-                 groups, subjects",
+                 groups, subjects, connect",
             ),
             (
                 concat!(

@@ -94,10 +94,10 @@ macro_rules! oidc {
 }
 
 const ALL_PRIVILEGES: &str = "records, topic_configs, broker_configs, schema_text, acls, audit, \
-    unmask, create_topics, delete_topics, alter_topic_configs, add_partitions, delete_records, produce, \
+    unmask, connectors, create_topics, delete_topics, alter_topic_configs, add_partitions, delete_records, produce, \
     reset_offsets, delete_offsets, delete_groups, register_schemas, set_compatibility, \
     delete_schemas, create_acls, delete_acls, alter_quotas, set_scram_credentials, \
-    delete_scram_credentials, alter_broker_configs";
+    delete_scram_credentials, alter_broker_configs, manage_connectors";
 
 mod access;
 mod more;

@@ -67,7 +67,7 @@ fn refuses_unknown_and_missing_keys() {
             "clusters:\n  - name: prod\n    bootstrap_server: kafka:9092\n",
             "config.yaml:3:5: clusters[0].bootstrap_server: unknown key \"bootstrap_server\"; did \
              you mean \"bootstrap_servers\"? allowed keys in clusters[0]: name, bootstrap_servers, \
-             writable, catalog, sasl, tls, schema_registry, properties",
+             writable, catalog, sasl, tls, schema_registry, connect, properties",
         ),
         (
             concat!(

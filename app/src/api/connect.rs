@@ -1,0 +1,108 @@
+//! Kafka Connect (CONNECTORS to read): the connectors of a cluster's Connect clusters as the
+//! catalog last read them, and one connector with its tasks, topics and config, secrets masked.
+
+use super::Answer;
+use leptos::prelude::*;
+use leptos::server_fn::codec::GetUrl;
+use serde::{Deserialize, Serialize};
+
+use super::Arg;
+use crate::error::ApiError;
+
+/// One task of a connector.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ConnectorTask {
+    pub id: i32,
+    pub state: String,
+    pub worker: Option<String>,
+    /// For a failed task, the first `Caused by:` line of its trace.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cause: Option<String>,
+    /// The whole trace (the connector page only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace: Option<String>,
+}
+
+/// A connector as lists show it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ConnectorSummary {
+    /// The Connect cluster it runs on.
+    pub connect: String,
+    pub name: String,
+    /// `source` or `sink`.
+    pub kind: String,
+    pub class: String,
+    /// RUNNING, PAUSED, STOPPED, FAILED, UNASSIGNED or RESTARTING.
+    pub state: String,
+    pub tasks: Vec<ConnectorTask>,
+    /// The topics it uses, as far as its config and Connect say.
+    pub topics: Vec<String>,
+    /// False when its config does not make its topics knowable (a pattern).
+    pub topics_known: bool,
+    /// For a failed connector, the first `Caused by:` line of its trace.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cause: Option<String>,
+}
+
+impl ConnectorSummary {
+    /// Tasks in the FAILED state.
+    pub fn failed_tasks(&self) -> usize {
+        self.tasks.iter().filter(|t| t.state == "FAILED").count()
+    }
+}
+
+/// One Connect cluster in a list: how fresh its view is and what the caller sees of it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ConnectClusterView {
+    pub name: String,
+    /// When its connectors were last read, ms since the epoch; `null` before the first read.
+    pub refreshed_at: Option<i64>,
+    /// Why the last read failed (the connectors shown are from the read before).
+    pub error: Option<String>,
+    pub connectors: Vec<ConnectorSummary>,
+    /// MirrorMaker 2 connectors, which belong to replications and are not listed here.
+    pub mirror_connectors: usize,
+}
+
+/// `GET /api/connectors`: the connectors of every Connect cluster of a cluster.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ConnectorList {
+    pub cluster: String,
+    pub connects: Vec<ConnectClusterView>,
+}
+
+/// One config value of a connector; a secret shows as `********` with `masked`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ConnectorConfigValue {
+    pub name: String,
+    pub value: String,
+    pub masked: bool,
+}
+
+/// `GET /api/connector`: one connector.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ConnectorDetail {
+    pub cluster: String,
+    pub connector: ConnectorSummary,
+    pub config: Vec<ConnectorConfigValue>,
+    /// A sink's consumer group.
+    pub group: Option<String>,
+    /// The connector's own trace when it failed.
+    pub trace: Option<String>,
+    pub worker: Option<String>,
+    pub refreshed_at: Option<i64>,
+}
+
+/// The connectors of every Connect cluster of `cluster` the caller may see (CONNECTORS).
+#[server(endpoint = "connectors", input = GetUrl, output = Answer)]
+pub async fn connectors(cluster: String) -> Result<ConnectorList, ApiError> {
+    super::backend::run(Connectors { cluster }).await
+}
+
+/// One connector with its tasks, topics and config, secrets masked (CONNECTORS).
+#[server(endpoint = "connector", input = GetUrl, output = Answer)]
+pub async fn connector(
+    cluster: String, #[server(default)] connect: Arg<String>, #[server(default)] name: Arg<String>,
+) -> Result<ConnectorDetail, ApiError> {
+    super::backend::run(Connector { cluster, connect, name }).await
+}

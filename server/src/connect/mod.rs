@@ -1,0 +1,271 @@
+//! A Kafka Connect cluster through its REST API: what the catalog keeps of its connectors
+//! (state, tasks, topics, config), read in one refresh so that pages never wait on Connect.
+//! Connector configs are held in clear here and masked in every answer (`secrets.rs`).
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::Mutex;
+use std::time::Duration;
+
+use app::access::Resource;
+use futures::stream::{self, StreamExt};
+use reqwest::Method;
+use serde::Deserialize;
+
+use crate::config::ConnectConfig;
+use crate::rest::{RestClient, RestError};
+
+pub mod secrets;
+mod topics;
+
+pub use topics::{targets, topics_of, CONNECTOR_CLASS};
+
+const TIMEOUT: Duration = Duration::from_secs(10);
+/// The largest answer klens reads from Connect: the list of a thousand connectors with their
+/// configs and traces fits well within it.
+const MAX_BODY: usize = 32 * 1024 * 1024;
+/// Requests to one Connect cluster at the same time during a refresh.
+const PARALLEL: usize = 8;
+/// The most connectors klens keeps of one Connect cluster.
+pub const MAX_CONNECTORS: usize = 10_000;
+
+/// One Connect cluster: its name in klens and how to reach it.
+pub struct Connect {
+    pub name: String,
+    rest: RestClient,
+    /// Per connector class, the config keys its plugin declares `PASSWORD`, read once.
+    password_keys: Mutex<HashMap<String, BTreeSet<String>>>,
+}
+
+/// A connector as the last refresh read it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Connector {
+    pub name: String,
+    /// `source`, `sink`, or what Connect says when it cannot tell.
+    pub kind: String,
+    pub class: String,
+    /// RUNNING, PAUSED, STOPPED, FAILED, UNASSIGNED, RESTARTING.
+    pub state: String,
+    pub worker: Option<String>,
+    pub trace: Option<String>,
+    pub tasks: Vec<Task>,
+    /// The config in clear: never answered as it is (see [`secrets`]).
+    pub config: BTreeMap<String, String>,
+    /// The topics Connect says the connector has used.
+    pub active_topics: Vec<String>,
+    /// The config keys its plugin declares `PASSWORD`.
+    pub password_keys: BTreeSet<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Task {
+    pub id: i32,
+    pub state: String,
+    pub worker: Option<String>,
+    pub trace: Option<String>,
+}
+
+impl Connector {
+    /// The connector as the decision sees it: its Connect cluster and the topics it uses, or
+    /// `None` for topics its config does not make knowable.
+    pub fn resource(&self, connect: &str) -> Resource {
+        Resource::Connector {
+            connect: connect.to_string(),
+            name: self.name.clone(),
+            topics: topics_of(&self.kind, &self.config, &self.active_topics),
+        }
+    }
+
+    /// A MirrorMaker 2 connector: part of a replication, never managed as a loose connector.
+    pub fn is_mirror(&self) -> bool {
+        self.class.starts_with("org.apache.kafka.connect.mirror.")
+    }
+
+    /// The consumer group a sink commits its offsets under.
+    pub fn group(&self) -> Option<String> {
+        (self.kind == "sink").then(|| {
+            self.config
+                .get("consumer.override.group.id")
+                .cloned()
+                .unwrap_or_else(|| format!("connect-{}", self.name))
+        })
+    }
+}
+
+/// The first `Caused by:` line of a Java stack trace (the root cause is often the last one,
+/// but the first names what the connector itself hit), else the trace's first line.
+pub fn first_cause(trace: &str) -> String {
+    let line = trace
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("Caused by: "))
+        .or_else(|| trace.lines().next())
+        .unwrap_or_default();
+    line.chars().take(500).collect()
+}
+
+#[derive(Deserialize)]
+struct Expanded {
+    info: Option<Info>,
+    status: Option<Status>,
+}
+
+#[derive(Deserialize)]
+struct Info {
+    #[serde(default)]
+    config: BTreeMap<String, String>,
+    #[serde(rename = "type", default)]
+    kind: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct Status {
+    connector: StateOf,
+    #[serde(default)]
+    tasks: Vec<TaskStatus>,
+    #[serde(rename = "type", default)]
+    kind: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct StateOf {
+    state: String,
+    worker_id: Option<String>,
+    trace: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct TaskStatus {
+    id: i32,
+    state: String,
+    worker_id: Option<String>,
+    trace: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct TopicsOf {
+    #[serde(default)]
+    topics: Vec<String>,
+}
+
+#[derive(Deserialize)]
+struct ConfigKey {
+    definition: Option<Definition>,
+}
+
+#[derive(Deserialize)]
+struct Definition {
+    name: String,
+    #[serde(rename = "type")]
+    kind: String,
+}
+
+impl Connect {
+    pub fn new(config: &ConnectConfig) -> Result<Connect, String> {
+        Ok(Connect {
+            name: config.name.clone(),
+            rest: RestClient::new("Connect", &config.rest, TIMEOUT, MAX_BODY)?,
+            password_keys: Mutex::new(HashMap::new()),
+        })
+    }
+
+    /// Every connector with its state, tasks, config and topics, by name.
+    pub async fn connectors(&self) -> Result<Vec<Connector>, RestError> {
+        let query = [("expand", "status"), ("expand", "info")];
+        let listed: BTreeMap<String, Expanded> =
+            self.rest.get_with(&["connectors"], &query).await?.unwrap_or_default();
+        if listed.len() > MAX_CONNECTORS {
+            return Err(RestError::new(format!(
+                "Connect lists {} connectors; klens reads at most {MAX_CONNECTORS}",
+                listed.len()
+            )));
+        }
+        let mut connectors: Vec<Connector> = listed
+            .into_iter()
+            .filter_map(|(name, e)| {
+                let (info, status) = (e.info?, e.status?);
+                let kind = info.kind.or(status.kind).unwrap_or_else(|| "unknown".into());
+                Some(Connector {
+                    class: info.config.get(CONNECTOR_CLASS).cloned().unwrap_or_default(),
+                    name,
+                    kind,
+                    state: status.connector.state,
+                    worker: status.connector.worker_id,
+                    trace: status.connector.trace,
+                    tasks: status
+                        .tasks
+                        .into_iter()
+                        .map(|t| Task {
+                            id: t.id,
+                            state: t.state,
+                            worker: t.worker_id,
+                            trace: t.trace,
+                        })
+                        .collect(),
+                    config: info.config,
+                    active_topics: Vec::new(),
+                    password_keys: BTreeSet::new(),
+                })
+            })
+            .collect();
+        // Connect answers the topics of one connector at a time.
+        let names: Vec<String> = connectors.iter().map(|c| c.name.clone()).collect();
+        let topics: Vec<Option<Vec<String>>> = stream::iter(names)
+            .map(|name| async move {
+                let answer: Option<BTreeMap<String, TopicsOf>> =
+                    self.rest.get_with(&["connectors", &name, "topics"], &[]).await.ok()?;
+                answer.and_then(|mut a| a.remove(&name)).map(|t| t.topics)
+            })
+            .buffered(PARALLEL)
+            .collect()
+            .await;
+        for (connector, topics) in connectors.iter_mut().zip(topics) {
+            connector.active_topics = topics.unwrap_or_default();
+            connector.active_topics.sort();
+        }
+        let classes: BTreeSet<String> = connectors.iter().map(|c| c.class.clone()).collect();
+        for class in classes {
+            let keys = self.password_keys_of(&class).await;
+            for c in connectors.iter_mut().filter(|c| c.class == class) {
+                c.password_keys = keys.clone();
+            }
+        }
+        Ok(connectors)
+    }
+
+    /// The keys the plugin of `class` declares `PASSWORD`, asked once per class; none when the
+    /// plugin is not installed or Connect does not answer (the names still mask the usual ones).
+    async fn password_keys_of(&self, class: &str) -> BTreeSet<String> {
+        if let Some(known) = self.password_keys.lock().ok().and_then(|m| m.get(class).cloned()) {
+            return known;
+        }
+        if class.is_empty() {
+            return BTreeSet::new();
+        }
+        let answer: Result<Option<Vec<ConfigKey>>, RestError> =
+            self.rest.get_with(&["connector-plugins", class, "config"], &[]).await;
+        let Ok(answer) = answer else {
+            return BTreeSet::new();
+        };
+        let keys: BTreeSet<String> = answer
+            .unwrap_or_default()
+            .into_iter()
+            .filter_map(|k| k.definition)
+            .filter(|d| d.kind == "PASSWORD")
+            .map(|d| d.name)
+            .collect();
+        if let Ok(mut known) = self.password_keys.lock() {
+            known.insert(class.to_string(), keys.clone());
+        }
+        keys
+    }
+
+    /// Sends one request that changes something, reading its JSON answer (`null` when empty).
+    pub async fn change(
+        &self, method: Method, segments: &[&str], query: &[(&str, &str)], body: Option<Vec<u8>>,
+    ) -> Result<serde_json::Value, RestError> {
+        let body = body.map(|b| ("application/json", b));
+        self.rest.send(method, segments, query, body).await
+    }
+}
+
+#[cfg(test)]
+mod tests;

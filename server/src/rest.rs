@@ -1,0 +1,191 @@
+//! The HTTP plumbing klens's REST clients share (the Schema Registry, Kafka Connect): one
+//! service's base URL and basic-auth credentials, paths built segment by segment, answers
+//! bounded in size, and the service's own error answers kept apart from failures to reach it.
+
+use std::time::Duration;
+
+use reqwest::{Method, StatusCode, Url};
+use serde::Deserialize;
+
+use crate::config::{RegistryConfig, Secret};
+
+/// Why a REST service did not answer: it refused klens's credentials (`refused`), it answered
+/// with an error of its own (`status`, its message in `message`), or it could not be reached or
+/// answered something klens does not read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RestError {
+    pub refused: bool,
+    /// The HTTP status of the service's own error answer (404, 409, 422, ...).
+    pub status: Option<u16>,
+    pub message: String,
+}
+
+impl RestError {
+    pub fn new(message: String) -> RestError {
+        RestError { refused: false, status: None, message }
+    }
+}
+
+impl From<RestError> for String {
+    fn from(e: RestError) -> String {
+        e.message
+    }
+}
+
+/// The longest part of a service's error message klens passes on.
+const MAX_MESSAGE: usize = 2000;
+
+/// The message of an error answer (`{"error_code": .., "message": ..}`, the shape both the
+/// registry and Connect use), else the start of its body, without control characters.
+pub fn error_message(body: &[u8]) -> String {
+    #[derive(Deserialize)]
+    struct Answer {
+        message: Option<String>,
+    }
+    let text = match serde_json::from_slice::<Answer>(body) {
+        Ok(Answer { message: Some(m) }) => m,
+        _ => String::from_utf8_lossy(body).into_owned(),
+    };
+    let mut text: String = text.chars().filter(|c| !c.is_control()).collect();
+    if text.len() > MAX_MESSAGE {
+        let mut end = MAX_MESSAGE;
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        text.truncate(end);
+        text.push('…');
+    }
+    text
+}
+
+/// One REST service: where it is, how klens signs in to it, and how much of an answer it reads.
+pub struct RestClient {
+    /// How messages name the service ("registry", "Connect").
+    label: &'static str,
+    http: reqwest::Client,
+    base: Url,
+    credentials: Option<(String, Secret)>,
+    max_body: usize,
+}
+
+impl RestClient {
+    pub fn new(
+        label: &'static str, config: &RegistryConfig, timeout: Duration, max_body: usize,
+    ) -> Result<RestClient, String> {
+        let mut base =
+            Url::parse(&config.url).map_err(|e| format!("the {label} URL is not valid: {e}"))?;
+        // Joining paths below needs the base to end in a slash.
+        if !base.path().ends_with('/') {
+            let path = format!("{}/", base.path());
+            base.set_path(&path);
+        }
+        let http = reqwest::Client::builder()
+            .timeout(timeout)
+            // A redirect could carry the credentials, or klens's requests, somewhere else.
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .map_err(|e| format!("cannot create the {label} client: {e}"))?;
+        let credentials = match (&config.username, &config.password) {
+            (Some(user), Some(password)) => Some((user.clone(), password.clone())),
+            _ => None,
+        };
+        Ok(RestClient { label, http, base, credentials, max_body })
+    }
+
+    pub(crate) fn url(&self, segments: &[&str]) -> Result<Url, String> {
+        // Callers refuse such names with the argument's name, before any request; this is the
+        // last guard against what the URL library itself would rewrite.
+        if let Some(bad) = segments.iter().find(|s| rewritten_by_url(s)) {
+            return Err(format!("{}: {bad:?} cannot be a part of its URL path", self.label));
+        }
+        let mut url = self.base.clone();
+        {
+            let mut path = url
+                .path_segments_mut()
+                .map_err(|_| format!("the {} URL cannot take a path", self.label))?;
+            path.pop_if_empty();
+            for segment in segments {
+                // Each segment is percent-encoded (`/`, `\`, `%` too), so it stays one segment
+                // once `rewritten_by_url` has kept out what the library would drop or join.
+                path.push(segment);
+            }
+        }
+        Ok(url)
+    }
+
+    /// GETs a JSON document with query arguments; `Ok(None)` for 404.
+    pub async fn get_with<T: for<'de> Deserialize<'de>>(
+        &self, segments: &[&str], query: &[(&str, &str)],
+    ) -> Result<Option<T>, RestError> {
+        match self.send(Method::GET, segments, query, None).await {
+            Ok(found) => Ok(Some(found)),
+            Err(e) if e.status == Some(404) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Sends one request (with a body of the given content type) and reads its JSON answer; an
+    /// empty answer reads as JSON `null`. An error answer of the service comes back with its
+    /// status and message.
+    pub async fn send<T: for<'de> Deserialize<'de>>(
+        &self, method: Method, segments: &[&str], query: &[(&str, &str)],
+        body: Option<(&str, Vec<u8>)>,
+    ) -> Result<T, RestError> {
+        let label = self.label;
+        let mut url = self.url(segments).map_err(RestError::new)?;
+        if !query.is_empty() {
+            url.query_pairs_mut().extend_pairs(query);
+        }
+        let mut request = self.http.request(method.clone(), url);
+        if let Some((user, password)) = &self.credentials {
+            request = request.basic_auth(user, Some(password.expose()));
+        }
+        if let Some((content_type, body)) = body {
+            request = request.header(reqwest::header::CONTENT_TYPE, content_type).body(body);
+        }
+        let what = format!("{method} {}", segments.join("/"));
+        let failed =
+            |e: reqwest::Error| RestError::new(format!("{label}: {what}: {}", e.without_url()));
+        let mut response = request.send().await.map_err(failed)?;
+        let status = response.status();
+        if matches!(status, StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN) {
+            return Err(RestError {
+                refused: true,
+                status: Some(status.as_u16()),
+                message: format!("the {label} refused klens's credentials: {what}: HTTP {status}"),
+            });
+        }
+        let mut body = Vec::new();
+        while let Some(chunk) = response.chunk().await.map_err(failed)? {
+            if body.len() + chunk.len() > self.max_body {
+                return Err(RestError::new(format!(
+                    "{label}: {what}: the answer is over {} MiB",
+                    self.max_body / (1024 * 1024)
+                )));
+            }
+            body.extend_from_slice(&chunk);
+        }
+        if status.is_client_error() {
+            return Err(RestError {
+                refused: false,
+                status: Some(status.as_u16()),
+                message: error_message(&body),
+            });
+        }
+        if !status.is_success() {
+            return Err(RestError::new(format!(
+                "{label}: {what}: HTTP {status}: {}",
+                error_message(&body)
+            )));
+        }
+        let body: &[u8] = if body.iter().all(u8::is_ascii_whitespace) { b"null" } else { &body };
+        serde_json::from_slice(body)
+            .map_err(|e| RestError::new(format!("{label}: {what}: not the JSON expected: {e}")))
+    }
+}
+
+/// Whether the URL library would not push `segment` as it is: it skips `.` and `..`, and
+/// removes tabs and line breaks before it reads a segment as a dot segment.
+pub fn rewritten_by_url(segment: &str) -> bool {
+    segment == "." || segment == ".." || segment.chars().any(char::is_control)
+}

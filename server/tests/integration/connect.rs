@@ -1,0 +1,208 @@
+//! Kafka Connect reads against the dev stack's real Connect workers: connectors made through
+//! Connect's own REST API are listed and described by klens, secrets masked, each shown only to
+//! a caller whose scope covers every topic it uses; a worker behind basic auth takes klens's
+//! credentials.
+
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+use crate::support::*;
+
+const CONNECT: &str = "http://127.0.0.1:18083";
+const CONNECT_AUTH: &str = "http://127.0.0.1:18084";
+
+/// Creates (or replaces) connector `name` with `config` through Connect's REST API.
+async fn put_connector(base: &str, name: &str, config: Value) {
+    let answer = reqwest::Client::new()
+        .put(format!("{base}/connectors/{name}/config"))
+        .basic_auth("klens", Some("klens-connect-secret"))
+        .json(&config)
+        .send()
+        .await
+        .expect("Connect answers");
+    assert!(answer.status().is_success(), "{}", answer.text().await.unwrap_or_default());
+}
+
+async fn delete_connector(base: &str, name: &str) {
+    let _ = reqwest::Client::new()
+        .delete(format!("{base}/connectors/{name}"))
+        .basic_auth("klens", Some("klens-connect-secret"))
+        .send()
+        .await;
+}
+
+/// Connect's own word on a connector's status.
+async fn status(name: &str) -> Value {
+    let answer = reqwest::get(format!("{CONNECT}/connectors/{name}/status")).await.expect("status");
+    answer.json().await.unwrap_or(Value::Null)
+}
+
+fn sink(file: &str, topics: &str) -> Value {
+    json!({
+        "connector.class": "org.apache.kafka.connect.file.FileStreamSinkConnector",
+        "tasks.max": "1",
+        "file": file,
+        "topics": topics,
+        "connection.password": "hunter2-not-shown",
+    })
+}
+
+fn cluster_yaml(connect: &str) -> String {
+    format!("clusters:\n{}    connect:\n{connect}", scram_cluster("local", "klens-secret"))
+}
+
+fn names(list: &Value) -> Vec<String> {
+    list["connects"][0]["connectors"]
+        .as_array()
+        .map(|cs| cs.iter().map(|c| c["name"].as_str().unwrap_or_default().to_string()).collect())
+        .unwrap_or_default()
+}
+
+#[tokio::test]
+async fn connectors_are_listed_and_described_with_secrets_masked_and_failures_explained() {
+    let prefix = unique("it-conn");
+    let (covered, hidden) = (format!("{prefix}-a"), format!("{prefix}-b"));
+    create_topic(&covered, 1).await;
+    create_topic(&hidden, 1).await;
+    let dir = std::env::temp_dir();
+    let good = format!("{prefix}-sink");
+    let failing = format!("{prefix}-failing");
+    put_connector(CONNECT, &good, sink(&dir.join(&good).to_string_lossy(), &covered)).await;
+    put_connector(CONNECT, &failing, sink("/proc/forbidden/x", &hidden)).await;
+    // Connect starts the failing task a moment after it takes the config.
+    for _ in 0..60 {
+        if status(&failing).await["tasks"][0]["state"] == "FAILED" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+
+    let yaml = cluster_yaml("      - name: dev\n        url: http://127.0.0.1:18083\n");
+    let (router, catalog) = router_and_catalog(&yaml).await;
+    catalog.get("local").expect("local").refresh_connect("dev").await;
+
+    let (code, list) = get_json(&router, "/api/connectors?cluster=local").await;
+    assert_eq!(code, 200, "{list}");
+    assert_eq!(list["connects"][0]["name"], "dev");
+    assert!(list["connects"][0]["error"].is_null(), "{list}");
+    let listed = names(&list);
+    assert!(listed.contains(&good) && listed.contains(&failing), "{listed:?}");
+
+    // The failed task carries the first Caused by: line, as Connect's own status names it.
+    let (code, detail) =
+        get_json(&router, &format!("/api/connector?cluster=local&connect=dev&name={failing}"))
+            .await;
+    assert_eq!(code, 200, "{detail}");
+    let connect_says = status(&failing).await;
+    assert_eq!(connect_says["tasks"][0]["state"], "FAILED", "{connect_says}");
+    let task = &detail["connector"]["tasks"][0];
+    assert_eq!(task["state"], "FAILED", "{detail}");
+    assert!(task["cause"].as_str().unwrap_or_default().contains("NoSuchFileException"), "{task}");
+    assert_eq!(detail["connector"]["topics"], json!([hidden]));
+    assert_eq!(detail["group"], format!("connect-{failing}"));
+
+    // The secret never leaves klens: masked in the detail, absent from every answer's bytes.
+    let path = format!("/api/connector?cluster=local&connect=dev&name={good}");
+    let (code, raw) = get_raw(&router, &path).await;
+    assert_eq!(code, 200);
+    let text = String::from_utf8_lossy(&raw);
+    assert!(!text.contains("hunter2"), "{text}");
+    let detail: Value = serde_json::from_slice(&raw).expect("JSON");
+    let password = detail["config"]
+        .as_array()
+        .and_then(|c| c.iter().find(|v| v["name"] == "connection.password"))
+        .cloned()
+        .unwrap_or(Value::Null);
+    assert_eq!(
+        password,
+        json!({"name": "connection.password", "value": "********", "masked": true})
+    );
+    let (_, raw_list) = get_raw(&router, "/api/connectors?cluster=local").await;
+    assert!(!String::from_utf8_lossy(&raw_list).contains("hunter2"));
+
+    // A connector that does not exist, and a Connect cluster that does not exist.
+    let (code, _) =
+        get_json(&router, "/api/connector?cluster=local&connect=dev&name=it-no-such-connector")
+            .await;
+    assert_eq!(code, 404);
+    let (code, _) =
+        get_json(&router, &format!("/api/connector?cluster=local&connect=nope&name={good}")).await;
+    assert_eq!(code, 404);
+
+    delete_connector(CONNECT, &good).await;
+    delete_connector(CONNECT, &failing).await;
+}
+
+/// erin's scope covers the topics `covered` starts: she sees the sink on them only, the other
+/// answers exactly as a connector that does not exist; bob, without CONNECTORS, is refused.
+#[tokio::test]
+async fn a_scope_shows_only_the_connectors_whose_topics_it_covers() {
+    let covered = unique("it-cscope");
+    let (mine, theirs) = (format!("{covered}-t"), unique("it-cother"));
+    create_topic(&mine, 1).await;
+    create_topic(&theirs, 1).await;
+    let dir = std::env::temp_dir();
+    let (a, b) = (format!("{covered}-sink"), format!("{theirs}-sink"));
+    put_connector(CONNECT, &a, sink(&dir.join(&a).to_string_lossy(), &mine)).await;
+    put_connector(CONNECT, &b, sink(&dir.join(&b).to_string_lossy(), &theirs)).await;
+
+    let yaml = format!(
+        "{}{}",
+        cluster_yaml("      - name: dev\n        url: http://127.0.0.1:18083\n"),
+        auth_block(&format!(
+            "  roles:\n    conn: [connectors]\n    viewer: [records]\n  bindings:\n    - groups: [payments-team]\n      role: conn\n      resources:\n        topics: [\"{covered}*\"]\n    - groups: [kafka-viewers]\n      role: viewer\n"
+        )),
+    );
+    let (router, catalog) = router_and_catalog(&yaml).await;
+    catalog.get("local").expect("local").refresh_connect("dev").await;
+
+    let erin = sign_in(&router, "erin").await;
+    let (code, raw) = get_as(&router, &erin, "/api/connectors?cluster=local").await;
+    assert_eq!(code, 200);
+    let list: Value = serde_json::from_slice(&raw).expect("JSON");
+    assert_eq!(names(&list), [a.clone()], "{list}");
+    let hidden = format!("/api/connector?cluster=local&connect=dev&name={b}");
+    let absent = "/api/connector?cluster=local&connect=dev&name=it-cother-absent".to_string();
+    let (code_h, body_h) = get_as(&router, &erin, &hidden).await;
+    let (code_a, body_a) = get_as(&router, &erin, &absent).await;
+    assert_eq!((code_h.as_u16(), code_a.as_u16()), (404, 404));
+    let message = |b: &[u8]| serde_json::from_slice::<Value>(b).expect("JSON")["code"].clone();
+    assert_eq!(message(&body_h), message(&body_a));
+
+    let bob = sign_in(&router, "bob").await;
+    let (code, raw) = get_as(&router, &bob, "/api/connectors?cluster=local").await;
+    assert_eq!(code, 403, "{}", String::from_utf8_lossy(&raw));
+    let refusal: Value = serde_json::from_slice(&raw).expect("JSON");
+    assert_eq!(refusal["privilege"], "CONNECTORS");
+
+    delete_connector(CONNECT, &a).await;
+    delete_connector(CONNECT, &b).await;
+}
+
+/// The worker behind basic auth answers klens with its credentials, and says so without them.
+#[tokio::test]
+async fn a_worker_behind_basic_auth_takes_klens_credentials() {
+    let name = unique("it-cauth");
+    create_topic(&name, 1).await;
+    let file = std::env::temp_dir().join(&name);
+    put_connector(CONNECT_AUTH, &name, sink(&file.to_string_lossy(), &name)).await;
+    let yaml = cluster_yaml(&format!(
+        "      - name: signed\n        url: {CONNECT_AUTH}\n        username: klens\n        password: klens-connect-secret\n      - name: anonymous\n        url: {CONNECT_AUTH}\n"
+    ));
+    let (router, catalog) = router_and_catalog(&yaml).await;
+    let entry = catalog.get("local").expect("local");
+    entry.refresh_connect("signed").await;
+    entry.refresh_connect("anonymous").await;
+    let (code, list) = get_json(&router, "/api/connectors?cluster=local").await;
+    assert_eq!(code, 200, "{list}");
+    let signed = &list["connects"][0];
+    assert!(signed["error"].is_null(), "{signed}");
+    assert!(names(&list).contains(&name), "{list}");
+    let anonymous = &list["connects"][1];
+    assert!(
+        anonymous["error"].as_str().unwrap_or_default().contains("refused klens's credentials"),
+        "{anonymous}"
+    );
+    delete_connector(CONNECT_AUTH, &name).await;
+}
