@@ -37,22 +37,25 @@ fn a_source_is_known_by_its_topic_or_by_what_connect_saw_it_write() {
 #[test]
 fn secrets_are_masked_by_plugin_type_by_name_and_in_uris_but_references_show() {
     let declared: BTreeSet<String> = ["db.pass".to_string()].into();
-    let cases = [
-        ("db.pass", "hunter2", true),
-        ("connection.password", "hunter2", true),
-        ("aws.secret.access.key", "abc", true),
-        ("ssl.truststore.password", "changeit", true),
-        ("producer.override.ssl.key", "-----BEGIN", true),
-        ("producer.override.sasl.jaas.config", "x required password=\"p\";", true),
-        ("basic.auth.user.info", "u:p", true),
-        ("connection.uri", "mongodb://klens:hunter2@db:27017/x", true),
-        ("connection.uri", "mongodb://db:27017/x", false),
-        ("connection.password", "${file:/etc/klens/secrets.properties:db}", false),
-        ("topics", "orders", false),
-        ("key.converter", "org.apache.kafka.connect.json.JsonConverter", false),
-    ];
-    for (key, value, hidden) in cases {
-        assert_eq!(is_masked(key, value, &declared), hidden, "{key}={value}");
+    // key | value | masked
+    let cases = "
+        db.pass | hunter2 | yes
+        connection.password | hunter2 | yes
+        aws.secret.access.key | abc | yes
+        ssl.truststore.password | changeit | yes
+        producer.override.ssl.key | -----BEGIN | yes
+        producer.override.sasl.jaas.config | x required password=\"p\"; | yes
+        basic.auth.user.info | u:p | yes
+        connection.uri | mongodb://klens:hunter2@db:27017/x | yes
+        connection.uri | mongodb://db:27017/x | no
+        connection.password | ${file:/etc/klens/secrets.properties:db} | no
+        topics | orders | no
+        key.converter | org.apache.kafka.connect.json.JsonConverter | no";
+    for line in cases.lines().filter(|l| !l.trim().is_empty()) {
+        let [key, value, hidden] =
+            <[&str; 3]>::try_from(line.split('|').map(str::trim).collect::<Vec<_>>())
+                .expect("three columns");
+        assert_eq!(is_masked(key, value, &declared), hidden == "yes", "{key}={value}");
     }
     let shown = masked(&config(&[("connection.password", "hunter2"), ("topics", "t")]), &declared);
     assert_eq!(
