@@ -161,7 +161,7 @@ async fn a_scope_shows_only_the_connectors_whose_topics_it_covers() {
     let (code, raw) = get_as(&router, &erin, "/api/connectors?cluster=local").await;
     assert_eq!(code, 200);
     let list: Value = serde_json::from_slice(&raw).expect("JSON");
-    assert_eq!(names(&list), [a.clone()], "{list}");
+    assert_eq!(names(&list), vec![a.clone()], "{list}");
     let hidden = format!("/api/connector?cluster=local&connect=dev&name={b}");
     let absent = "/api/connector?cluster=local&connect=dev&name=it-cother-absent".to_string();
     let (code_h, body_h) = get_as(&router, &erin, &hidden).await;
