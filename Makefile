@@ -18,8 +18,10 @@ tools:
 ## fresh clones reuse them (and their minutes of wasm-opt); target/site links to them.
 SITE := $(abspath $(CARGO_TARGET_DIR))/site
 ## The most the WASM may weigh with brotli, in bytes: a change past it fails the build, which
-## is the time to see what grew (dev/wasm-sizes; docs/performance.md#web-assets).
-WASM_BUDGET := 600000
+## is the time to see what grew (dev/wasm-sizes; docs/performance.md#web-assets). Raised from
+## 600000 when the two Kafka Connect pages and their seven calls added 10.6 KB; the next pages
+## (replication, processors, topology) want lazy routes rather than more budget.
+WASM_BUDGET := 615000
 site: tools
 	cargo build -p frontend --lib --target wasm32-unknown-unknown --profile wasm-release \
 	  --no-default-features --features hydrate

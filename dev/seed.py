@@ -16,6 +16,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
+from pathlib import Path
 
 from confluent_kafka import (
     OFFSET_BEGINNING,
@@ -606,6 +607,36 @@ class Seeder:
         wait_all(self.admin.alter_user_scram_credentials(ups), "SCRAM user")
         log("  SCRAM-SHA-512 users reporting / reporting-secret and klens-limited / limited-secret in place")
 
+    # Kafka Connect --------------------------------------------------------------------------
+
+    def connectors(self, connect: str) -> None:
+        """A FileStream source that reads demo lines from a file into connect-lines, and a sink
+        that writes them out to another file, on dev/stack's Connect worker. Skipped with a note
+        when no worker answers (the three-broker layout runs none)."""
+        files = Path(__file__).resolve().parent.parent / "target" / "dev-stack" / "connect" / "files"
+        try:
+            urllib.request.urlopen(connect + "/connectors", timeout=TIMEOUT).read()
+        except (urllib.error.URLError, OSError) as e:
+            log(f"  no Kafka Connect at {connect} ({e}): connectors not seeded")
+            return
+        files.mkdir(parents=True, exist_ok=True)
+        lines = files / "demo-lines.txt"
+        if not lines.exists():
+            lines.write_text("".join(f"demo line {i}: the quick brown fox\n" for i in range(1, 21)))
+        self.ensure_topic("connect-lines", 1)
+        file_connector = "org.apache.kafka.connect.file.FileStream{}Connector"
+        for name, config in [
+            ("demo-lines-source", {"connector.class": file_connector.format("Source"), "tasks.max": "1",
+                                   "file": str(lines), "topic": "connect-lines"}),
+            ("demo-lines-sink", {"connector.class": file_connector.format("Sink"), "tasks.max": "1",
+                                 "file": str(files / "demo-lines-out.txt"), "topics": "connect-lines"}),
+        ]:
+            req = urllib.request.Request(f"{connect}/connectors/{name}/config", data=json.dumps(config).encode(),
+                                         method="PUT", headers={"Content-Type": "application/json"})
+            with urllib.request.urlopen(req, timeout=TIMEOUT) as resp:
+                resp.read()
+        log("  FileStream connectors demo-lines-source and demo-lines-sink on connect-lines")
+
     # summary --------------------------------------------------------------------------------
 
     def summary(self) -> None:
@@ -636,6 +667,7 @@ def main() -> None:
     ap.add_argument("--bootstrap", default="127.0.0.1:19092", help="PLAINTEXT bootstrap servers (admin port)")
     ap.add_argument("--registry", default="http://127.0.0.1:18081/apis/ccompat/v7",
                     help="Confluent-compatible Schema Registry URL")
+    ap.add_argument("--connect", default="http://127.0.0.1:18083", help="Kafka Connect REST URL")
     args = ap.parse_args()
 
     s = Seeder(args.bootstrap, args.registry)
@@ -651,6 +683,7 @@ def main() -> None:
     s.clickstream()
     s.binary_blobs()
     s.groups()
+    s.connectors(args.connect)
     s.summary()
 
 

@@ -30,6 +30,7 @@ use pages::{
     brokers::{BrokerConfigPage, BrokerDefaultsPage, BrokerPage, BrokersPage},
     cluster::ClusterPage,
     clusters::ClustersPage,
+    connectors::{ConnectorPage, ConnectorsPage},
     data::{RecordPage, TopicDataPage},
     group::GroupPage,
     groups::GroupsPage,
@@ -125,6 +126,9 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/c/:cluster/users") view=UsersPage ssr=SsrMode::Async />
                     <Route path=path!("/c/:cluster/quotas") view=QuotasPage ssr=SsrMode::Async />
                     <Route path=path!("/c/:cluster/audit") view=AuditPage ssr=SsrMode::Async />
+                    <Route path=path!("/c/:cluster/connectors") view=ConnectorsPage ssr=SsrMode::Async />
+                    <Route path=path!("/c/:cluster/connectors/:connect") view=ConnectorsPage ssr=SsrMode::Async />
+                    <Route path=path!("/c/:cluster/connectors/:connect/:name") view=ConnectorPage ssr=SsrMode::Async />
                 </Routes>
             </Layout>
         </Router>

@@ -203,4 +203,43 @@ export const writes: WriteRow[] = [
     body: (c) => ({ cluster: c, entity: [{ type: 'user', name: unique('e2e-matrix-quota') }], set: { producer_byte_rate: 1048576 }, dry_run: true }),
     allowedStatus: 200,
   },
+  // The connector changes, on dev/seed's FileStream sink on dev/stack's Connect worker: what an
+  // allowed call changes, its clean-up puts back (and Connect's own status is what it reads).
+  ...connectorRows(),
 ];
+
+/** Resumes the seeded sink through the instance without sign-in. */
+async function resumeSink(body: Record<string, unknown>) {
+  const res = await fetch(`${OPEN_URL}/api/resume_connector`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ cluster: body.cluster, connect: body.connect, name: body.name }),
+  });
+  if (res.status !== 200) throw new Error(`resuming ${body.name} failed: ${res.status}`);
+}
+
+function connectorRows(): WriteRow[] {
+  const page = (c: string) => `/c/${c}/connectors/dev-connect/demo-lines-sink`;
+  const sink = (c: string) => ({ cluster: c, connect: 'dev-connect', name: 'demo-lines-sink' });
+  const row = (api: string, button: string, extra: Partial<WriteRow> = {}): WriteRow => ({
+    api,
+    privilege: 'MANAGE_CONNECTORS',
+    page,
+    button,
+    body: sink,
+    allowedStatus: 200,
+    ...extra,
+  });
+  return [
+    row('pause_connector', 'Pause', { cleanUp: resumeSink }),
+    row('resume_connector', 'Resume'),
+    row('stop_connector', 'Stop', { cleanUp: resumeSink }),
+    row('restart_connector', 'Restart'),
+    row('restart_task', 'Restart task 0', { body: (c) => ({ ...sink(c), task: 0 }) }),
+    // The call names a connector that does not exist: an allowed call ends in NOT_FOUND.
+    row('delete_connector', 'Delete connector', {
+      body: (c) => ({ ...sink(c), name: unique('e2e-absent-connector') }),
+      allowedStatus: 404,
+    }),
+  ];
+}

@@ -37,6 +37,8 @@ const PAGES: Shown[] = [
   { slug: 'users', path: '/c/local/users' },
   { slug: 'quotas', path: '/c/local/quotas' },
   { slug: 'audit', path: '/c/local/audit', main: true },
+  { slug: 'connectors', path: '/c/local/connectors', main: true },
+  { slug: 'connector', path: '/c/local/connectors/dev-connect/demo-lines-sink' },
   // The read-only cluster: its pages offer no change, and must fit all the same.
   { slug: 'ro-topics', path: '/c/local-ro/topics' },
 ];

@@ -32,6 +32,25 @@ impl From<RestError> for String {
     }
 }
 
+/// A REST service's failure in the error contract: its refusal of klens's credentials is
+/// `REFUSED`, its 404 `NOT_FOUND`, its verdict on the request (400, 409, 422) `ADMIN`, and
+/// anything else (unreachable, a time-out, a method it refuses) `CLIENT`, the service not doing
+/// its part.
+pub fn api_error(e: RestError) -> app::ApiError {
+    use app::error::Flavor;
+    use app::ErrorCode;
+    let (code, flavor) = match (e.refused, e.status) {
+        (true, _) => (ErrorCode::Refused, Flavor::Plain),
+        (false, Some(404)) => (ErrorCode::NotFound, Flavor::Plain),
+        (false, Some(409)) => (ErrorCode::Admin, Flavor::ConflictOrTimeout),
+        (false, Some(400 | 422)) => (ErrorCode::Admin, Flavor::Plain),
+        (false, _) => (ErrorCode::Client, Flavor::Plain),
+    };
+    let mut error = app::ApiError::new(code, e.message);
+    error.flavor = flavor;
+    error
+}
+
 /// The longest part of a service's error message klens passes on.
 const MAX_MESSAGE: usize = 2000;
 

@@ -3,7 +3,7 @@
 
 use super::Answer;
 use leptos::prelude::*;
-use leptos::server_fn::codec::GetUrl;
+use leptos::server_fn::codec::{GetUrl, Json};
 use serde::{Deserialize, Serialize};
 
 use super::Arg;
@@ -69,6 +69,9 @@ pub struct ConnectClusterView {
 pub struct ConnectorList {
     pub cluster: String,
     pub connects: Vec<ConnectClusterView>,
+    /// When klens answered, ms since the epoch: how old each view is, said without the
+    /// browser's clock.
+    pub served_at: i64,
 }
 
 /// One config value of a connector; a secret shows as `********` with `masked`.
@@ -91,6 +94,7 @@ pub struct ConnectorDetail {
     pub trace: Option<String>,
     pub worker: Option<String>,
     pub refreshed_at: Option<i64>,
+    pub served_at: i64,
 }
 
 /// The connectors of every Connect cluster of `cluster` the caller may see (CONNECTORS).
@@ -105,4 +109,95 @@ pub async fn connector(
     cluster: String, #[server(default)] connect: Arg<String>, #[server(default)] name: Arg<String>,
 ) -> Result<ConnectorDetail, ApiError> {
     super::backend::run(Connector { cluster, connect, name }).await
+}
+
+impl ConnectorSummary {
+    /// The connector as the decision sees it: its Connect cluster and, when known, its topics.
+    pub fn resource(&self) -> crate::access::Resource {
+        crate::access::Resource::Connector {
+            connect: self.connect.clone(),
+            name: self.name.clone(),
+            topics: self.topics_known.then(|| self.topics.clone()),
+        }
+    }
+}
+
+/// The arguments of the changes to one connector as sent: the cluster, its Connect cluster and
+/// its name; for a restart, what to restart.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ConnectorArgs {
+    pub cluster: String,
+    #[serde(default)]
+    pub connect: Arg<String>,
+    #[serde(default)]
+    pub name: Arg<String>,
+    /// `restart_connector`: also restart its tasks (default false).
+    #[serde(default)]
+    pub include_tasks: Arg<bool>,
+    /// `restart_connector`: only what has failed (default false).
+    #[serde(default)]
+    pub only_failed: Arg<bool>,
+    /// `restart_task`: the task.
+    #[serde(default)]
+    pub task: Arg<i32>,
+}
+
+/// The answer of a change to a connector: what was done, and its state as Connect says it
+/// right after (`null` once deleted).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ConnectorChanged {
+    pub cluster: String,
+    pub connect: String,
+    pub name: String,
+    /// `pause`, `resume`, `stop`, `restart`, `restart_task` or `delete`.
+    pub action: String,
+    pub state: Option<String>,
+}
+
+/// Pauses a connector and its tasks (MANAGE_CONNECTORS on it, writable cluster).
+#[server(endpoint = "pause_connector", input = Json, output = Answer)]
+pub async fn pause_connector(
+    #[server(flatten)] args: ConnectorArgs,
+) -> Result<ConnectorChanged, ApiError> {
+    super::backend::run(PauseConnector { args }).await
+}
+
+/// Resumes a paused or stopped connector (MANAGE_CONNECTORS on it, writable cluster).
+#[server(endpoint = "resume_connector", input = Json, output = Answer)]
+pub async fn resume_connector(
+    #[server(flatten)] args: ConnectorArgs,
+) -> Result<ConnectorChanged, ApiError> {
+    super::backend::run(ResumeConnector { args }).await
+}
+
+/// Stops a connector: its tasks shut down and its config stays (MANAGE_CONNECTORS on it).
+#[server(endpoint = "stop_connector", input = Json, output = Answer)]
+pub async fn stop_connector(
+    #[server(flatten)] args: ConnectorArgs,
+) -> Result<ConnectorChanged, ApiError> {
+    super::backend::run(StopConnector { args }).await
+}
+
+/// Restarts a connector, with its tasks or only what has failed (MANAGE_CONNECTORS on it).
+#[server(endpoint = "restart_connector", input = Json, output = Answer)]
+pub async fn restart_connector(
+    #[server(flatten)] args: ConnectorArgs,
+) -> Result<ConnectorChanged, ApiError> {
+    super::backend::run(RestartConnector { args }).await
+}
+
+/// Restarts one task of a connector (MANAGE_CONNECTORS on it).
+#[server(endpoint = "restart_task", input = Json, output = Answer)]
+pub async fn restart_task(
+    #[server(flatten)] args: ConnectorArgs,
+) -> Result<ConnectorChanged, ApiError> {
+    super::backend::run(RestartTask { args }).await
+}
+
+/// Deletes a connector (MANAGE_CONNECTORS on it).
+#[server(endpoint = "delete_connector", input = Json, output = Answer)]
+pub async fn delete_connector(
+    #[server(flatten)] args: ConnectorArgs,
+) -> Result<ConnectorChanged, ApiError> {
+    super::backend::run(DeleteConnector { args }).await
 }

@@ -15,7 +15,7 @@ pub struct Crumb {
 }
 
 /// The sections of a cluster and their names in the navigation.
-const SECTIONS: [(&str, &str); 8] = [
+const SECTIONS: [(&str, &str); 9] = [
     ("topics", "Topics"),
     ("groups", "Consumer groups"),
     ("brokers", "Brokers"),
@@ -24,6 +24,7 @@ const SECTIONS: [(&str, &str); 8] = [
     ("users", "Users"),
     ("quotas", "Quotas"),
     ("audit", "Audit log"),
+    ("connectors", "Connectors"),
 ];
 
 /// The tabs of a topic or a broker, by their path segment.

@@ -109,6 +109,7 @@ fn ClusterNav() -> impl IntoView {
                                             let acls = c.can(crate::Privilege::Acls);
                                             let quotas = c.can(crate::Privilege::BrokerConfigs);
                                             let audit = c.can(crate::Privilege::Audit);
+                                            let connectors = c.can(crate::Privilege::Connectors);
                                             view! {
                                                 <li>
                                                     <A href=overview exact=true>{c.name.clone()}</A>
@@ -120,6 +121,9 @@ fn ClusterNav() -> impl IntoView {
                                                         {acls.then(|| view! {
                                                             <li><A href=section("acls")>"ACLs"</A></li>
                                                             <li><A href=section("users")>"Users"</A></li>
+                                                        })}
+                                                        {connectors.then(|| view! {
+                                                            <li><A href=section("connectors")>"Connectors"</A></li>
                                                         })}
                                                         {quotas.then(|| view! {
                                                             <li><A href=section("quotas")>"Quotas"</A></li>

@@ -11,6 +11,9 @@ use futures::stream::{self, StreamExt};
 use reqwest::Method;
 use serde::Deserialize;
 
+use app::ApiError;
+
+use crate::auth::Grant;
 use crate::config::ConnectConfig;
 use crate::rest::{RestClient, RestError};
 
@@ -258,14 +261,41 @@ impl Connect {
         keys
     }
 
-    /// Sends one request that changes something, reading its JSON answer (`null` when empty).
+    /// Sends one change to Connect under `grant`, which must be MANAGE_CONNECTORS on `resource`
+    /// (the connector it changes), and reads its JSON answer (`null` when empty). Connect
+    /// answers 409 while its workers rebalance: the change is tried again a few times, half a
+    /// second apart, before klens says so.
     pub async fn change(
-        &self, method: Method, segments: &[&str], query: &[(&str, &str)], body: Option<Vec<u8>>,
-    ) -> Result<serde_json::Value, RestError> {
-        let body = body.map(|b| ("application/json", b));
-        self.rest.send(method, segments, query, body).await
+        &self, grant: &Grant, resource: &Resource, method: Method, segments: &[&str],
+        query: &[(&str, &str)],
+    ) -> Result<serde_json::Value, ApiError> {
+        grant.require(app::Privilege::ManageConnectors, resource)?;
+        let mut tries = 0;
+        loop {
+            tries += 1;
+            match self.rest.send(method.clone(), segments, query, None).await {
+                Err(e) if e.status == Some(409) && tries < REBALANCE_TRIES => {
+                    tokio::time::sleep(REBALANCE_PAUSE).await;
+                }
+                Err(e) if e.status == Some(409) => {
+                    return Err(crate::rest::api_error(RestError {
+                        message: format!(
+                            "Connect cluster \"{}\" is rebalancing its workers and refused the \
+                             change {tries} times; try again in a moment. ({})",
+                            self.name, e.message
+                        ),
+                        ..e
+                    }))
+                }
+                answer => return answer.map_err(crate::rest::api_error),
+            }
+        }
     }
 }
+
+/// How often a change is sent while Connect answers 409, and the pause between.
+const REBALANCE_TRIES: usize = 4;
+const REBALANCE_PAUSE: Duration = Duration::from_millis(500);
 
 #[cfg(test)]
 mod tests;

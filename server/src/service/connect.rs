@@ -5,12 +5,14 @@
 
 use app::access::{Action, ClusterAccess, Decision, Resource};
 use app::api::{
-    Arg, ConnectClusterView, ConnectorConfigValue, ConnectorDetail, ConnectorList,
-    ConnectorSummary, ConnectorTask,
+    Arg, ConnectClusterView, ConnectorArgs, ConnectorChanged, ConnectorConfigValue,
+    ConnectorDetail, ConnectorList, ConnectorSummary, ConnectorTask,
 };
-use app::{ApiError, Privilege};
+use app::{ApiError, ErrorCode, Privilege};
+use reqwest::Method;
 
 use super::Service;
+use crate::audit::Attempt;
 use crate::auth::Caller;
 use crate::connect::{first_cause, secrets, Connector};
 
@@ -85,10 +87,36 @@ pub async fn connectors(
                 }
             })
             .collect();
-        Ok(ConnectorList { cluster: cluster.to_string(), connects })
+        let served_at = crate::auth::oidc::now_ms();
+        Ok(ConnectorList { cluster: cluster.to_string(), connects, served_at })
     };
     let args = serde_json::json!({});
     service.audited_read(caller, cluster, Privilege::Connectors, &args, read).await
+}
+
+/// The connector `name` of the Connect cluster `connect` as the catalog last read it, when the
+/// caller sees it (CONNECTORS on it), with when it was read; otherwise `NOT_FOUND`, the same
+/// whether it is hidden or absent.
+fn find_visible(
+    service: &Service, access: &ClusterAccess, cluster: &str, connect: &str, name: &str,
+) -> Result<(Connector, Option<i64>), ApiError> {
+    let entry = service.catalog.get(cluster).ok_or_else(|| ApiError::unknown_cluster(cluster))?;
+    let state = entry.state();
+    let missing = || {
+        ApiError::not_found(format!(
+            "There is no connector \"{name}\" on Connect cluster \"{connect}\" of cluster \
+             \"{cluster}\"."
+        ))
+    };
+    let part = state.connect.get(connect).ok_or_else(missing)?;
+    let all = part.data.as_deref().ok_or_else(|| {
+        crate::catalog::not_read_yet(cluster, &format!("connectors of {connect}"))
+    })?;
+    let found = all.iter().find(|c| c.name == name && !c.is_mirror()).ok_or_else(missing)?;
+    if !access.holds(Privilege::Connectors, &found.resource(connect)) {
+        return Err(missing());
+    }
+    Ok((found.clone(), part.refreshed_at))
 }
 
 pub async fn connector(
@@ -99,25 +127,10 @@ pub async fn connector(
         let access = connectors_access(service, caller, cluster)?;
         let connect = connect.required("connect")?;
         let name = name.required("name")?;
-        let entry =
-            service.catalog.get(cluster).ok_or_else(|| ApiError::unknown_cluster(cluster))?;
-        let state = entry.state();
-        let missing = || {
-            ApiError::not_found(format!(
-                "There is no connector \"{name}\" on Connect cluster \"{connect}\" of cluster \
-                 \"{cluster}\"."
-            ))
-        };
-        let part = state.connect.get(&connect).ok_or_else(missing)?;
-        let all = part.data.as_deref().ok_or_else(|| {
-            crate::catalog::not_read_yet(cluster, &format!("connectors of {connect}"))
-        })?;
-        let found = all.iter().find(|c| c.name == name && !c.is_mirror()).ok_or_else(missing)?;
+        let (found, refreshed_at) = find_visible(service, &access, cluster, &connect, &name)?;
         let resource = found.resource(&connect);
-        if !access.holds(Privilege::Connectors, &resource) {
-            return Err(missing());
-        }
         service.decide(caller, cluster, Action::new(Privilege::Connectors, resource))?;
+        let found = &found;
         let config = secrets::masked(&found.config, &found.password_keys)
             .into_iter()
             .map(|(name, value, masked)| ConnectorConfigValue { name, value, masked })
@@ -129,12 +142,122 @@ pub async fn connector(
             group: found.group(),
             trace: found.trace.clone(),
             worker: found.worker.clone(),
-            refreshed_at: part.refreshed_at,
+            refreshed_at,
+            served_at: crate::auth::oidc::now_ms(),
         })
     };
     service.audited_read(caller, cluster, Privilege::Connectors, &args, read).await
 }
 
+/// A request to Connect: method, the path after the connector's own, and the query.
+type Request = (Method, Vec<String>, Vec<(&'static str, &'static str)>);
+
+/// One change to a connector.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Change {
+    Pause,
+    Resume,
+    Stop,
+    Restart,
+    RestartTask,
+    Delete,
+}
+
+impl Change {
+    fn word(self) -> &'static str {
+        match self {
+            Change::Pause => "pause",
+            Change::Resume => "resume",
+            Change::Stop => "stop",
+            Change::Restart => "restart",
+            Change::RestartTask => "restart_task",
+            Change::Delete => "delete",
+        }
+    }
+
+    /// The request that makes the change on Connect: method, the path after the connector's
+    /// own, and the query.
+    fn request(self, args: &ConnectorArgs, found: &Connector) -> Result<Request, ApiError> {
+        let on = |yes: bool| if yes { "true" } else { "false" };
+        Ok(match self {
+            Change::Pause | Change::Resume | Change::Stop => {
+                (Method::PUT, vec![self.word().to_string()], Vec::new())
+            }
+            Change::Restart => {
+                let include = args.include_tasks.clone().or("include_tasks", false)?;
+                let only = args.only_failed.clone().or("only_failed", false)?;
+                let query = vec![("includeTasks", on(include)), ("onlyFailed", on(only))];
+                (Method::POST, vec!["restart".to_string()], query)
+            }
+            Change::RestartTask => {
+                let id = args.task.clone().required("task")?;
+                if !found.tasks.iter().any(|t| t.id == id) {
+                    return Err(ApiError::not_found(format!(
+                        "Connector \"{}\" has no task {id}.",
+                        found.name
+                    )));
+                }
+                (Method::POST, vec!["tasks".into(), id.to_string(), "restart".into()], Vec::new())
+            }
+            Change::Delete => (Method::DELETE, Vec::new(), Vec::new()),
+        })
+    }
+}
+
+/// A change to one connector, decided writable → MANAGE_CONNECTORS held → the connector
+/// visible (else `NOT_FOUND`) → MANAGE_CONNECTORS on it, recorded by the audit before it
+/// reaches Connect, then read back into the catalog.
+async fn change(
+    service: &Service, caller: &Caller, args: ConnectorArgs, change: Change,
+) -> Result<ConnectorChanged, ApiError> {
+    let attempt = Attempt::of(&args.cluster, Privilege::ManageConnectors, &args, &[]);
+    let cluster = args.cluster.clone();
+    let write = async {
+        let access = service.access(caller, &cluster)?;
+        if !access.writable {
+            return Err(ApiError::read_only_cluster(&cluster));
+        }
+        if !access.can(Privilege::ManageConnectors) {
+            let refusal =
+                Decision::MissingPrivilege(Privilege::ManageConnectors, Resource::Cluster);
+            return Err(refusal
+                .into_error(&cluster)
+                .unwrap_or_else(|| ApiError::unknown_cluster(&cluster)));
+        }
+        let connect = args.connect.clone().required("connect")?;
+        let name = args.name.clone().required("name")?;
+        let (found, _) = find_visible(service, &access, &cluster, &connect, &name)?;
+        let resource = found.resource(&connect);
+        let action = Action::new(Privilege::ManageConnectors, resource.clone());
+        let mut granted = service.decide(caller, &cluster, action)?;
+        let (method, path, query) = change.request(&args, &found)?;
+        let mut segments = vec!["connectors", name.as_str()];
+        segments.extend(path.iter().map(String::as_str));
+        let client = granted.entry.connect(&connect).ok_or_else(|| {
+            ApiError::new(
+                ErrorCode::NotConfigured,
+                format!("Connect cluster \"{connect}\" could not be set up."),
+            )
+        })?;
+        service.open(&mut granted.grant).await?;
+        client.change(&granted.grant, &resource, method, &segments, &query).await?;
+        granted.entry.refresh_connect(&connect).await;
+        let state = granted.entry.state().connect.get(&connect).and_then(|p| {
+            let all = p.data.as_ref()?;
+            all.iter().find(|c| c.name == name).map(|c| c.state.clone())
+        });
+        let action = change.word().to_string();
+        Ok(ConnectorChanged { cluster: cluster.clone(), connect, name, action, state })
+    };
+    service.audited(caller, attempt, |_| None, write).await
+}
+
 // The server functions this capability answers.
 serves!(app::api::Connectors, |s, c, a| connectors(&s, &c, &a.cluster));
 serves!(app::api::Connector, |s, c, a| connector(&s, &c, &a.cluster, a.connect, a.name));
+serves!(app::api::PauseConnector, |s, c, a| change(&s, &c, a.args, Change::Pause));
+serves!(app::api::ResumeConnector, |s, c, a| change(&s, &c, a.args, Change::Resume));
+serves!(app::api::StopConnector, |s, c, a| change(&s, &c, a.args, Change::Stop));
+serves!(app::api::RestartConnector, |s, c, a| change(&s, &c, a.args, Change::Restart));
+serves!(app::api::RestartTask, |s, c, a| change(&s, &c, a.args, Change::RestartTask));
+serves!(app::api::DeleteConnector, |s, c, a| change(&s, &c, a.args, Change::Delete));

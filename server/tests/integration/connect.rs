@@ -9,28 +9,7 @@ use serde_json::{json, Value};
 
 use crate::support::*;
 
-const CONNECT: &str = "http://127.0.0.1:18083";
 const CONNECT_AUTH: &str = "http://127.0.0.1:18084";
-
-/// Creates (or replaces) connector `name` with `config` through Connect's REST API.
-async fn put_connector(base: &str, name: &str, config: Value) {
-    let answer = reqwest::Client::new()
-        .put(format!("{base}/connectors/{name}/config"))
-        .basic_auth("klens", Some("klens-connect-secret"))
-        .json(&config)
-        .send()
-        .await
-        .expect("Connect answers");
-    assert!(answer.status().is_success(), "{}", answer.text().await.unwrap_or_default());
-}
-
-async fn delete_connector(base: &str, name: &str) {
-    let _ = reqwest::Client::new()
-        .delete(format!("{base}/connectors/{name}"))
-        .basic_auth("klens", Some("klens-connect-secret"))
-        .send()
-        .await;
-}
 
 /// Connect's own word on a connector's status.
 async fn status(name: &str) -> Value {
@@ -134,26 +113,35 @@ async fn connectors_are_listed_and_described_with_secrets_masked_and_failures_ex
     delete_connector(CONNECT, &failing).await;
 }
 
-/// erin's scope covers the topics `covered` starts: she sees the sink on them only, the other
-/// answers exactly as a connector that does not exist; bob, without CONNECTORS, is refused.
-#[tokio::test]
-async fn a_scope_shows_only_the_connectors_whose_topics_it_covers() {
-    let covered = unique("it-cscope");
-    let (mine, theirs) = (format!("{covered}-t"), unique("it-cother"));
+/// Two sinks, one on a topic `covered` starts and one on another, and a writable cluster
+/// whose payments-team (erin) holds `privileges` scoped to `covered*` topics; bob a viewer.
+/// Answers (the sink erin's scope covers, the other, the config).
+async fn two_sinks_and_a_scope(
+    covered: &str, other: &str, privileges: &str,
+) -> (String, String, String) {
+    let (mine, theirs) = (format!("{covered}-t"), unique(other));
     create_topic(&mine, 1).await;
     create_topic(&theirs, 1).await;
     let dir = std::env::temp_dir();
     let (a, b) = (format!("{covered}-sink"), format!("{theirs}-sink"));
     put_connector(CONNECT, &a, sink(&dir.join(&a).to_string_lossy(), &mine)).await;
     put_connector(CONNECT, &b, sink(&dir.join(&b).to_string_lossy(), &theirs)).await;
-
     let yaml = format!(
-        "{}{}",
-        cluster_yaml("      - name: dev\n        url: http://127.0.0.1:18083\n"),
+        "clusters:\n{}    writable: true\n    connect:\n      - name: dev\n        url: {CONNECT}\n{}",
+        scram_cluster("local", "klens-secret"),
         auth_block(&format!(
-            "  roles:\n    conn: [connectors]\n    viewer: [records]\n  bindings:\n    - groups: [payments-team]\n      role: conn\n      resources:\n        topics: [\"{covered}*\"]\n    - groups: [kafka-viewers]\n      role: viewer\n"
+            "  roles:\n    conn: [{privileges}]\n    viewer: [records]\n  bindings:\n    - groups: [payments-team]\n      role: conn\n      resources:\n        topics: [\"{covered}*\"]\n    - groups: [kafka-viewers]\n      role: viewer\n"
         )),
     );
+    (a, b, yaml)
+}
+
+/// erin's scope covers the topics `covered` starts: she sees the sink on them only, the other
+/// answers exactly as a connector that does not exist; bob, without CONNECTORS, is refused.
+#[tokio::test]
+async fn a_scope_shows_only_the_connectors_whose_topics_it_covers() {
+    let covered = unique("it-cscope");
+    let (a, b, yaml) = two_sinks_and_a_scope(&covered, "it-cother", "connectors").await;
     let (router, catalog) = router_and_catalog(&yaml).await;
     catalog.get("local").expect("local").refresh_connect("dev").await;
 
@@ -205,4 +193,122 @@ async fn a_worker_behind_basic_auth_takes_klens_credentials() {
         "{anonymous}"
     );
     delete_connector(CONNECT_AUTH, &name).await;
+}
+
+/// Waits until Connect itself says `name`'s connector is in `state`; the last status.
+async fn until_state(name: &str, state: &str) -> Value {
+    let mut last = Value::Null;
+    for _ in 0..60 {
+        last = status(name).await;
+        if last["connector"]["state"] == state {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    last
+}
+
+/// Pause, resume, stop, restart (only the failed tasks), restart one task and delete, each
+/// seen by Connect's own REST API; a read-only cluster and a caller without the privilege are
+/// refused before anything reaches Connect.
+#[tokio::test]
+async fn connector_changes_reach_connect_and_are_refused_where_they_should_be() {
+    let name = unique("it-cchange");
+    create_topic(&name, 1).await;
+    let file = std::env::temp_dir().join(&name);
+    put_connector(CONNECT, &name, sink(&file.to_string_lossy(), &name)).await;
+    until_state(&name, "RUNNING").await;
+    let failing = format!("{name}-failing");
+    put_connector(CONNECT, &failing, sink("/proc/forbidden/x", &name)).await;
+
+    let connect = "    connect:\n      - name: dev\n        url: http://127.0.0.1:18083\n";
+    let yaml = format!(
+        "clusters:\n{}    writable: true\n{connect}{}{connect}",
+        scram_cluster("rw", "klens-secret"),
+        scram_cluster("ro", "klens-secret")
+    );
+    let (router, catalog) = router_and_catalog(&yaml).await;
+    for cluster in ["rw", "ro"] {
+        catalog.get(cluster).expect("cluster").refresh_connect("dev").await;
+    }
+    let args = |cluster: &str, extra: Value| {
+        let mut body = json!({"cluster": cluster, "connect": "dev", "name": name});
+        if let (Some(b), Some(e)) = (body.as_object_mut(), extra.as_object()) {
+            b.extend(e.clone());
+        }
+        body
+    };
+
+    // The read-only cluster refuses before anything else, the connector untouched.
+    let (code, answer) = post(&router, "/api/pause_connector", args("ro", json!({}))).await;
+    assert_eq!(code, 403, "{answer}");
+    assert_eq!(answer["code"], "READ_ONLY_CLUSTER");
+    assert_eq!(status(&name).await["connector"]["state"], "RUNNING");
+
+    let (code, answer) = post(&router, "/api/pause_connector", args("rw", json!({}))).await;
+    assert_eq!(code, 200, "{answer}");
+    assert_eq!(until_state(&name, "PAUSED").await["connector"]["state"], "PAUSED");
+    let (code, answer) = post(&router, "/api/resume_connector", args("rw", json!({}))).await;
+    assert_eq!(code, 200, "{answer}");
+    assert_eq!(until_state(&name, "RUNNING").await["connector"]["state"], "RUNNING");
+    let (code, answer) = post(&router, "/api/stop_connector", args("rw", json!({}))).await;
+    assert_eq!(code, 200, "{answer}");
+    assert_eq!(until_state(&name, "STOPPED").await["connector"]["state"], "STOPPED");
+    let (code, _) = post(&router, "/api/resume_connector", args("rw", json!({}))).await;
+    assert_eq!(code, 200);
+    until_state(&name, "RUNNING").await;
+
+    // Restarting only what failed: the failing sink's task is restarted (and fails again).
+    for _ in 0..60 {
+        if status(&failing).await["tasks"][0]["state"] == "FAILED" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    catalog.get("rw").expect("rw").refresh_connect("dev").await;
+    let body = json!({"cluster": "rw", "connect": "dev", "name": failing, "include_tasks": true, "only_failed": true});
+    let (code, answer) = post(&router, "/api/restart_connector", body).await;
+    assert_eq!(code, 200, "{answer}");
+    let (code, answer) = post(&router, "/api/restart_task", args("rw", json!({"task": 0}))).await;
+    assert_eq!(code, 200, "{answer}");
+    let (code, answer) = post(&router, "/api/restart_task", args("rw", json!({"task": 7}))).await;
+    assert_eq!(code, 404, "{answer}");
+
+    // Deleted: Connect no longer knows it, and klens's list says the same at once.
+    let (code, answer) = post(&router, "/api/delete_connector", args("rw", json!({}))).await;
+    assert_eq!(code, 200, "{answer}");
+    assert!(answer["state"].is_null(), "{answer}");
+    let gone = reqwest::get(format!("{CONNECT}/connectors/{name}")).await.expect("Connect");
+    assert_eq!(gone.status(), 404);
+    let (_, list) = get_json(&router, "/api/connectors?cluster=rw").await;
+    assert!(!names(&list).contains(&name), "{list}");
+    delete_connector(CONNECT, &failing).await;
+}
+
+/// erin holds MANAGE_CONNECTORS on the topics `covered` starts: a connector on another topic
+/// answers her change as a missing one, and bob, who holds nothing, is refused by privilege.
+#[tokio::test]
+async fn a_scoped_manager_changes_only_the_connectors_her_scope_covers() {
+    let covered = unique("it-cmanage");
+    let (a, b, yaml) =
+        two_sinks_and_a_scope(&covered, "it-cforeign", "connectors, manage_connectors").await;
+    let (router, catalog) = router_and_catalog(&yaml).await;
+    catalog.get("local").expect("local").refresh_connect("dev").await;
+    let erin = sign_in(&router, "erin").await;
+    let body = |name: &str| json!({"cluster": "local", "connect": "dev", "name": name});
+    let (code, raw) = post_as(&router, &erin, "/api/pause_connector", body(&b)).await;
+    assert_eq!(code, 404, "{raw}");
+    assert_eq!(status(&b).await["connector"]["state"], "RUNNING");
+    let (code, raw) = post_as(&router, &erin, "/api/pause_connector", body(&a)).await;
+    assert_eq!(code, 200, "{raw}");
+    assert_eq!(until_state(&a, "PAUSED").await["connector"]["state"], "PAUSED");
+
+    let bob = sign_in(&router, "bob").await;
+    let (code, raw) = post_as(&router, &bob, "/api/delete_connector", body(&a)).await;
+    assert_eq!(code, 403, "{raw}");
+    assert_eq!(raw["privilege"], "MANAGE_CONNECTORS");
+    assert_eq!(status(&a).await["connector"]["state"], "PAUSED");
+
+    delete_connector(CONNECT, &a).await;
+    delete_connector(CONNECT, &b).await;
 }

@@ -21,7 +21,7 @@ pub(crate) const SECRET: &str = "mcp-test-secret";
 fn yaml(privileges: &str, secret: bool) -> String {
     let cluster = |name: &str, writable: bool| {
         format!(
-            "{}    writable: {writable}\n    schema_registry:\n      url: http://127.0.0.1:18081/apis/ccompat/v7\n",
+            "{}    writable: {writable}\n    schema_registry:\n      url: http://127.0.0.1:18081/apis/ccompat/v7\n    connect:\n      - name: dev\n        url: {CONNECT}\n",
             scram_cluster(name, "klens-secret")
         )
     };
@@ -40,6 +40,7 @@ async fn mcp_router(yaml: &str) -> axum::Router {
     for entry in catalog.clusters() {
         entry.refresh().await;
         entry.refresh_groups().await;
+        entry.refresh_connect("dev").await;
     }
     let policy = Arc::new(server::auth::Policy::from_config(&config));
     let service = Arc::new(Service::new(policy, catalog));
@@ -347,6 +348,9 @@ async fn reads_are_bounded_and_answer_the_catalog() {
 
 /// Arguments for each tool that pass every check but the decision's on the dev stack's seeded
 /// data (writes as dry runs, so the table changes nothing).
+/// The connector the matrix describes, made through Connect's REST API.
+const MATRIX_SINK: &str = "it-mcp-matrix-sink";
+
 fn sample(tool: &str, cluster: &str) -> Value {
     let schema = r#"{"type": "record", "name": "M", "fields": [{"name": "a", "type": "int"}]}"#;
     match tool {
@@ -356,6 +360,9 @@ fn sample(tool: &str, cluster: &str) -> Value {
         "klens_group_describe" => json!({"cluster": cluster, "group": "billing-service"}),
         "klens_brokers_list" => json!({"cluster": cluster, "broker": 1}),
         "klens_schema_get" => json!({"cluster": cluster, "subject": "payments-avro-value"}),
+        "klens_connector_describe" => {
+            json!({"cluster": cluster, "connect": "dev", "name": MATRIX_SINK})
+        }
         "klens_records_read" => json!({"cluster": cluster, "topic": "orders", "limit": 3}),
         "klens_record_get" => {
             json!({"cluster": cluster, "topic": "orders", "partition": 0, "offset": 0})
@@ -377,14 +384,21 @@ fn sample(tool: &str, cluster: &str) -> Value {
 /// outside cluster: the answer is the decision's, and the same the UI's would be.
 #[tokio::test]
 async fn every_tool_answers_the_decision_for_every_ceiling_and_cluster() {
-    let all = "records, topic_configs, broker_configs, schema_text, acls, audit, create_topics, produce, register_schemas";
+    let all = "records, topic_configs, broker_configs, schema_text, acls, audit, connectors, create_topics, produce, register_schemas";
+    let file = std::env::temp_dir().join(MATRIX_SINK);
+    let sink = serde_json::json!({
+        "connector.class": "org.apache.kafka.connect.file.FileStreamSinkConnector",
+        "file": file.to_string_lossy(),
+        "topics": "orders",
+    });
+    put_connector(CONNECT, MATRIX_SINK, sink).await;
     let full = mcp_router(&yaml(all, true)).await;
     let bare = mcp_router(&yaml("", true)).await;
     let tools: Vec<(String, Option<String>, bool)> = server::mcp::tools::TOOLS
         .iter()
         .map(|t| (t.name.to_string(), t.privilege.map(|p| p.wire_name().to_string()), t.write))
         .collect();
-    assert_eq!(tools.len(), 17);
+    assert_eq!(tools.len(), 19);
     for (tool, privilege, write) in &tools {
         for (ceiling, holds) in [(&full, true), (&bare, false)] {
             for cluster in ["rw", "ro", "outside"] {
@@ -418,6 +432,7 @@ async fn every_tool_answers_the_decision_for_every_ceiling_and_cluster() {
             }
         }
     }
+    delete_connector(CONNECT, MATRIX_SINK).await;
 }
 
 /// A ceiling scoped to `it-scope-*` topics on a cluster whose catalog is scoped: the agent lists,

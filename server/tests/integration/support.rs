@@ -504,3 +504,26 @@ pub(crate) async fn get_as(
         .expect("request");
     send(router, request).await
 }
+
+/// dev/stack's open Kafka Connect worker.
+pub(crate) const CONNECT: &str = "http://127.0.0.1:18083";
+
+/// Creates (or replaces) connector `name` with `config` through Connect's REST API.
+pub(crate) async fn put_connector(base: &str, name: &str, config: serde_json::Value) {
+    let answer = reqwest::Client::new()
+        .put(format!("{base}/connectors/{name}/config"))
+        .basic_auth("klens", Some("klens-connect-secret"))
+        .json(&config)
+        .send()
+        .await
+        .expect("Connect answers");
+    assert!(answer.status().is_success(), "{}", answer.text().await.unwrap_or_default());
+}
+
+pub(crate) async fn delete_connector(base: &str, name: &str) {
+    let _ = reqwest::Client::new()
+        .delete(format!("{base}/connectors/{name}"))
+        .basic_auth("klens", Some("klens-connect-secret"))
+        .send()
+        .await;
+}

@@ -10,6 +10,7 @@
 
 mod access;
 mod catalog;
+mod connect;
 pub mod fit;
 mod records;
 mod schemas;
@@ -54,7 +55,7 @@ pub struct ToolSpec {
 
 /// Every tool, capability by capability.
 pub static TOOLS: LazyLock<Vec<&'static ToolSpec>> = LazyLock::new(|| {
-    [catalog::TOOLS, schemas::TOOLS, records::TOOLS, access::TOOLS, writes::TOOLS]
+    [catalog::TOOLS, schemas::TOOLS, records::TOOLS, access::TOOLS, connect::TOOLS, writes::TOOLS]
         .into_iter()
         .flatten()
         .collect()
@@ -205,7 +206,7 @@ mod tests {
 
     #[test]
     fn every_tool_says_what_it_needs_and_that_its_data_is_data() {
-        assert_eq!(TOOLS.len(), 17);
+        assert_eq!(TOOLS.len(), 19);
         for t in TOOLS.iter() {
             let tool = tool_of(t);
             let description = tool.description.as_deref().unwrap_or_default();

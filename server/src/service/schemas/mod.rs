@@ -26,18 +26,7 @@ use crate::service::{Granted, Service};
 /// it rejects); `CLIENT` for any other answer, or when it could not be reached or answered what
 /// klens does not read.
 pub fn registry_error(e: RegistryError) -> ApiError {
-    let (code, flavor) = match (e.refused, e.status) {
-        (true, _) => (ErrorCode::Refused, Flavor::Plain),
-        (false, Some(404)) => (ErrorCode::NotFound, Flavor::Plain),
-        (false, Some(409)) => (ErrorCode::Admin, Flavor::ConflictOrTimeout),
-        (false, Some(400 | 422)) => (ErrorCode::Admin, Flavor::Plain),
-        // Anything else (a method it refuses, too many requests, a time-out) is the registry
-        // not doing its part, not a verdict on the request.
-        (false, _) => (ErrorCode::Client, Flavor::Plain),
-    };
-    let mut error = ApiError::new(code, e.message);
-    error.flavor = flavor;
-    error
+    crate::rest::api_error(e)
 }
 
 /// The cluster's registry, or `NOT_CONFIGURED`.

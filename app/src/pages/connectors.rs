@@ -1,0 +1,441 @@
+//! `/c/{cluster}/connectors` (and `/c/{cluster}/connectors/{connect}` for one Connect cluster):
+//! the connectors of the cluster's Connect clusters the caller may see (CONNECTORS), with state
+//! counts, filters by state, type and name, and a failed task's cause at a glance.
+//! `/c/{cluster}/connectors/{connect}/{name}`: one connector with its tasks (worker, state, the
+//! whole trace of a failed one on demand), its topics and consumer group linked, and its config
+//! with secrets masked.
+
+use leptos::prelude::*;
+use leptos_meta::Title;
+use leptos_router::hooks::use_params_map;
+
+use crate::api::{
+    connector, connectors, delete_connector, pause_connector, restart_connector, restart_task,
+    resume_connector, stop_connector, ConnectClusterView, ConnectorArgs, ConnectorChanged,
+    ConnectorDetail, ConnectorSummary, ConnectorTask,
+};
+use crate::components::access::{allows, identity};
+use crate::components::change::TypedConfirm;
+use crate::components::table::{DataTable, Freshness};
+use crate::components::{use_cluster, ErrorAlert};
+use crate::error::ApiError;
+use crate::format::{page_url, query_value};
+use crate::Privilege;
+
+/// The states Connect gives a connector or a task, in the order counts show them.
+const STATES: [&str; 6] = ["RUNNING", "FAILED", "PAUSED", "STOPPED", "UNASSIGNED", "RESTARTING"];
+
+pub fn connector_state(state: &str) -> impl IntoView {
+    let class = match state {
+        "RUNNING" => "badge badge-ok",
+        "FAILED" => "badge badge-bad",
+        "PAUSED" | "STOPPED" | "UNASSIGNED" | "RESTARTING" => "badge badge-warn",
+        _ => "badge",
+    };
+    view! { <span class=class>{state.to_string()}</span> }
+}
+
+/// The last part of a class name: `FileStreamSinkConnector`.
+fn short_class(class: &str) -> String {
+    class.rsplit('.').next().unwrap_or(class).to_string()
+}
+
+fn connector_url(cluster: &str, connect: &str, name: &str) -> String {
+    format!("/c/{}/connectors/{}/{}", query_value(cluster), query_value(connect), query_value(name))
+}
+
+fn topic_links(cluster: &str, topics: &[String]) -> impl IntoView {
+    topics
+        .iter()
+        .map(|t| view! { <a class="mono" href=page_url(cluster, "topics", t)>{t.clone()}</a>" " })
+        .collect_view()
+}
+
+#[component]
+pub fn ConnectorsPage() -> impl IntoView {
+    let cluster = use_cluster();
+    let params = use_params_map();
+    let only = move || params.read().get("connect");
+    let list = Resource::new(cluster, connectors);
+    let state = RwSignal::new(String::new());
+    let kind = RwSignal::new(String::new());
+    let name = RwSignal::new(String::new());
+    view! {
+        <Title text=move || format!("Connectors of {}", cluster()) />
+        <div class="page-head"><h1>"Connectors"</h1></div>
+        <div class="header-row" role="search" aria-label="Filter connectors">
+            <input type="search" placeholder="Name or class" aria-label="Name or class"
+                prop:value=move || name.get() on:input=move |ev| name.set(event_target_value(&ev)) />
+            <select aria-label="State" on:change=move |ev| state.set(event_target_value(&ev))>
+                <option value="">"Any state"</option>
+                {STATES.iter().map(|s| view! { <option value=*s>{*s}</option> }).collect_view()}
+            </select>
+            <select aria-label="Type" on:change=move |ev| kind.set(event_target_value(&ev))>
+                <option value="">"Sources and sinks"</option>
+                <option value="source">"Sources"</option>
+                <option value="sink">"Sinks"</option>
+            </select>
+        </div>
+        <Suspense fallback=|| view! { <div class="skeleton-table"></div> }>
+            {move || Suspend::new(async move {
+                match list.await {
+                    Ok(list) if list.connects.is_empty() => view! {
+                        <p class="empty">"No Kafka Connect cluster is configured for this cluster."</p>
+                    }.into_any(),
+                    Ok(list) => {
+                        let served_at = list.served_at;
+                        let shown: Vec<ConnectClusterView> = list
+                            .connects
+                            .into_iter()
+                            .filter(|c| only().is_none_or(|o| o == c.name))
+                            .collect();
+                        shown.into_iter().map(|c| {
+                            let filter = move |s: &ConnectorSummary| {
+                                let (st, k, n) = (state.get(), kind.get(), name.get().to_lowercase());
+                                (st.is_empty() || s.state == st || s.tasks.iter().any(|t| t.state == st))
+                                    && (k.is_empty() || s.kind == k)
+                                    && (s.name.to_lowercase().contains(&n) || s.class.to_lowercase().contains(&n))
+                            };
+                            view! { <ConnectSection cluster=cluster() view=c served_at=served_at filter=filter /> }
+                        }).collect_view().into_any()
+                    }
+                    Err(e) => view! { <ErrorAlert error=e /> }.into_any(),
+                }
+            })}
+        </Suspense>
+    }
+}
+
+#[component]
+fn ConnectSection(
+    cluster: String, view: ConnectClusterView, served_at: i64,
+    filter: impl Fn(&ConnectorSummary) -> bool + Send + Sync + Copy + 'static,
+) -> impl IntoView {
+    let counts: Vec<(&str, usize)> = STATES
+        .iter()
+        .map(|s| (*s, view.connectors.iter().filter(|c| c.state == *s).count()))
+        .filter(|(_, n)| *n > 0)
+        .collect();
+    let failed_tasks: usize = view.connectors.iter().map(ConnectorSummary::failed_tasks).sum();
+    let all = StoredValue::new(view.connectors);
+    let connect = view.name.clone();
+    let base = format!("/c/{}/connectors/{}", query_value(&cluster), query_value(&connect));
+    let total = all.with_value(Vec::len);
+    let rows = move || all.get_value().into_iter().filter(|c| filter(c)).collect::<Vec<_>>();
+    let cluster = StoredValue::new(cluster);
+    view! {
+        <section class="connect" data-connect=connect.clone()>
+            <h2><a href=base>{connect.clone()}</a></h2>
+            <Freshness what="Connectors" at=view.refreshed_at served_at=served_at
+                error=view.error.clone().unwrap_or_default() />
+            <p class="counts" data-figure="states">
+                {format!("{total} connectors")}
+                {counts.into_iter().map(|(s, n)| view! { " · " {connector_state(s)} " " {n} }).collect_view()}
+                {(failed_tasks > 0).then(|| view! { " · " <span class="badge badge-bad">{format!("{failed_tasks} failed tasks")}</span> })}
+            </p>
+            {(view.mirror_connectors > 0).then(|| view! {
+                <p class="muted">{format!("{} MirrorMaker connectors belong to replications and are not listed here.", view.mirror_connectors)}</p>
+            })}
+            {if total == 0 {
+                view! { <p class="empty">"No connectors you may see on this Connect cluster."</p> }.into_any()
+            } else {
+                view! {
+                    <DataTable label="Connectors">
+                        <thead><tr>
+                            <th scope="col">"Connector"</th>
+                            <th scope="col">"Type"</th>
+                            <th scope="col">"Class"</th>
+                            <th scope="col">"State"</th>
+                            <th scope="col" class="num">"Tasks"</th>
+                            <th scope="col">"Topics"</th>
+                        </tr></thead>
+                        <tbody>
+                            <For each=rows key=|c| format!("{}\u{0}{}\u{0}{:?}", c.name, c.state, c.tasks) let:c>
+                                <ConnectorRow cluster=cluster.get_value() c=c />
+                            </For>
+                        </tbody>
+                    </DataTable>
+                }.into_any()
+            }}
+        </section>
+    }
+}
+
+#[component]
+fn ConnectorRow(cluster: String, c: ConnectorSummary) -> impl IntoView {
+    let running = c.tasks.iter().filter(|t| t.state == "RUNNING").count();
+    let failed = c.failed_tasks();
+    let cause = c.cause.clone().or_else(|| c.tasks.iter().find_map(|t| t.cause.clone()));
+    let href = connector_url(&cluster, &c.connect, &c.name);
+    let failing = failed > 0 || c.state == "FAILED";
+    view! {
+        <tr data-connector=c.name.clone() class:failed=failing>
+            <th scope="row" class="mono">
+                <a class="cut" href=href title=c.name.clone()>{c.name.clone()}</a>
+                {cause.map(|cause| view! { <div class="cause error-text cut" title=cause.clone()>{cause.clone()}</div> })}
+            </th>
+            <td>{c.kind.clone()}</td>
+            <td><span class="cut" title=c.class.clone()>{short_class(&c.class)}</span></td>
+            <td>{connector_state(&c.state)}</td>
+            <td class="num">
+                {format!("{running}/{}", c.tasks.len())}
+                {(failed > 0).then(|| view! { " " <span class="badge badge-bad">{format!("{failed} failed")}</span> })}
+            </td>
+            <td>
+                {topic_links(&cluster, &c.topics)}
+                {(!c.topics_known).then(|| view! { <span class="muted" title="Its config names its topics by a pattern or lets the plugin pick them.">"(by pattern)"</span> })}
+            </td>
+        </tr>
+    }
+}
+
+#[component]
+pub fn ConnectorPage() -> impl IntoView {
+    let params = use_params_map();
+    let cluster = use_cluster();
+    let connect = move || params.read().get("connect").unwrap_or_default();
+    let name = move || params.read().get("name").unwrap_or_default();
+    let detail = Resource::new(
+        move || (cluster(), connect(), name()),
+        |(c, k, n)| connector(c, k.into(), n.into()),
+    );
+    let who = identity();
+    let notice = RwSignal::new(None::<String>);
+    let changed = Callback::new(move |said: String| {
+        notice.set(Some(said));
+        detail.refetch();
+    });
+    view! {
+        <Title text=move || format!("{} · connectors of {}", name(), cluster()) />
+        {move || notice.get().map(|n| view! { <p class="note" role="status">{n}</p> })}
+        <Suspense fallback=|| view! { <div class="skeleton-table"></div> }>
+            {move || Suspend::new(async move {
+                let access = who.await.ok();
+                match detail.await {
+                    Ok(d) => {
+                        let may = allows(
+                            access.as_ref().and_then(|w| w.cluster(&d.cluster)),
+                            Privilege::ManageConnectors,
+                            &d.connector.resource(),
+                        );
+                        view! { <ConnectorView d=d may=may changed=changed /> }.into_any()
+                    }
+                    Err(e) => view! {
+                        <div class="page-head"><h1 class="cut">{name()}</h1></div>
+                        <ErrorAlert error=e />
+                    }.into_any(),
+                }
+            })}
+        </Suspense>
+    }
+}
+
+#[component]
+fn ConnectorView(d: ConnectorDetail, may: bool, changed: Callback<String>) -> impl IntoView {
+    let c = d.connector.clone();
+    let cluster = d.cluster.clone();
+    let group = d.group.clone();
+    let send = change_action(changed);
+    let target = StoredValue::new(args_for(&cluster, &c));
+    view! {
+        <div class="page-head">
+            <h1 class="cut" title=c.name.clone()>{c.name.clone()} " " {connector_state(&c.state)}</h1>
+            <div class="actions">
+                {may.then(|| view! { <ConnectorActions c=c.clone() target=target send=send /> })}
+            </div>
+        </div>
+        {move || send.value().get().and_then(|r| r.err()).map(|e| view! { <ErrorAlert error=e /> })}
+        <Freshness what="Connector" at=d.refreshed_at served_at=d.served_at />
+        <dl class="facts">
+            <dt>"Connect cluster"</dt><dd>{c.connect.clone()}</dd>
+            <dt>"Type"</dt><dd>{c.kind.clone()}</dd>
+            <dt>"Class"</dt><dd class="mono">{c.class.clone()}</dd>
+            <dt>"Worker"</dt><dd class="mono">{d.worker.clone().unwrap_or_else(|| "—".into())}</dd>
+            <dt>"Topics"</dt>
+            <dd>
+                {topic_links(&cluster, &c.topics)}
+                {(!c.topics_known).then(|| view! { <span class="muted">"(named by a pattern, or picked by the plugin)"</span> })}
+            </dd>
+            {group.map(|g| view! {
+                <dt>"Consumer group"</dt>
+                <dd><a class="mono" href=page_url(&cluster, "groups", &g)>{g.clone()}</a></dd>
+            })}
+        </dl>
+        {d.trace.clone().filter(|_| c.state == "FAILED").map(|trace| view! {
+            <div class="error" role="alert">
+                <p>{c.cause.clone().unwrap_or_default()}</p>
+                <details><summary>"Whole trace"</summary><pre class="trace">{trace}</pre></details>
+            </div>
+        })}
+        <h2>"Tasks"</h2>
+        {if c.tasks.is_empty() {
+            view! { <p class="empty">"No tasks yet."</p> }.into_any()
+        } else {
+            view! {
+                <DataTable label="Tasks">
+                    <thead><tr>
+                        <th scope="col" class="num">"Task"</th>
+                        <th scope="col">"State"</th>
+                        <th scope="col">"Worker"</th>
+                        <th scope="col">"Cause"</th>
+                    </tr></thead>
+                    <tbody>
+                        {c.tasks.clone().into_iter().map(|t| view! { <TaskRow t=t may=may target=target send=send /> }).collect_view()}
+                    </tbody>
+                </DataTable>
+            }.into_any()
+        }}
+        <h2>"Configuration"</h2>
+        <DataTable label="Configuration">
+            <thead><tr><th scope="col">"Key"</th><th scope="col">"Value"</th></tr></thead>
+            <tbody>
+                {d.config.into_iter().map(|v| view! {
+                    <tr data-config=v.name.clone()>
+                        <th scope="row" class="mono">{v.name.clone()}</th>
+                        <td class="mono">
+                            {v.value.clone()}
+                            {v.masked.then(|| view! { " " <span class="badge" title="A secret: klens never shows it.">"masked"</span> })}
+                        </td>
+                    </tr>
+                }).collect_view()}
+            </tbody>
+        </DataTable>
+    }
+}
+
+#[component]
+fn TaskRow(
+    t: ConnectorTask, may: bool, target: StoredValue<ConnectorArgs>, send: Changes,
+) -> impl IntoView {
+    let id = t.id;
+    view! {
+        <tr data-task=t.id>
+            <td class="num">
+                {t.id}
+                {may.then(|| view! {
+                    " " <button type="button" class="button" disabled=move || send.pending().get()
+                        on:click=move |_| {
+                            let args = ConnectorArgs { task: id.into(), ..target.get_value() };
+                            send.dispatch((Act::RestartTask, args));
+                        }>{format!("Restart task {id}")}</button>
+                })}
+            </td>
+            <td>{connector_state(&t.state)}</td>
+            <td class="mono">{t.worker.clone().unwrap_or_else(|| "—".into())}</td>
+            <td>
+                {t.cause.clone().map(|cause| view! { <span class="error-text">{cause}</span> })}
+                {t.trace.clone().map(|trace| view! {
+                    <details><summary>"Whole trace"</summary><pre class="trace">{trace}</pre></details>
+                })}
+            </td>
+        </tr>
+    }
+}
+
+/// The changes the connector page offers.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Act {
+    Pause,
+    Resume,
+    Stop,
+    Restart,
+    RestartTask,
+    Delete,
+}
+
+type Changes = Action<(Act, ConnectorArgs), Result<ConnectorChanged, ApiError>>;
+
+fn args_for(cluster: &str, c: &ConnectorSummary) -> ConnectorArgs {
+    ConnectorArgs {
+        cluster: cluster.to_string(),
+        connect: c.connect.clone().into(),
+        name: c.name.clone().into(),
+        ..ConnectorArgs::default()
+    }
+}
+
+/// The one action every change of the page goes through; a change done says so in words and
+/// reads the connector again.
+fn change_action(changed: Callback<String>) -> Changes {
+    let send: Changes = Action::new_local(|(act, args): &(Act, ConnectorArgs)| {
+        let (act, args) = (*act, args.clone());
+        async move {
+            match act {
+                Act::Pause => pause_connector(args).await,
+                Act::Resume => resume_connector(args).await,
+                Act::Stop => stop_connector(args).await,
+                Act::Restart => restart_connector(args).await,
+                Act::RestartTask => restart_task(args).await,
+                Act::Delete => delete_connector(args).await,
+            }
+        }
+    });
+    let navigate = leptos_router::hooks::use_navigate();
+    Effect::new(move |_| {
+        if let Some(Ok(done)) = send.value().get() {
+            if done.action == "delete" {
+                let list = format!("/c/{}/connectors", query_value(&done.cluster));
+                navigate(&list, Default::default());
+            }
+            let said = match done.action.as_str() {
+                "delete" => format!("Deleted connector {}.", done.name),
+                "restart_task" => format!("Restarted a task of {}.", done.name),
+                other => format!(
+                    "{}: {other} sent; Connect now says {}.",
+                    done.name,
+                    done.state.unwrap_or_else(|| "nothing yet".into())
+                ),
+            };
+            changed.run(said);
+        }
+    });
+    send
+}
+
+#[component]
+fn ConnectorActions(
+    c: ConnectorSummary, target: StoredValue<ConnectorArgs>, send: Changes,
+) -> impl IntoView {
+    let state = c.state.clone();
+    let failed = c.failed_tasks() > 0 || c.state == "FAILED";
+    let go = move |act: Act, include: bool, only: bool| {
+        let args = ConnectorArgs {
+            include_tasks: include.into(),
+            only_failed: only.into(),
+            ..target.get_value()
+        };
+        send.dispatch((act, args));
+    };
+    let busy = move || send.pending().get();
+    let deleting = RwSignal::new(false);
+    let name = c.name.clone();
+    view! {
+        <button type="button" class="button" disabled=move || busy() || state == "PAUSED"
+            on:click=move |_| go(Act::Pause, false, false)>"Pause"</button>
+        <button type="button" class="button" disabled=busy
+            on:click=move |_| go(Act::Resume, false, false)>"Resume"</button>
+        <button type="button" class="button" disabled=busy
+            on:click=move |_| go(Act::Stop, false, false)>"Stop"</button>
+        <button type="button" class="button" disabled=busy
+            on:click=move |_| go(Act::Restart, false, false)>"Restart"</button>
+        <button type="button" class="button" disabled=busy
+            on:click=move |_| go(Act::Restart, true, false)>"Restart with tasks"</button>
+        {failed.then(|| view! {
+            <button type="button" class="button" disabled=busy
+                on:click=move |_| go(Act::Restart, true, true)>"Restart failed tasks"</button>
+        })}
+        <button type="button" class="button button-danger" on:click=move |_| deleting.update(|d| *d = !*d)>
+            "Delete connector"
+        </button>
+        <Show when=move || deleting.get()>
+            <div class="panel" role="dialog" aria-label="Delete connector">
+                <TypedConfirm label="Delete connector".to_string() field="Connector name" name=name.clone()
+                    warning="Connect stops the connector and forgets its config.".to_string()
+                    ready=Signal::derive(|| true)
+                    pending=send.pending().into()
+                    act=Callback::new(move |()| go(Act::Delete, false, false))
+                    cancel=Callback::new(move |()| deleting.set(false)) />
+            </div>
+        </Show>
+    }
+}

@@ -1,0 +1,84 @@
+import { test, expect, type Page } from '@playwright/test';
+import { openHydrated } from './helpers';
+import { unique } from './authz-matrix';
+
+// The Connectors pages against dev/stack's Connect worker: dev/seed's FileStream source and sink
+// on connect-lines, and a sink made here through Connect's own REST API that fails for real
+// (its file cannot be created) and carries a password in its config. Connect's status is the
+// independent word on each state.
+
+const CONNECT = 'http://127.0.0.1:18083';
+
+async function connectStatus(page: Page, name: string): Promise<any> {
+  return (await page.request.get(`${CONNECT}/connectors/${name}/status`)).json();
+}
+
+/** Reloads until `row` shows (klens reads Connect every ten seconds). */
+async function reloadUntilVisible(page: Page, row: ReturnType<Page['locator']>) {
+  for (let i = 0; i < 30 && !(await row.isVisible()); i++) {
+    await page.waitForTimeout(1000);
+    await page.reload();
+  }
+  await expect(row).toBeVisible();
+}
+
+test('connectors are listed with their states and a failed task says why, secrets masked', async ({ page }) => {
+  test.setTimeout(120_000);
+  const failing = unique('e2e-failing-sink');
+  const made = await page.request.put(`${CONNECT}/connectors/${failing}/config`, {
+    data: {
+      'connector.class': 'org.apache.kafka.connect.file.FileStreamSinkConnector',
+      'tasks.max': '1',
+      file: '/proc/forbidden/x',
+      topics: 'connect-lines',
+      'connection.password': 'e2e-hunter2',
+    },
+  });
+  expect(made.ok()).toBe(true);
+  await expect.poll(async () => (await connectStatus(page, failing)).tasks?.[0]?.state, { timeout: 30_000 }).toBe('FAILED');
+
+  const problems = await openHydrated(page, '/c/local/connectors');
+  const table = page.getByRole('table', { name: 'Connectors' });
+  const row = table.locator(`tr[data-connector="${failing}"]`);
+  await reloadUntilVisible(page, row);
+  await expect(row).toContainText('NoSuchFileException');
+  await expect(row).toContainText('1 failed');
+  for (const name of ['demo-lines-source', 'demo-lines-sink']) {
+    const seeded = table.locator(`tr[data-connector="${name}"]`);
+    await expect(seeded).toContainText((await connectStatus(page, name)).connector.state);
+  }
+  // Filtering by state keeps only what has a task or connector in it.
+  await page.getByRole('combobox', { name: 'State' }).selectOption('FAILED');
+  await expect(row).toBeVisible();
+  await expect(table.locator('tr[data-connector="demo-lines-source"]')).toHaveCount(0);
+  await page.getByRole('combobox', { name: 'State' }).selectOption('');
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await page.screenshot({ path: test.info().outputPath(`connectors-${scheme}.png`), fullPage: true });
+  }
+
+  await row.getByRole('link', { name: failing }).click();
+  await expect(page.getByRole('heading', { level: 1 })).toContainText(failing);
+  const tasks = page.getByRole('table', { name: 'Tasks' });
+  await expect(tasks.locator('tr[data-task="0"]')).toContainText('FAILED');
+  await tasks.getByText('Whole trace').click();
+  await expect(tasks.locator('pre.trace')).toContainText('Caused by: java.nio.file.NoSuchFileException');
+  const password = page.locator('tr[data-config="connection.password"]');
+  await expect(password).toContainText('********');
+  await expect(password).toContainText('masked');
+  expect(await page.content()).not.toContain('e2e-hunter2');
+  await expect(page.getByRole('link', { name: `connect-${failing}` })).toHaveAttribute('href', `/c/local/groups/connect-${failing}`);
+  await expect(page.getByRole('link', { name: 'connect-lines' }).first()).toHaveAttribute('href', '/c/local/topics/connect-lines');
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await page.screenshot({ path: test.info().outputPath(`connector-${scheme}.png`), fullPage: true });
+  }
+  expect(problems).toEqual([]);
+  await page.request.delete(`${CONNECT}/connectors/${failing}`);
+});
+
+test('a connector that does not exist says so on its page', async ({ page }) => {
+  const problems = await openHydrated(page, '/c/local/connectors/dev-connect/e2e-no-such-connector');
+  await expect(page.getByRole('alert')).toContainText('There is no connector "e2e-no-such-connector"');
+  expect(problems).toEqual([]);
+});
