@@ -208,7 +208,20 @@ export const writes: WriteRow[] = [
   ...connectorRows(),
 ];
 
-/** Resumes the seeded sink through the instance without sign-in. */
+/** Waits until Connect itself says the seeded sink and its tasks run again, so that the next
+ * change starts from a settled connector (Connect refuses changes mid-restart). */
+async function settled(body: Record<string, unknown>) {
+  for (let i = 0; i < 60; i++) {
+    const res = await fetch(`http://127.0.0.1:18083/connectors/${body.name}/status`);
+    const status = res.ok ? await res.json() : undefined;
+    const tasks: { state: string }[] = status?.tasks ?? [];
+    if (status?.connector?.state === 'RUNNING' && tasks.length > 0 && tasks.every((t) => t.state === 'RUNNING')) return;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  throw new Error(`${body.name} did not run again`);
+}
+
+/** Resumes the seeded sink through the instance without sign-in, and waits until it runs. */
 async function resumeSink(body: Record<string, unknown>) {
   const res = await fetch(`${OPEN_URL}/api/resume_connector`, {
     method: 'POST',
@@ -216,7 +229,16 @@ async function resumeSink(body: Record<string, unknown>) {
     body: JSON.stringify({ cluster: body.cluster, connect: body.connect, name: body.name }),
   });
   if (res.status !== 200) throw new Error(`resuming ${body.name} failed: ${res.status}`);
+  await settled(body);
 }
+
+/** A FileStream sink's config on the seeded topic. */
+const sinkConfig = {
+  'connector.class': 'org.apache.kafka.connect.file.FileStreamSinkConnector',
+  'tasks.max': '1',
+  file: '/tmp/klens-e2e-matrix-sink.txt',
+  topics: 'connect-lines',
+};
 
 function connectorRows(): WriteRow[] {
   const page = (c: string) => `/c/${c}/connectors/dev-connect/demo-lines-sink`;
@@ -231,11 +253,20 @@ function connectorRows(): WriteRow[] {
     ...extra,
   });
   return [
+    // A task first, while the seeded sink has its tasks; a stop (which takes them away until
+    // the resume) comes last of the changes that touch it.
+    row('restart_task', 'Restart task 0', { body: (c) => ({ ...sink(c), task: 0 }), cleanUp: settled }),
+    row('restart_connector', 'Restart', { cleanUp: settled }),
+    row('resume_connector', 'Resume', { cleanUp: settled }),
     row('pause_connector', 'Pause', { cleanUp: resumeSink }),
-    row('resume_connector', 'Resume'),
     row('stop_connector', 'Stop', { cleanUp: resumeSink }),
-    row('restart_connector', 'Restart'),
-    row('restart_task', 'Restart task 0', { body: (c) => ({ ...sink(c), task: 0 }) }),
+    // Dry runs: Connect validates the config and nothing is created or changed.
+    row('create_connector', 'Create connector', {
+      page: (c) => `/c/${c}/connectors`,
+      body: (c) => ({ cluster: c, connect: 'dev-connect', name: unique('e2e-matrix-connector'), config: sinkConfig, dry_run: true }),
+      chosenInForm: true,
+    }),
+    row('update_connector', 'Edit config', { body: (c) => ({ ...sink(c), config: sinkConfig, dry_run: true }) }),
     // The call names a connector that does not exist: an allowed call ends in NOT_FOUND.
     row('delete_connector', 'Delete connector', {
       body: (c) => ({ ...sink(c), name: unique('e2e-absent-connector') }),

@@ -73,8 +73,47 @@ test('connectors are listed with their states and a failed task says why, secret
     await page.emulateMedia({ colorScheme: scheme });
     await page.screenshot({ path: test.info().outputPath(`connector-${scheme}.png`), fullPage: true });
   }
+  // The failed task restarted from its page: Connect restarts it (and it fails again).
+  await page.getByRole('button', { name: 'Restart failed tasks', exact: true }).click();
+  await expect(page.getByRole('status')).toContainText(`${failing}: restart sent`);
   expect(problems).toEqual([]);
   await page.request.delete(`${CONNECT}/connectors/${failing}`);
+});
+
+test('create a connector after Connect validates it, then delete it by typing its name', async ({ page }) => {
+  test.setTimeout(90_000);
+  const name = unique('e2e-created-sink');
+  const problems = await openHydrated(page, '/c/local/connectors');
+  await page.getByRole('button', { name: 'Create connector', exact: true }).click();
+  const sheet = page.getByRole('dialog', { name: 'Create connector' });
+  await sheet.getByRole('combobox', { name: 'Plugin' }).selectOption('org.apache.kafka.connect.file.FileStreamSinkConnector');
+  await sheet.getByLabel('Name').fill(name);
+  const config = sheet.getByRole('textbox', { name: /^Config/ });
+  await expect(config).toHaveValue(/connector.class=org.apache.kafka.connect.file.FileStreamSinkConnector/);
+  await config.fill(`connector.class=org.apache.kafka.connect.file.FileStreamSinkConnector\ntasks.max=many\ntopics=connect-lines\nfile=/tmp/${name}.txt\n`);
+  await sheet.getByRole('button', { name: 'Validate' }).click();
+  await expect(sheet.locator('li[data-key="tasks.max"]')).toContainText('tasks.max');
+  await expect(sheet.getByRole('button', { name: 'Create', exact: true })).toBeDisabled();
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await sheet.screenshot({ path: test.info().outputPath(`connector-create-${scheme}.png`) });
+  }
+  await config.fill(`connector.class=org.apache.kafka.connect.file.FileStreamSinkConnector\ntasks.max=1\ntopics=connect-lines\nfile=/tmp/${name}.txt\n`);
+  await sheet.getByRole('button', { name: 'Validate' }).click();
+  await expect(sheet.locator('[data-figure="validation"]')).toHaveText('Connect finds no error in this config.');
+  expect((await page.request.get(`${CONNECT}/connectors/${name}`)).status()).toBe(404);
+  await sheet.getByRole('button', { name: 'Create', exact: true }).click();
+  await expect(page.getByRole('status')).toContainText(`Created connector ${name}.`);
+  expect((await (await page.request.get(`${CONNECT}/connectors/${name}/config`)).json()).topics).toBe('connect-lines');
+
+  await page.goto(`/c/local/connectors/dev-connect/${name}`);
+  await page.getByRole('button', { name: 'Delete connector', exact: true }).click();
+  const confirm = page.getByRole('dialog', { name: 'Delete connector' });
+  await confirm.getByLabel('Connector name').fill(name);
+  await confirm.getByRole('button', { name: 'Delete connector' }).click();
+  await expect(page).toHaveURL(/\/c\/local\/connectors$/);
+  await expect.poll(async () => (await page.request.get(`${CONNECT}/connectors/${name}`)).status()).toBe(404);
+  expect(problems).toEqual([]);
 });
 
 test('a connector that does not exist says so on its page', async ({ page }) => {

@@ -201,3 +201,88 @@ pub async fn delete_connector(
 ) -> Result<ConnectorChanged, ApiError> {
     super::backend::run(DeleteConnector { args }).await
 }
+
+/// One connector plugin a Connect cluster has installed.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ConnectorPlugin {
+    pub class: String,
+    /// `source` or `sink`.
+    pub kind: String,
+    pub version: Option<String>,
+}
+
+/// `GET /api/connector_plugins`: the plugins of one Connect cluster, MirrorMaker's left out.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ConnectorPluginList {
+    pub cluster: String,
+    pub connect: String,
+    pub plugins: Vec<ConnectorPlugin>,
+}
+
+/// The arguments of `create_connector` and `update_connector` as sent.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ConnectorConfigArgs {
+    pub cluster: String,
+    #[serde(default)]
+    pub connect: Arg<String>,
+    #[serde(default)]
+    pub name: Arg<String>,
+    /// The whole config, `connector.class` included. In an update, a value sent back as
+    /// `********` keeps the stored secret.
+    #[serde(default)]
+    pub config: Arg<std::collections::BTreeMap<String, String>>,
+    /// `true`: Connect validates the config and nothing is created or changed.
+    #[serde(default)]
+    pub dry_run: Arg<bool>,
+}
+
+/// What Connect says of one config key in a validation.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ConfigVerdict {
+    pub name: String,
+    pub errors: Vec<String>,
+    /// Whether the plugin requires it.
+    pub required: bool,
+    /// The plugin's words on it.
+    pub documentation: Option<String>,
+}
+
+/// The answer of `create_connector` and `update_connector`: Connect's validation, key by key
+/// (the keys with errors, then the required ones), and whether the change was made.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ConnectorConfigured {
+    pub cluster: String,
+    pub connect: String,
+    pub name: String,
+    pub dry_run: bool,
+    pub error_count: usize,
+    pub verdicts: Vec<ConfigVerdict>,
+    /// True when the connector was created or its config replaced.
+    pub applied: bool,
+}
+
+/// The connector plugins of a Connect cluster (CONNECTORS).
+#[server(endpoint = "connector_plugins", input = GetUrl, output = Answer)]
+pub async fn connector_plugins(
+    cluster: String, #[server(default)] connect: Arg<String>,
+) -> Result<ConnectorPluginList, ApiError> {
+    super::backend::run(ConnectorPlugins { cluster, connect }).await
+}
+
+/// Creates a connector after Connect validates its config (MANAGE_CONNECTORS, and PRODUCE on
+/// each topic a source writes or RECORDS on each a sink reads).
+#[server(endpoint = "create_connector", input = Json, output = Answer)]
+pub async fn create_connector(
+    #[server(flatten)] args: ConnectorConfigArgs,
+) -> Result<ConnectorConfigured, ApiError> {
+    super::backend::run(CreateConnector { args }).await
+}
+
+/// Replaces a connector's config after Connect validates it, masked values kept (as for
+/// `create_connector`, on the connector and the topics of its new config).
+#[server(endpoint = "update_connector", input = Json, output = Answer)]
+pub async fn update_connector(
+    #[server(flatten)] args: ConnectorConfigArgs,
+) -> Result<ConnectorConfigured, ApiError> {
+    super::backend::run(UpdateConnector { args }).await
+}

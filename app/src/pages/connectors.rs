@@ -10,12 +10,13 @@ use leptos_meta::Title;
 use leptos_router::hooks::use_params_map;
 
 use crate::api::{
-    connector, connectors, delete_connector, pause_connector, restart_connector, restart_task,
-    resume_connector, stop_connector, ConnectClusterView, ConnectorArgs, ConnectorChanged,
+    connector, connector_plugins, connectors, create_connector, delete_connector, pause_connector,
+    restart_connector, restart_task, resume_connector, stop_connector, update_connector,
+    ConnectClusterView, ConnectorArgs, ConnectorChanged, ConnectorConfigArgs, ConnectorConfigured,
     ConnectorDetail, ConnectorSummary, ConnectorTask,
 };
-use crate::components::access::{allows, identity};
-use crate::components::change::TypedConfirm;
+use crate::components::access::{allows, identity, offers};
+use crate::components::change::{follow_change, TypedConfirm};
 use crate::components::table::{DataTable, Freshness};
 use crate::components::{use_cluster, ErrorAlert};
 use crate::error::ApiError;
@@ -57,12 +58,32 @@ pub fn ConnectorsPage() -> impl IntoView {
     let params = use_params_map();
     let only = move || params.read().get("connect");
     let list = Resource::new(cluster, connectors);
+    let who = identity();
+    let notice = RwSignal::new(None::<String>);
+    let changed = Callback::new(move |said: String| {
+        notice.set(Some(said));
+        list.refetch();
+    });
     let state = RwSignal::new(String::new());
     let kind = RwSignal::new(String::new());
     let name = RwSignal::new(String::new());
     view! {
         <Title text=move || format!("Connectors of {}", cluster()) />
-        <div class="page-head"><h1>"Connectors"</h1></div>
+        <div class="page-head">
+            <h1>"Connectors"</h1>
+            <div class="actions">
+                <Suspense fallback=|| ()>
+                    {move || Suspend::new(async move {
+                        let may = who.await.ok().is_some_and(|w| offers(w.cluster(&cluster()), Privilege::ManageConnectors));
+                        let connects: Vec<String> = list.await.map(|l| l.connects.into_iter().map(|c| c.name).collect()).unwrap_or_default();
+                        (may && !connects.is_empty()).then(|| view! {
+                            <ConnectorForm cluster=cluster() connects=connects initial="tasks.max=1\n".to_string() on_done=changed />
+                        })
+                    })}
+                </Suspense>
+            </div>
+        </div>
+        {move || notice.get().map(|n| view! { <p class="note" role="status">{n}</p> })}
         <div class="header-row" role="search" aria-label="Filter connectors">
             <input type="search" placeholder="Name or class" aria-label="Name or class"
                 prop:value=move || name.get() on:input=move |ev| name.set(event_target_value(&ev)) />
@@ -241,7 +262,14 @@ fn ConnectorView(d: ConnectorDetail, may: bool, changed: Callback<String>) -> im
         <div class="page-head">
             <h1 class="cut" title=c.name.clone()>{c.name.clone()} " " {connector_state(&c.state)}</h1>
             <div class="actions">
-                {may.then(|| view! { <ConnectorActions c=c.clone() target=target send=send /> })}
+                {may.then(|| {
+                    let initial = config_text(d.config.iter().filter(|v| v.name != "name").map(|v| (v.name.as_str(), v.value.as_str())));
+                    view! {
+                        <ConnectorForm cluster=cluster.clone() connects=vec![c.connect.clone()]
+                            editing=(c.connect.clone(), c.name.clone()) initial=initial on_done=changed />
+                        <ConnectorActions c=c.clone() target=target send=send />
+                    }
+                })}
             </div>
         </div>
         {move || send.value().get().and_then(|r| r.err()).map(|e| view! { <ErrorAlert error=e /> })}
@@ -374,11 +402,12 @@ fn change_action(changed: Callback<String>) -> Changes {
     Effect::new(move |_| {
         if let Some(Ok(done)) = send.value().get() {
             if done.action == "delete" {
+                // Gone: back to the list, which reads afresh (this page's own read would 404).
                 let list = format!("/c/{}/connectors", query_value(&done.cluster));
                 navigate(&list, Default::default());
+                return;
             }
             let said = match done.action.as_str() {
-                "delete" => format!("Deleted connector {}.", done.name),
                 "restart_task" => format!("Restarted a task of {}.", done.name),
                 other => format!(
                     "{}: {other} sent; Connect now says {}.",
@@ -437,5 +466,162 @@ fn ConnectorActions(
                     cancel=Callback::new(move |()| deleting.set(false)) />
             </div>
         </Show>
+    }
+}
+
+/// A config as the form's text shows it: one `key=value` a line, in key order.
+pub fn config_text<'a>(config: impl IntoIterator<Item = (&'a str, &'a str)>) -> String {
+    config.into_iter().map(|(k, v)| format!("{k}={v}\n")).collect()
+}
+
+/// The form's text read back: `key=value` lines, split at the first `=`; blank lines and lines
+/// starting with `#` left out, keys and values trimmed; a line without `=` is named.
+pub fn config_of(text: &str) -> Result<std::collections::BTreeMap<String, String>, String> {
+    let mut config = std::collections::BTreeMap::new();
+    for (at, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let Some((key, value)) = line.split_once('=') else {
+            return Err(format!("Line {} is not key=value: {line}", at + 1));
+        };
+        config.insert(key.trim().to_string(), value.trim().to_string());
+    }
+    Ok(config)
+}
+
+/// Create a connector (with `connects` to choose from) or edit the config of `editing`
+/// (its Connect cluster and name): a sheet with the plugin, the name and the config as text,
+/// validated by Connect first, each key's errors listed by it.
+#[component]
+pub fn ConnectorForm(
+    cluster: String, connects: Vec<String>, #[prop(optional)] editing: Option<(String, String)>,
+    initial: String, on_done: Callback<String>,
+) -> impl IntoView {
+    let creating = editing.is_none();
+    let label = if creating { "Create connector" } else { "Edit config" };
+    let open = RwSignal::new(false);
+    let (first_connect, first_name) = editing
+        .clone()
+        .unwrap_or_else(|| (connects.first().cloned().unwrap_or_default(), String::new()));
+    let connect = RwSignal::new(first_connect);
+    let name = RwSignal::new(first_name);
+    let text = RwSignal::new(initial);
+    let preview = RwSignal::new(None::<ConnectorConfigured>);
+    let error = RwSignal::new(None::<String>);
+    let cluster = StoredValue::new(cluster);
+    let plugins = Resource::new(
+        move || (cluster.get_value(), connect.get(), open.get() && creating),
+        |(c, k, wanted)| async move {
+            if wanted {
+                connector_plugins(c, k.into()).await.map(|l| l.plugins).unwrap_or_default()
+            } else {
+                Vec::new()
+            }
+        },
+    );
+    let send = Action::new_local(move |dry_run: &bool| {
+        let dry_run = *dry_run;
+        let config = config_of(&text.get_untracked());
+        let args = config.map(|config| ConnectorConfigArgs {
+            cluster: cluster.get_value(),
+            connect: connect.get_untracked().into(),
+            name: name.get_untracked().into(),
+            config: config.into(),
+            dry_run: dry_run.into(),
+        });
+        async move {
+            let answer = match args {
+                Err(said) => Err(ApiError::bad_request("config", said)),
+                Ok(args) if creating => create_connector(args).await,
+                Ok(args) => update_connector(args).await,
+            };
+            (dry_run, answer)
+        }
+    });
+    follow_change(send, preview, error, move |done: ConnectorConfigured| {
+        open.set(false);
+        let did = if creating { "Created" } else { "Saved the config of" };
+        on_done.run(format!("{did} connector {}.", done.name));
+    });
+    let choose = move |class: String| {
+        let rest: String = text
+            .get_untracked()
+            .lines()
+            .filter(|l| !l.trim_start().starts_with("connector.class"))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        text.set(format!("connector.class={class}\n{rest}"));
+    };
+    let connects = StoredValue::new(connects);
+    view! {
+        <button type="button" class="button" on:click=move |_| open.update(|o| *o = !*o)>{label}</button>
+        <Show when=move || open.get()>
+            <div class="panel" role="dialog" aria-label=label>
+                <h2>{label}</h2>
+                {creating.then(|| view! {
+                    <label>"Connect cluster"
+                        <select on:change=move |ev| connect.set(event_target_value(&ev))>
+                            {connects.get_value().into_iter().map(|k| view! { <option value=k.clone()>{k.clone()}</option> }).collect_view()}
+                        </select>
+                    </label>
+                    <Suspense fallback=|| view! { <p class="muted">"Reading the plugins…"</p> }>
+                        {move || Suspend::new(async move {
+                            let options = plugins.await.into_iter().map(|p| view! {
+                                <option value=p.class.clone()>{format!("{} ({})", short_class(&p.class), p.kind)}</option>
+                            }).collect_view();
+                            view! {
+                                <label>"Plugin"
+                                    <select on:change=move |ev| choose(event_target_value(&ev))>
+                                        <option value="">"Choose a plugin"</option>
+                                        {options}
+                                    </select>
+                                </label>
+                            }
+                        })}
+                    </Suspense>
+                    <label>"Name"
+                        <input type="text" autocomplete="off" prop:value=move || name.get()
+                            on:input=move |ev| name.set(event_target_value(&ev)) />
+                    </label>
+                })}
+                <label>"Config (key=value, one a line; a masked value kept as ********)"
+                    <textarea rows="12" class="mono" prop:value=move || text.get()
+                        on:input=move |ev| text.set(event_target_value(&ev))></textarea>
+                </label>
+                <div class="panel-actions">
+                    <button type="button" class="button" disabled=move || send.pending().get()
+                        on:click=move |_| { send.dispatch(true); }>"Validate"</button>
+                    <button type="button" class="button button-primary"
+                        disabled=move || send.pending().get() || preview.get().is_none_or(|p| p.error_count > 0)
+                        on:click=move |_| { send.dispatch(false); }>{if creating { "Create" } else { "Save" }}</button>
+                    <button type="button" class="button" on:click=move |_| open.set(false)>"Cancel"</button>
+                </div>
+                {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
+                {move || preview.get().map(|p| view! {
+                    <p role="status" data-figure="validation">{if p.error_count == 0 { "Connect finds no error in this config.".to_string() } else { format!("Connect finds {} errors:", p.error_count) }}</p>
+                    <ul class="verdicts">
+                        {p.verdicts.into_iter().filter(|v| !v.errors.is_empty()).map(|v| view! {
+                            <li data-key=v.name.clone()><code>{v.name.clone()}</code>" "<span class="error-text">{v.errors.join(" ")}</span></li>
+                        }).collect_view()}
+                    </ul>
+                })}
+            </div>
+        </Show>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn config_text_reads_back_as_it_was_written() {
+        let text = config_text([("topics", "a,b"), ("file", "/tmp/x=y")]);
+        let back = config_of(&format!("# a comment\n\n{text}")).expect("config");
+        assert_eq!(back.get("file").map(String::as_str), Some("/tmp/x=y"));
+        assert_eq!(back.get("topics").map(String::as_str), Some("a,b"));
+        assert_eq!(config_of("topics a"), Err("Line 1 is not key=value: topics a".into()));
     }
 }

@@ -184,17 +184,27 @@ impl Connect {
         let mut connectors: Vec<Connector> = listed
             .into_iter()
             .filter_map(|(name, e)| {
-                let (info, status) = (e.info?, e.status?);
-                let kind = info.kind.or(status.kind).unwrap_or_else(|| "unknown".into());
+                // A connector just created may have no status yet: it shows as UNASSIGNED.
+                let info = e.info?;
+                let (state, worker, trace, tasks, status_kind) = match e.status {
+                    Some(s) => (
+                        s.connector.state,
+                        s.connector.worker_id,
+                        s.connector.trace,
+                        s.tasks,
+                        s.kind,
+                    ),
+                    None => ("UNASSIGNED".to_string(), None, None, Vec::new(), None),
+                };
+                let kind = info.kind.or(status_kind).unwrap_or_else(|| "unknown".into());
                 Some(Connector {
                     class: info.config.get(CONNECTOR_CLASS).cloned().unwrap_or_default(),
                     name,
                     kind,
-                    state: status.connector.state,
-                    worker: status.connector.worker_id,
-                    trace: status.connector.trace,
-                    tasks: status
-                        .tasks
+                    state,
+                    worker,
+                    trace,
+                    tasks: tasks
                         .into_iter()
                         .map(|t| Task {
                             id: t.id,
@@ -234,6 +244,20 @@ impl Connect {
         Ok(connectors)
     }
 
+    /// The connector plugins installed on the workers: (class, `source` or `sink`, version).
+    pub async fn plugins(&self) -> Result<Vec<(String, String, Option<String>)>, RestError> {
+        #[derive(Deserialize)]
+        struct Plugin {
+            class: String,
+            #[serde(rename = "type")]
+            kind: String,
+            version: Option<String>,
+        }
+        let plugins: Vec<Plugin> =
+            self.rest.get_with(&["connector-plugins"], &[]).await?.unwrap_or_default();
+        Ok(plugins.into_iter().map(|p| (p.class, p.kind, p.version)).collect())
+    }
+
     /// The keys the plugin of `class` declares `PASSWORD`, asked once per class; none when the
     /// plugin is not installed or Connect does not answer (the names still mask the usual ones).
     async fn password_keys_of(&self, class: &str) -> BTreeSet<String> {
@@ -269,11 +293,21 @@ impl Connect {
         &self, grant: &Grant, resource: &Resource, method: Method, segments: &[&str],
         query: &[(&str, &str)],
     ) -> Result<serde_json::Value, ApiError> {
+        self.send_json(grant, resource, method, segments, query, None).await
+    }
+
+    /// [`Connect::change`] with a JSON body.
+    pub async fn send_json<T: for<'de> Deserialize<'de>>(
+        &self, grant: &Grant, resource: &Resource, method: Method, segments: &[&str],
+        query: &[(&str, &str)], body: Option<&serde_json::Value>,
+    ) -> Result<T, ApiError> {
         grant.require(app::Privilege::ManageConnectors, resource)?;
+        let body = body.map(|b| b.to_string().into_bytes());
         let mut tries = 0;
         loop {
             tries += 1;
-            match self.rest.send(method.clone(), segments, query, None).await {
+            let body = body.clone().map(|b| ("application/json", b));
+            match self.rest.send(method.clone(), segments, query, body).await {
                 Err(e) if e.status == Some(409) && tries < REBALANCE_TRIES => {
                     tokio::time::sleep(REBALANCE_PAUSE).await;
                 }

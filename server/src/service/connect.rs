@@ -5,8 +5,9 @@
 
 use app::access::{Action, ClusterAccess, Decision, Resource};
 use app::api::{
-    Arg, ConnectClusterView, ConnectorArgs, ConnectorChanged, ConnectorConfigValue,
-    ConnectorDetail, ConnectorList, ConnectorSummary, ConnectorTask,
+    Arg, ConfigVerdict, ConnectClusterView, ConnectorArgs, ConnectorChanged, ConnectorConfigArgs,
+    ConnectorConfigValue, ConnectorConfigured, ConnectorDetail, ConnectorList, ConnectorPlugin,
+    ConnectorPluginList, ConnectorSummary, ConnectorTask,
 };
 use app::{ApiError, ErrorCode, Privilege};
 use reqwest::Method;
@@ -14,20 +15,36 @@ use reqwest::Method;
 use super::Service;
 use crate::audit::Attempt;
 use crate::auth::Caller;
-use crate::connect::{first_cause, secrets, Connector};
+use crate::connect::{first_cause, secrets, Connector, CONNECTOR_CLASS};
+
+/// The caller's access to `cluster` for a change: refused on a read-only cluster, then unless
+/// MANAGE_CONNECTORS is held somewhere on it.
+fn manage_access(
+    service: &Service, caller: &Caller, cluster: &str,
+) -> Result<ClusterAccess, ApiError> {
+    let access = service.access(caller, cluster)?;
+    if !access.writable {
+        return Err(ApiError::read_only_cluster(cluster));
+    }
+    held(access, cluster, Privilege::ManageConnectors)
+}
+
+/// `access`, unless `privilege` is held nowhere on `cluster`: then its refusal.
+fn held(
+    access: ClusterAccess, cluster: &str, privilege: Privilege,
+) -> Result<ClusterAccess, ApiError> {
+    if access.can(privilege) {
+        return Ok(access);
+    }
+    let refusal = Decision::MissingPrivilege(privilege, Resource::Cluster);
+    Err(refusal.into_error(cluster).unwrap_or_else(|| ApiError::unknown_cluster(cluster)))
+}
 
 /// The caller's access to `cluster`, refused unless CONNECTORS is held somewhere on it.
 fn connectors_access(
     service: &Service, caller: &Caller, cluster: &str,
 ) -> Result<ClusterAccess, ApiError> {
-    let access = service.access(caller, cluster)?;
-    if !access.can(Privilege::Connectors) {
-        let refusal = Decision::MissingPrivilege(Privilege::Connectors, Resource::Cluster);
-        return Err(refusal
-            .into_error(cluster)
-            .unwrap_or_else(|| ApiError::unknown_cluster(cluster)));
-    }
-    Ok(access)
+    held(service.access(caller, cluster)?, cluster, Privilege::Connectors)
 }
 
 fn summary(connect: &str, c: &Connector, traces: bool) -> ConnectorSummary {
@@ -177,7 +194,7 @@ impl Change {
 
     /// The request that makes the change on Connect: method, the path after the connector's
     /// own, and the query.
-    fn request(self, args: &ConnectorArgs, found: &Connector) -> Result<Request, ApiError> {
+    fn request(self, args: &ConnectorArgs) -> Result<Request, ApiError> {
         let on = |yes: bool| if yes { "true" } else { "false" };
         Ok(match self {
             Change::Pause | Change::Resume | Change::Stop => {
@@ -190,13 +207,9 @@ impl Change {
                 (Method::POST, vec!["restart".to_string()], query)
             }
             Change::RestartTask => {
+                // Connect answers a task it does not have with 404: the projection's list may
+                // be a moment behind a restart.
                 let id = args.task.clone().required("task")?;
-                if !found.tasks.iter().any(|t| t.id == id) {
-                    return Err(ApiError::not_found(format!(
-                        "Connector \"{}\" has no task {id}.",
-                        found.name
-                    )));
-                }
                 (Method::POST, vec!["tasks".into(), id.to_string(), "restart".into()], Vec::new())
             }
             Change::Delete => (Method::DELETE, Vec::new(), Vec::new()),
@@ -213,24 +226,14 @@ async fn change(
     let attempt = Attempt::of(&args.cluster, Privilege::ManageConnectors, &args, &[]);
     let cluster = args.cluster.clone();
     let write = async {
-        let access = service.access(caller, &cluster)?;
-        if !access.writable {
-            return Err(ApiError::read_only_cluster(&cluster));
-        }
-        if !access.can(Privilege::ManageConnectors) {
-            let refusal =
-                Decision::MissingPrivilege(Privilege::ManageConnectors, Resource::Cluster);
-            return Err(refusal
-                .into_error(&cluster)
-                .unwrap_or_else(|| ApiError::unknown_cluster(&cluster)));
-        }
+        let access = manage_access(service, caller, &cluster)?;
         let connect = args.connect.clone().required("connect")?;
         let name = args.name.clone().required("name")?;
         let (found, _) = find_visible(service, &access, &cluster, &connect, &name)?;
         let resource = found.resource(&connect);
         let action = Action::new(Privilege::ManageConnectors, resource.clone());
         let mut granted = service.decide(caller, &cluster, action)?;
-        let (method, path, query) = change.request(&args, &found)?;
+        let (method, path, query) = change.request(&args)?;
         let mut segments = vec!["connectors", name.as_str()];
         segments.extend(path.iter().map(String::as_str));
         let client = granted.entry.connect(&connect).ok_or_else(|| {
@@ -252,6 +255,273 @@ async fn change(
     service.audited(caller, attempt, |_| None, write).await
 }
 
+/// The plugins of one Connect cluster (CONNECTORS), MirrorMaker's left out: those belong to
+/// replications.
+pub async fn plugins(
+    service: &Service, caller: &Caller, cluster: &str, connect: Arg<String>,
+) -> Result<ConnectorPluginList, ApiError> {
+    let args = serde_json::json!({ "connect": connect });
+    let read = async {
+        connectors_access(service, caller, cluster)?;
+        let connect = connect.required("connect")?;
+        let client = connect_client(service, cluster, &connect)?;
+        let plugins = client
+            .plugins()
+            .await
+            .map_err(crate::rest::api_error)?
+            .into_iter()
+            .filter(|(class, _, _)| !class.starts_with(MIRROR))
+            .map(|(class, kind, version)| ConnectorPlugin { class, kind, version })
+            .collect();
+        Ok(ConnectorPluginList { cluster: cluster.to_string(), connect, plugins })
+    };
+    service.audited_read(caller, cluster, Privilege::Connectors, &args, read).await
+}
+
+/// MirrorMaker 2's connector classes start so.
+const MIRROR: &str = "org.apache.kafka.connect.mirror.";
+/// The longest connector name klens sends.
+const MAX_NAME: usize = 249;
+/// The most keys a validation answer lists.
+const MAX_VERDICTS: usize = 500;
+
+/// The Connect cluster `connect` of `cluster`, or `NOT_FOUND`.
+fn connect_client(
+    service: &Service, cluster: &str, connect: &str,
+) -> Result<std::sync::Arc<crate::connect::Connect>, ApiError> {
+    let entry = service.catalog.get(cluster).ok_or_else(|| ApiError::unknown_cluster(cluster))?;
+    entry.connect(connect).ok_or_else(|| {
+        ApiError::not_found(format!("Cluster \"{cluster}\" has no Connect cluster \"{connect}\"."))
+    })
+}
+
+#[derive(serde::Deserialize)]
+struct Validation {
+    error_count: usize,
+    #[serde(default)]
+    configs: Vec<Validated>,
+}
+
+#[derive(serde::Deserialize)]
+struct Validated {
+    definition: Option<Definition>,
+    value: Option<Value>,
+}
+
+#[derive(serde::Deserialize)]
+struct Definition {
+    name: String,
+    #[serde(default)]
+    required: bool,
+    documentation: Option<String>,
+}
+
+#[derive(serde::Deserialize)]
+struct Value {
+    name: String,
+    #[serde(default)]
+    errors: Vec<String>,
+}
+
+/// Connect's validation, key by key: the keys with errors first, then those the plugin
+/// requires.
+fn verdicts(validation: Validation) -> Vec<ConfigVerdict> {
+    let mut all: Vec<ConfigVerdict> = validation
+        .configs
+        .into_iter()
+        .filter_map(|v| {
+            let (definition, value) = (v.definition, v.value);
+            let name = value
+                .as_ref()
+                .map(|v| v.name.clone())
+                .or(definition.as_ref().map(|d| d.name.clone()))?;
+            Some(ConfigVerdict {
+                name,
+                errors: value.map(|v| v.errors).unwrap_or_default(),
+                required: definition.as_ref().is_some_and(|d| d.required),
+                documentation: definition.and_then(|d| d.documentation),
+            })
+        })
+        .filter(|v| !v.errors.is_empty() || v.required)
+        .collect();
+    all.sort_by_key(|v| v.errors.is_empty());
+    all.truncate(MAX_VERDICTS);
+    all
+}
+
+/// Creates a connector (`creating`) or replaces the config of one the caller sees. Decided
+/// writable → MANAGE_CONNECTORS held → (for an update) the connector visible and manageable →
+/// the config's class a plugin Connect has, not MirrorMaker's → MANAGE_CONNECTORS on the
+/// connector with the topics its new config names, and PRODUCE on each topic a source writes
+/// or RECORDS on each a sink reads (topics its config does not make knowable: only for a
+/// caller who holds those on the whole cluster). Connect validates the config first; nothing
+/// is created or changed unless it validates.
+async fn configure(
+    service: &Service, caller: &Caller, args: ConnectorConfigArgs, creating: bool,
+) -> Result<ConnectorConfigured, ApiError> {
+    let attempt = Attempt::of(&args.cluster, Privilege::ManageConnectors, &args, &["config"]);
+    let cluster = args.cluster.clone();
+    let write = async {
+        let access = manage_access(service, caller, &cluster)?;
+        let connect = args.connect.clone().required("connect")?;
+        let name = args.name.clone().required("name")?;
+        if name.trim().is_empty() || name.len() > MAX_NAME {
+            return Err(ApiError::bad_request(
+                "name",
+                format!("A connector name is 1 to {MAX_NAME} bytes."),
+            ));
+        }
+        if let Some(problem) = crate::registry::segment_problem(&name) {
+            return Err(ApiError::bad_request(
+                "name",
+                format!("This connector name cannot be used: {problem}."),
+            ));
+        }
+        let mut config = args.config.clone().required("config")?;
+        let dry_run = args.dry_run.clone().or("dry_run", false)?;
+        let client = connect_client(service, &cluster, &connect)?;
+        if !creating {
+            let (found, _) = find_visible(service, &access, &cluster, &connect, &name)?;
+            let now = Action::new(Privilege::ManageConnectors, found.resource(&connect));
+            service.decide(caller, &cluster, now)?;
+            config =
+                secrets::restore(config, &found.config, &found.password_keys).map_err(|key| {
+                    ApiError::bad_request(
+                        "config",
+                        format!(
+                            "{key} is sent as {} but holds no secret now: give its value.",
+                            secrets::MASKED
+                        ),
+                    )
+                })?;
+        }
+        config.insert("name".into(), name.clone());
+        let class = config.get(CONNECTOR_CLASS).cloned().unwrap_or_default();
+        if class.trim().is_empty() {
+            return Err(ApiError::bad_request("config", "Name the plugin as connector.class."));
+        }
+        if class.starts_with(MIRROR) {
+            return Err(ApiError::bad_request(
+                "config",
+                "A MirrorMaker connector is part of a replication, which klens manages as one.",
+            ));
+        }
+        let plugins = client.plugins().await.map_err(crate::rest::api_error)?;
+        let short = |c: &str| c.rsplit('.').next().unwrap_or(c).to_string();
+        let kind = plugins
+            .iter()
+            .find(|(c, _, _)| *c == class || short(c) == class)
+            .map(|(_, k, _)| k.clone())
+            .ok_or_else(|| {
+                ApiError::bad_request(
+                    "config",
+                    format!("Connect cluster \"{connect}\" has no plugin {class}."),
+                )
+            })?;
+        let targets = crate::connect::targets(&kind, &config);
+        let topic_privilege = if kind == "sink" { Privilege::Records } else { Privilege::Produce };
+        match &targets {
+            Some(topics) => {
+                for topic in topics {
+                    service.check_topic(caller, &cluster, topic_privilege, topic)?;
+                }
+            }
+            None if !access.privileges.contains(&topic_privilege) => {
+                let refusal = Decision::MissingPrivilege(topic_privilege, Resource::Cluster);
+                return Err(refusal
+                    .into_error(&cluster)
+                    .unwrap_or_else(|| ApiError::unknown_cluster(&cluster)));
+            }
+            None => {}
+        }
+        let resource =
+            Resource::Connector { connect: connect.clone(), name: name.clone(), topics: targets };
+        let action = Action::new(Privilege::ManageConnectors, resource.clone());
+        let mut granted = service.decide(caller, &cluster, action)?;
+        let body = serde_json::to_value(&config).unwrap_or_default();
+        // A dry run is a write attempt too: recorded before Connect sees the config.
+        service.open(&mut granted.grant).await?;
+        let validation: Validation = client
+            .send_json(
+                &granted.grant,
+                &resource,
+                Method::PUT,
+                &["connector-plugins", &class, "config", "validate"],
+                &[],
+                Some(&body),
+            )
+            .await?;
+        let error_count = validation.error_count;
+        let verdicts = verdicts(validation);
+        let mut answer = ConnectorConfigured {
+            cluster: cluster.clone(),
+            connect: connect.clone(),
+            name: name.clone(),
+            dry_run,
+            error_count,
+            verdicts,
+            applied: false,
+        };
+        if dry_run {
+            return Ok(answer);
+        }
+        if error_count > 0 {
+            let said: Vec<String> = answer
+                .verdicts
+                .iter()
+                .filter(|v| !v.errors.is_empty())
+                .take(3)
+                .map(|v| format!("{}: {}", v.name, v.errors.join(" ")))
+                .collect();
+            return Err(ApiError::bad_request(
+                "config",
+                format!(
+                    "Connect finds {error_count} errors in this config, so nothing changed: {}",
+                    said.join("; ")
+                ),
+            ));
+        }
+        if creating {
+            let body = serde_json::json!({ "name": name, "config": config });
+            let _: serde_json::Value = client
+                .send_json(
+                    &granted.grant,
+                    &resource,
+                    Method::POST,
+                    &["connectors"],
+                    &[],
+                    Some(&body),
+                )
+                .await?;
+        } else {
+            let _: serde_json::Value = client
+                .send_json(
+                    &granted.grant,
+                    &resource,
+                    Method::PUT,
+                    &["connectors", &name, "config"],
+                    &[],
+                    Some(&body),
+                )
+                .await?;
+        }
+        // Connect lists a new connector a moment after it answers the create.
+        for _ in 0..20 {
+            granted.entry.refresh_connect(&connect).await;
+            let listed = granted.entry.state().connect.get(&connect).is_some_and(|p| {
+                p.data.as_ref().is_some_and(|all| all.iter().any(|c| c.name == name))
+            });
+            if listed || !creating {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+        }
+        answer.applied = true;
+        Ok(answer)
+    };
+    service.audited(caller, attempt, |_| None, write).await
+}
+
 // The server functions this capability answers.
 serves!(app::api::Connectors, |s, c, a| connectors(&s, &c, &a.cluster));
 serves!(app::api::Connector, |s, c, a| connector(&s, &c, &a.cluster, a.connect, a.name));
@@ -260,4 +530,7 @@ serves!(app::api::ResumeConnector, |s, c, a| change(&s, &c, a.args, Change::Resu
 serves!(app::api::StopConnector, |s, c, a| change(&s, &c, a.args, Change::Stop));
 serves!(app::api::RestartConnector, |s, c, a| change(&s, &c, a.args, Change::Restart));
 serves!(app::api::RestartTask, |s, c, a| change(&s, &c, a.args, Change::RestartTask));
+serves!(app::api::ConnectorPlugins, |s, c, a| plugins(&s, &c, &a.cluster, a.connect));
+serves!(app::api::CreateConnector, |s, c, a| configure(&s, &c, a.args, true));
+serves!(app::api::UpdateConnector, |s, c, a| configure(&s, &c, a.args, false));
 serves!(app::api::DeleteConnector, |s, c, a| change(&s, &c, a.args, Change::Delete));

@@ -312,3 +312,120 @@ async fn a_scoped_manager_changes_only_the_connectors_her_scope_covers() {
     delete_connector(CONNECT, &a).await;
     delete_connector(CONNECT, &b).await;
 }
+
+/// Connect's stored config of `name`, read through its own REST API.
+async fn stored_config(name: &str) -> Value {
+    let answer = reqwest::get(format!("{CONNECT}/connectors/{name}/config")).await.expect("config");
+    answer.json().await.unwrap_or(Value::Null)
+}
+
+/// A source created through klens after Connect validates it writes records another client
+/// reads; a sink's edit that sends its masked secret back keeps the stored one.
+#[tokio::test]
+async fn a_connector_is_created_after_validation_and_an_edit_keeps_its_secret() {
+    let name = unique("it-ccreate");
+    create_topic(&name, 1).await;
+    let lines = std::env::temp_dir().join(format!("{name}.txt"));
+    std::fs::write(&lines, "one\ntwo\nthree\n").expect("source file");
+    let yaml = cluster_yaml("      - name: dev\n        url: http://127.0.0.1:18083\n")
+        .replace("    connect:", "    writable: true\n    connect:");
+    let (router, catalog) = router_and_catalog(&yaml).await;
+    catalog.get("local").expect("local").refresh_connect("dev").await;
+    let source = json!({
+        "connector.class": "org.apache.kafka.connect.file.FileStreamSourceConnector",
+        "tasks.max": "1",
+        "file": lines.to_string_lossy(),
+        "topic": name,
+    });
+    let body = |config: &Value, dry_run: bool| json!({"cluster": "local", "connect": "dev", "name": name, "config": config, "dry_run": dry_run});
+
+    // Connect's own verdict on a bad value, and nothing created by a dry run.
+    let mut bad = source.clone();
+    bad["tasks.max"] = json!("many");
+    let (code, answer) = post(&router, "/api/create_connector", body(&bad, true)).await;
+    assert_eq!(code, 200, "{answer}");
+    assert!(answer["error_count"].as_u64() > Some(0), "{answer}");
+    assert_eq!(answer["verdicts"][0]["name"], "tasks.max", "{answer}");
+    let (code, answer) = post(&router, "/api/create_connector", body(&source, true)).await;
+    assert_eq!((code.as_u16(), answer["error_count"].as_u64()), (200, Some(0)), "{answer}");
+    assert!(stored_config(&name).await.get("connector.class").is_none());
+    let (code, answer) = post(&router, "/api/create_connector", body(&bad, false)).await;
+    assert_eq!(code, 400, "{answer}");
+
+    let (code, answer) = post(&router, "/api/create_connector", body(&source, false)).await;
+    assert_eq!(code, 200, "{answer}");
+    assert_eq!(answer["applied"], true);
+    // The records arrive where another client reads them.
+    let mut high = 0;
+    for _ in 0..60 {
+        high = watermarks(&name, 1)[0].1;
+        if high >= 3 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    assert_eq!(high, 3);
+
+    // An edit sending the masked secret back keeps the stored secret and changes the rest.
+    let sink_name = format!("{name}-sink");
+    let out = std::env::temp_dir().join(&sink_name);
+    let sink_config = sink(&out.to_string_lossy(), &name);
+    let sink_body = |config: &Value| json!({"cluster": "local", "connect": "dev", "name": sink_name, "config": config});
+    let (code, answer) = post(&router, "/api/create_connector", sink_body(&sink_config)).await;
+    assert_eq!(code, 200, "{answer}");
+    let mut edited = sink_config.clone();
+    edited["connection.password"] = json!("********");
+    edited["tasks.max"] = json!("2");
+    let (code, answer) = post(&router, "/api/update_connector", sink_body(&edited)).await;
+    assert_eq!(code, 200, "{answer}");
+    let stored = stored_config(&sink_name).await;
+    assert_eq!(stored["connection.password"], "hunter2-not-shown", "{stored}");
+    assert_eq!(stored["tasks.max"], "2", "{stored}");
+
+    // MirrorMaker's connectors belong to replications.
+    let mirror =
+        json!({"connector.class": "org.apache.kafka.connect.mirror.MirrorSourceConnector"});
+    let (code, answer) = post(&router, "/api/create_connector", body(&mirror, true)).await;
+    assert_eq!(code, 400, "{answer}");
+    delete_connector(CONNECT, &name).await;
+    delete_connector(CONNECT, &sink_name).await;
+}
+
+/// erin may create connectors on the topics her scope covers: a source writing elsewhere is
+/// refused for PRODUCE on that topic and never reaches Connect.
+#[tokio::test]
+async fn a_scoped_caller_creates_only_connectors_on_her_topics() {
+    let covered = unique("it-ccscope");
+    let (a, b, yaml) = two_sinks_and_a_scope(
+        &covered,
+        "it-ccother",
+        "connectors, manage_connectors, produce, records",
+    )
+    .await;
+    let (router, catalog) = router_and_catalog(&yaml).await;
+    catalog.get("local").expect("local").refresh_connect("dev").await;
+    let erin = sign_in(&router, "erin").await;
+    let source = |topic: &str| {
+        json!({
+            "connector.class": "org.apache.kafka.connect.file.FileStreamSourceConnector",
+            "file": "/dev/null",
+            "topic": topic,
+        })
+    };
+    let name = format!("{covered}-src");
+    let elsewhere = unique("it-ccforeign");
+    let body =
+        json!({"cluster": "local", "connect": "dev", "name": name, "config": source(&elsewhere)});
+    let (code, answer) = post_as(&router, &erin, "/api/create_connector", body).await;
+    assert_eq!(code, 403, "{answer}");
+    assert_eq!(answer["privilege"], "PRODUCE");
+    assert!(stored_config(&name).await.get("connector.class").is_none());
+    let mine = format!("{covered}-t");
+    let body = json!({"cluster": "local", "connect": "dev", "name": name, "config": source(&mine)});
+    let (code, answer) = post_as(&router, &erin, "/api/create_connector", body).await;
+    assert_eq!(code, 200, "{answer}");
+    assert_eq!(stored_config(&name).await["topic"], mine);
+    for connector in [&name, &a, &b] {
+        delete_connector(CONNECT, connector).await;
+    }
+}
