@@ -80,7 +80,7 @@ impl Connector {
 
     /// A MirrorMaker 2 connector: part of a replication, never managed as a loose connector.
     pub fn is_mirror(&self) -> bool {
-        self.class.starts_with("org.apache.kafka.connect.mirror.")
+        is_mirror_class(&self.class)
     }
 
     /// The consumer group a sink commits its offsets under.
@@ -92,6 +92,37 @@ impl Connector {
                 .unwrap_or_else(|| format!("connect-{}", self.name))
         })
     }
+}
+
+/// Whether `class` is one of MirrorMaker 2's connectors, which belong to replications.
+pub fn is_mirror_class(class: &str) -> bool {
+    class.starts_with("org.apache.kafka.connect.mirror.")
+}
+
+/// A connector from Connect's info and status of it; one just created may have no status yet
+/// and shows as UNASSIGNED. Its topics and `PASSWORD` keys are filled in afterwards.
+fn connector_of(name: String, e: Expanded) -> Option<Connector> {
+    let info = e.info?;
+    let (state, worker, trace, tasks, status_kind) = match e.status {
+        Some(s) => (s.connector.state, s.connector.worker_id, s.connector.trace, s.tasks, s.kind),
+        None => ("UNASSIGNED".to_string(), None, None, Vec::new(), None),
+    };
+    let kind = info.kind.or(status_kind).unwrap_or_else(|| "unknown".into());
+    Some(Connector {
+        class: info.config.get(CONNECTOR_CLASS).cloned().unwrap_or_default(),
+        name,
+        kind,
+        state,
+        worker,
+        trace,
+        tasks: tasks
+            .into_iter()
+            .map(|t| Task { id: t.id, state: t.state, worker: t.worker_id, trace: t.trace })
+            .collect(),
+        config: info.config,
+        active_topics: Vec::new(),
+        password_keys: BTreeSet::new(),
+    })
 }
 
 /// The first `Caused by:` line of a Java stack trace (the root cause is often the last one,
@@ -181,58 +212,17 @@ impl Connect {
                 listed.len()
             )));
         }
-        let mut connectors: Vec<Connector> = listed
-            .into_iter()
-            .filter_map(|(name, e)| {
-                // A connector just created may have no status yet: it shows as UNASSIGNED.
-                let info = e.info?;
-                let (state, worker, trace, tasks, status_kind) = match e.status {
-                    Some(s) => (
-                        s.connector.state,
-                        s.connector.worker_id,
-                        s.connector.trace,
-                        s.tasks,
-                        s.kind,
-                    ),
-                    None => ("UNASSIGNED".to_string(), None, None, Vec::new(), None),
-                };
-                let kind = info.kind.or(status_kind).unwrap_or_else(|| "unknown".into());
-                Some(Connector {
-                    class: info.config.get(CONNECTOR_CLASS).cloned().unwrap_or_default(),
-                    name,
-                    kind,
-                    state,
-                    worker,
-                    trace,
-                    tasks: tasks
-                        .into_iter()
-                        .map(|t| Task {
-                            id: t.id,
-                            state: t.state,
-                            worker: t.worker_id,
-                            trace: t.trace,
-                        })
-                        .collect(),
-                    config: info.config,
-                    active_topics: Vec::new(),
-                    password_keys: BTreeSet::new(),
-                })
-            })
-            .collect();
+        let mut connectors: Vec<Connector> =
+            listed.into_iter().filter_map(|(name, e)| connector_of(name, e)).collect();
         // Connect answers the topics of one connector at a time.
         let names: Vec<String> = connectors.iter().map(|c| c.name.clone()).collect();
-        let topics: Vec<Option<Vec<String>>> = stream::iter(names)
-            .map(|name| async move {
-                let answer: Option<BTreeMap<String, TopicsOf>> =
-                    self.rest.get_with(&["connectors", &name, "topics"], &[]).await.ok()?;
-                answer.and_then(|mut a| a.remove(&name)).map(|t| t.topics)
-            })
+        let topics: Vec<Vec<String>> = stream::iter(names)
+            .map(|name| async move { self.active_topics(&name).await })
             .buffered(PARALLEL)
             .collect()
             .await;
         for (connector, topics) in connectors.iter_mut().zip(topics) {
-            connector.active_topics = topics.unwrap_or_default();
-            connector.active_topics.sort();
+            connector.active_topics = topics;
         }
         let classes: BTreeSet<String> = connectors.iter().map(|c| c.class.clone()).collect();
         for class in classes {
@@ -242,6 +232,33 @@ impl Connect {
             }
         }
         Ok(connectors)
+    }
+
+    /// The topics Connect says connector `name` has used, sorted; none when it does not say.
+    async fn active_topics(&self, name: &str) -> Vec<String> {
+        let answer: Option<BTreeMap<String, TopicsOf>> =
+            self.rest.get_with(&["connectors", name, "topics"], &[]).await.ok().flatten();
+        let mut topics =
+            answer.and_then(|mut a| a.remove(name)).map(|t| t.topics).unwrap_or_default();
+        topics.sort();
+        topics
+    }
+
+    /// One connector read afresh, as the refresh reads each: `None` when Connect does not have
+    /// it (yet, after a create).
+    pub async fn connector(&self, name: &str) -> Result<Option<Connector>, RestError> {
+        let Some(info) = self.rest.get_with::<Info>(&["connectors", name], &[]).await? else {
+            return Ok(None);
+        };
+        let status = self.rest.get_with::<Status>(&["connectors", name, "status"], &[]).await?;
+        let Some(mut connector) =
+            connector_of(name.to_string(), Expanded { info: Some(info), status })
+        else {
+            return Ok(None);
+        };
+        connector.active_topics = self.active_topics(name).await;
+        connector.password_keys = self.password_keys_of(&connector.class).await;
+        Ok(Some(connector))
     }
 
     /// The connector plugins installed on the workers: (class, `source` or `sink`, version).

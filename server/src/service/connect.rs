@@ -15,7 +15,7 @@ use reqwest::Method;
 use super::Service;
 use crate::audit::Attempt;
 use crate::auth::Caller;
-use crate::connect::{first_cause, secrets, Connector, CONNECTOR_CLASS};
+use crate::connect::{first_cause, is_mirror_class, secrets, Connector, CONNECTOR_CLASS};
 
 /// The caller's access to `cluster` for a change: refused on a read-only cluster, then unless
 /// MANAGE_CONNECTORS is held somewhere on it.
@@ -36,8 +36,13 @@ fn held(
     if access.can(privilege) {
         return Ok(access);
     }
+    Err(lacks(cluster, privilege))
+}
+
+/// The refusal for `privilege`, held nowhere on `cluster` that it is needed.
+fn lacks(cluster: &str, privilege: Privilege) -> ApiError {
     let refusal = Decision::MissingPrivilege(privilege, Resource::Cluster);
-    Err(refusal.into_error(cluster).unwrap_or_else(|| ApiError::unknown_cluster(cluster)))
+    refusal.into_error(cluster).unwrap_or_else(|| ApiError::unknown_cluster(cluster))
 }
 
 /// The caller's access to `cluster`, refused unless CONNECTORS is held somewhere on it.
@@ -244,11 +249,16 @@ async fn change(
         })?;
         service.open(&mut granted.grant).await?;
         client.change(&granted.grant, &resource, method, &segments, &query).await?;
-        granted.entry.refresh_connect(&connect).await;
-        let state = granted.entry.state().connect.get(&connect).and_then(|p| {
-            let all = p.data.as_ref()?;
-            all.iter().find(|c| c.name == name).map(|c| c.state.clone())
-        });
+        // Read back into the catalog: this connector only, not the whole Connect cluster.
+        // A read that fails leaves the catalog as it was, for the next refresh to correct.
+        let fresh = match change {
+            Change::Delete => Ok(None),
+            _ => client.connector(&name).await,
+        };
+        let state = fresh.as_ref().ok().and_then(|c| c.as_ref()).map(|c| c.state.clone());
+        if let Ok(fresh) = fresh {
+            granted.entry.apply_connector(&connect, &name, fresh);
+        }
         let action = change.word().to_string();
         Ok(ConnectorChanged { cluster: cluster.clone(), connect, name, action, state })
     };
@@ -270,7 +280,7 @@ pub async fn plugins(
             .await
             .map_err(crate::rest::api_error)?
             .into_iter()
-            .filter(|(class, _, _)| !class.starts_with(MIRROR))
+            .filter(|(class, _, _)| !is_mirror_class(class))
             .map(|(class, kind, version)| ConnectorPlugin { class, kind, version })
             .collect();
         Ok(ConnectorPluginList { cluster: cluster.to_string(), connect, plugins })
@@ -278,8 +288,6 @@ pub async fn plugins(
     service.audited_read(caller, cluster, Privilege::Connectors, &args, read).await
 }
 
-/// MirrorMaker 2's connector classes start so.
-const MIRROR: &str = "org.apache.kafka.connect.mirror.";
 /// The longest connector name klens sends.
 const MAX_NAME: usize = 249;
 /// The most keys a validation answer lists.
@@ -400,7 +408,7 @@ async fn configure(
         if class.trim().is_empty() {
             return Err(ApiError::bad_request("config", "Name the plugin as connector.class."));
         }
-        if class.starts_with(MIRROR) {
+        if is_mirror_class(&class) {
             return Err(ApiError::bad_request(
                 "config",
                 "A MirrorMaker connector is part of a replication, which klens manages as one.",
@@ -427,10 +435,7 @@ async fn configure(
                 }
             }
             None if !access.privileges.contains(&topic_privilege) => {
-                let refusal = Decision::MissingPrivilege(topic_privilege, Resource::Cluster);
-                return Err(refusal
-                    .into_error(&cluster)
-                    .unwrap_or_else(|| ApiError::unknown_cluster(&cluster)));
+                return Err(lacks(&cluster, topic_privilege));
             }
             None => {}
         }
@@ -505,13 +510,11 @@ async fn configure(
                 )
                 .await?;
         }
-        // Connect lists a new connector a moment after it answers the create.
+        // Read back into the catalog, this connector only; Connect has a new one a moment
+        // after it answers the create.
         for _ in 0..20 {
-            granted.entry.refresh_connect(&connect).await;
-            let listed = granted.entry.state().connect.get(&connect).is_some_and(|p| {
-                p.data.as_ref().is_some_and(|all| all.iter().any(|c| c.name == name))
-            });
-            if listed || !creating {
+            if let Ok(Some(fresh)) = client.connector(&name).await {
+                granted.entry.apply_connector(&connect, &name, Some(fresh));
                 break;
             }
             tokio::time::sleep(std::time::Duration::from_millis(250)).await;
