@@ -13,8 +13,23 @@ const CONNECT_AUTH: &str = "http://127.0.0.1:18084";
 
 /// Connect's own word on a connector's status.
 async fn status(name: &str) -> Value {
-    let answer = reqwest::get(format!("{CONNECT}/connectors/{name}/status")).await.expect("status");
-    answer.json().await.unwrap_or(Value::Null)
+    connect_get(&format!("connectors/{name}/status")).await
+}
+
+/// Connect's own answer at `path`, asked again while its workers rebalance (409, or 500 "a
+/// rebalance is expected") for up to ten seconds.
+async fn connect_get(path: &str) -> Value {
+    let mut last = Value::Null;
+    for _ in 0..40 {
+        let answer = reqwest::get(format!("{CONNECT}/{path}")).await.expect("Connect answers");
+        let code = answer.status().as_u16();
+        last = answer.json().await.unwrap_or(Value::Null);
+        if code != 409 && code < 500 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    last
 }
 
 fn sink(file: &str, topics: &str) -> Value {
@@ -315,8 +330,7 @@ async fn a_scoped_manager_changes_only_the_connectors_her_scope_covers() {
 
 /// Connect's stored config of `name`, read through its own REST API.
 async fn stored_config(name: &str) -> Value {
-    let answer = reqwest::get(format!("{CONNECT}/connectors/{name}/config")).await.expect("config");
-    answer.json().await.unwrap_or(Value::Null)
+    connect_get(&format!("connectors/{name}/config")).await
 }
 
 /// A source created through klens after Connect validates it writes records another client
