@@ -192,10 +192,15 @@ impl RestClient {
             });
         }
         if !status.is_success() {
-            return Err(RestError::new(format!(
-                "{label}: {what}: HTTP {status}: {}",
-                error_message(&body)
-            )));
+            // A server error: still CLIENT (the service did not do its part), its status kept
+            // for a caller that knows one of the service's passing states (Connect's rebalance).
+            return Err(RestError {
+                status: Some(status.as_u16()),
+                ..RestError::new(format!(
+                    "{label}: {what}: HTTP {status}: {}",
+                    error_message(&body)
+                ))
+            });
         }
         let body: &[u8] = if body.iter().all(u8::is_ascii_whitespace) { b"null" } else { &body };
         serde_json::from_slice(body)

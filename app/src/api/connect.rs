@@ -90,6 +90,9 @@ pub struct ConnectorDetail {
     pub config: Vec<ConnectorConfigValue>,
     /// A sink's consumer group.
     pub group: Option<String>,
+    /// That group's lag, when the caller may see the group and the catalog has read it.
+    #[serde(default)]
+    pub group_lag: Option<u64>,
     /// The connector's own trace when it failed.
     pub trace: Option<String>,
     pub worker: Option<String>,
@@ -285,4 +288,76 @@ pub async fn update_connector(
     #[server(flatten)] args: ConnectorConfigArgs,
 ) -> Result<ConnectorConfigured, ApiError> {
     super::backend::run(UpdateConnector { args }).await
+}
+
+/// A JSON object as Connect keys offsets with.
+pub type OffsetMap = serde_json::Map<String, serde_json::Value>;
+
+/// One entry of a connector's offsets as Connect keys them (KIP-875): a sink's `partition` is
+/// `{kafka_topic, kafka_partition}` and its `offset` `{kafka_offset}`; a source's are maps of
+/// its plugin's own. In a change, `offset: null` removes the partition's offset.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ConnectorOffset {
+    pub partition: OffsetMap,
+    #[serde(default)]
+    pub offset: Option<OffsetMap>,
+}
+
+/// `GET /api/connector_offsets`: a connector's offsets as Connect holds them now.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ConnectorOffsetList {
+    pub cluster: String,
+    pub connect: String,
+    pub name: String,
+    /// The connector's state as Connect says it now; offsets change only when STOPPED.
+    pub state: String,
+    pub offsets: Vec<ConnectorOffset>,
+}
+
+/// The arguments of `reset_connector_offsets` as sent.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ConnectorOffsetsArgs {
+    pub cluster: String,
+    #[serde(default)]
+    pub connect: Arg<String>,
+    #[serde(default)]
+    pub name: Arg<String>,
+    /// The partitions to set (`offset: null` removes one); absent: every offset is removed.
+    #[serde(default)]
+    pub offsets: Arg<Vec<ConnectorOffset>>,
+    /// `true`: the plan only, nothing changes.
+    #[serde(default)]
+    pub dry_run: Arg<bool>,
+}
+
+/// The answer of `reset_connector_offsets`: the offsets before and as they would be (or are)
+/// after, and whether Connect changed them.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ConnectorOffsetsPlan {
+    pub cluster: String,
+    pub connect: String,
+    pub name: String,
+    pub dry_run: bool,
+    /// The connector's state now: Connect changes the offsets of a STOPPED connector only.
+    pub state: String,
+    pub before: Vec<ConnectorOffset>,
+    pub after: Vec<ConnectorOffset>,
+    pub applied: bool,
+}
+
+/// A connector's offsets as Connect holds them now (CONNECTORS on the connector).
+#[server(endpoint = "connector_offsets", input = GetUrl, output = Answer)]
+pub async fn connector_offsets(
+    cluster: String, #[server(default)] connect: Arg<String>, #[server(default)] name: Arg<String>,
+) -> Result<ConnectorOffsetList, ApiError> {
+    super::backend::run(ConnectorOffsets { cluster, connect, name }).await
+}
+
+/// Removes or sets a stopped connector's offsets, after a dry run shows the plan
+/// (MANAGE_CONNECTORS on the connector).
+#[server(endpoint = "reset_connector_offsets", input = Json, output = Answer)]
+pub async fn reset_connector_offsets(
+    #[server(flatten)] args: ConnectorOffsetsArgs,
+) -> Result<ConnectorOffsetsPlan, ApiError> {
+    super::backend::run(ResetConnectorOffsets { args }).await
 }

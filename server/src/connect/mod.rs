@@ -7,6 +7,8 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use app::access::Resource;
+use app::api::ConnectorOffset;
+use app::Privilege;
 use futures::stream::{self, StreamExt};
 use reqwest::Method;
 use serde::Deserialize;
@@ -30,6 +32,8 @@ const MAX_BODY: usize = 32 * 1024 * 1024;
 const PARALLEL: usize = 8;
 /// The most connectors klens keeps of one Connect cluster.
 pub const MAX_CONNECTORS: usize = 10_000;
+/// The most offsets klens reads or sends for one connector.
+pub const MAX_OFFSETS: usize = 10_000;
 
 /// One Connect cluster: its name in klens and how to reach it.
 pub struct Connect {
@@ -302,6 +306,47 @@ impl Connect {
         keys
     }
 
+    /// Connector `name`'s offsets as Connect holds them now (KIP-875), under `grant`: CONNECTORS
+    /// or MANAGE_CONNECTORS on `resource`, the connector. `NOT_FOUND` when Connect does not
+    /// have it; more than [`MAX_OFFSETS`] entries are refused rather than cut.
+    pub async fn offsets(
+        &self, grant: &Grant, resource: &Resource, name: &str,
+    ) -> Result<Vec<ConnectorOffset>, ApiError> {
+        let privilege = match grant.action().privilege {
+            Some(Privilege::ManageConnectors) => Privilege::ManageConnectors,
+            _ => Privilege::Connectors,
+        };
+        grant.require(privilege, resource)?;
+        #[derive(Deserialize)]
+        struct Offsets {
+            #[serde(default)]
+            offsets: Vec<ConnectorOffset>,
+        }
+        let answer: Option<Offsets> = self
+            .rest
+            .get_with(&["connectors", name, "offsets"], &[])
+            .await
+            .map_err(crate::rest::api_error)?;
+        let offsets = answer
+            .ok_or_else(|| {
+                ApiError::not_found(format!(
+                    "Connect cluster \"{}\" has no connector \"{name}\".",
+                    self.name
+                ))
+            })?
+            .offsets;
+        if offsets.len() > MAX_OFFSETS {
+            return Err(ApiError::new(
+                app::ErrorCode::Client,
+                format!(
+                    "Connector \"{name}\" has {} offsets; klens reads at most {MAX_OFFSETS}.",
+                    offsets.len()
+                ),
+            ));
+        }
+        Ok(offsets)
+    }
+
     /// Sends one change to Connect under `grant`, which must be MANAGE_CONNECTORS on `resource`
     /// (the connector it changes), and reads its JSON answer (`null` when empty). Connect
     /// answers 409 while its workers rebalance: the change is tried again a few times, half a
@@ -325,10 +370,10 @@ impl Connect {
             tries += 1;
             let body = body.clone().map(|b| ("application/json", b));
             match self.rest.send(method.clone(), segments, query, body).await {
-                Err(e) if e.status == Some(409) && tries < REBALANCE_TRIES => {
+                Err(e) if rebalancing(&e) && tries < REBALANCE_TRIES => {
                     tokio::time::sleep(REBALANCE_PAUSE).await;
                 }
-                Err(e) if e.status == Some(409) => {
+                Err(e) if rebalancing(&e) => {
                     return Err(crate::rest::api_error(RestError {
                         message: format!(
                             "Connect cluster \"{}\" is rebalancing its workers and refused the \
@@ -344,7 +389,13 @@ impl Connect {
     }
 }
 
-/// How often a change is sent while Connect answers 409, and the pause between.
+/// Whether Connect's answer means its workers are rebalancing: 409, or a 500 whose message says
+/// a rebalance is expected (what a worker answers when the leader changed under a request).
+fn rebalancing(e: &RestError) -> bool {
+    e.status == Some(409) || (e.status == Some(500) && e.message.contains("rebalance"))
+}
+
+/// How often a change is sent while Connect rebalances, and the pause between.
 const REBALANCE_TRIES: usize = 4;
 const REBALANCE_PAUSE: Duration = Duration::from_millis(500);
 

@@ -82,3 +82,19 @@ fn the_first_cause_of_a_trace_is_its_first_caused_by_line() {
     assert_eq!(first_cause(trace), "java.nio.file.NoSuchFileException: /proc/forbidden/x");
     assert_eq!(first_cause("just one line\nat"), "just one line");
 }
+
+#[test]
+fn a_rebalance_is_a_409_or_a_500_that_says_so() {
+    let answer = |status: u16, message: &str| RestError {
+        refused: false,
+        status: Some(status),
+        message: message.to_string(),
+    };
+    assert!(rebalancing(&answer(409, "Cannot complete request momentarily due to rebalance")));
+    let leader = "Connect: POST connectors: HTTP 500: Request cannot be completed because a \
+                  rebalance is expected";
+    assert!(rebalancing(&answer(500, leader)));
+    assert!(!rebalancing(&answer(500, "Connect: GET connectors: HTTP 500: out of memory")));
+    assert!(!rebalancing(&answer(400, "a rebalance word in a bad request")));
+    assert!(!rebalancing(&RestError::new("connection refused".into())));
+}

@@ -12,13 +12,13 @@ use crate::support::*;
 const CONNECT_AUTH: &str = "http://127.0.0.1:18084";
 
 /// Connect's own word on a connector's status.
-async fn status(name: &str) -> Value {
+pub(crate) async fn status(name: &str) -> Value {
     connect_get(&format!("connectors/{name}/status")).await
 }
 
 /// Connect's own answer at `path`, asked again while its workers rebalance (409, or 500 "a
 /// rebalance is expected") for up to ten seconds.
-async fn connect_get(path: &str) -> Value {
+pub(crate) async fn connect_get(path: &str) -> Value {
     let mut last = Value::Null;
     for _ in 0..40 {
         let answer = reqwest::get(format!("{CONNECT}/{path}")).await.expect("Connect answers");
@@ -32,7 +32,7 @@ async fn connect_get(path: &str) -> Value {
     last
 }
 
-fn sink(file: &str, topics: &str) -> Value {
+pub(crate) fn sink(file: &str, topics: &str) -> Value {
     json!({
         "connector.class": "org.apache.kafka.connect.file.FileStreamSinkConnector",
         "tasks.max": "1",
@@ -131,7 +131,7 @@ async fn connectors_are_listed_and_described_with_secrets_masked_and_failures_ex
 /// Two sinks, one on a topic `covered` starts and one on another, and a writable cluster
 /// whose payments-team (erin) holds `privileges` scoped to `covered*` topics; bob a viewer.
 /// Answers (the sink erin's scope covers, the other, the config).
-async fn two_sinks_and_a_scope(
+pub(crate) async fn two_sinks_and_a_scope(
     covered: &str, other: &str, privileges: &str,
 ) -> (String, String, String) {
     let (mine, theirs) = (format!("{covered}-t"), unique(other));
@@ -211,7 +211,7 @@ async fn a_worker_behind_basic_auth_takes_klens_credentials() {
 }
 
 /// Waits until Connect itself says `name`'s connector is in `state`; the last status.
-async fn until_state(name: &str, state: &str) -> Value {
+pub(crate) async fn until_state(name: &str, state: &str) -> Value {
     let mut last = Value::Null;
     for _ in 0..60 {
         last = status(name).await;

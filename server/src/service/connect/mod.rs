@@ -17,6 +17,8 @@ use crate::audit::Attempt;
 use crate::auth::Caller;
 use crate::connect::{first_cause, is_mirror_class, secrets, Connector, CONNECTOR_CLASS};
 
+mod offsets;
+
 /// The caller's access to `cluster` for a change: refused on a read-only cluster, then unless
 /// MANAGE_CONNECTORS is held somewhere on it.
 fn manage_access(
@@ -153,6 +155,11 @@ pub async fn connector(
         let resource = found.resource(&connect);
         service.decide(caller, cluster, Action::new(Privilege::Connectors, resource))?;
         let found = &found;
+        // A sink's lag, from the catalog, when its group is one the caller may see.
+        let group_lag = found.group().and_then(|group| {
+            let entry = service.catalog.get(cluster)?;
+            entry.seen_by(&access).group(&group)?.lag
+        });
         let config = secrets::masked(&found.config, &found.password_keys)
             .into_iter()
             .map(|(name, value, masked)| ConnectorConfigValue { name, value, masked })
@@ -162,6 +169,7 @@ pub async fn connector(
             connector: summary(&connect, found, true),
             config,
             group: found.group(),
+            group_lag,
             trace: found.trace.clone(),
             worker: found.worker.clone(),
             refreshed_at,
