@@ -29,6 +29,10 @@ pub struct ClusterAccess {
     /// records or changes them, whatever they hold.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub protected_topics: Vec<String>,
+    /// The names of the cluster's Connect clusters (`clusters[].connect`), none when it has
+    /// none: the Connectors page is offered only where there is one.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub connects: Vec<String>,
 }
 
 /// Privileges held on the resources some patterns cover (one scoped binding, or the MCP
@@ -359,6 +363,7 @@ mod tests {
             scopes: Vec::new(),
             scoped_catalog: false,
             protected_topics: Vec::new(),
+            connects: Vec::new(),
         }
     }
 

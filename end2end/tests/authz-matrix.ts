@@ -267,6 +267,9 @@ function connectorRows(): WriteRow[] {
       chosenInForm: true,
     }),
     row('update_connector', 'Edit config', { body: (c) => ({ ...sink(c), config: sinkConfig, dry_run: true }) }),
+    // A dry run: the plan of removing the seeded sink's offsets, which Connect would refuse
+    // while it runs; nothing changes.
+    row('reset_connector_offsets', 'Reset offsets', { body: (c) => ({ ...sink(c), dry_run: true }) }),
     // The call names a connector that does not exist: an allowed call ends in NOT_FOUND.
     row('delete_connector', 'Delete connector', {
       body: (c) => ({ ...sink(c), name: unique('e2e-absent-connector') }),

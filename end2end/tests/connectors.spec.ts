@@ -121,3 +121,57 @@ test('a connector that does not exist says so on its page', async ({ page }) => 
   await expect(page.getByRole('alert')).toContainText('There is no connector "e2e-no-such-connector"');
   expect(problems).toEqual([]);
 });
+
+test("a sink's offsets shown, previewed and removed once it is stopped", async ({ page }) => {
+  test.setTimeout(120_000);
+  const name = unique('e2e-offsets-sink');
+  const made = await page.request.put(`${CONNECT}/connectors/${name}/config`, {
+    data: {
+      'connector.class': 'org.apache.kafka.connect.file.FileStreamSinkConnector',
+      'tasks.max': '1',
+      file: `/tmp/${name}.txt`,
+      topics: 'connect-lines',
+    },
+  });
+  expect(made.ok()).toBe(true);
+  const offsets = async () => (await (await page.request.get(`${CONNECT}/connectors/${name}/offsets`)).json()).offsets ?? [];
+  await expect.poll(async () => (await offsets())[0]?.offset?.kafka_offset ?? 0, { timeout: 30_000 }).toBeGreaterThan(0);
+  const held = (await offsets())[0].offset.kafka_offset;
+
+  const problems = await openHydrated(page, `/c/local/connectors/dev-connect/${name}`);
+  // Its page answers once klens's catalog has read the new connector (every ten seconds).
+  const table = page.getByRole('table', { name: 'Offsets', exact: true });
+  await reloadUntilVisible(page, table);
+  await expect(table).toContainText('connect-lines · partition 0');
+  await expect(table).toContainText(String(held));
+
+  // Running: the preview shows the plan and says to stop it first; Apply stays off.
+  await page.getByRole('button', { name: 'Reset offsets', exact: true }).click();
+  let sheet = page.getByRole('dialog', { name: 'Reset offsets' });
+  await sheet.getByRole('button', { name: 'Preview' }).click();
+  await expect(sheet.locator('[data-figure="not-stopped"]')).toContainText('stop it before applying');
+  await expect(sheet.getByRole('button', { name: 'Apply' })).toBeDisabled();
+  await sheet.getByRole('button', { name: 'Cancel' }).click();
+
+  await page.getByRole('button', { name: 'Stop', exact: true }).click();
+  await expect.poll(async () => (await connectStatus(page, name)).connector?.state, { timeout: 30_000 }).toBe('STOPPED');
+  await expect(page.getByRole('status')).toContainText('stop sent');
+  // The page reads the connector again after the stop; the sheet opens on that page.
+  await page.waitForLoadState('networkidle');
+  await page.getByRole('button', { name: 'Reset offsets', exact: true }).click();
+  sheet = page.getByRole('dialog', { name: 'Reset offsets' });
+  await expect(sheet.getByRole('table', { name: 'Offsets before' })).toHaveCount(0);
+  await sheet.getByRole('button', { name: 'Preview' }).click();
+  await expect(sheet.getByRole('button', { name: 'Apply' })).toBeEnabled();
+  await expect(sheet.getByRole('table', { name: 'Offsets before' })).toContainText(String(held));
+  await expect(sheet.getByText('No offsets.')).toBeVisible();
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await sheet.screenshot({ path: test.info().outputPath(`connector-offsets-${scheme}.png`) });
+  }
+  await sheet.getByRole('button', { name: 'Apply' }).click();
+  await expect(page.getByRole('status')).toContainText(`Changed the offsets of connector ${name}.`);
+  expect(await offsets()).toEqual([]);
+  expect(problems).toEqual([]);
+  await page.request.delete(`${CONNECT}/connectors/${name}`);
+});

@@ -103,6 +103,7 @@ impl Random {
             scopes,
             scoped_catalog: self.chance(2),
             protected_topics: Vec::new(),
+            connects: Vec::new(),
         }
     }
 }

@@ -83,7 +83,7 @@ pub struct ConnectorConfigValue {
 }
 
 /// `GET /api/connector`: one connector.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ConnectorDetail {
     pub cluster: String,
     pub connector: ConnectorSummary,
@@ -93,6 +93,12 @@ pub struct ConnectorDetail {
     /// That group's lag, when the caller may see the group and the catalog has read it.
     #[serde(default)]
     pub group_lag: Option<u64>,
+    /// Its offsets as Connect held them when the page was read (`connector_offsets`), `null`
+    /// when Connect did not say; then `offsets_error` says why.
+    #[serde(default)]
+    pub offsets: Option<Vec<ConnectorOffset>>,
+    #[serde(default)]
+    pub offsets_error: Option<String>,
     /// The connector's own trace when it failed.
     pub trace: Option<String>,
     pub worker: Option<String>,

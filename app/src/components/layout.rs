@@ -109,7 +109,7 @@ fn ClusterNav() -> impl IntoView {
                                             let acls = c.can(crate::Privilege::Acls);
                                             let quotas = c.can(crate::Privilege::BrokerConfigs);
                                             let audit = c.can(crate::Privilege::Audit);
-                                            let connectors = c.can(crate::Privilege::Connectors);
+                                            let connectors = !c.connects.is_empty() && c.can(crate::Privilege::Connectors);
                                             view! {
                                                 <li>
                                                     <A href=overview exact=true>{c.name.clone()}</A>

@@ -2,13 +2,14 @@
 //! the connectors of the cluster's Connect clusters the caller may see (CONNECTORS), with state
 //! counts, filters by state, type and name, and a failed task's cause at a glance.
 //! `/c/{cluster}/connectors/{connect}/{name}`: one connector with its tasks (worker, state, the
-//! whole trace of a failed one on demand), its topics and consumer group linked, and its config
-//! with secrets masked.
+//! whole trace of a failed one on demand), its topics and consumer group (with its lag) linked,
+//! its offsets (`connector_offsets.rs`) and its config with secrets masked.
 
 use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::use_params_map;
 
+use super::connector_offsets::ConnectorOffsets;
 use crate::api::{
     connector, connector_plugins, connectors, create_connector, delete_connector, pause_connector,
     restart_connector, restart_task, resume_connector, stop_connector, update_connector,
@@ -287,6 +288,8 @@ fn ConnectorView(d: ConnectorDetail, may: bool, changed: Callback<String>) -> im
             {group.map(|g| view! {
                 <dt>"Consumer group"</dt>
                 <dd><a class="mono" href=page_url(&cluster, "groups", &g)>{g.clone()}</a></dd>
+                <dt>"Lag"</dt>
+                <dd data-figure="lag">{crate::format::or_dash(d.group_lag, crate::format::thousands)}</dd>
             })}
         </dl>
         {d.trace.clone().filter(|_| c.state == "FAILED").map(|trace| view! {
@@ -313,6 +316,8 @@ fn ConnectorView(d: ConnectorDetail, may: bool, changed: Callback<String>) -> im
                 </DataTable>
             }.into_any()
         }}
+        <ConnectorOffsets cluster=cluster.clone() connect=c.connect.clone() name=c.name.clone()
+            offsets=d.offsets.clone() error=d.offsets_error.clone() may=may changed=changed />
         <h2>"Configuration"</h2>
         <DataTable label="Configuration">
             <thead><tr><th scope="col">"Key"</th><th scope="col">"Value"</th></tr></thead>

@@ -6,6 +6,7 @@ pub mod audit;
 pub mod brokers;
 pub mod cluster;
 pub mod clusters;
+pub mod connector_offsets;
 pub mod connectors;
 pub mod data;
 pub mod group;

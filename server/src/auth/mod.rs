@@ -223,11 +223,21 @@ impl Held {
     }
 }
 
+/// What the rules need of one configured cluster.
+#[derive(Clone, Debug)]
+struct ClusterRules {
+    name: String,
+    writable: bool,
+    scoped_catalog: bool,
+    /// Its Connect clusters' names, which whoami passes on so pages offer only what exists.
+    connects: Vec<String>,
+}
+
 /// The access rules of one config.
 #[derive(Clone, Debug)]
 pub struct Policy {
-    /// Cluster name → (writable, scoped catalog), in config order.
-    clusters: Vec<(String, bool, bool)>,
+    /// The clusters, in config order.
+    clusters: Vec<ClusterRules>,
     /// Whether sign-in is on.
     auth: bool,
     /// `None` when auth is off or has no roles: everyone holds everything.
@@ -264,7 +274,12 @@ impl Policy {
             clusters: config
                 .clusters
                 .iter()
-                .map(|c| (c.name.clone(), c.writable, c.scoped_catalog))
+                .map(|c| ClusterRules {
+                    name: c.name.clone(),
+                    writable: c.writable,
+                    scoped_catalog: c.scoped_catalog,
+                    connects: c.connect.iter().map(|k| k.name.clone()).collect(),
+                })
                 .collect(),
             auth: config.auth.is_some(),
             bindings,
@@ -290,17 +305,14 @@ impl Policy {
 
     /// What `subject` holds on `cluster`, or `None` when the cluster does not exist for them.
     pub fn access(&self, subject: &Subject, cluster: &str) -> Option<ClusterAccess> {
-        let (writable, scoped) = self
-            .clusters
-            .iter()
-            .find(|(name, ..)| name == cluster)
-            .map(|(_, writable, scoped)| (*writable, *scoped))?;
+        let rules = self.clusters.iter().find(|c| c.name == cluster)?;
         let held = self.held(subject, cluster)?;
         Some(ClusterAccess {
             name: cluster.to_string(),
-            writable,
+            writable: rules.writable,
             privileges: held.privileges,
-            scoped_catalog: scoped && !held.unscoped,
+            scoped_catalog: rules.scoped_catalog && !held.unscoped,
+            connects: rules.connects.clone(),
             scopes: held.scopes,
             protected_topics: self
                 .protected
@@ -313,7 +325,7 @@ impl Policy {
 
     /// Every cluster `subject` can see, in config order.
     pub fn visible(&self, subject: &Subject) -> Vec<ClusterAccess> {
-        self.clusters.iter().filter_map(|(name, ..)| self.access(subject, name)).collect()
+        self.clusters.iter().filter_map(|c| self.access(subject, &c.name)).collect()
     }
 
     fn held(&self, subject: &Subject, cluster: &str) -> Option<Held> {

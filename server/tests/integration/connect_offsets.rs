@@ -108,13 +108,14 @@ async fn offsets_are_read_planned_and_changed_only_on_a_stopped_connector() {
     assert_eq!(offsets_in_connect(&name).await[0]["offset"]["kafka_offset"], 2);
     assert_eq!(committed(&format!("connect-{name}"), &name), Some(2));
     assert_eq!(plan["after"][0]["offset"]["kafka_offset"], 2, "{plan}");
-    // The connector page's lag is its group's: three records behind now.
+    // The connector's page carries its offsets, and its lag is its group's: three records behind.
     let entry = catalog.get("local").expect("local");
     entry.refresh().await;
     entry.refresh_groups().await;
     let detail = format!("/api/connector?cluster=local&connect=dev&name={name}");
     let (code, detail) = get_json(&router, &detail).await;
     assert_eq!((code, detail["group_lag"].clone()), (200, json!(3)), "{detail}");
+    assert_eq!(detail["offsets"][0]["offset"]["kafka_offset"], 2, "the page's offsets: {detail}");
 
     // Every offset removed: Connect holds none, and the group has no commit.
     let (code, plan) = post(&router, "/api/reset_connector_offsets", body(json!({}))).await;

@@ -153,7 +153,10 @@ pub async fn connector(
         let name = name.required("name")?;
         let (found, refreshed_at) = find_visible(service, &access, cluster, &connect, &name)?;
         let resource = found.resource(&connect);
-        service.decide(caller, cluster, Action::new(Privilege::Connectors, resource))?;
+        let action = Action::new(Privilege::Connectors, resource.clone());
+        let granted = service.decide(caller, cluster, action)?;
+        let (offsets, offsets_error) =
+            offsets::on_page(service, &granted.grant, cluster, &connect, &resource).await;
         let found = &found;
         // A sink's lag, from the catalog, when its group is one the caller may see.
         let group_lag = found.group().and_then(|group| {
@@ -170,6 +173,8 @@ pub async fn connector(
             config,
             group: found.group(),
             group_lag,
+            offsets,
+            offsets_error,
             trace: found.trace.clone(),
             worker: found.worker.clone(),
             refreshed_at,

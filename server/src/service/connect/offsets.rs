@@ -12,7 +12,7 @@ use reqwest::Method;
 
 use super::{connect_client, connectors_access, find_visible, manage_access};
 use crate::audit::Attempt;
-use crate::auth::Caller;
+use crate::auth::{Caller, Grant};
 use crate::connect::{Connector, MAX_OFFSETS};
 use crate::service::Service;
 
@@ -39,6 +39,33 @@ pub async fn offsets(
         })
     };
     service.audited_read(caller, cluster, Privilege::Connectors, &args, read).await
+}
+
+/// The longest a connector's page waits for Connect's offsets.
+const PAGE_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// A connector's offsets for its page, under `grant` (CONNECTORS on `resource`): Connect is asked
+/// unless its last refresh failed (then the page says so at once), and waited for briefly;
+/// either way the rest of the page is answered.
+pub(super) async fn on_page(
+    service: &Service, grant: &Grant, cluster: &str, connect: &str, resource: &Resource,
+) -> (Option<Vec<ConnectorOffset>>, Option<String>) {
+    let Resource::Connector { name, .. } = resource else {
+        return (None, None);
+    };
+    let down =
+        service.catalog.get(cluster).and_then(|e| e.state().connect.get(connect)?.error.clone());
+    if let Some(down) = down {
+        return (None, Some(format!("Connect did not answer its last read: {down}")));
+    }
+    let Ok(client) = connect_client(service, cluster, connect) else {
+        return (None, None);
+    };
+    match tokio::time::timeout(PAGE_WAIT, client.offsets(grant, resource, name)).await {
+        Ok(Ok(offsets)) => (Some(offsets), None),
+        Ok(Err(e)) => (None, Some(e.message)),
+        Err(_) => (None, Some(format!("Connect did not answer within {} s.", PAGE_WAIT.as_secs()))),
+    }
 }
 
 /// Removes every offset of a connector (`offsets` absent) or sets the partitions named
