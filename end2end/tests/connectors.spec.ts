@@ -119,6 +119,11 @@ test('create a connector after Connect validates it, then delete it by typing it
 test('a connector that does not exist says so on its page', async ({ page }) => {
   const problems = await openHydrated(page, '/c/local/connectors/dev-connect/e2e-no-such-connector');
   await expect(page.getByRole('alert')).toContainText('There is no connector "e2e-no-such-connector"');
+  // The Connectors link is where a Connect cluster is configured (local), not elsewhere.
+  const nav = page.getByRole('navigation', { name: 'Clusters' });
+  await expect(nav.locator('a[href="/c/local/connectors"]')).toHaveCount(1);
+  await expect(nav.locator('a[href="/c/local-ro/connectors"]')).toHaveCount(0);
+  await expect(nav.locator('a[href="/c/local-ro/topics"]')).toHaveCount(1);
   expect(problems).toEqual([]);
 });
 
