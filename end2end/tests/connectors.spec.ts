@@ -92,13 +92,19 @@ test('create a connector after Connect validates it, then delete it by typing it
   await expect(config).toHaveValue(/connector.class=org.apache.kafka.connect.file.FileStreamSinkConnector/);
   await config.fill(`connector.class=org.apache.kafka.connect.file.FileStreamSinkConnector\ntasks.max=many\ntopics=connect-lines\nfile=/tmp/${name}.txt\n`);
   await sheet.getByRole('button', { name: 'Validate' }).click();
-  await expect(sheet.locator('li[data-key="tasks.max"]')).toContainText('tasks.max');
+  // Each key in error is a field of its own with Connect's words beside it.
+  const field = sheet.locator('label[data-key="tasks.max"]');
+  await expect(field.locator('.error-text')).toContainText(/tasks.max|integer|number/i);
+  await expect(field.getByRole('textbox')).toHaveValue('many');
   await expect(sheet.getByRole('button', { name: 'Create', exact: true })).toBeDisabled();
   for (const scheme of ['light', 'dark'] as const) {
     await page.emulateMedia({ colorScheme: scheme });
     await sheet.screenshot({ path: test.info().outputPath(`connector-create-${scheme}.png`) });
   }
-  await config.fill(`connector.class=org.apache.kafka.connect.file.FileStreamSinkConnector\ntasks.max=1\ntopics=connect-lines\nfile=/tmp/${name}.txt\n`);
+  // Mended in its field: the config's own line changes with it.
+  await field.getByRole('textbox').fill('1');
+  await field.getByRole('textbox').press('Tab');
+  await expect(config).toHaveValue(/\ntasks.max=1\n/);
   await sheet.getByRole('button', { name: 'Validate' }).click();
   await expect(sheet.locator('[data-figure="validation"]')).toHaveText('Connect finds no error in this config.');
   expect((await page.request.get(`${CONNECT}/connectors/${name}`)).status()).toBe(404);

@@ -479,6 +479,26 @@ pub fn config_text<'a>(config: impl IntoIterator<Item = (&'a str, &'a str)>) -> 
     config.into_iter().map(|(k, v)| format!("{k}={v}\n")).collect()
 }
 
+/// The form's text with `key` set to `value`: its line replaced where it has one, else added
+/// at the end; other lines kept as they are.
+pub fn with_key(text: &str, key: &str, value: &str) -> String {
+    let mut found = false;
+    let mut out: String = text
+        .lines()
+        .map(|line| match line.split_once('=') {
+            Some((k, _)) if k.trim() == key && !found => {
+                found = true;
+                format!("{key}={value}\n")
+            }
+            _ => format!("{line}\n"),
+        })
+        .collect();
+    if !found {
+        out.push_str(&format!("{key}={value}\n"));
+    }
+    out
+}
+
 /// The form's text read back: `key=value` lines, split at the first `=`; blank lines and lines
 /// starting with `#` left out, keys and values trimmed; a line without `=` is named.
 pub fn config_of(text: &str) -> Result<std::collections::BTreeMap<String, String>, String> {
@@ -606,11 +626,22 @@ pub fn ConnectorForm(
                 {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
                 {move || preview.get().map(|p| view! {
                     <p role="status" data-figure="validation">{if p.error_count == 0 { "Connect finds no error in this config.".to_string() } else { format!("Connect finds {} errors:", p.error_count) }}</p>
-                    <ul class="verdicts">
-                        {p.verdicts.into_iter().filter(|v| !v.errors.is_empty()).map(|v| view! {
-                            <li data-key=v.name.clone()><code>{v.name.clone()}</code>" "<span class="error-text">{v.errors.join(" ")}</span></li>
+                    // The plugin's required keys and those in error, each a field of its own
+                    // (what it holds in the text above), Connect's errors beside it.
+                    <div class="verdicts">
+                        {p.verdicts.into_iter().map(|v| {
+                            let key = v.name.clone();
+                            let value = config_of(&text.get_untracked()).ok().and_then(|c| c.get(&key).cloned()).unwrap_or_default();
+                            view! {
+                                <label data-key=v.name.clone() title=v.documentation.clone().unwrap_or_default()>
+                                    <span class="mono">{v.name.clone()}{v.required.then_some(" (required)")}</span>
+                                    <input type="text" class="mono" autocomplete="off" value=value
+                                        on:change=move |ev| text.update(|t| *t = with_key(t, &key, &event_target_value(&ev))) />
+                                    {(!v.errors.is_empty()).then(|| view! { <span class="error-text">{v.errors.join(" ")}</span> })}
+                                </label>
+                            }
                         }).collect_view()}
-                    </ul>
+                    </div>
                 })}
             </div>
         </Show>
@@ -628,5 +659,14 @@ mod tests {
         assert_eq!(back.get("file").map(String::as_str), Some("/tmp/x=y"));
         assert_eq!(back.get("topics").map(String::as_str), Some("a,b"));
         assert_eq!(config_of("topics a"), Err("Line 1 is not key=value: topics a".into()));
+    }
+
+    #[test]
+    fn a_field_sets_its_own_line_or_adds_one() {
+        let text = "# note\ntopics=a\nfile=/tmp/x\n";
+        assert_eq!(with_key(text, "topics", "a,b"), "# note\ntopics=a,b\nfile=/tmp/x\n");
+        assert_eq!(with_key(text, "tasks.max", "2"), format!("{text}tasks.max=2\n"));
+        let back = config_of(&with_key("", "file", "/tmp/y=z")).expect("config");
+        assert_eq!(back.get("file").map(String::as_str), Some("/tmp/y=z"));
     }
 }
