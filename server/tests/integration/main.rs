@@ -23,6 +23,7 @@ mod produce;
 mod quotas;
 mod records;
 mod registry;
+mod replication;
 mod schema_changes;
 mod search;
 mod security;
