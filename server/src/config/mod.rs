@@ -34,6 +34,7 @@ mod checks;
 mod interpolate;
 mod reader;
 mod schema;
+pub mod secret_values;
 #[cfg(test)]
 mod tests;
 
@@ -154,6 +155,8 @@ pub struct ClusterConfig {
     pub schema_registry: Option<RegistryConfig>,
     /// The Kafka Connect clusters that work on this cluster, names unique within it.
     pub connect: Vec<ConnectConfig>,
+    /// How MirrorMaker 2 reaches this cluster, when it may take part in replications.
+    pub mirror: Option<MirrorConfig>,
     /// Extra librdkafka client properties, passed through. Values may be secrets. None of them
     /// is a connection setting (`security.protocol`, `sasl.*`, `ssl.*`): those come from
     /// `sasl` and `tls` alone, so librdkafka and the protocol client connect alike.
@@ -177,6 +180,7 @@ impl fmt::Debug for ClusterConfig {
             .field("tls", &self.tls)
             .field("schema_registry", &self.schema_registry)
             .field("connect", &self.connect)
+            .field("mirror", &self.mirror.as_ref().map(|m| HiddenValues(&m.properties)))
             .field("properties", &HiddenValues(&self.properties))
             .finish()
     }
@@ -242,6 +246,15 @@ pub struct RegistryConfig {
     /// Set exactly when `password` is set.
     pub username: Option<String>,
     pub password: Option<Secret>,
+}
+
+/// How MirrorMaker 2's own clients reach a cluster that is the source or target of a
+/// replication: client properties its connectors are given, `bootstrap.servers` among them. A
+/// secret among them is a Connect config-provider reference (`${file:...}`), never the secret
+/// itself, which would be stored in clear in Connect's config topic.
+#[derive(Clone)]
+pub struct MirrorConfig {
+    pub properties: BTreeMap<String, String>,
 }
 
 /// A Kafka Connect cluster's REST API, reached like the registry.

@@ -8,37 +8,12 @@ use std::collections::{BTreeMap, BTreeSet};
 /// What a masked value shows as, and what an edit sends back to keep the stored one.
 pub const MASKED: &str = "********";
 
-/// Whether a key's name says its value is a secret.
-pub fn looks_secret(key: &str) -> bool {
-    let key = key.to_ascii_lowercase();
-    let words = ["password", "secret", "token", "credentials", "passphrase", "apikey", "api.key"];
-    words.iter().any(|w| key.contains(w))
-        || key == "basic.auth.user.info"
-        || key.ends_with(".basic.auth.user.info")
-        || ((key.starts_with("ssl.") || key.contains(".ssl.")) && key.ends_with(".key"))
-        || key.contains("sasl.jaas.config")
-}
-
-/// Whether `value` is a config provider reference (`${file:/path:key}`), which names where
-/// the secret is and is not itself one.
-pub fn is_reference(value: &str) -> bool {
-    let v = value.trim();
-    v.starts_with("${") && v.ends_with('}') && v[2..].contains(':')
-}
-
-/// A URI with a password in it (`scheme://user:pass@host`).
-fn has_user_info(value: &str) -> bool {
-    let Some((_, rest)) = value.split_once("://") else {
-        return false;
-    };
-    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
-    authority.rsplit_once('@').is_some_and(|(info, _)| info.contains(':'))
-}
+pub use crate::config::secret_values::{is_reference, looks_secret};
 
 /// Whether the value of `key` is shown masked.
 pub fn is_masked(key: &str, value: &str, password_keys: &BTreeSet<String>) -> bool {
-    !is_reference(value)
-        && (password_keys.contains(key) || looks_secret(key) || has_user_info(value))
+    crate::config::secret_values::secret_in_clear(key, value)
+        || (password_keys.contains(key) && !is_reference(value))
 }
 
 /// The config as every answer shows it: (key, value, masked).

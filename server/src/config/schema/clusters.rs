@@ -77,6 +77,7 @@ pub(super) fn cluster(
         Some(value) => connect_clusters(&value)?,
         None => Vec::new(),
     };
+    let mirror = map.get("mirror").map(|value| mirror(&value)).transpose()?;
     let (properties, key_password) = match map.get("properties") {
         Some(value) => properties(&value)?,
         None => (BTreeMap::new(), None),
@@ -108,8 +109,43 @@ pub(super) fn cluster(
         tls,
         schema_registry,
         connect,
+        mirror,
         properties,
     })
+}
+
+/// `mirror:` of a cluster: the client properties MirrorMaker's connectors use to reach it, with
+/// `bootstrap.servers`; a secret among them only as a Connect config-provider reference.
+fn mirror(value: &Value<'_>) -> Result<MirrorConfig, ConfigError> {
+    let map = value.map()?;
+    map.only(MIRROR_KEYS)?;
+    let given = map.required(
+        "properties",
+        "give the client properties MirrorMaker uses to reach this cluster, bootstrap.servers \
+         among them",
+    )?;
+    let entries = given.map()?.entries();
+    let mut properties = BTreeMap::new();
+    for (key, value) in entries {
+        // The message never echoes a value: it may be a secret.
+        let text = value.text_described("a string, number or true/false")?;
+        if crate::config::secret_values::secret_in_clear(key.name, &text.value) {
+            return Err(value.ctx().error(
+                key.pos,
+                value.path(),
+                "would be stored in clear in Connect's config topic; give it as a Connect \
+                 config-provider reference, written $${file:/opt/connect/secrets.properties:KEY} \
+                 here (the workers need config.providers=file)",
+            ));
+        }
+        properties.insert(key.name.to_string(), text.value);
+    }
+    if properties.get("bootstrap.servers").is_none_or(|s| s.trim().is_empty()) {
+        return Err(given.error(
+            "has no bootstrap.servers; give the brokers MirrorMaker connects to, as host:port",
+        ));
+    }
+    Ok(MirrorConfig { properties })
 }
 
 pub(super) fn sasl(value: &Value<'_>) -> Result<SaslConfig, ConfigError> {

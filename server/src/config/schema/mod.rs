@@ -16,8 +16,8 @@ use crate::config::checks::{is_cluster_name, nearest, parse_duration, parse_http
 use crate::config::reader::{Document, Map, Value};
 use crate::config::{
     AuditConfig, AuditTopic, AuthConfig, Binding, ClusterConfig, Config, ConfigError,
-    ConnectConfig, LogFormat, MaskStrategy, MaskingRule, McpConfig, OidcConfig, RegistryConfig,
-    ResourcePatterns, SaslConfig, SaslMechanism, Secret, TlsConfig,
+    ConnectConfig, LogFormat, MaskStrategy, MaskingRule, McpConfig, MirrorConfig, OidcConfig,
+    RegistryConfig, ResourcePatterns, SaslConfig, SaslMechanism, Secret, TlsConfig,
 };
 
 const TOP_KEYS: &[&str] = &[
@@ -52,6 +52,7 @@ const CLUSTER_KEYS: &[&str] = &[
     "tls",
     "schema_registry",
     "connect",
+    "mirror",
     "properties",
 ];
 
@@ -62,6 +63,8 @@ const TLS_KEYS: &[&str] = &["ca", "cert", "key"];
 const REGISTRY_KEYS: &[&str] = &["url", "username", "password"];
 
 const CONNECT_KEYS: &[&str] = &["name", "url", "username", "password"];
+
+const MIRROR_KEYS: &[&str] = &["properties"];
 
 const AUTH_KEYS: &[&str] = &["oidc", "claim", "roles", "bindings"];
 

@@ -67,7 +67,7 @@ fn refuses_unknown_and_missing_keys() {
             "clusters:\n  - name: prod\n    bootstrap_server: kafka:9092\n",
             "config.yaml:3:5: clusters[0].bootstrap_server: unknown key \"bootstrap_server\"; did \
              you mean \"bootstrap_servers\"? allowed keys in clusters[0]: name, bootstrap_servers, \
-             writable, catalog, sasl, tls, schema_registry, connect, properties",
+             writable, catalog, sasl, tls, schema_registry, connect, mirror, properties",
         ),
         (
             concat!(
@@ -423,4 +423,58 @@ fn refuses_nested_or_empty_properties() {
         ),
     ];
     check_table(cases, Path::new("/"));
+}
+
+#[test]
+fn mirror_properties_name_bootstrap_servers_and_keep_secrets_out_of_connect() {
+    let cases: &[(&str, &str)] = &[
+        (
+            concat!(base!(), "    mirror:\n      properties:\n        client.id: mm2\n"),
+            "config.yaml:6:9: clusters[0].mirror.properties: has no bootstrap.servers; give the \
+             brokers MirrorMaker connects to, as host:port",
+        ),
+        (
+            concat!(
+                base!(),
+                "    mirror:\n      properties:\n        bootstrap.servers: kafka:9093\n",
+                "        sasl.jaas.config: org.apache.kafka.common.security.scram.ScramLoginModule \
+                 required username=\"mm\" password=\"hunter2\";\n",
+            ),
+            "config.yaml:7:9: clusters[0].mirror.properties[\"sasl.jaas.config\"]: would be \
+             stored in clear in Connect's config topic; give it as a Connect config-provider \
+             reference, written $${file:/opt/connect/secrets.properties:KEY} here (the workers \
+             need config.providers=file)",
+        ),
+        (
+            concat!(
+                base!(),
+                "    mirror:\n      properties:\n        bootstrap.servers: kafka:9093\n",
+                "        ssl.truststore.password: hunter2\n",
+            ),
+            "config.yaml:7:9: clusters[0].mirror.properties[\"ssl.truststore.password\"]: would \
+             be stored in clear in Connect's config topic; give it as a Connect config-provider \
+             reference, written $${file:/opt/connect/secrets.properties:KEY} here (the workers \
+             need config.providers=file)",
+        ),
+        (
+            concat!(base!(), "    mirror:\n      bootstrap.servers: kafka:9093\n"),
+            "config.yaml:5:7: clusters[0].mirror[\"bootstrap.servers\"]: unknown key \
+             \"bootstrap.servers\"; allowed keys in clusters[0].mirror: properties",
+        ),
+    ];
+    check_table(cases, Path::new("/"));
+}
+
+#[test]
+fn mirror_properties_take_references_for_their_secrets() {
+    let config = parse_ok(concat!(
+        base!(),
+        "    mirror:\n      properties:\n        bootstrap.servers: kafka:9093\n",
+        "        security.protocol: SASL_SSL\n",
+        "        sasl.jaas.config: $${file:/opt/connect/secrets.properties:prod.jaas}\n",
+    ));
+    let mirror = config.clusters[0].mirror.as_ref().expect("mirror");
+    assert_eq!(mirror.properties["security.protocol"], "SASL_SSL");
+    assert!(mirror.properties["sasl.jaas.config"].starts_with("${file:"));
+    assert!(!format!("{:?}", config.clusters[0]).contains("secrets.properties"));
 }
