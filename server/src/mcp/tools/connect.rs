@@ -24,7 +24,7 @@ pub(super) const TOOLS: &[ToolSpec] = &[
         privilege: Some(Privilege::Connectors),
         write: false,
         idempotent: true,
-        description: "One connector: its tasks with workers and whole traces, its topics, a sink's consumer group, and its config with every secret masked as ********. Needs CONNECTORS on it.",
+        description: "One connector: its tasks with workers and whole traces, its topics, a sink's consumer group and its lag, its offsets as Connect holds them (KIP-875), and its config with every secret masked as ********. Needs CONNECTORS on it.",
         schema: || object(json!({"cluster": {"type": "string"}, "connect": {"type": "string", "description": "The Connect cluster, from klens_connectors_list."}, "name": {"type": "string"}}), &["cluster", "connect", "name"]),
         run: connector_describe,
     },
