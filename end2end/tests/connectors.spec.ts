@@ -133,6 +133,16 @@ test('a connector that does not exist says so on its page', async ({ page }) => 
   expect(problems).toEqual([]);
 });
 
+test('a topic and a sink group link to their connectors', async ({ page }) => {
+  const problems = await openHydrated(page, '/c/local/topics/connect-lines');
+  const linked = page.locator('[data-figure="connectors"]');
+  await expect(linked.getByRole('link', { name: 'demo-lines-sink' })).toHaveAttribute('href', '/c/local/connectors/dev-connect/demo-lines-sink');
+  await expect(linked.getByRole('link', { name: 'demo-lines-source' })).toHaveAttribute('href', '/c/local/connectors/dev-connect/demo-lines-source');
+  await page.goto('/c/local/groups/connect-demo-lines-sink');
+  await expect(page.getByRole('link', { name: 'demo-lines-sink' })).toHaveAttribute('href', '/c/local/connectors/dev-connect/demo-lines-sink');
+  expect(problems).toEqual([]);
+});
+
 test("a sink's offsets shown, previewed and removed once it is stopped", async ({ page }) => {
   test.setTimeout(120_000);
   const name = unique('e2e-offsets-sink');

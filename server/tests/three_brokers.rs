@@ -14,7 +14,7 @@ use rdkafka::ClientConfig;
 use server::catalog::{Catalog, ClusterEntry};
 use server::config::Config;
 
-const BOOTSTRAP: &str = "127.0.0.1:19092,127.0.0.1:29092,127.0.0.1:39092";
+const BOOTSTRAP: &str = "127.0.0.1:19092,127.0.0.1:29092,127.0.0.1:31092";
 
 fn repo() -> std::path::PathBuf {
     // At run time, never `env!`: the build cache is shared between clones.

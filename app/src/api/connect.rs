@@ -74,6 +74,15 @@ pub struct ConnectorList {
     pub served_at: i64,
 }
 
+/// A connector named from another page (a topic it uses, the group a sink commits under).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ConnectorRef {
+    pub connect: String,
+    pub name: String,
+    /// `source` or `sink`.
+    pub kind: String,
+}
+
 /// One config value of a connector; a secret shows as `********` with `masked`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ConnectorConfigValue {

@@ -102,6 +102,9 @@ pub struct GroupDetail {
     /// Kafka's error when the group could not be described or its offsets read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// The Kafka Connect sink that commits under this group, when the caller may see it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub connector: Option<super::ConnectorRef>,
 }
 
 impl GroupDetail {

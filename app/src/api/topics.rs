@@ -97,6 +97,9 @@ pub struct TopicDetail {
     pub produce_trend: Vec<f32>,
     /// Groups with committed offsets on this topic.
     pub consumers: Vec<TopicConsumer>,
+    /// The Kafka Connect connectors that write or read it, those the caller may see.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub connectors: Vec<super::ConnectorRef>,
     /// When metadata, sizes and groups were last read, ms since the epoch.
     pub refreshed_at: Option<i64>,
     pub sizes_refreshed_at: Option<i64>,

@@ -120,6 +120,11 @@ fn GroupView(
                 </a>
             </dd></div>
             <div><dt>"Protocol"</dt><dd>{if group.protocol_type.is_empty() { "—".to_string() } else { group.protocol_type.clone() }}</dd></div>
+            {group.connector.clone().map(|c| view! {
+                <div><dt>"Kafka Connect sink"</dt><dd>
+                    <a class="mono" href=format!("/c/{}/connectors/{}/{}", query_value(&cluster), query_value(&c.connect), query_value(&c.name))>{c.name.clone()}</a>
+                </dd></div>
+            })}
         </dl>
         <Freshness what="Offsets" at=group.refreshed_at served_at=group.served_at
             error=group.error.clone().unwrap_or_default() />

@@ -98,6 +98,14 @@ pub fn TopicPage() -> impl IntoView {
                                 <div><dt>"Consumer groups"</dt><dd>
                                     <a href=format!("/c/{}/topics/{}/consumers", query_value(&cluster()), query_value(&t.name))>{t.consumers.len()}</a>
                                 </dd></div>
+                                {(!t.connectors.is_empty()).then(|| view! {
+                                    <div><dt>"Connectors"</dt><dd data-figure="connectors">
+                                        {t.connectors.iter().map(|c| view! {
+                                            <a class="mono" href=format!("/c/{}/connectors/{}/{}", query_value(&cluster()), query_value(&c.connect), query_value(&c.name))>{c.name.clone()}</a>
+                                            {format!(" ({}) ", c.kind)}
+                                        }).collect_view()}
+                                    </dd></div>
+                                })}
                                 <div><dt>"Produce rate"</dt><dd>
                                     <span class="rate">
                                         <Sparkline points=t.produce_trend.clone() label="Produce rate, last ten minutes" />

@@ -68,11 +68,13 @@ pub async fn topic(
         return Err(not_read_yet(cluster, "topics"));
     }
     // Under a scoped catalog a topic the caller may not see answers as one that is not there.
-    entry.seen_by(&seen).topic(&topic).ok_or_else(|| {
+    let mut detail = entry.seen_by(&seen).topic(&topic).ok_or_else(|| {
         ApiError::not_found(format!(
             "There is no topic named \"{topic}\" in cluster \"{cluster}\"."
         ))
-    })
+    })?;
+    detail.connectors = super::connect::using_topic(service, caller, cluster, &topic);
+    Ok(detail)
 }
 
 pub async fn groups(
@@ -93,11 +95,13 @@ pub async fn group(
     if entry.state().groups.data.is_none() {
         return Err(not_read_yet(cluster, "consumer groups"));
     }
-    entry.seen_by(&seen).group(&group).ok_or_else(|| {
+    let mut detail = entry.seen_by(&seen).group(&group).ok_or_else(|| {
         ApiError::not_found(format!(
             "There is no consumer group \"{group}\" in cluster \"{cluster}\"."
         ))
-    })
+    })?;
+    detail.connector = super::connect::committing_as(service, caller, cluster, &group);
+    Ok(detail)
 }
 
 pub async fn brokers(

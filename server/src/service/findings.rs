@@ -166,6 +166,7 @@ mod tests {
             refreshed_at: None,
             served_at: 0,
             error: None,
+            connector: None,
         }
     }
 

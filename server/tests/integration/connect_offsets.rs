@@ -116,6 +116,13 @@ async fn offsets_are_read_planned_and_changed_only_on_a_stopped_connector() {
     let (code, detail) = get_json(&router, &detail).await;
     assert_eq!((code, detail["group_lag"].clone()), (200, json!(3)), "{detail}");
     assert_eq!(detail["offsets"][0]["offset"]["kafka_offset"], 2, "the page's offsets: {detail}");
+    // The topic's page and the group's name the sink back.
+    let (_, topic) = get_json(&router, &format!("/api/topic?cluster=local&topic={name}")).await;
+    let linked = json!([{"connect": "dev", "name": name, "kind": "sink"}]);
+    assert_eq!(topic["connectors"], linked, "{topic}");
+    let group = format!("/api/group?cluster=local&group=connect-{name}");
+    let (_, group) = get_json(&router, &group).await;
+    assert_eq!(group["connector"], linked[0], "{group}");
 
     // Every offset removed: Connect holds none, and the group has no commit.
     let (code, plan) = post(&router, "/api/reset_connector_offsets", body(json!({}))).await;

@@ -171,6 +171,7 @@ pub fn topic(state: &ClusterState, name: &str) -> Option<TopicDetail> {
         produce_trend: state.rate_trend.get(&topic.name).cloned().unwrap_or_default(),
         partitions,
         consumers,
+        connectors: Vec::new(),
         refreshed_at: state.refreshed_at,
         sizes_refreshed_at: state.log_dirs.refreshed_at,
         groups_refreshed_at: state.groups.refreshed_at,
@@ -340,6 +341,7 @@ pub fn group(state: &ClusterState, id: &str) -> Option<GroupDetail> {
         refreshed_at: state.groups.refreshed_at,
         served_at: now_ms(),
         error: g.error.clone(),
+        connector: None,
     })
 }
 

@@ -7,7 +7,7 @@ use app::access::{Action, ClusterAccess, Decision, Resource};
 use app::api::{
     Arg, ConfigVerdict, ConnectClusterView, ConnectorArgs, ConnectorChanged, ConnectorConfigArgs,
     ConnectorConfigValue, ConnectorConfigured, ConnectorDetail, ConnectorList, ConnectorPlugin,
-    ConnectorPluginList, ConnectorSummary, ConnectorTask,
+    ConnectorPluginList, ConnectorRef, ConnectorSummary, ConnectorTask,
 };
 use app::{ApiError, ErrorCode, Privilege};
 use reqwest::Method;
@@ -18,6 +18,54 @@ use crate::auth::Caller;
 use crate::connect::{first_cause, is_mirror_class, secrets, Connector, CONNECTOR_CLASS};
 
 mod offsets;
+
+/// The connectors of `cluster` the caller sees (CONNECTORS on each) that `pick` chooses, for
+/// the pages that link to them; none for a caller without CONNECTORS.
+fn seen_connectors(
+    service: &Service, caller: &Caller, cluster: &str, pick: impl Fn(&Connector) -> bool,
+) -> Vec<ConnectorRef> {
+    let (Ok(access), Some(entry)) = (service.access(caller, cluster), service.catalog.get(cluster))
+    else {
+        return Vec::new();
+    };
+    if !access.can(Privilege::Connectors) {
+        return Vec::new();
+    }
+    let state = entry.state();
+    let mut found = Vec::new();
+    for (connect, part) in &state.connect {
+        let all = part.data.as_deref().map(Vec::as_slice).unwrap_or_default();
+        for c in all.iter().filter(|c| !c.is_mirror() && pick(c)) {
+            if access.holds(Privilege::Connectors, &c.resource(connect)) {
+                found.push(ConnectorRef {
+                    connect: connect.clone(),
+                    name: c.name.clone(),
+                    kind: c.kind.clone(),
+                });
+            }
+        }
+    }
+    found
+}
+
+/// The connectors the caller sees that write or read `topic`.
+pub fn using_topic(
+    service: &Service, caller: &Caller, cluster: &str, topic: &str,
+) -> Vec<ConnectorRef> {
+    seen_connectors(service, caller, cluster, |c| {
+        let topics = crate::connect::topics_of(&c.kind, &c.config, &c.active_topics);
+        topics.unwrap_or_else(|| c.active_topics.clone()).iter().any(|t| t == topic)
+    })
+}
+
+/// The sink the caller sees that commits under `group`.
+pub fn committing_as(
+    service: &Service, caller: &Caller, cluster: &str, group: &str,
+) -> Option<ConnectorRef> {
+    seen_connectors(service, caller, cluster, |c| c.group().as_deref() == Some(group))
+        .into_iter()
+        .next()
+}
 
 /// The caller's access to `cluster` for a change: refused on a read-only cluster, then unless
 /// MANAGE_CONNECTORS is held somewhere on it.
