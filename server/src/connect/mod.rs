@@ -265,6 +265,13 @@ impl Connect {
         Ok(Some(connector))
     }
 
+    /// Connector `name`'s state as Connect says it now (its status alone); `None` when Connect
+    /// has no status for it.
+    pub async fn state(&self, name: &str) -> Result<Option<String>, RestError> {
+        let status = self.rest.get_with::<Status>(&["connectors", name, "status"], &[]).await?;
+        Ok(status.map(|s| s.connector.state))
+    }
+
     /// The connector plugins installed on the workers: (class, `source` or `sink`, version).
     pub async fn plugins(&self) -> Result<Vec<(String, String, Option<String>)>, RestError> {
         #[derive(Deserialize)]

@@ -16,14 +16,14 @@ pub(crate) async fn status(name: &str) -> Value {
     connect_get(&format!("connectors/{name}/status")).await
 }
 
-/// Connect's own answer at `path`, asked again while its workers rebalance (409, or 500 "a
-/// rebalance is expected") for up to ten seconds.
-pub(crate) async fn connect_get(path: &str) -> Value {
-    let mut last = Value::Null;
+/// Connect's own answer at `path`, its status and JSON (`null` when none), asked again while its
+/// workers rebalance (409, or 500 "a rebalance is expected") for up to ten seconds.
+async fn connect_answer(path: &str) -> (u16, Value) {
+    let mut last = (0, Value::Null);
     for _ in 0..40 {
         let answer = reqwest::get(format!("{CONNECT}/{path}")).await.expect("Connect answers");
         let code = answer.status().as_u16();
-        last = answer.json().await.unwrap_or(Value::Null);
+        last = (code, answer.json().await.unwrap_or(Value::Null));
         if code != 409 && code < 500 {
             break;
         }
@@ -32,21 +32,14 @@ pub(crate) async fn connect_get(path: &str) -> Value {
     last
 }
 
-/// The HTTP status of Connect's answer at `path`, asked again while its workers rebalance.
+/// Connect's own JSON answer at `path` ([`connect_answer`]).
+pub(crate) async fn connect_get(path: &str) -> Value {
+    connect_answer(path).await.1
+}
+
+/// The HTTP status of Connect's answer at `path` ([`connect_answer`]).
 pub(crate) async fn connect_status(path: &str) -> u16 {
-    let mut code = 0;
-    for _ in 0..40 {
-        code = reqwest::get(format!("{CONNECT}/{path}"))
-            .await
-            .expect("Connect answers")
-            .status()
-            .as_u16();
-        if code != 409 && code < 500 {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(250)).await;
-    }
-    code
+    connect_answer(path).await.0
 }
 
 pub(crate) fn sink(file: &str, topics: &str) -> Value {

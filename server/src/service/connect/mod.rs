@@ -12,7 +12,7 @@ use app::api::{
 use app::{ApiError, ErrorCode, Privilege};
 use reqwest::Method;
 
-use super::Service;
+use super::{Granted, Service};
 use crate::audit::Attempt;
 use crate::auth::Caller;
 use crate::connect::{first_cause, is_mirror_class, secrets, Connector, CONNECTOR_CLASS};
@@ -191,6 +191,18 @@ fn find_visible(
     Ok((found.clone(), part.refreshed_at))
 }
 
+/// The connector `name` the caller sees (else `NOT_FOUND`), decided for `privilege` on it: the
+/// connector as the catalog last read it, when that was, the resource it is and the grant.
+fn decide_on(
+    service: &Service, caller: &Caller, access: &ClusterAccess, cluster: &str, connect: &str,
+    name: &str, privilege: Privilege,
+) -> Result<(Connector, Option<i64>, Resource, Granted), ApiError> {
+    let (found, refreshed_at) = find_visible(service, access, cluster, connect, name)?;
+    let resource = found.resource(connect);
+    let granted = service.decide(caller, cluster, Action::new(privilege, resource.clone()))?;
+    Ok((found, refreshed_at, resource, granted))
+}
+
 pub async fn connector(
     service: &Service, caller: &Caller, cluster: &str, connect: Arg<String>, name: Arg<String>,
 ) -> Result<ConnectorDetail, ApiError> {
@@ -199,10 +211,8 @@ pub async fn connector(
         let access = connectors_access(service, caller, cluster)?;
         let connect = connect.required("connect")?;
         let name = name.required("name")?;
-        let (found, refreshed_at) = find_visible(service, &access, cluster, &connect, &name)?;
-        let resource = found.resource(&connect);
-        let action = Action::new(Privilege::Connectors, resource.clone());
-        let granted = service.decide(caller, cluster, action)?;
+        let (found, refreshed_at, resource, granted) =
+            decide_on(service, caller, &access, cluster, &connect, &name, Privilege::Connectors)?;
         let (offsets, offsets_error) =
             offsets::on_page(service, &granted.grant, cluster, &connect, &resource).await;
         let found = &found;
@@ -295,10 +305,9 @@ async fn change(
         let access = manage_access(service, caller, &cluster)?;
         let connect = args.connect.clone().required("connect")?;
         let name = args.name.clone().required("name")?;
-        let (found, _) = find_visible(service, &access, &cluster, &connect, &name)?;
-        let resource = found.resource(&connect);
-        let action = Action::new(Privilege::ManageConnectors, resource.clone());
-        let mut granted = service.decide(caller, &cluster, action)?;
+        let manage = Privilege::ManageConnectors;
+        let (_, _, resource, mut granted) =
+            decide_on(service, caller, &access, &cluster, &connect, &name, manage)?;
         let (method, path, query) = change.request(&args)?;
         let mut segments = vec!["connectors", name.as_str()];
         segments.extend(path.iter().map(String::as_str));

@@ -10,7 +10,7 @@ use app::error::Flavor;
 use app::{ApiError, ErrorCode, Privilege};
 use reqwest::Method;
 
-use super::{connect_client, connectors_access, find_visible, manage_access};
+use super::{connect_client, connectors_access, decide_on, find_visible, manage_access};
 use crate::audit::Attempt;
 use crate::auth::{Caller, Grant};
 use crate::connect::{Connector, MAX_OFFSETS};
@@ -24,10 +24,8 @@ pub async fn offsets(
         let access = connectors_access(service, caller, cluster)?;
         let connect = connect.required("connect")?;
         let name = name.required("name")?;
-        let (found, _) = find_visible(service, &access, cluster, &connect, &name)?;
-        let resource = found.resource(&connect);
-        let action = Action::new(Privilege::Connectors, resource.clone());
-        let granted = service.decide(caller, cluster, action)?;
+        let (found, _, resource, granted) =
+            decide_on(service, caller, &access, cluster, &connect, &name, Privilege::Connectors)?;
         let client = connect_client(service, cluster, &connect)?;
         let offsets = client.offsets(&granted.grant, &resource, &name).await?;
         Ok(ConnectorOffsetList {
@@ -95,8 +93,8 @@ pub async fn reset(
         service.open(&mut granted.grant).await?;
         let grant = &granted.grant;
         let before = client.offsets(grant, &resource, &name).await?;
-        let now = client.connector(&name).await.map_err(crate::rest::api_error)?;
-        let state = now.map(|c| c.state).unwrap_or_else(|| found.state.clone());
+        let now = client.state(&name).await.map_err(crate::rest::api_error)?;
+        let state = now.unwrap_or_else(|| found.state.clone());
         let after = planned(&before, wanted.as_deref());
         let mut plan = ConnectorOffsetsPlan {
             cluster: cluster.clone(),
@@ -181,10 +179,8 @@ pub(crate) fn check_offsets(
     if connector.kind != "sink" {
         return Ok(());
     }
-    let topics = match connector.resource("") {
-        Resource::Connector { topics, .. } => topics,
-        _ => None,
-    };
+    let topics =
+        crate::connect::topics_of(&connector.kind, &connector.config, &connector.active_topics);
     let whole = |n: Option<&serde_json::Value>| n.and_then(serde_json::Value::as_i64);
     for (i, o) in wanted.iter().enumerate() {
         let topic = o.partition.get("kafka_topic").and_then(|t| t.as_str());
