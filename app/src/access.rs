@@ -46,6 +46,9 @@ pub struct Scope {
     /// Globs over the names of Connect clusters; empty covers every Connect cluster.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub connect: Vec<String>,
+    /// Globs over replication names; empty covers no replication.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub replications: Vec<String>,
 }
 
 impl Scope {
@@ -72,6 +75,13 @@ impl Scope {
             && topics.is_some_and(|t| !t.is_empty() && t.iter().all(|t| self.topic(t)))
     }
 
+    /// A replication named by `replications`, and, when the question names the Connect
+    /// cluster it runs on, that Connect cluster covered by `connect` (empty covers all).
+    fn replication(&self, name: &str, connect: Option<&str>) -> bool {
+        any_matches(&self.replications, name)
+            && connect.is_none_or(|c| self.connect.is_empty() || any_matches(&self.connect, c))
+    }
+
     /// Whether the patterns cover `resource`, whatever privilege is asked.
     pub fn covers(&self, resource: &Resource) -> bool {
         match resource {
@@ -82,6 +92,7 @@ impl Scope {
             Resource::Connector { connect, topics, .. } => {
                 self.connector(connect, topics.as_deref())
             }
+            Resource::Replication { name, connect } => self.replication(name, connect.as_deref()),
         }
     }
 
@@ -99,6 +110,9 @@ impl Scope {
             (ResourceKind::Subject, Resource::Subject(name)) => self.subject(name),
             (ResourceKind::Connector, Resource::Connector { connect, topics, .. }) => {
                 self.connector(connect, topics.as_deref())
+            }
+            (ResourceKind::Replication, Resource::Replication { name, connect }) => {
+                self.replication(name, connect.as_deref())
             }
             _ => false,
         }
@@ -161,6 +175,9 @@ pub enum Resource {
     /// A connector of the Connect cluster `connect`, with the topics it uses: `None` when its
     /// config does not say them (a pattern), which only an unscoped binding covers.
     Connector { connect: String, name: String, topics: Option<Vec<String>> },
+    /// A replication between clusters, by name; with the Connect cluster it runs on when the
+    /// question is whether a scope covers that too (creating or updating one).
+    Replication { name: String, connect: Option<String> },
 }
 
 impl Resource {
@@ -192,6 +209,12 @@ impl Resource {
             Resource::Subject(name) => format!(" on subject \"{name}\" in"),
             Resource::Connector { connect, name, .. } => {
                 format!(" on connector \"{name}\" of Connect cluster \"{connect}\" in")
+            }
+            Resource::Replication { name, connect: None } => {
+                format!(" on replication \"{name}\" in")
+            }
+            Resource::Replication { name, connect: Some(connect) } => {
+                format!(" on replication \"{name}\" running on Connect cluster \"{connect}\" in")
             }
         }
     }
@@ -507,6 +530,7 @@ mod tests {
             groups: vec!["pay-app-*".into()],
             subjects: vec!["payments.*".into()],
             connect: Vec::new(),
+            replications: vec!["staging-*".into()],
         }
     }
 
@@ -522,43 +546,51 @@ mod tests {
             name: name.into(),
             topics: topics.iter().map(|t| t.to_string()).collect(),
         };
+        let replication = |name: &str, connect: Option<&str>| Resource::Replication {
+            name: name.into(),
+            connect: connect.map(str::to_string),
+        };
         let connector = |topics: Option<&[&str]>| Resource::Connector {
             connect: "dev".into(),
             name: "sink".into(),
             topics: topics.map(|t| t.iter().map(|t| t.to_string()).collect()),
         };
         // (resource, covered for topic privileges, for group privileges, for subject ones, for
-        // connector ones)
+        // connector ones, for replication ones)
         let resources = [
-            (Resource::Cluster, false, false, false, false),
-            (Resource::topic("payments-eu"), true, true, false, false),
-            (Resource::topic("ledger"), true, true, false, false),
-            (Resource::topic("orders"), false, false, false, false),
+            (Resource::Cluster, false, false, false, false, false),
+            (Resource::topic("payments-eu"), true, true, false, false, false),
+            (Resource::topic("ledger"), true, true, false, false, false),
+            (Resource::topic("orders"), false, false, false, false, false),
             (
                 Resource::Topic { name: "payments-internal".into(), internal: true },
                 true,
                 true,
                 false,
                 false,
+                false,
             ),
-            (group("pay-app-1", &["orders"]), false, true, false, false),
-            (group("billing", &["payments-eu", "ledger"]), false, true, false, false),
-            (group("billing", &["payments-eu", "orders"]), false, false, false, false),
-            (group("billing", &[]), false, false, false, false),
-            (Resource::Subject("payments.card".into()), false, false, true, false),
-            (Resource::Subject("payments-eu-value".into()), false, false, true, false),
-            (Resource::Subject("ledger-key".into()), false, false, true, false),
-            (Resource::Subject("orders-value".into()), false, false, false, false),
-            (Resource::Subject("-value".into()), false, false, false, false),
-            (connector(Some(&["payments-eu", "ledger"])), false, false, false, true),
-            (connector(Some(&["payments-eu", "orders"])), false, false, false, false),
-            (connector(Some(&[])), false, false, false, false),
-            (connector(None), false, false, false, false),
+            (group("pay-app-1", &["orders"]), false, true, false, false, false),
+            (group("billing", &["payments-eu", "ledger"]), false, true, false, false, false),
+            (group("billing", &["payments-eu", "orders"]), false, false, false, false, false),
+            (group("billing", &[]), false, false, false, false, false),
+            (Resource::Subject("payments.card".into()), false, false, true, false, false),
+            (Resource::Subject("payments-eu-value".into()), false, false, true, false, false),
+            (Resource::Subject("ledger-key".into()), false, false, true, false, false),
+            (Resource::Subject("orders-value".into()), false, false, false, false, false),
+            (Resource::Subject("-value".into()), false, false, false, false, false),
+            (connector(Some(&["payments-eu", "ledger"])), false, false, false, true, false),
+            (connector(Some(&["payments-eu", "orders"])), false, false, false, false, false),
+            (connector(Some(&[])), false, false, false, false, false),
+            (connector(None), false, false, false, false, false),
+            (replication("staging-eu", None), false, false, false, false, true),
+            (replication("staging-eu", Some("any-connect")), false, false, false, false, true),
+            (replication("prod-eu", None), false, false, false, false, false),
         ];
         for &p in Privilege::ALL {
             for in_scope in [false, true] {
                 for writable in [false, true] {
-                    for (resource, topic, group, subject, connector) in &resources {
+                    for (resource, topic, group, subject, connector, replication) in &resources {
                         let held: &[Privilege] = if in_scope { &[p] } else { &[] };
                         let a = scoped(writable, held);
                         let covered = match p.kind() {
@@ -566,6 +598,7 @@ mod tests {
                             ResourceKind::Group => *group,
                             ResourceKind::Subject => *subject,
                             ResourceKind::Connector => *connector,
+                            ResourceKind::Replication => *replication,
                             ResourceKind::Cluster => false,
                         };
                         let internal = matches!(resource, Resource::Topic { internal: true, .. });
@@ -588,6 +621,29 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A replication scope with Connect names covers a replication by name alone, and a change
+    /// that names the Connect cluster only on a named one; the refusal names both.
+    #[test]
+    fn a_replication_scope_covers_its_connect_clusters_only_when_asked() {
+        let mut a = scoped(true, &[Privilege::ManageReplications]);
+        a.scopes[0].connect = vec!["eu-*".into()];
+        let on = |connect: Option<&str>| Resource::Replication {
+            name: "staging-1".into(),
+            connect: connect.map(str::to_string),
+        };
+        let manage = |r: Resource| a.decide(&Action::new(Privilege::ManageReplications, r));
+        assert!(manage(on(None)).is_allowed());
+        assert!(manage(on(Some("eu-connect"))).is_allowed());
+        let refused = manage(on(Some("us-connect"))).into_error("c").expect("refused");
+        assert_eq!(
+            refused.message,
+            "This needs the MANAGE_REPLICATIONS privilege on replication \"staging-1\" running on \
+             Connect cluster \"us-connect\" in cluster \"c\"."
+        );
+        let other = Resource::Replication { name: "prod-1".into(), connect: None };
+        assert!(!manage(other).is_allowed());
     }
 
     #[test]

@@ -54,6 +54,8 @@ privileges! {
     Audit => "audit", "AUDIT", false;
     Unmask => "unmask", "UNMASK", false;
     Connectors => "connectors", "CONNECTORS", false;
+    Replications => "replications", "REPLICATIONS", false;
+    ReplicateFrom => "replicate_from", "REPLICATE_FROM", false;
     CreateTopics => "create_topics", "CREATE_TOPICS", true;
     DeleteTopics => "delete_topics", "DELETE_TOPICS", true;
     AlterTopicConfigs => "alter_topic_configs", "ALTER_TOPIC_CONFIGS", true;
@@ -73,6 +75,8 @@ privileges! {
     DeleteScramCredentials => "delete_scram_credentials", "DELETE_SCRAM_CREDENTIALS", true;
     AlterBrokerConfigs => "alter_broker_configs", "ALTER_BROKER_CONFIGS", true;
     ManageConnectors => "manage_connectors", "MANAGE_CONNECTORS", true;
+    ManageReplications => "manage_replications", "MANAGE_REPLICATIONS", true;
+    ReplicationOffsets => "replication_offsets", "REPLICATION_OFFSETS", true;
 }
 
 /// The only write privileges an MCP ceiling may hold. A write tool added later must not be
@@ -89,6 +93,9 @@ pub enum ResourceKind {
     Subject,
     /// A Kafka Connect connector, covered by a scope through its Connect cluster and topics.
     Connector,
+    /// A replication between clusters, covered by a scope through its name (and, where a
+    /// change asks, its Connect cluster).
+    Replication,
     /// The cluster as a whole: never granted by a scoped binding.
     Cluster,
 }
@@ -105,7 +112,9 @@ impl Privilege {
                 ResourceKind::Subject
             }
             Connectors | ManageConnectors => ResourceKind::Connector,
-            BrokerConfigs
+            Replications | ManageReplications | ReplicationOffsets => ResourceKind::Replication,
+            ReplicateFrom
+            | BrokerConfigs
             | Acls
             | Audit
             | CreateAcls
@@ -117,9 +126,11 @@ impl Privilege {
         }
     }
 
-    /// Whether `mcp.privileges` may contain this privilege.
+    /// Whether `mcp.privileges` may contain this privilege. Naming a cluster as the source of
+    /// a replication is a read that starts a copy, so it stays out like the writes.
     pub fn allowed_in_mcp(self) -> bool {
-        !self.is_write() || MCP_WRITE_PRIVILEGES.contains(&self)
+        (!self.is_write() && self != Privilege::ReplicateFrom)
+            || MCP_WRITE_PRIVILEGES.contains(&self)
     }
 }
 
@@ -154,10 +165,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn eight_reads_and_nineteen_writes() {
+    fn ten_reads_and_twenty_one_writes() {
         let writes = Privilege::ALL.iter().filter(|p| p.is_write()).count();
-        assert_eq!(Privilege::ALL.len() - writes, 8);
-        assert_eq!(writes, 19);
+        assert_eq!(Privilege::ALL.len() - writes, 10);
+        assert_eq!(writes, 21);
     }
 
     #[test]
@@ -180,7 +191,7 @@ mod tests {
     }
 
     #[test]
-    fn nine_cluster_privileges_never_come_from_a_scope() {
+    fn ten_cluster_privileges_never_come_from_a_scope() {
         let cluster: Vec<_> = Privilege::ALL
             .iter()
             .copied()
@@ -193,6 +204,7 @@ mod tests {
                 "broker_configs",
                 "acls",
                 "audit",
+                "replicate_from",
                 "create_acls",
                 "delete_acls",
                 "alter_quotas",
@@ -204,7 +216,7 @@ mod tests {
     }
 
     #[test]
-    fn mcp_accepts_reads_and_exactly_three_writes() {
+    fn mcp_accepts_reads_but_replicate_from_and_exactly_three_writes() {
         let allowed_writes: Vec<_> = Privilege::ALL
             .iter()
             .copied()
@@ -212,6 +224,11 @@ mod tests {
             .map(Privilege::config_name)
             .collect();
         assert_eq!(allowed_writes, ["create_topics", "produce", "register_schemas"]);
-        assert!(Privilege::ALL.iter().filter(|p| !p.is_write()).all(|p| p.allowed_in_mcp()));
+        let refused_reads: Vec<_> = Privilege::ALL
+            .iter()
+            .copied()
+            .filter(|p| !p.is_write() && !p.allowed_in_mcp())
+            .collect();
+        assert_eq!(refused_reads, [Privilege::ReplicateFrom]);
     }
 }

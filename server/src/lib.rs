@@ -15,6 +15,7 @@ pub mod mcp;
 pub mod metrics;
 pub mod records;
 pub mod registry;
+pub mod replication;
 pub mod rest;
 #[cfg(test)]
 mod rooms;

@@ -65,8 +65,12 @@ impl Random {
     }
 
     fn resource(&mut self) -> Resource {
-        match self.below(5) {
+        match self.below(6) {
             0 => Resource::Cluster,
+            5 => Resource::Replication {
+                name: self.name(),
+                connect: (!self.chance(2)).then(|| self.name()),
+            },
             4 => {
                 let topics: Vec<String> = (0..self.below(3)).map(|_| self.name()).collect();
                 let known = !self.chance(4);
@@ -94,6 +98,7 @@ impl Random {
                 groups: self.patterns(),
                 subjects: self.patterns(),
                 connect: if self.chance(2) { Vec::new() } else { self.patterns() },
+                replications: self.patterns(),
             })
             .collect();
         ClusterAccess {
@@ -148,6 +153,14 @@ fn reference_covers(scope: &Scope, kind: ResourceKind, resource: &Resource) -> b
             (scope.connect.is_empty() || reference_matches(&scope.connect, connect))
                 && topics.as_ref().is_some_and(|t| !t.is_empty() && t.iter().all(|t| topic(t)))
         }
+        // A replication by its name; when its Connect cluster is asked, that one covered too
+        // (no names: every one).
+        (ResourceKind::Replication, Resource::Replication { name, connect }) => {
+            reference_matches(&scope.replications, name)
+                && connect.as_ref().is_none_or(|c| {
+                    scope.connect.is_empty() || reference_matches(&scope.connect, c)
+                })
+        }
         _ => false,
     }
 }
@@ -160,6 +173,7 @@ fn reference_shows(scope: &Scope, resource: &Resource) -> bool {
         Resource::Group { .. } => ResourceKind::Group,
         Resource::Subject(_) => ResourceKind::Subject,
         Resource::Connector { .. } => ResourceKind::Connector,
+        Resource::Replication { .. } => ResourceKind::Replication,
     };
     reference_covers(scope, kind, resource)
 }

@@ -82,6 +82,7 @@ fn refusal(what: &str, privilege: Privilege, target: &Target) -> String {
         Target::Group { name, .. } => format!("group {name}"),
         Target::Subject(name) => format!("subject {name}"),
         Target::Connector { name, .. } => format!("connector {name}"),
+        Target::Replication { name, .. } => format!("replication {name}"),
     };
     format!("{what} needs the {} privilege on {on}.", privilege.wire_name())
 }

@@ -219,6 +219,7 @@ pub(super) fn resource(resource: &Resource) -> AuditResource {
         Resource::Connector { connect, name, .. } => {
             ("connector", Some(format!("{connect}/{name}")))
         }
+        Resource::Replication { name, .. } => ("replication", Some(name.clone())),
     };
     AuditResource { kind: kind.into(), name, length: None }
 }

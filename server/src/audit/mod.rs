@@ -66,6 +66,9 @@ impl Attempt {
                     }
                     _ => Resource::Cluster,
                 },
+                ResourceKind::Replication => named("name").map_or(Resource::Cluster, |name| {
+                    Resource::Replication { name, connect: None }
+                }),
                 ResourceKind::Cluster => Resource::Cluster,
             };
             for key in hidden {

@@ -141,6 +141,9 @@ impl Grant {
                 Resource::Connector { connect: a, name: n, .. },
                 Resource::Connector { connect: b, name: m, .. },
             ) => a == b && n == m,
+            (Resource::Replication { name: a, .. }, Resource::Replication { name: b, .. }) => {
+                a == b
+            }
             _ => false,
         };
         if self.action.privilege == Some(privilege) && same_resource {
@@ -162,6 +165,34 @@ impl Grant {
                 ErrorCode::MissingPrivilege,
                 format!("This needs the {privilege} privilege on cluster \"{}\".", self.cluster),
             )
+        })
+    }
+
+    /// The grant a failover commits a group's offsets on the target under: made only from a
+    /// recorded grant of REPLICATION_OFFSETS on a replication, for RESET_OFFSETS on group
+    /// `group` of the same cluster. The replication's decision is what allows it (moving a
+    /// group onto what its checkpoints say needs no group privilege); the commit still names
+    /// its one group, and the service checks that the replication checkpoints it.
+    pub fn for_failover(&self, group: &str) -> Result<Grant, ApiError> {
+        let from_replication = self.action.privilege == Some(Privilege::ReplicationOffsets)
+            && matches!(self.action.resource, Resource::Replication { .. });
+        if !from_replication || !self.recorded {
+            tracing::error!(cluster = %self.cluster, granted = ?self.action, "a failover grant was asked of another grant");
+            return Err(ApiError {
+                privilege: Some(Privilege::ReplicationOffsets),
+                ..ApiError::new(
+                    ErrorCode::MissingPrivilege,
+                    format!(
+                        "This needs the REPLICATION_OFFSETS privilege on cluster \"{}\".",
+                        self.cluster
+                    ),
+                )
+            });
+        }
+        Ok(Grant {
+            cluster: self.cluster.clone(),
+            action: Action::new(Privilege::ResetOffsets, Resource::group(group.to_string())),
+            recorded: true,
         })
     }
 
@@ -218,6 +249,7 @@ impl Held {
                 groups: r.groups.clone(),
                 subjects: r.subjects.clone(),
                 connect: r.connect.clone(),
+                replications: r.replications.clone(),
             }),
         }
     }

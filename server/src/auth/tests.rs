@@ -236,6 +236,34 @@ fn a_grant_opens_only_what_it_names() {
     assert!(write.require(Privilege::DeleteOffsets, &Resource::group("h")).is_err());
 }
 
+/// A failover's commit grant comes only from a recorded grant of REPLICATION_OFFSETS on a
+/// replication, and opens the commit of its one group and nothing else.
+#[test]
+fn a_failover_grant_comes_only_from_a_recorded_replication_offsets_grant() {
+    let p = policy(CLUSTERS);
+    let on = |privilege, resource| {
+        p.decide(&Subject::Anonymous, "staging", Action::new(privilege, resource)).expect("allowed")
+    };
+    let replication = Resource::Replication { name: "eu".into(), connect: None };
+    let mut offsets = on(Privilege::ReplicationOffsets, replication.clone());
+    let e = offsets.for_failover("g").expect_err("not recorded yet");
+    assert_eq!(e.code, ErrorCode::MissingPrivilege);
+    offsets.open();
+    let commit = offsets.for_failover("g").expect("from a recorded grant");
+    assert!(commit.require(Privilege::ResetOffsets, &Resource::group("g")).is_ok());
+    assert!(commit.require(Privilege::ResetOffsets, &Resource::group("h")).is_err());
+    assert!(commit.require(Privilege::DeleteGroups, &Resource::group("g")).is_err());
+    for (privilege, resource) in [
+        (Privilege::ManageReplications, replication.clone()),
+        (Privilege::Replications, replication),
+        (Privilege::ResetOffsets, Resource::group("g")),
+    ] {
+        let mut other = on(privilege, resource);
+        other.open();
+        assert!(other.for_failover("g").is_err(), "{privilege:?}");
+    }
+}
+
 /// Scoped bindings: their privileges land in `scopes`, not in the cluster-wide set; with an
 /// unscoped binding beside them a scoped catalog is open; the MCP ceiling scopes the same way.
 #[test]

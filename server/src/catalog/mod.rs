@@ -243,6 +243,9 @@ pub struct ClusterEntry {
     registry: Option<Result<Arc<Registry>, String>>,
     /// The Connect clusters of this cluster, in config order, or why one could not be set up.
     connects: Vec<(String, Result<Arc<crate::connect::Connect>, String>)>,
+    /// How MirrorMaker's clients reach this cluster (`mirror.properties`), when it may take
+    /// part in replications.
+    pub mirror: Option<std::collections::BTreeMap<String, String>>,
     state: RwLock<ClusterState>,
     rate_history: Mutex<rates::RateHistory>,
     /// Groups someone has open, and when they last asked.
@@ -502,6 +505,7 @@ impl Catalog {
                         .iter()
                         .map(|k| (k.name.clone(), crate::connect::Connect::new(k).map(Arc::new)))
                         .collect(),
+                    mirror: c.mirror.as_ref().map(|m| m.properties.clone()),
                     state: RwLock::new(ClusterState::default()),
                     rate_history: Mutex::new(rates::RateHistory::default()),
                     watched: Mutex::new(HashMap::new()),

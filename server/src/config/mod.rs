@@ -324,6 +324,8 @@ pub struct ResourcePatterns {
     pub subjects: Vec<String>,
     /// Globs over Connect cluster names; empty covers every Connect cluster.
     pub connect: Vec<String>,
+    /// Globs over replication names; empty covers none.
+    pub replications: Vec<String>,
 }
 
 /// The MCP listener.

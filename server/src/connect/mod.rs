@@ -355,9 +355,10 @@ impl Connect {
     }
 
     /// Sends one change to Connect under `grant`, which must be MANAGE_CONNECTORS on `resource`
-    /// (the connector it changes), and reads its JSON answer (`null` when empty). Connect
-    /// answers 409 while its workers rebalance: the change is tried again a few times, half a
-    /// second apart, before klens says so.
+    /// (the connector it changes) or MANAGE_REPLICATIONS on the replication whose MirrorMaker
+    /// connectors it names ([`require_change`]), and reads its JSON answer (`null` when empty).
+    /// Connect answers 409 while its workers rebalance: the change is tried again a few times,
+    /// half a second apart, before klens says so.
     pub async fn change(
         &self, grant: &Grant, resource: &Resource, method: Method, segments: &[&str],
         query: &[(&str, &str)],
@@ -370,7 +371,7 @@ impl Connect {
         &self, grant: &Grant, resource: &Resource, method: Method, segments: &[&str],
         query: &[(&str, &str)], body: Option<&serde_json::Value>,
     ) -> Result<T, ApiError> {
-        grant.require(app::Privilege::ManageConnectors, resource)?;
+        require_change(grant, resource, segments)?;
         let body = body.map(|b| b.to_string().into_bytes());
         let mut tries = 0;
         loop {
@@ -394,6 +395,30 @@ impl Connect {
             }
         }
     }
+}
+
+/// What a change sent to Connect needs: MANAGE_CONNECTORS on the connector, or, for a
+/// replication, MANAGE_REPLICATIONS on it and a request that names one of its own MirrorMaker
+/// connectors (or validates a MirrorMaker config).
+fn require_change(grant: &Grant, resource: &Resource, segments: &[&str]) -> Result<(), ApiError> {
+    let Resource::Replication { name, .. } = resource else {
+        return grant.require(Privilege::ManageConnectors, resource);
+    };
+    grant.require(Privilege::ManageReplications, resource)?;
+    let own = match segments {
+        ["connectors", connector, ..] => crate::replication::is_part(name, connector),
+        ["connector-plugins", class, "config", "validate"] => is_mirror_class(class),
+        _ => false,
+    };
+    if own {
+        return Ok(());
+    }
+    // A caller never sees this: klens itself sent a replication's grant elsewhere.
+    tracing::error!(replication = %name, ?segments, "a replication's grant was used on another connector");
+    Err(ApiError::new(
+        app::ErrorCode::MissingPrivilege,
+        format!("This needs the MANAGE_CONNECTORS privilege, not replication \"{name}\"'s."),
+    ))
 }
 
 /// Whether Connect's answer means its workers are rebalancing: 409, or a 500 whose message says

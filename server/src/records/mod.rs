@@ -350,6 +350,40 @@ pub async fn newest_for_check(
     Ok(read(link, request).await?.records)
 }
 
+/// The newest `limit` records of `topic` (of partition `only`, or of all), raw, for a
+/// replication's status or failover: MirrorMaker's own topics (offset syncs, checkpoints),
+/// decoded by the caller, and the newest record of a copied partition, of which only the time
+/// is used. Read only under the grant of REPLICATIONS or REPLICATION_OFFSETS on `replication`.
+pub async fn for_replication(
+    grant: &Grant, replication: &app::access::Resource, link: &Link, topic: &Topic,
+    only: Option<i32>, limit: usize,
+) -> Result<Vec<RawRecord>, ApiError> {
+    let privilege = match grant.action().privilege {
+        Some(Privilege::ReplicationOffsets) => Privilege::ReplicationOffsets,
+        _ => Privilege::Replications,
+    };
+    if !matches!(replication, app::access::Resource::Replication { .. }) {
+        return Err(ApiError::new(app::ErrorCode::Client, "Not a replication's read."));
+    }
+    grant.require(privilege, replication)?;
+    let deadline = Instant::now() + PAGE_DEADLINE;
+    let clients = link.clients()?;
+    let mut bounds = bounds(&clients, topic, deadline).await?;
+    if let Some(only) = only {
+        bounds.retain(|p, _| *p == only);
+    }
+    let ends = bounds.iter().map(|(p, (_, high))| (*p, *high)).collect();
+    let request = PageRequest {
+        topic: topic.name.clone(),
+        start: Start::Backward(ends),
+        bounds,
+        limit: limit.max(1),
+        filter: None,
+        deadline,
+    };
+    Ok(read(link, request).await?.records)
+}
+
 async fn read(link: &Link, request: PageRequest) -> Result<PageRead, ApiError> {
     let config = link.reader().clone();
     pool::run("reading records", move || read_page(&config, &request)).await

@@ -46,6 +46,7 @@ pub mod limits;
 pub mod produce;
 pub mod quotas;
 pub mod records;
+pub mod replications;
 pub mod schemas;
 pub mod topics;
 pub mod users;

@@ -384,7 +384,7 @@ fn sample(tool: &str, cluster: &str) -> Value {
 /// outside cluster: the answer is the decision's, and the same the UI's would be.
 #[tokio::test]
 async fn every_tool_answers_the_decision_for_every_ceiling_and_cluster() {
-    let all = "records, topic_configs, broker_configs, schema_text, acls, audit, connectors, create_topics, produce, register_schemas";
+    let all = "records, topic_configs, broker_configs, schema_text, acls, audit, connectors, replications, create_topics, produce, register_schemas";
     let file = std::env::temp_dir().join(MATRIX_SINK);
     let sink = serde_json::json!({
         "connector.class": "org.apache.kafka.connect.file.FileStreamSinkConnector",
@@ -398,7 +398,7 @@ async fn every_tool_answers_the_decision_for_every_ceiling_and_cluster() {
         .iter()
         .map(|t| (t.name.to_string(), t.privilege.map(|p| p.wire_name().to_string()), t.write))
         .collect();
-    assert_eq!(tools.len(), 19);
+    assert_eq!(tools.len(), 20);
     for (tool, privilege, write) in &tools {
         for (ceiling, holds) in [(&full, true), (&bare, false)] {
             for cluster in ["rw", "ro", "outside"] {

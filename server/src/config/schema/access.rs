@@ -255,11 +255,16 @@ pub(super) fn resource_patterns(value: &Value<'_>) -> Result<ResourcePatterns, C
         groups: list("groups")?,
         subjects: list("subjects")?,
         connect: list("connect")?,
+        replications: list("replications")?,
     };
-    if patterns.topics.is_empty() && patterns.groups.is_empty() && patterns.subjects.is_empty() {
+    if patterns.topics.is_empty()
+        && patterns.groups.is_empty()
+        && patterns.subjects.is_empty()
+        && patterns.replications.is_empty()
+    {
         return Err(value.error(
-            "names no resources; list topics, groups or subjects patterns, or remove the key \
-             to cover the whole cluster",
+            "names no resources; list topics, groups, subjects or replications patterns, or \
+             remove the key to cover the whole cluster",
         ));
     }
     Ok(patterns)

@@ -75,7 +75,7 @@ const BINDING_KEYS: &[&str] = &["groups", "role", "clusters", "resources"];
 
 const MCP_KEYS: &[&str] = &["listen", "privileges", "clusters", "secret", "resources"];
 
-const RESOURCE_KEYS: &[&str] = &["topics", "groups", "subjects", "connect"];
+const RESOURCE_KEYS: &[&str] = &["topics", "groups", "subjects", "connect", "replications"];
 
 const NO_CLUSTERS: &str = "list at least one cluster, each with a name and bootstrap_servers";
 

@@ -284,8 +284,8 @@ fn refuses_bad_resource_scopes() {
                     oidc!()
                 ),
                 "config.yaml:16:18: auth.bindings[0].resources: names no resources; list \
-                 topics, groups or subjects patterns, or remove the key to cover the whole \
-                 cluster",
+                 topics, groups, subjects or replications patterns, or remove the key to \
+                 cover the whole cluster",
             ),
             (
                 &format!(
@@ -295,7 +295,7 @@ fn refuses_bad_resource_scopes() {
                 ),
                 "config.yaml:16:20: auth.bindings[0].resources.topic: unknown key \"topic\"; \
                  did you mean \"topics\"? allowed keys in auth.bindings[0].resources: topics, \
-                 groups, subjects, connect",
+                 groups, subjects, connect, replications",
             ),
             (
                 concat!(

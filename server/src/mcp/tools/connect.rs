@@ -1,5 +1,6 @@
-//! The Kafka Connect tools: the connectors of a cluster and one connector, configs masked. No
-//! Connect write is an MCP tool: the ceiling's writes are fixed.
+//! The Kafka Connect tools: the connectors of a cluster and one connector, configs masked, and
+//! the replications MirrorMaker runs on Connect. No Connect or replication write is an MCP
+//! tool: the ceiling's writes are fixed.
 
 use app::Privilege;
 use serde_json::{json, Value};
@@ -7,7 +8,7 @@ use serde_json::{json, Value};
 use super::fit::fit;
 use super::{cluster_only, object, parse, to_json, Answer, ClusterArgs, ToolSpec};
 use crate::auth::Caller;
-use crate::service::{connect, Service};
+use crate::service::{connect, replications, Service};
 
 pub(super) const TOOLS: &[ToolSpec] = &[
     ToolSpec {
@@ -28,7 +29,24 @@ pub(super) const TOOLS: &[ToolSpec] = &[
         schema: || object(json!({"cluster": {"type": "string"}, "connect": {"type": "string", "description": "The Connect cluster, from klens_connectors_list."}, "name": {"type": "string"}}), &["cluster", "connect", "name"]),
         run: connector_describe,
     },
+    ToolSpec {
+        name: "klens_replications_list",
+        privilege: Some(Privilege::Replications),
+        write: false,
+        idempotent: true,
+        description: "The replications (MirrorMaker 2 on Kafka Connect) into and out of a cluster that the ceiling may see: source and target clusters, Connect cluster, the topics and groups they copy, the naming, state and health (healthy, lagging, failed with the first Caused by: line, paused, starting) and the lag in records over every copied partition. Needs REPLICATIONS.",
+        schema: cluster_only,
+        run: replications_list,
+    },
 ];
+
+fn replications_list<'a>(s: &'a Service, c: &'a Caller, arguments: Value) -> Answer<'a> {
+    Box::pin(async move {
+        let a: ClusterArgs = parse(arguments)?;
+        let list = replications::replications(s, c, &a.cluster).await?;
+        Ok(fit(to_json(list)?, "replications", "the Replications page lists every replication"))
+    })
+}
 
 fn connectors_list<'a>(s: &'a Service, c: &'a Caller, arguments: Value) -> Answer<'a> {
     Box::pin(async move {

@@ -206,7 +206,7 @@ mod tests {
 
     #[test]
     fn every_tool_says_what_it_needs_and_that_its_data_is_data() {
-        assert_eq!(TOOLS.len(), 19);
+        assert_eq!(TOOLS.len(), 20);
         for t in TOOLS.iter() {
             let tool = tool_of(t);
             let description = tool.description.as_deref().unwrap_or_default();

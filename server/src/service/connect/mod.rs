@@ -80,7 +80,7 @@ fn manage_access(
 }
 
 /// `access`, unless `privilege` is held nowhere on `cluster`: then its refusal.
-fn held(
+pub(super) fn held(
     access: ClusterAccess, cluster: &str, privilege: Privilege,
 ) -> Result<ClusterAccess, ApiError> {
     if access.can(privilege) {
@@ -90,7 +90,7 @@ fn held(
 }
 
 /// The refusal for `privilege`, held nowhere on `cluster` that it is needed.
-fn lacks(cluster: &str, privilege: Privilege) -> ApiError {
+pub(super) fn lacks(cluster: &str, privilege: Privilege) -> ApiError {
     let refusal = Decision::MissingPrivilege(privilege, Resource::Cluster);
     refusal.into_error(cluster).unwrap_or_else(|| ApiError::unknown_cluster(cluster))
 }
@@ -102,7 +102,7 @@ fn connectors_access(
     held(service.access(caller, cluster)?, cluster, Privilege::Connectors)
 }
 
-fn summary(connect: &str, c: &Connector, traces: bool) -> ConnectorSummary {
+pub(super) fn summary(connect: &str, c: &Connector, traces: bool) -> ConnectorSummary {
     let topics = crate::connect::topics_of(&c.kind, &c.config, &c.active_topics);
     let failed = |state: &str, trace: &Option<String>| {
         (state == "FAILED").then(|| trace.as_deref().map(first_cause)).flatten()
@@ -364,7 +364,7 @@ const MAX_NAME: usize = 249;
 const MAX_VERDICTS: usize = 500;
 
 /// The Connect cluster `connect` of `cluster`, or `NOT_FOUND`.
-fn connect_client(
+pub(super) fn connect_client(
     service: &Service, cluster: &str, connect: &str,
 ) -> Result<std::sync::Arc<crate::connect::Connect>, ApiError> {
     let entry = service.catalog.get(cluster).ok_or_else(|| ApiError::unknown_cluster(cluster))?;
@@ -374,8 +374,8 @@ fn connect_client(
 }
 
 #[derive(serde::Deserialize)]
-struct Validation {
-    error_count: usize,
+pub(super) struct Validation {
+    pub(super) error_count: usize,
     #[serde(default)]
     configs: Vec<Validated>,
 }
@@ -403,7 +403,7 @@ struct Value {
 
 /// Connect's validation, key by key: the keys with errors first, then those the plugin
 /// requires.
-fn verdicts(validation: Validation) -> Vec<ConfigVerdict> {
+pub(super) fn verdicts(validation: Validation) -> Vec<ConfigVerdict> {
     let mut all: Vec<ConfigVerdict> = validation
         .configs
         .into_iter()
