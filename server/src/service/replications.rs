@@ -768,6 +768,9 @@ pub async fn failover(
                 format!("Replication \"{name}\" does not checkpoint group \"{group}\"."),
             ));
         }
+        // The plan reads MirrorMaker's checkpoints under this grant: a dry run is an attempt
+        // too, recorded before anything is read.
+        service.open(&mut granted.grant).await?;
         let entry = std::sync::Arc::clone(&granted.entry);
         let translated = checkpoints(&granted.grant, spec, &entry, Some(&group))
             .await
@@ -787,7 +790,7 @@ pub async fn failover(
             .and_then(|g| g.iter().find(|g| g.id == group).map(|g| g.kind.clone()))
             .unwrap_or_else(|| "classic".into());
         let (now, coordinator) =
-            admin::groups::group_now(&entry.link(), &known, &group, &kind).await?;
+            admin::groups::group_now_or_new(&entry.link(), &known, &group, &kind).await?;
         admin::groups::refuse_members(&now, "fail it over")?;
         let plan = failover_plan(&entry, &now, &translated).await?;
         let answer = |applied: bool, stale: bool, partitions: Vec<OffsetMove>| OffsetPlan {
@@ -819,7 +822,6 @@ pub async fn failover(
                 ),
             ));
         }
-        service.open(&mut granted.grant).await?;
         let commit = granted.grant.for_failover(&group)?;
         admin::groups::commit_plan(&commit, &entry.link(), &coordinator, &group, &sent).await?;
         let done: Vec<OffsetMove> = plan

@@ -24,6 +24,7 @@ mod quotas;
 mod records;
 mod registry;
 mod replication;
+mod replications;
 mod schema_changes;
 mod search;
 mod security;

@@ -24,12 +24,34 @@ pub async fn group_now(
     Ok((group, coordinator))
 }
 
+/// The group as its coordinator describes it now, and the coordinator; a group Kafka does not
+/// know yet (one that has never committed on this cluster, as before a failover) is an empty
+/// one, in state `Dead` as Kafka's tools call it.
+pub async fn group_now_or_new(
+    link: &Link, known: &[Broker], id: &str, kind: &str,
+) -> Result<(Group, Broker), ApiError> {
+    let coordinator =
+        wire_of(link)?.coordinator(known, id).await.map_err(|e| unreachable_group(id, &e))?;
+    let group = described(link, &coordinator, id, kind, true).await?;
+    Ok((group, coordinator))
+}
+
 /// The group as `coordinator` describes it now.
 pub async fn group_at(
     link: &Link, coordinator: &Broker, id: &str, kind: &str,
 ) -> Result<Group, ApiError> {
-    let group =
+    described(link, coordinator, id, kind, false).await
+}
+
+async fn described(
+    link: &Link, coordinator: &Broker, id: &str, kind: &str, new_is_empty: bool,
+) -> Result<Group, ApiError> {
+    let mut group =
         wire_of(link)?.group(coordinator, id, kind).await.map_err(|e| unreachable_group(id, &e))?;
+    if new_is_empty && group.error.as_deref() == Some("GroupIdNotFound") {
+        group.error = None;
+        group.state = "Dead".to_string();
+    }
     if let Some(error) = &group.error {
         return Err(ApiError::new(
             ErrorCode::Client,
