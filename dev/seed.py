@@ -637,6 +637,75 @@ class Seeder:
                 resp.read()
         log("  FileStream connectors demo-lines-source and demo-lines-sink on connect-lines")
 
+    # replication ----------------------------------------------------------------------------
+
+    def replication(self, connect: str, remote: str) -> None:
+        """Invoices on the stack's second Kafka (`remote`), a group that has read half of them
+        there, and the replication demo-eu copying eu-* into this Kafka as remote.<topic>, its
+        group checkpointed: MirrorMaker's three connectors on the Connect worker, configured as
+        klens's create_replication writes them (klens reads them back as one replication).
+        Skipped with a note when the remote Kafka or the worker does not answer."""
+        try:
+            far = AdminClient({"bootstrap.servers": remote})
+            md = far.list_topics(timeout=10)
+            urllib.request.urlopen(connect + "/connectors", timeout=TIMEOUT).read()
+        except (KafkaException, urllib.error.URLError, OSError) as e:
+            log(f"  no remote Kafka at {remote} or Connect at {connect} ({e}): replication not seeded")
+            return
+        topic = "eu-invoices"
+        if topic not in md.topics:
+            wait_all(far.create_topics([NewTopic(topic, 3, 1)]), "creating topic", ok_codes=(KafkaError.TOPIC_ALREADY_EXISTS,))
+            producer = Producer({"bootstrap.servers": remote, "linger.ms": 20})
+            for i in range(300):
+                invoice = {"id": f"inv-{i:05d}", "customer": {"id": i % 37, "country": ["DE", "FR", "NL"][i % 3]},
+                           "lines": [{"sku": f"sku-{(i * 7 + j) % 50}", "qty": j + 1} for j in range(i % 3 + 1)],
+                           "total": round(19.5 + i * 3.25, 2)}
+                producer.produce(topic, key=invoice["id"].encode(), value=json.dumps(invoice).encode(), partition=i % 3)
+            producer.flush(TIMEOUT)
+            log(f"  remote: topic {topic} (3 partitions) with 300 invoices")
+            end = {p: 100 for p in range(3)}
+            tps = [TopicPartition(topic, p, end[p] // 2) for p in range(3)]
+            deadline = time.time() + TIMEOUT
+            while True:
+                try:
+                    far.alter_consumer_group_offsets([ConsumerGroupTopicPartitions("eu-billing", tps)])["eu-billing"].result(timeout=TIMEOUT)
+                    break
+                except KafkaException:
+                    if time.time() > deadline:
+                        raise
+                    time.sleep(0.5)
+            log("  remote: group eu-billing has read half of eu-invoices")
+        name = "demo-eu"
+        common = {
+            "source.cluster.alias": "remote", "target.cluster.alias": "local",
+            "source.cluster.bootstrap.servers": remote, "target.cluster.bootstrap.servers": self.bootstrap,
+            "replication.policy.class": "org.apache.kafka.connect.mirror.DefaultReplicationPolicy",
+            "key.converter": "org.apache.kafka.connect.converters.ByteArrayConverter",
+            "value.converter": "org.apache.kafka.connect.converters.ByteArrayConverter",
+            "header.converter": "org.apache.kafka.connect.converters.ByteArrayConverter",
+        }
+        topics = {"topics": "eu-.*", "topics.exclude": "mm2.*\\.internal,.*\\.replica,__.*"}
+        mirror = "org.apache.kafka.connect.mirror."
+        connectors = [
+            ("source", {**common, **topics, "connector.class": mirror + "MirrorSourceConnector",
+                        "sync.topic.configs.enabled": "true", "sync.topic.acls.enabled": "false",
+                        "replication.factor": "-1", "offset-syncs.topic.replication.factor": "-1",
+                        "refresh.topics.interval.seconds": "60"}),
+            ("checkpoint", {**common, **topics, "connector.class": mirror + "MirrorCheckpointConnector",
+                            "groups": "eu-.*", "groups.exclude": "console-consumer-.*,connect-.*,__.*",
+                            "checkpoints.topic.replication.factor": "-1", "emit.checkpoints.interval.seconds": "10",
+                            "refresh.groups.interval.seconds": "60", "sync.group.offsets.enabled": "false"}),
+            ("heartbeat", {**common, "connector.class": mirror + "MirrorHeartbeatConnector",
+                           "heartbeats.topic.replication.factor": "-1"}),
+        ]
+        for role, config in connectors:
+            req = urllib.request.Request(f"{connect}/connectors/{name}.mirror-{role}/config",
+                                         data=json.dumps(config).encode(), method="PUT",
+                                         headers={"Content-Type": "application/json"})
+            with urllib.request.urlopen(req, timeout=TIMEOUT) as resp:
+                resp.read()
+        log(f"  replication {name}: remote eu-* into local as remote.<topic>, group eu-billing checkpointed")
+
     # summary --------------------------------------------------------------------------------
 
     def summary(self) -> None:
@@ -668,6 +737,7 @@ def main() -> None:
     ap.add_argument("--registry", default="http://127.0.0.1:18081/apis/ccompat/v7",
                     help="Confluent-compatible Schema Registry URL")
     ap.add_argument("--connect", default="http://127.0.0.1:18083", help="Kafka Connect REST URL")
+    ap.add_argument("--remote", default="127.0.0.1:28092", help="the second Kafka's bootstrap servers (replication source)")
     args = ap.parse_args()
 
     s = Seeder(args.bootstrap, args.registry)
@@ -684,6 +754,7 @@ def main() -> None:
     s.binary_blobs()
     s.groups()
     s.connectors(args.connect)
+    s.replication(args.connect, args.remote)
     s.summary()
 
 

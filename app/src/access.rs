@@ -33,6 +33,10 @@ pub struct ClusterAccess {
     /// none: the Connectors page is offered only where there is one.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub connects: Vec<String>,
+    /// Whether MirrorMaker can reach the cluster (`clusters[].mirror`): the Replications page
+    /// is offered only where one can run into or out of it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub mirrored: bool,
 }
 
 /// Privileges held on the resources some patterns cover (one scoped binding, or the MCP
@@ -387,6 +391,7 @@ mod tests {
             scoped_catalog: false,
             protected_topics: Vec::new(),
             connects: Vec::new(),
+            mirrored: false,
         }
     }
 

@@ -36,6 +36,7 @@ use pages::{
     groups::GroupsPage,
     not_found::NotFoundPage,
     quotas::QuotasPage,
+    replications::{ReplicationPage, ReplicationsPage},
     schemas::SchemasPage,
     subject::SubjectPage,
     topic::{TopicConsumersPage, TopicPage},
@@ -129,6 +130,8 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/c/:cluster/connectors") view=ConnectorsPage ssr=SsrMode::Async />
                     <Route path=path!("/c/:cluster/connectors/:connect") view=ConnectorsPage ssr=SsrMode::Async />
                     <Route path=path!("/c/:cluster/connectors/:connect/:name") view=ConnectorPage ssr=SsrMode::Async />
+                    <Route path=path!("/c/:cluster/replications") view=ReplicationsPage ssr=SsrMode::Async />
+                    <Route path=path!("/c/:cluster/replications/:name") view=ReplicationPage ssr=SsrMode::Async />
                 </Routes>
             </Layout>
         </Router>

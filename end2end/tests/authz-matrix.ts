@@ -206,6 +206,7 @@ export const writes: WriteRow[] = [
   // The connector changes, on dev/seed's FileStream sink on dev/stack's Connect worker: what an
   // allowed call changes, its clean-up puts back (and Connect's own status is what it reads).
   ...connectorRows(),
+  ...replicationRows(),
 ];
 
 /** Waits until Connect itself says the seeded sink and its tasks run again, so that the next
@@ -274,6 +275,45 @@ function connectorRows(): WriteRow[] {
     row('delete_connector', 'Delete connector', {
       body: (c) => ({ ...sink(c), name: unique('e2e-absent-connector') }),
       allowedStatus: 404,
+    }),
+  ];
+}
+
+/** dev/seed's replication from remote into local, and what a change to it names. */
+function replicationRows(): WriteRow[] {
+  const page = (c: string) => `/c/${c}/replications/demo-eu`;
+  // Each change names a replication that does not exist: allowed, it ends in NOT_FOUND and
+  // the seeded one keeps running.
+  const absent = (c: string) => ({ cluster: c, name: unique('e2e-absent-replication') });
+  const spec = (c: string) => ({
+    cluster: c, source: 'remote', connect: 'dev-connect', topics: ['eu-*'], groups: ['eu-*'], dry_run: true,
+  });
+  const row = (api: string, privilege: string, button: string, extra: Partial<WriteRow> = {}): WriteRow => ({
+    api,
+    privilege,
+    page,
+    button,
+    body: absent,
+    allowedStatus: 404,
+    ...extra,
+  });
+  return [
+    // Dry runs: checked, validated by Connect, nothing created or changed.
+    row('create_replication', 'MANAGE_REPLICATIONS', 'Create replication', {
+      page: (c) => `/c/${c}/replications`,
+      body: (c) => ({ ...spec(c), name: unique('e2e-matrix-replication') }),
+      allowedStatus: 200,
+      chosenInForm: true,
+    }),
+    row('update_replication', 'MANAGE_REPLICATIONS', 'Edit replication', {
+      body: (c) => ({ ...spec(c), name: 'demo-eu' }),
+      allowedStatus: 200,
+    }),
+    row('pause_replication', 'MANAGE_REPLICATIONS', 'Pause'),
+    row('resume_replication', 'MANAGE_REPLICATIONS', 'Resume'),
+    row('delete_replication', 'MANAGE_REPLICATIONS', 'Delete replication'),
+    row('failover_group', 'REPLICATION_OFFSETS', 'Fail over eu-billing', {
+      body: (c) => ({ ...absent(c), group: 'eu-billing', dry_run: true }),
     }),
   ];
 }

@@ -109,6 +109,7 @@ impl Random {
             scoped_catalog: self.chance(2),
             protected_topics: Vec::new(),
             connects: Vec::new(),
+            mirrored: false,
         }
     }
 }

@@ -99,6 +99,18 @@ pub struct Checkpoint {
     pub at: Option<i64>,
 }
 
+/// A replication named from a topic's page: the copy of this topic it makes elsewhere
+/// (`copied_to`), or the topic this one is a copy of (`copied_from`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReplicationRef {
+    pub name: String,
+    /// `copied_to` or `copied_from`.
+    pub direction: String,
+    /// The other end: its cluster and the topic there.
+    pub cluster: String,
+    pub topic: String,
+}
+
 /// `GET /api/replication`: one replication with its partitions, tasks and checkpoints.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ReplicationDetail {

@@ -100,6 +100,10 @@ pub struct TopicDetail {
     /// The Kafka Connect connectors that write or read it, those the caller may see.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub connectors: Vec<super::ConnectorRef>,
+    /// The replications that copy it into another cluster, or that made it as a copy, those the
+    /// caller may see.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub replications: Vec<super::ReplicationRef>,
     /// When metadata, sizes and groups were last read, ms since the epoch.
     pub refreshed_at: Option<i64>,
     pub sizes_refreshed_at: Option<i64>,

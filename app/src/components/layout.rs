@@ -110,6 +110,7 @@ fn ClusterNav() -> impl IntoView {
                                             let quotas = c.can(crate::Privilege::BrokerConfigs);
                                             let audit = c.can(crate::Privilege::Audit);
                                             let connectors = !c.connects.is_empty() && c.can(crate::Privilege::Connectors);
+                                            let replications = c.mirrored && c.can(crate::Privilege::Replications);
                                             view! {
                                                 <li>
                                                     <A href=overview exact=true>{c.name.clone()}</A>
@@ -124,6 +125,9 @@ fn ClusterNav() -> impl IntoView {
                                                         })}
                                                         {connectors.then(|| view! {
                                                             <li><A href=section("connectors")>"Connectors"</A></li>
+                                                        })}
+                                                        {replications.then(|| view! {
+                                                            <li><A href=section("replications")>"Replications"</A></li>
                                                         })}
                                                         {quotas.then(|| view! {
                                                             <li><A href=section("quotas")>"Quotas"</A></li>

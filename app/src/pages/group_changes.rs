@@ -192,7 +192,7 @@ pub fn ResetOffsets(
 
 /// The plan: each partition's move and what it does to the lag.
 #[component]
-fn PlanTable(plan: OffsetPlan) -> impl IntoView {
+pub fn PlanTable(plan: OffsetPlan) -> impl IntoView {
     view! {
         <DataTable label="Plan" class="compact">
             <thead><tr>

@@ -15,6 +15,7 @@ pub mod groups;
 pub mod not_found;
 pub mod produce;
 pub mod quotas;
+pub mod replications;
 pub mod schema_changes;
 pub mod schemas;
 pub mod subject;

@@ -106,6 +106,17 @@ pub fn TopicPage() -> impl IntoView {
                                         }).collect_view()}
                                     </dd></div>
                                 })}
+                                {(!t.replications.is_empty()).then(|| view! {
+                                    <div><dt>"Replication"</dt><dd data-figure="replications">
+                                        {t.replications.iter().map(|r| view! {
+                                            <span>{if r.direction == "copied_to" { "copied to " } else { "a copy of " }}</span>
+                                            <a class="mono" href=page_url(&r.cluster, "topics", &r.topic)>{format!("{} on {}", r.topic, r.cluster)}</a>
+                                            " by "
+                                            <a href=format!("/c/{}/replications/{}", query_value(&cluster()), query_value(&r.name))>{r.name.clone()}</a>
+                                            " "
+                                        }).collect_view()}
+                                    </dd></div>
+                                })}
                                 <div><dt>"Produce rate"</dt><dd>
                                     <span class="rate">
                                         <Sparkline points=t.produce_trend.clone() label="Produce rate, last ten minutes" />

@@ -263,6 +263,8 @@ struct ClusterRules {
     scoped_catalog: bool,
     /// Its Connect clusters' names, which whoami passes on so pages offer only what exists.
     connects: Vec<String>,
+    /// Whether it has `mirror` settings, which whoami passes on for the Replications page.
+    mirrored: bool,
 }
 
 /// The access rules of one config.
@@ -311,6 +313,7 @@ impl Policy {
                     writable: c.writable,
                     scoped_catalog: c.scoped_catalog,
                     connects: c.connect.iter().map(|k| k.name.clone()).collect(),
+                    mirrored: c.mirror.is_some(),
                 })
                 .collect(),
             auth: config.auth.is_some(),
@@ -345,6 +348,7 @@ impl Policy {
             privileges: held.privileges,
             scoped_catalog: rules.scoped_catalog && !held.unscoped,
             connects: rules.connects.clone(),
+            mirrored: rules.mirrored,
             scopes: held.scopes,
             protected_topics: self
                 .protected

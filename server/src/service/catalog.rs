@@ -74,6 +74,7 @@ pub async fn topic(
         ))
     })?;
     detail.connectors = super::connect::using_topic(service, caller, cluster, &topic);
+    detail.replications = super::replications::touching_topic(service, caller, cluster, &topic);
     Ok(detail)
 }
 

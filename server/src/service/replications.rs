@@ -247,8 +247,12 @@ async fn partitions(
     (out, errors)
 }
 
-/// The sum of the partitions' lag, when every one is known.
+/// The sum of the partitions' lag, when every one is known; none without a partition (the
+/// source's catalog may not list a new topic yet, and a zero would say it is copied).
 fn total_lag(partitions: &[ReplicatedPartition]) -> Option<u64> {
+    if partitions.is_empty() {
+        return None;
+    }
     partitions.iter().map(|p| p.lag).sum()
 }
 
@@ -292,6 +296,38 @@ async fn checkpoints(
         }
     }
     Ok(newest.into_values().collect())
+}
+
+/// The replications the caller sees (REPLICATIONS on them on `cluster`) that copy `topic` of
+/// `cluster` elsewhere, or made it as a copy, with the other end of each.
+pub fn touching_topic(
+    service: &Service, caller: &Caller, cluster: &str, topic: &str,
+) -> Vec<app::api::ReplicationRef> {
+    let Ok(access) = service.access(caller, cluster) else {
+        return Vec::new();
+    };
+    if !access.can(Privilege::Replications) {
+        return Vec::new();
+    }
+    let mut found = Vec::new();
+    for f in everything(service).iter().filter(|f| visible(&access, f)) {
+        let spec = &f.spec;
+        let at = |direction: &str, cluster: &str, topic: String| app::api::ReplicationRef {
+            name: spec.name.clone(),
+            direction: direction.to_string(),
+            cluster: cluster.to_string(),
+            topic,
+        };
+        if spec.source == cluster && spec.copies(topic) {
+            found.push(at("copied_to", &spec.target, spec.target_topic(topic)));
+        }
+        if spec.target == cluster {
+            if let Some(from) = spec.source_topic(topic).filter(|t| spec.copies(t)) {
+                found.push(at("copied_from", &spec.source, from.to_string()));
+            }
+        }
+    }
+    found
 }
 
 /// The caller's access to `cluster`, refused unless REPLICATIONS is held somewhere on it.

@@ -230,6 +230,18 @@ async fn a_replication_copies_every_byte_and_fails_a_group_over_with_nothing_los
         list["replications"].as_array().is_some_and(|r| r.iter().any(|r| r["name"] == name)),
         "the source lists it too: {list}"
     );
+    // The copy names where it comes from, the source topic where it goes.
+    let (_, copied) = get_json(&router, &format!("/api/topic?cluster=local&topic={copy}")).await;
+    assert_eq!(
+        copied["replications"],
+        json!([{"name": name, "direction": "copied_from", "cluster": "remote", "topic": topic}])
+    );
+    let (_, original) =
+        get_json(&router, &format!("/api/topic?cluster=remote&topic={topic}")).await;
+    assert_eq!(
+        original["replications"],
+        json!([{"name": name, "direction": "copied_to", "cluster": "local", "topic": copy}])
+    );
     let (code, connectors) = get_json(&router, "/api/connectors?cluster=local").await;
     assert_eq!(code, 200);
     let loose = connectors.to_string();

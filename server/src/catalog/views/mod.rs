@@ -172,6 +172,7 @@ pub fn topic(state: &ClusterState, name: &str) -> Option<TopicDetail> {
         partitions,
         consumers,
         connectors: Vec::new(),
+        replications: Vec::new(),
         refreshed_at: state.refreshed_at,
         sizes_refreshed_at: state.log_dirs.refreshed_at,
         groups_refreshed_at: state.groups.refreshed_at,
