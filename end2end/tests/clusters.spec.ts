@@ -29,7 +29,7 @@ test('the server-rendered clusters page is complete before any script runs', asy
 test('the clusters page hydrates without console errors and shows health as text', async ({ page }) => {
   const problems = await openHydrated(page, '/');
   const table = page.getByRole('table', { name: 'Clusters' });
-  await expect(table.getByRole('row')).toHaveCount(4); // header + 3 clusters
+  await expect(table.getByRole('row')).toHaveCount(5); // header + 4 clusters
   const local = table.locator('tr[data-cluster="local"]');
   await expect(local.getByText('Healthy')).toBeVisible();
   await expect(local.getByText('Writable')).toBeVisible();

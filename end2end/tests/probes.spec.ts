@@ -7,7 +7,7 @@ test('/health answers 200 and /ready counts the clusters by health, naming none'
   const text = await ready.text();
   expect(JSON.parse(text)).toEqual({
     status: 'ready',
-    clusters: { total: 3, ok: 2, degraded: 0, unreachable: 1 },
+    clusters: { total: 4, ok: 3, degraded: 0, unreachable: 1 },
   });
   for (const name of ['local', 'offline']) expect(text).not.toContain(name);
 });
@@ -16,13 +16,14 @@ test('/api/clusters answers the contract shape', async ({ request }) => {
   const res = await request.get('/api/clusters');
   expect(res.status()).toBe(200);
   const clusters = await res.json();
-  expect(clusters.map((c: any) => c.name)).toEqual(['local', 'local-ro', 'offline']);
+  expect(clusters.map((c: any) => c.name)).toEqual(['local', 'local-ro', 'remote', 'offline']);
   for (const c of clusters) {
     expect(Object.keys(c)).toEqual(expect.arrayContaining(
       ['name', 'writable', 'health', 'brokers', 'topics', 'partitions', 'under_replicated', 'size_bytes']));
   }
-  expect(clusters[2].health.status).toBe('unreachable');
-  expect(clusters[2].topics).toBeNull();
+  const offline = clusters.find((c: any) => c.name === 'offline');
+  expect(offline.health.status).toBe('unreachable');
+  expect(offline.topics).toBeNull();
 });
 
 test('an unknown cluster answers 404 UNKNOWN_CLUSTER', async ({ request }) => {

@@ -29,6 +29,9 @@ pub const MAX_NAME: usize = 200;
 /// The most topic or group patterns a replication names.
 pub const MAX_PATTERNS: usize = 200;
 
+/// A replication's connectors, each by name with its config.
+pub type Connectors = Vec<(String, BTreeMap<String, String>)>;
+
 /// The part a connector plays in a replication.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Role {
@@ -115,7 +118,7 @@ impl Spec {
     /// `mirror.properties`.
     pub fn connectors(
         &self, source: &BTreeMap<String, String>, target: &BTreeMap<String, String>,
-    ) -> Vec<(String, BTreeMap<String, String>)> {
+    ) -> Connectors {
         let mut all = Vec::new();
         for role in Role::ALL {
             if role == Role::Checkpoint && self.groups.is_empty() {

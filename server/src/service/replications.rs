@@ -478,7 +478,7 @@ fn four_checks(
 /// settings, the Connect cluster, the patterns; then beside every other replication.
 fn judged(
     service: &Service, args: &ReplicationArgs, creating: bool,
-) -> Result<(Spec, Vec<(String, BTreeMap<String, String>)>, Option<Found>), ApiError> {
+) -> Result<(Spec, replication::Connectors, Option<Found>), ApiError> {
     let name = args.name.clone().required("name")?;
     if let Some(problem) = replication::name_problem(&name) {
         return Err(ApiError::bad_request("name", format!("This name cannot be used: {problem}.")));
