@@ -665,15 +665,21 @@ class Seeder:
             log(f"  remote: topic {topic} (3 partitions) with 300 invoices")
             end = {p: 100 for p in range(3)}
             tps = [TopicPartition(topic, p, end[p] // 2) for p in range(3)]
+            # A fresh Kafka may answer a first commit per partition with a retriable error (its
+            # offsets topic, or the new topic, still loading): try again until each partition took it.
             deadline = time.time() + TIMEOUT
             while True:
                 try:
-                    far.alter_consumer_group_offsets([ConsumerGroupTopicPartitions("eu-billing", tps)])["eu-billing"].result(timeout=TIMEOUT)
+                    fut = far.alter_consumer_group_offsets([ConsumerGroupTopicPartitions("eu-billing", tps)])
+                    result = fut["eu-billing"].result(timeout=TIMEOUT)
+                    errors = [tp.error for tp in result.topic_partitions if tp.error is not None]
+                except KafkaException as e:
+                    errors = [e.args[0]]
+                if not errors:
                     break
-                except KafkaException:
-                    if time.time() > deadline:
-                        raise
-                    time.sleep(0.5)
+                if time.time() > deadline:
+                    raise SystemExit(f"dev/seed: committing offsets for group eu-billing on remote: {errors[0]}")
+                time.sleep(0.5)
             log("  remote: group eu-billing has read half of eu-invoices")
         name = "demo-eu"
         common = {

@@ -240,7 +240,15 @@ pub async fn page(
         None => None,
     };
     let (start, limit) = plan(query, &bounds, at_time.as_ref())?;
-    let request = PageRequest { topic: topic.name.clone(), start, bounds, limit, filter, deadline };
+    let request = PageRequest {
+        topic: topic.name.clone(),
+        start,
+        bounds,
+        limit,
+        filter,
+        deadline,
+        max_bytes: None,
+    };
     let read = read(link, request).await?;
     let mut answer = page_answer(&topic.name, schemas, read, mask.as_deref()).await;
     answer.key_partitions = searched;
@@ -313,8 +321,15 @@ pub async fn one(
         return Err(missing());
     }
     let start = Start::Forward([(partition, offset)].into_iter().collect());
-    let request =
-        PageRequest { topic: name.to_string(), start, bounds, limit: 1, filter: None, deadline };
+    let request = PageRequest {
+        topic: name.to_string(),
+        start,
+        bounds,
+        limit: 1,
+        filter: None,
+        deadline,
+        max_bytes: None,
+    };
     let raw = read(link, request)
         .await?
         .records
@@ -345,18 +360,26 @@ pub async fn newest_for_check(
         ..RecordQuery::default()
     };
     let (start, limit) = plan(&query, &bounds, None)?;
-    let request =
-        PageRequest { topic: topic.name.clone(), start, bounds, limit, filter: None, deadline };
+    let request = PageRequest {
+        topic: topic.name.clone(),
+        start,
+        bounds,
+        limit,
+        filter: None,
+        deadline,
+        max_bytes: None,
+    };
     Ok(read(link, request).await?.records)
 }
 
-/// The newest `limit` records of `topic` (of partition `only`, or of all), raw, for a
-/// replication's status or failover: MirrorMaker's own topics (offset syncs, checkpoints),
-/// decoded by the caller, and the newest record of a copied partition, of which only the time
-/// is used. Read only under the grant of REPLICATIONS or REPLICATION_OFFSETS on `replication`.
+/// The newest `limit` records of `topic` (of partition `only`, or of all) of at most
+/// `max_bytes` each, raw, for a replication's status or failover: MirrorMaker's own topics
+/// (offset syncs, checkpoints), decoded by the caller, and the newest record of a copied
+/// partition, of which only the time is used. Read only under the grant of REPLICATIONS or
+/// REPLICATION_OFFSETS on `replication`.
 pub async fn for_replication(
     grant: &Grant, replication: &app::access::Resource, link: &Link, topic: &Topic,
-    only: Option<i32>, limit: usize,
+    only: Option<i32>, limit: usize, max_bytes: u64,
 ) -> Result<Vec<RawRecord>, ApiError> {
     let privilege = match grant.action().privilege {
         Some(Privilege::ReplicationOffsets) => Privilege::ReplicationOffsets,
@@ -380,6 +403,7 @@ pub async fn for_replication(
         limit: limit.max(1),
         filter: None,
         deadline,
+        max_bytes: Some(max_bytes),
     };
     Ok(read(link, request).await?.records)
 }

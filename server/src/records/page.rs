@@ -104,6 +104,9 @@ pub struct PageRequest {
     pub limit: usize,
     pub filter: Option<Filter>,
     pub deadline: Instant,
+    /// Records larger than this (key, value and headers) are passed over, not kept: a read of
+    /// many small records stays small whatever a topic's writers put there.
+    pub max_bytes: Option<u64>,
 }
 
 /// A page as read.

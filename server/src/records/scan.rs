@@ -209,7 +209,9 @@ pub fn scan_page(
                 None => spare.insert(incoming.record()),
             };
             out.reached.insert(record.partition, record.offset.saturating_add(1));
-            if !filter.is_none_or(|f| f.matches(record)) {
+            if !filter.is_none_or(|f| f.matches(record))
+                || page.max_bytes.is_some_and(|most| record.size() > most)
+            {
                 return Flow::Go;
             }
             let Some(record) = spare.take() else {

@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 
 use app::access::glob_matches;
-use app::api::Naming;
+use app::api::{Naming, OffsetMove, PlannedOffset};
 
 pub mod progress;
 pub mod records;
@@ -75,6 +75,12 @@ pub fn role_of(connector: &str, class: &str) -> Option<(String, Role)> {
         let name = connector.strip_suffix(role.suffix())?;
         (class == role.class() && name_problem(name).is_none()).then(|| (name.to_string(), role))
     })
+}
+
+/// Whether a connector name ends as a replication's connectors do: such a name is kept for
+/// replications, never given to a loose connector.
+pub fn is_reserved(connector: &str) -> bool {
+    Role::ALL.iter().any(|role| connector.ends_with(role.suffix()))
 }
 
 /// Whether `connector` is one of replication `name`'s connectors.
@@ -241,11 +247,19 @@ impl Spec {
     }
 
     /// Whether the replication copies source topic `topic`: a pattern takes it, no exclusion
-    /// leaves it out, and MirrorMaker does not hold it for internal.
+    /// leaves it out, MirrorMaker does not hold it for internal, and under prefix naming it is
+    /// not a copy that came from the target (MirrorMaker's cycle rule: a dotted prefix naming
+    /// the target, at any depth, is never sent back there).
     pub fn copies(&self, topic: &str) -> bool {
+        let cycle = self.naming == Naming::Prefix && {
+            let mut segments: Vec<&str> = topic.split('.').collect();
+            segments.pop();
+            segments.contains(&self.target.as_str())
+        };
         self.topics.iter().any(|g| glob_matches(g, topic))
             && !self.exclude.iter().any(|g| glob_matches(g, topic))
             && !is_internal(topic)
+            && !cycle
     }
 
     /// Why this replication may not exist beside `others` (the replications klens knows, this
@@ -263,7 +277,7 @@ impl Spec {
             ));
         }
         for glob in &self.topics {
-            if let Some(internal) = takes_internal(glob) {
+            if let Some(internal) = self.takes_internal(glob) {
                 return Some((
                     "topics",
                     format!(
@@ -272,6 +286,24 @@ impl Spec {
                     ),
                 ));
             }
+        }
+        // Two replications of one pair share MirrorMaker's offset syncs and checkpoints, keyed
+        // by topic: the same topic copied by both would mix them.
+        let twin = others.iter().find(|o| {
+            o.name != self.name
+                && o.source == self.source
+                && o.target == self.target
+                && overlap(&self.topics, &o.topics)
+        });
+        if let Some(twin) = twin {
+            return Some((
+                "topics",
+                format!(
+                    "Replication \"{}\" copies topics these patterns take from {} into {} \
+                     already; change its topics instead.",
+                    twin.name, self.source, self.target
+                ),
+            ));
         }
         if self.naming == Naming::Identity {
             let back = others.iter().find(|o| {
@@ -315,22 +347,30 @@ pub fn is_internal(topic: &str) -> bool {
         || topic.ends_with(".heartbeats")
 }
 
-/// MirrorMaker's own topics as a selection could take them: one name of each kind.
-const INTERNAL_EXAMPLES: &[&str] = &[
-    "mm2-offset-syncs.prod.internal",
-    "prod.checkpoints.internal",
-    "heartbeats",
-    "prod.heartbeats",
-    "__consumer_offsets",
-];
-
-/// The internal topic a pattern of a selection takes, if any; `*` alone takes every topic but
-/// those, so it names none.
-fn takes_internal(glob: &str) -> Option<&'static str> {
-    if glob.chars().all(|c| c == '*') {
-        return None;
+impl Spec {
+    /// The internal topic a pattern of the selection takes, if any: a name MirrorMaker holds
+    /// for internal, or a pattern taking one of its topics for these clusters (or Kafka's own).
+    /// `*` alone takes every topic but those, so it names none.
+    fn takes_internal(&self, glob: &str) -> Option<String> {
+        if glob.chars().all(|c| c == '*') {
+            return None;
+        }
+        if !glob.contains(['*', '?']) && is_internal(glob) {
+            return Some(glob.to_string());
+        }
+        let (s, t) = (&self.source, &self.target);
+        [
+            format!("mm2-offset-syncs.{t}.internal"),
+            format!("mm2-offset-syncs.{s}.internal"),
+            format!("{s}.checkpoints.internal"),
+            "heartbeats".to_string(),
+            format!("{s}.heartbeats"),
+            "__consumer_offsets".to_string(),
+            "__transaction_state".to_string(),
+        ]
+        .into_iter()
+        .find(|t| glob_matches(glob, t))
     }
-    INTERNAL_EXAMPLES.iter().copied().find(|t| glob_matches(glob, t))
 }
 
 /// Why a topic or group pattern cannot be used: empty, or holding what neither Kafka names
@@ -399,4 +439,14 @@ pub fn offset_syncs_topic(target: &str) -> String {
 /// The topic holding the checkpoints of groups of `source`: on the target cluster.
 pub fn checkpoints_topic(source: &str) -> String {
     format!("{source}.checkpoints.internal")
+}
+
+/// Whether a failover plan sent back is the plan as it stands now: the same partitions, each
+/// from the committed offset it starts from now and to the offset the newest checkpoints give.
+pub fn plan_holds(sent: &[PlannedOffset], now: &[OffsetMove]) -> bool {
+    let now: BTreeMap<(&str, i32), (Option<i64>, i64)> =
+        now.iter().map(|m| ((m.topic.as_str(), m.partition), (m.from, m.to))).collect();
+    let sent_moves: BTreeMap<(&str, i32), (Option<i64>, i64)> =
+        sent.iter().map(|p| ((p.topic.as_str(), p.partition), (p.from, p.to))).collect();
+    sent.len() == sent_moves.len() && sent_moves == now
 }

@@ -24,6 +24,6 @@ pub fn progress(
     if let Some((_, end)) = source {
         replicated_to = replicated_to.min(end);
     }
-    let lag = source.map(|(_, end)| u64::try_from(end - replicated_to).unwrap_or(0));
+    let lag = source.map(|(_, end)| u64::try_from(end.saturating_sub(replicated_to)).unwrap_or(0));
     (Some(replicated_to), lag)
 }

@@ -59,12 +59,14 @@ impl<'a> Fields<'a> {
 /// An offset sync from its key (topic, partition) and value (upstream, downstream).
 pub fn offset_sync(key: &[u8], value: &[u8]) -> Option<OffsetSync> {
     let (mut k, mut v) = (Fields(key), Fields(value));
-    Some(OffsetSync {
+    let sync = OffsetSync {
         topic: k.string()?,
         partition: k.i32()?,
         upstream: v.i64()?,
         downstream: v.i64()?,
-    })
+    };
+    // Offsets are never negative: such a record is not MirrorMaker's.
+    (sync.partition >= 0 && sync.upstream >= 0 && sync.downstream >= 0).then_some(sync)
 }
 
 /// A checkpoint from its key (group, topic, partition) and value (version 0, upstream,
@@ -75,5 +77,12 @@ pub fn checkpoint(key: &[u8], value: &[u8]) -> Option<Checkpoint> {
     if v.i16()? != 0 {
         return None;
     }
-    Some(Checkpoint { group, topic, partition, upstream: v.i64()?, downstream: v.i64()? })
+    let (upstream, downstream) = (v.i64()?, v.i64()?);
+    (partition >= 0 && upstream >= 0 && downstream >= 0).then_some(Checkpoint {
+        group,
+        topic,
+        partition,
+        upstream,
+        downstream,
+    })
 }

@@ -120,6 +120,62 @@ fn loops_self_copies_and_internal_selections_are_refused() {
 }
 
 #[test]
+fn copies_from_the_target_never_go_back_and_a_pair_copies_a_topic_once() {
+    // Under prefix naming a topic that came from the target, at any depth, is not copied back.
+    let ab = spec("ab", "a", "b", Naming::Prefix, &["*"]);
+    assert!(ab.copies("orders"));
+    assert!(!ab.copies("b.orders"));
+    assert!(!ab.copies("c.b.orders"));
+    assert!(ab.copies("c.orders"));
+    // A second replication of the same pair may not take the same topics.
+    let twin = spec("ab2", "a", "b", Naming::Prefix, &["orders"]);
+    let (field, message) = twin.problem(std::slice::from_ref(&ab)).expect("twin");
+    assert_eq!(field, "topics");
+    assert!(message.contains("Replication \"ab\""), "{message}");
+    let other = spec("ab3", "a", "b", Naming::Prefix, &["payments"]);
+    let narrow = spec("ab", "a", "b", Naming::Prefix, &["orders"]);
+    assert_eq!(other.problem(std::slice::from_ref(&narrow)), None);
+    // The internal topics of these very clusters, named outright or by a pattern.
+    for glob in ["mm2-offset-syncs.b.internal", "a.checkpoints.internal", "__transaction_state"] {
+        let s = spec("x", "a", "b", Naming::Prefix, &[glob]);
+        assert_eq!(s.problem(&[]).map(|p| p.0), Some("topics"), "{glob}");
+    }
+    // The reserved names of replications' connectors.
+    assert!(is_reserved("x.mirror-source") && is_reserved("y.mirror-heartbeat"));
+    assert!(!is_reserved("mirror-source") && !is_reserved("x.mirror"));
+}
+
+#[test]
+fn a_failover_plan_holds_only_while_from_and_to_are_as_planned() {
+    let now = |from: Option<i64>, to: i64| app::api::OffsetMove {
+        topic: "t".into(),
+        partition: 0,
+        from,
+        to,
+        low: 0,
+        end: 100,
+        lag_before: None,
+        lag_after: 0,
+        skipped: 0,
+        reread: 0,
+    };
+    let sent = |from: Option<i64>, to: i64| app::api::PlannedOffset {
+        topic: "t".into(),
+        partition: 0,
+        from,
+        to,
+    };
+    assert!(plan_holds(&[sent(None, 40)], &[now(None, 40)]));
+    // The group moved, or newer checkpoints translate elsewhere, or the caller's own offset.
+    assert!(!plan_holds(&[sent(None, 40)], &[now(Some(3), 40)]));
+    assert!(!plan_holds(&[sent(None, 40)], &[now(None, 55)]));
+    assert!(!plan_holds(&[sent(None, 99)], &[now(None, 40)]));
+    // The same partition twice, or one missing.
+    assert!(!plan_holds(&[sent(None, 40), sent(None, 40)], &[now(None, 40)]));
+    assert!(!plan_holds(&[], &[now(None, 40)]));
+}
+
+#[test]
 fn names_and_patterns_are_judged() {
     assert_eq!(name_problem("eu-copy_1.v2"), None);
     for bad in ["", "Upper", "a b", ".dot", "a/b", &"x".repeat(MAX_NAME + 1)] {
@@ -170,6 +226,10 @@ fn offset_syncs_and_checkpoints_decode_and_refuse_what_is_not_theirs() {
     let mut v1 = cvalue.clone();
     v1[1] = 1;
     assert_eq!(checkpoint(&ckey, &v1), None);
+    // Negative offsets are nobody's offsets.
+    let mut negative = (-5i64).to_be_bytes().to_vec();
+    negative.extend_from_slice(&80i64.to_be_bytes());
+    assert_eq!(offset_sync(&key, &negative), None);
 }
 
 #[test]
@@ -182,6 +242,10 @@ fn progress_counts_past_the_newest_sync() {
     // Nothing to copy on an empty partition; no sync yet on a full one: unknown.
     assert_eq!(progress(Some((7, 7)), None, None), (Some(7), Some(0)));
     assert_eq!(progress(Some((0, 7)), None, Some(3)), (None, None));
+    // Extreme offsets saturate rather than overflow.
+    let huge =
+        OffsetSync { topic: "t".into(), partition: 0, upstream: i64::MAX - 1, downstream: 0 };
+    assert_eq!(progress(Some((0, 5)), Some(&huge), Some(i64::MAX)), (Some(5), Some(0)));
     // A source end klens could not read: how far, but not the lag.
     assert_eq!(progress(None, Some(&sync), Some(90)), (Some(100), None));
 }

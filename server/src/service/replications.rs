@@ -20,7 +20,7 @@ use app::{ApiError, ErrorCode, Privilege};
 use futures::stream::{self, StreamExt};
 use reqwest::Method;
 
-use super::connect::{connect_client, held, lacks, summary, verdicts, Validation};
+use super::connect::{connect_client, held, summary, verdicts, Validation};
 use super::{Granted, Service};
 use crate::audit::Attempt;
 use crate::auth::oidc::now_ms;
@@ -36,6 +36,10 @@ use crate::replication::{self, Role, Spec};
 pub const LAG_THRESHOLD: u64 = 10_000;
 /// The most of MirrorMaker's own records (offset syncs, checkpoints) one status reads.
 const MAX_STATE_RECORDS: usize = 20_000;
+/// The largest offset sync or checkpoint kept (MirrorMaker's are tens of bytes; a group or topic
+/// name is at most a few hundred): what a list holds stays near a megabyte whatever is written
+/// to those topics.
+const MAX_STATE_BYTES: u64 = 4096;
 /// The most partitions a replication's status lists.
 const MAX_PARTITIONS: usize = 10_000;
 /// The copied partitions whose newest record's age the replication page reads.
@@ -163,6 +167,7 @@ async fn offset_syncs(
         &topic,
         None,
         MAX_STATE_RECORDS,
+        MAX_STATE_BYTES,
     )
     .await
     .map_err(|e| {
@@ -236,6 +241,7 @@ async fn partitions(
                 &topic,
                 Some(p.partition),
                 1,
+                u64::MAX,
             )
             .await;
             p.newest_age_ms = newest
@@ -272,6 +278,7 @@ async fn checkpoints(
         &topic,
         None,
         MAX_STATE_RECORDS,
+        MAX_STATE_BYTES,
     )
     .await
     .map_err(|e| format!("MirrorMaker's checkpoints ({name} on {}): {}", target.name, e.message))?;
@@ -361,7 +368,11 @@ pub async fn replications(
             errors.extend(more.into_iter().map(|e| format!("{}: {e}", summary.name)));
             replications.push(summary);
         }
-        for entry in service.catalog.clusters() {
+        // Only the Connect clusters of clusters where the caller may see replications.
+        let seen = service.catalog.clusters().iter().filter(|entry| {
+            service.access(caller, &entry.name).is_ok_and(|a| a.can(Privilege::Replications))
+        });
+        for entry in seen {
             for (connect, part) in &entry.state().connect {
                 if let Some(error) = &part.error {
                     errors
@@ -379,6 +390,19 @@ pub async fn replications(
     };
     let args = serde_json::json!({});
     service.audited_read(caller, cluster, Privilege::Replications, &args, read).await
+}
+
+/// The replication `name` into `target`, for a change decided on its name there (MANAGE_ or
+/// REPLICATION_OFFSETS need no REPLICATIONS besides), else `NOT_FOUND`.
+fn find_into(service: &Service, name: &str, target: &str) -> Result<Found, ApiError> {
+    everything(service)
+        .into_iter()
+        .find(|f| f.spec.name == name && f.spec.target == target)
+        .ok_or_else(|| {
+            ApiError::not_found(format!(
+                "There is no replication \"{name}\" into cluster \"{target}\"."
+            ))
+        })
 }
 
 /// The replication `name` into or out of `cluster` that `access` sees, else `NOT_FOUND`, the
@@ -467,10 +491,7 @@ fn four_checks(
     manage(None)?;
     let granted = manage(Some(args.connect.given().cloned().unwrap_or_default()))?;
     let source = args.source.given().cloned().unwrap_or_default();
-    let at_source = service.access(caller, &source)?;
-    if !at_source.privileges.contains(&Privilege::ReplicateFrom) {
-        return Err(lacks(&source, Privilege::ReplicateFrom));
-    }
+    service.decide(caller, &source, Action::new(Privilege::ReplicateFrom, Resource::Cluster))?;
     Ok(granted)
 }
 
@@ -531,15 +552,14 @@ fn judged(
     let all = everything(service);
     let before = all.iter().find(|f| f.spec.name == name).cloned();
     match (&before, creating) {
-        (Some(f), true) => {
+        (Some(_), true) => {
             return Err(ApiError {
                 flavor: Flavor::ConflictOrTimeout,
                 ..ApiError::new(
                     ErrorCode::Admin,
                     format!(
-                        "A replication named \"{name}\" exists already (into cluster \"{}\"); \
-                         names are unique across klens.",
-                        f.spec.target
+                        "A replication named \"{name}\" exists already; names are unique across \
+                         klens."
                     ),
                 )
             })
@@ -587,6 +607,24 @@ async fn configure(
         let client = connect_client(service, &spec.target, &spec.connect)?;
         let on =
             Resource::Replication { name: spec.name.clone(), connect: Some(spec.connect.clone()) };
+        // A name Connect has already, not as this replication's: never taken over.
+        let own: Vec<&str> =
+            before.iter().flat_map(|f| f.connectors.iter().map(|(_, c)| c.name.as_str())).collect();
+        for (connector, _) in connectors.iter().filter(|(n, _)| !own.contains(&n.as_str())) {
+            if client.connector(connector).await.map_err(crate::rest::api_error)?.is_some() {
+                return Err(ApiError {
+                    flavor: Flavor::ConflictOrTimeout,
+                    ..ApiError::new(
+                        ErrorCode::Admin,
+                        format!(
+                            "Connect cluster \"{}\" has a connector named \"{connector}\" already; \
+                             choose another replication name.",
+                            spec.connect
+                        ),
+                    )
+                });
+            }
+        }
         // A dry run is a write attempt too: recorded before Connect sees the configs.
         service.open(&mut granted.grant).await?;
         let (mut error_count, mut all_verdicts) = (0, Vec::new());
@@ -707,19 +745,12 @@ async fn change(
     let attempt = Attempt::of(&args.cluster, Privilege::ManageReplications, &args, &[]);
     let cluster = args.cluster.clone();
     let write = async {
-        let access = writable_access(service, caller, &cluster)?;
+        writable_access(service, caller, &cluster)?;
         let named = args.name.given().cloned().unwrap_or_default();
         let action = Action::new(Privilege::ManageReplications, resource(&named));
         let mut granted = service.decide(caller, &cluster, action)?;
         let name = args.name.clone().required("name")?;
-        let found = find(service, &access, &name)
-            .ok()
-            .filter(|f| f.spec.target == cluster)
-            .ok_or_else(|| {
-                ApiError::not_found(format!(
-                    "There is no replication \"{name}\" into cluster \"{cluster}\"."
-                ))
-            })?;
+        let found = find_into(service, &name, &cluster)?;
         let connect = found.spec.connect.clone();
         let client = connect_client(service, &cluster, &connect)?;
         let on = resource(&name);
@@ -771,7 +802,7 @@ pub async fn failover(
     };
     let cluster = args.cluster.clone();
     let write = async {
-        let access = writable_access(service, caller, &cluster)?;
+        writable_access(service, caller, &cluster)?;
         let named = args.name.given().cloned().unwrap_or_default();
         let action = Action::new(Privilege::ReplicationOffsets, resource(&named));
         let mut granted = service.decide(caller, &cluster, action)?;
@@ -786,14 +817,7 @@ pub async fn failover(
                  that plan.",
             ));
         }
-        let found = find(service, &access, &name)
-            .ok()
-            .filter(|f| f.spec.target == cluster)
-            .ok_or_else(|| {
-                ApiError::not_found(format!(
-                    "There is no replication \"{name}\" into cluster \"{cluster}\"."
-                ))
-            })?;
+        let found = find_into(service, &name, &cluster)?;
         let spec = &found.spec;
         if group.is_empty() || group.len() > 255 {
             return Err(ApiError::bad_request("group", "A group id is 1 to 255 characters."));
@@ -841,38 +865,16 @@ pub async fn failover(
         let Some(sent) = sent.filter(|_| !dry_run) else {
             return Ok(answer(false, false, plan));
         };
-        if !admin::groups::still_current(&sent, &plan) {
+        // Applied only as planned: the same partitions, each from the offset it starts from now
+        // and to the offset the newest checkpoints give now. Anything else is a stale plan.
+        if !replication::plan_holds(&sent, &plan) {
             return Ok(answer(false, true, plan));
-        }
-        let outside = |p: &app::api::PlannedOffset| {
-            plan.iter()
-                .find(|m| m.topic == p.topic && m.partition == p.partition)
-                .is_none_or(|m| p.to < m.low || p.to > m.end)
-        };
-        if let Some(bad) = sent.iter().find(|p| outside(p)) {
-            return Err(ApiError::bad_request(
-                "plan",
-                format!(
-                    "Partition {} of \"{}\" cannot go to offset {}.",
-                    bad.partition, bad.topic, bad.to
-                ),
-            ));
         }
         let commit = granted.grant.for_failover(&group)?;
         admin::groups::commit_plan(&commit, &entry.link(), &coordinator, &group, &sent).await?;
-        let done: Vec<OffsetMove> = plan
-            .iter()
-            .map(|m| {
-                let to = sent
-                    .iter()
-                    .find(|p| p.topic == m.topic && p.partition == m.partition)
-                    .map_or(m.to, |p| p.to);
-                admin::groups::movement(&m.topic, m.partition, m.from, to, m.low, m.end)
-            })
-            .collect();
-        let fresh = admin::groups::group_at(&entry.link(), &coordinator, &group, &kind).await.ok();
-        entry.apply_group(&group, fresh);
-        Ok(answer(true, false, done))
+        let fresh = admin::groups::group_at(&entry.link(), &coordinator, &group, &kind).await;
+        entry.apply_group(&group, fresh.ok());
+        Ok(answer(true, false, plan))
     };
     service.audited(caller, attempt, outcome, write).await
 }

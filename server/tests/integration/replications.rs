@@ -258,6 +258,21 @@ async fn a_replication_copies_every_byte_and_fails_a_group_over_with_nothing_los
         .iter()
         .map(|m| json!({"topic": m["topic"], "partition": m["partition"], "from": m["from"], "to": m["to"]}))
         .collect();
+    // A plan sent back with another offset than the checkpoint's is stale: nothing committed.
+    let mut forged = sent_plan.clone();
+    forged[0]["to"] = json!(translated + 5);
+    let (code, refused) =
+        post(&router, "/api/failover_group", failover(false, json!(forged))).await;
+    assert_eq!(
+        (code.as_u16(), &refused["stale"], &refused["applied"]),
+        (200, &json!(true), &json!(false))
+    );
+    let untouched = consumer_at(OPEN_PORT, &group, &copy, Offset::Beginning);
+    let mut list = TopicPartitionList::new();
+    list.add_partition(&copy, 0);
+    let committed = untouched.committed_offsets(list, Duration::from_secs(10)).expect("committed");
+    assert_eq!(committed.find_partition(&copy, 0).map(|p| p.offset()), Some(Offset::Invalid));
+    drop(untouched);
     let (code, applied) =
         post(&router, "/api/failover_group", failover(false, json!(sent_plan))).await;
     assert_eq!((code.as_u16(), &applied["applied"]), (200, &json!(true)), "{applied}");
@@ -363,6 +378,20 @@ async fn each_of_the_four_checks_refuses_in_turn_and_nothing_reaches_connect() {
     dry["dry_run"] = json!(true);
     let (code, planned) = post_as(&router, &dave, "/api/create_replication", dry).await;
     assert_eq!((code.as_u16(), &planned["error_count"]), (200, &json!(0)), "{planned}");
+    // A name whose connector Connect has already (a loose one) is never taken over.
+    let taken = unique("it-four-taken");
+    let loose = format!("{taken}.mirror-source");
+    let file = std::env::temp_dir().join(&loose);
+    let sink = json!({"connector.class": "org.apache.kafka.connect.file.FileStreamSinkConnector",
+                      "file": file.to_string_lossy(), "topics": "orders"});
+    put_connector(CONNECT, &loose, sink.clone()).await;
+    let mut over = body(json!(["orders"]));
+    over["name"] = json!(taken);
+    let (code, refused) = post_as(&router, &dave, "/api/create_replication", over).await;
+    assert_eq!((code.as_u16(), refused["code"].as_str()), (409, Some("ADMIN")), "{refused}");
+    let kept = connect_get(&format!("connectors/{loose}/config")).await;
+    assert_eq!(kept["connector.class"], sink["connector.class"], "{kept}");
+    delete_connector(CONNECT, &loose).await;
     // After the checks, the arguments: MirrorMaker's own topics are not a selection.
     for internal in [json!(["heartbeats"]), json!(["*.internal"])] {
         let (code, refused) =

@@ -78,6 +78,17 @@ pub(super) fn cluster(
         None => Vec::new(),
     };
     let mirror = map.get("mirror").map(|value| mirror(&value)).transpose()?;
+    if let (Some(_), Some(value)) = (&mirror, map.get("mirror")) {
+        // MirrorMaker names a copy `<source>.<topic>` and reads the source back off the first
+        // dot: a dotted cluster name would be read as another cluster.
+        if name.value.contains('.') {
+            return Err(value.error(format!(
+                "needs a cluster name without \".\" ({} has one): MirrorMaker names copies \
+                 <cluster>.<topic> and reads the cluster back up to the first dot",
+                name.shown()
+            )));
+        }
+    }
     let (properties, key_password) = match map.get("properties") {
         Some(value) => properties(&value)?,
         None => (BTreeMap::new(), None),

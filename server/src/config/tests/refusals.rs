@@ -457,6 +457,13 @@ fn mirror_properties_name_bootstrap_servers_and_keep_secrets_out_of_connect() {
              need config.providers=file)",
         ),
         (
+            "clusters:\n  - name: eu.prod\n    bootstrap_servers: kafka:9092\n    mirror:\n      \
+             properties:\n        bootstrap.servers: kafka:9093\n",
+            "config.yaml:5:7: clusters[0].mirror: needs a cluster name without \".\" (\"eu.prod\" \
+             has one): MirrorMaker names copies <cluster>.<topic> and reads the cluster back up to \
+             the first dot",
+        ),
+        (
             concat!(base!(), "    mirror:\n      bootstrap.servers: kafka:9093\n"),
             "config.yaml:5:7: clusters[0].mirror[\"bootstrap.servers\"]: unknown key \
              \"bootstrap.servers\"; allowed keys in clusters[0].mirror: properties",

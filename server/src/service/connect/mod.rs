@@ -449,6 +449,13 @@ async fn configure(
                 format!("A connector name is 1 to {MAX_NAME} bytes."),
             ));
         }
+        if crate::replication::is_reserved(&name) {
+            return Err(ApiError::bad_request(
+                "name",
+                "Names ending in .mirror-source, .mirror-checkpoint or .mirror-heartbeat are \
+                 kept for replications' connectors.",
+            ));
+        }
         if let Some(problem) = crate::registry::segment_problem(&name) {
             return Err(ApiError::bad_request(
                 "name",
