@@ -639,7 +639,7 @@ class Seeder:
 
     # replication ----------------------------------------------------------------------------
 
-    def replication(self, connect: str, remote: str) -> None:
+    def replication(self, connect: str, remote: str, remote_sasl: str) -> None:
         """Invoices on the stack's second Kafka (`remote`), a group that has read half of them
         there, and the replication demo-eu copying eu-* into this Kafka as remote.<topic>, its
         group checkpointed: MirrorMaker's three connectors on the Connect worker, configured as
@@ -652,6 +652,11 @@ class Seeder:
         except (KafkaException, urllib.error.URLError, OSError) as e:
             log(f"  no remote Kafka at {remote} or Connect at {connect} ({e}): replication not seeded")
             return
+        # MirrorMaker's own user there (dev/stack formats the remote Kafka with it; set again for
+        # a remote formatted before it had one).
+        own = ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512, 4096)
+        wait_all(far.alter_user_scram_credentials([UserScramCredentialUpsertion("mirror", own, b"mirror-secret")]),
+                 "SCRAM user on remote")
         topic = "eu-invoices"
         if topic not in md.topics:
             wait_all(far.create_topics([NewTopic(topic, 3, 1)]), "creating topic", ok_codes=(KafkaError.TOPIC_ALREADY_EXISTS,))
@@ -682,9 +687,16 @@ class Seeder:
                 time.sleep(0.5)
             log("  remote: group eu-billing has read half of eu-invoices")
         name = "demo-eu"
+        # MirrorMaker logs in to the remote Kafka over SCRAM; the Connect workers read the JAAS
+        # line from dev/stack's secrets file, so the config holds a reference, never the password.
+        secrets = Path(__file__).resolve().parent.parent / "target" / "dev-stack" / "connect" / "secrets.properties"
         common = {
             "source.cluster.alias": "remote", "target.cluster.alias": "local",
-            "source.cluster.bootstrap.servers": remote, "target.cluster.bootstrap.servers": self.bootstrap,
+            "source.cluster.bootstrap.servers": remote_sasl,
+            "source.cluster.sasl.jaas.config": "${file:" + str(secrets) + ":remote.jaas}",
+            "source.cluster.sasl.mechanism": "SCRAM-SHA-512",
+            "source.cluster.security.protocol": "SASL_PLAINTEXT",
+            "target.cluster.bootstrap.servers": self.bootstrap,
             "replication.policy.class": "org.apache.kafka.connect.mirror.DefaultReplicationPolicy",
             "key.converter": "org.apache.kafka.connect.converters.ByteArrayConverter",
             "value.converter": "org.apache.kafka.connect.converters.ByteArrayConverter",
@@ -744,6 +756,7 @@ def main() -> None:
                     help="Confluent-compatible Schema Registry URL")
     ap.add_argument("--connect", default="http://127.0.0.1:18083", help="Kafka Connect REST URL")
     ap.add_argument("--remote", default="127.0.0.1:28092", help="the second Kafka's bootstrap servers (replication source)")
+    ap.add_argument("--remote-sasl", default="127.0.0.1:28094", help="the second Kafka's SCRAM listener, which MirrorMaker uses")
     args = ap.parse_args()
 
     s = Seeder(args.bootstrap, args.registry)
@@ -760,7 +773,7 @@ def main() -> None:
     s.binary_blobs()
     s.groups()
     s.connectors(args.connect)
-    s.replication(args.connect, args.remote)
+    s.replication(args.connect, args.remote, args.remote_sasl)
     s.summary()
 
 

@@ -20,13 +20,20 @@ use crate::connect::{connect_get, connect_status};
 use crate::support::*;
 
 const REMOTE_PORT: &str = "127.0.0.1:28092";
+/// Its SCRAM listener, which MirrorMaker uses (dev/stack's `mirror` user).
+const REMOTE_SASL_PORT: &str = "127.0.0.1:28094";
 
 /// The two clusters of the stack as klens names them for replications: `remote` (the source)
 /// and `local` (the target, with the Connect worker), each with the properties MirrorMaker's
-/// clients use; `local_writable` and `rest` (an auth block) vary per test.
+/// clients use; `local_writable` and `rest` (an auth block) vary per test. MirrorMaker logs in to
+/// the remote Kafka over SCRAM with the JAAS line of dev/stack's secrets file, named by a
+/// config-provider reference that the Connect worker resolves.
 fn yaml(local_writable: bool, rest: &str) -> String {
+    let secrets = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../target/dev-stack/connect/secrets.properties");
+    let secrets = secrets.to_string_lossy();
     format!(
-        "clusters:\n  - name: remote\n    bootstrap_servers: {REMOTE_PORT}\n    writable: true\n    mirror:\n      properties:\n        bootstrap.servers: {REMOTE_PORT}\n{}    writable: {local_writable}\n    connect:\n      - name: dev\n        url: {CONNECT}\n    mirror:\n      properties:\n        bootstrap.servers: {OPEN_PORT}\n{rest}",
+        "clusters:\n  - name: remote\n    bootstrap_servers: {REMOTE_PORT}\n    writable: true\n    mirror:\n      properties:\n        bootstrap.servers: {REMOTE_SASL_PORT}\n        security.protocol: SASL_PLAINTEXT\n        sasl.mechanism: SCRAM-SHA-512\n        sasl.jaas.config: $${{file:{secrets}:remote.jaas}}\n{}    writable: {local_writable}\n    connect:\n      - name: dev\n        url: {CONNECT}\n    mirror:\n      properties:\n        bootstrap.servers: {OPEN_PORT}\n{rest}",
         scram_cluster("local", "klens-secret")
     )
 }
@@ -186,6 +193,9 @@ async fn a_replication_copies_every_byte_and_fails_a_group_over_with_nothing_los
     for connector in connectors_of(&name) {
         let config = connect_get(&format!("connectors/{connector}/config")).await;
         assert_eq!(config["source.cluster.alias"], "remote", "{connector}: {config}");
+        // Connect holds the reference, never the password it resolves to.
+        let jaas = config["source.cluster.sasl.jaas.config"].as_str().unwrap_or_default();
+        assert!(jaas.starts_with("${file:") && !config.to_string().contains("mirror-secret"));
         assert_eq!(
             config["value.converter"],
             "org.apache.kafka.connect.converters.ByteArrayConverter"
