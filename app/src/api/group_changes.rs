@@ -97,6 +97,21 @@ pub struct OffsetPlan {
 }
 
 impl OffsetPlan {
+    /// The answer for `partitions` of `group`, with what they skip and read again in all.
+    pub fn of(
+        cluster: &str, group: &str, applied: bool, stale: bool, partitions: Vec<OffsetMove>,
+    ) -> OffsetPlan {
+        OffsetPlan {
+            cluster: cluster.to_string(),
+            group: group.to_string(),
+            applied,
+            stale,
+            skipped: partitions.iter().map(|m| m.skipped).sum(),
+            reread: partitions.iter().map(|m| m.reread).sum(),
+            partitions,
+        }
+    }
+
     /// The plan as a client sends it back to apply it.
     pub fn to_apply(&self) -> Vec<PlannedOffset> {
         self.partitions

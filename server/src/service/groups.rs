@@ -187,16 +187,9 @@ pub async fn reset_offsets(
             let link = granted.link();
             let now =
                 admin::groups::reset_plan(&link, &group, &topics, to, value, now_ms()).await?;
-            let answer =
-                |applied: bool, stale: bool, partitions: Vec<app::api::OffsetMove>| OffsetPlan {
-                    cluster: cluster.clone(),
-                    group: id.clone(),
-                    applied,
-                    stale,
-                    skipped: partitions.iter().map(|m| m.skipped).sum(),
-                    reread: partitions.iter().map(|m| m.reread).sum(),
-                    partitions,
-                };
+            let answer = |applied, stale, partitions| {
+                OffsetPlan::of(&cluster, &id, applied, stale, partitions)
+            };
             let Some(sent) = sent.filter(|_| !dry_run) else {
                 return Ok(answer(false, false, now));
             };

@@ -20,7 +20,7 @@ use app::{ApiError, ErrorCode, Privilege};
 use futures::stream::{self, StreamExt};
 use reqwest::Method;
 
-use super::connect::{connect_client, held, summary, verdicts, Validation};
+use super::connect::{connect_client, held, read_back, summary, validate, verdicts};
 use super::{Granted, Service};
 use crate::audit::Attempt;
 use crate::auth::oidc::now_ms;
@@ -144,13 +144,6 @@ fn summarize(found: &Found, lag: Option<u64>, partitions: usize) -> ReplicationS
     }
 }
 
-/// The cluster `name` of the catalog, or why a replication's status cannot use it.
-fn cluster<'a>(
-    service: &'a Service, name: &str,
-) -> Result<&'a std::sync::Arc<ClusterEntry>, String> {
-    service.catalog.get(name).ok_or_else(|| format!("klens has no cluster \"{name}\""))
-}
-
 /// The newest offset sync of each source partition the replication copies, read from
 /// MirrorMaker's offset-syncs topic on the source under `grant`.
 async fn offset_syncs(
@@ -189,7 +182,8 @@ async fn partitions(
     service: &Service, grant: &Grant, spec: &Spec, ages: bool,
 ) -> (Vec<ReplicatedPartition>, Vec<String>) {
     let mut errors = Vec::new();
-    let (source, target) = match (cluster(service, &spec.source), cluster(service, &spec.target)) {
+    let found = |name: &str| cluster_entry(service, name).map_err(|e| e.message);
+    let (source, target) = match (found(&spec.source), found(&spec.target)) {
         (Ok(s), Ok(t)) => (s, t),
         (s, t) => {
             errors.extend(s.err().into_iter().chain(t.err()));
@@ -633,16 +627,7 @@ async fn configure(
             body.insert("name".into(), connector.clone());
             let body = serde_json::to_value(&body).unwrap_or_default();
             let class = config.get("connector.class").cloned().unwrap_or_default();
-            let validation: Validation = client
-                .send_json(
-                    &granted.grant,
-                    &on,
-                    Method::PUT,
-                    &["connector-plugins", &class, "config", "validate"],
-                    &[],
-                    Some(&body),
-                )
-                .await?;
+            let validation = validate(&client, &granted.grant, &on, &class, &body).await?;
             error_count += validation.error_count;
             all_verdicts.extend(
                 verdicts(validation).into_iter().filter(|v| !v.errors.is_empty()).map(|mut v| {
@@ -712,15 +697,8 @@ async fn configure(
                 .await?;
             granted.entry.apply_connector(&spec.connect, connector, None);
         }
-        // Read back into the catalog; Connect has a new connector a moment after it answers.
         for connector in kept {
-            for _ in 0..20 {
-                if let Ok(Some(fresh)) = client.connector(connector).await {
-                    granted.entry.apply_connector(&spec.connect, connector, Some(fresh));
-                    break;
-                }
-                tokio::time::sleep(std::time::Duration::from_millis(250)).await;
-            }
+            read_back(&client, &granted.entry, &spec.connect, connector).await;
         }
         answer.applied = true;
         Ok(answer)
@@ -853,14 +831,8 @@ pub async fn failover(
             admin::groups::group_now_or_new(&entry.link(), &known, &group, &kind).await?;
         admin::groups::refuse_members(&now, "fail it over")?;
         let plan = failover_plan(&entry, &now, &translated).await?;
-        let answer = |applied: bool, stale: bool, partitions: Vec<OffsetMove>| OffsetPlan {
-            cluster: cluster.clone(),
-            group: group.clone(),
-            applied,
-            stale,
-            skipped: partitions.iter().map(|m| m.skipped).sum(),
-            reread: partitions.iter().map(|m| m.reread).sum(),
-            partitions,
+        let answer = |applied, stale, partitions| {
+            OffsetPlan::of(&cluster, &group, applied, stale, partitions)
         };
         let Some(sent) = sent.filter(|_| !dry_run) else {
             return Ok(answer(false, false, plan));

@@ -401,6 +401,32 @@ struct Value {
     errors: Vec<String>,
 }
 
+/// Connect's validation of `body` for the plugin `class`, sent under `grant` for `resource`
+/// (the connector, or the replication whose connector it is).
+pub(super) async fn validate(
+    client: &crate::connect::Connect, grant: &crate::auth::Grant, resource: &Resource, class: &str,
+    body: &serde_json::Value,
+) -> Result<Validation, ApiError> {
+    let path = ["connector-plugins", class, "config", "validate"];
+    client.send_json(grant, resource, Method::PUT, &path, &[], Some(body)).await
+}
+
+/// Reads connector `name` of Connect cluster `connect` back into the catalog after a create or
+/// update: Connect has a new connector a moment after it answers, so it is asked a few times,
+/// a quarter of a second apart. A read that never comes leaves the next refresh to find it.
+pub(super) async fn read_back(
+    client: &crate::connect::Connect, entry: &crate::catalog::ClusterEntry, connect: &str,
+    name: &str,
+) {
+    for _ in 0..20 {
+        if let Ok(Some(fresh)) = client.connector(name).await {
+            entry.apply_connector(connect, name, Some(fresh));
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+    }
+}
+
 /// Connect's validation, key by key: the keys with errors first, then those the plugin
 /// requires.
 pub(super) fn verdicts(validation: Validation) -> Vec<ConfigVerdict> {
@@ -523,16 +549,7 @@ async fn configure(
         let body = serde_json::to_value(&config).unwrap_or_default();
         // A dry run is a write attempt too: recorded before Connect sees the config.
         service.open(&mut granted.grant).await?;
-        let validation: Validation = client
-            .send_json(
-                &granted.grant,
-                &resource,
-                Method::PUT,
-                &["connector-plugins", &class, "config", "validate"],
-                &[],
-                Some(&body),
-            )
-            .await?;
+        let validation = validate(&client, &granted.grant, &resource, &class, &body).await?;
         let error_count = validation.error_count;
         let verdicts = verdicts(validation);
         let mut answer = ConnectorConfigured {
@@ -587,15 +604,7 @@ async fn configure(
                 )
                 .await?;
         }
-        // Read back into the catalog, this connector only; Connect has a new one a moment
-        // after it answers the create.
-        for _ in 0..20 {
-            if let Ok(Some(fresh)) = client.connector(&name).await {
-                granted.entry.apply_connector(&connect, &name, Some(fresh));
-                break;
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(250)).await;
-        }
+        read_back(&client, &granted.entry, &connect, &name).await;
         answer.applied = true;
         Ok(answer)
     };
