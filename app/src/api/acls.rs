@@ -3,12 +3,10 @@
 //! exactly or by a prefix, from one host or any.
 
 use super::Answer;
-use leptos::prelude::*;
 use leptos::server_fn::codec::{GetUrl, Json};
 use serde::{Deserialize, Serialize};
 
 use super::Arg;
-use crate::error::ApiError;
 
 /// Resource types a binding may name, as the API spells them.
 pub const ACL_RESOURCE_TYPES: [&str; 6] =
@@ -98,10 +96,9 @@ pub struct AclList {
     pub acls: Vec<AclBinding>,
 }
 
-/// Every ACL binding of the cluster (ACLS).
-#[server(endpoint = "acls", input = GetUrl, output = Answer)]
-pub async fn acls(cluster: String) -> Result<AclList, ApiError> {
-    super::backend::run(Acls { cluster }).await
+serve! {
+    /// Every ACL binding of the cluster (ACLS).
+    GetUrl "acls" fn acls(cluster: String) -> AclList as Acls;
 }
 
 /// The arguments of `create_acl` and `delete_acl` as sent: one binding.
@@ -139,16 +136,12 @@ pub struct AclChanged {
     pub words: String,
 }
 
-/// Create one ACL binding (CREATE_ACLS).
-#[server(endpoint = "create_acl", input = Json, output = Answer)]
-pub async fn create_acl(#[server(flatten)] args: AclArgs) -> Result<AclChanged, ApiError> {
-    super::backend::run(CreateAcl { args }).await
-}
+serve! {
+    /// Create one ACL binding (CREATE_ACLS).
+    Json "create_acl" fn create_acl(#[server(flatten)] args: AclArgs) -> AclChanged as CreateAcl;
 
-/// Delete exactly one ACL binding, never the others a wider filter would match (DELETE_ACLS).
-#[server(endpoint = "delete_acl", input = Json, output = Answer)]
-pub async fn delete_acl(#[server(flatten)] args: AclArgs) -> Result<AclChanged, ApiError> {
-    super::backend::run(DeleteAcl { args }).await
+    /// Delete exactly one ACL binding, never the others a wider filter would match (DELETE_ACLS).
+    Json "delete_acl" fn delete_acl(#[server(flatten)] args: AclArgs) -> AclChanged as DeleteAcl;
 }
 
 #[cfg(test)]

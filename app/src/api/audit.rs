@@ -2,13 +2,11 @@
 //! one per record.
 
 use super::Answer;
-use leptos::prelude::*;
 use leptos::server_fn::codec::GetUrl;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::Arg;
-use crate::error::ApiError;
 use crate::Privilege;
 
 /// The way a call reached klens.
@@ -151,10 +149,9 @@ pub struct AuditList {
     pub served_at: i64,
 }
 
-/// The audit events of a cluster, newest first (AUDIT).
-#[server(endpoint = "audit", input = GetUrl, output = Answer)]
-pub async fn audit(
-    cluster: String, #[server(flatten)] args: AuditArgs,
-) -> Result<AuditList, ApiError> {
-    super::backend::run(Audit { cluster, args }).await
+serve! {
+    /// The audit events of a cluster, newest first (AUDIT).
+    GetUrl "audit" fn audit(
+        cluster: String, #[server(flatten)] args: AuditArgs
+    ) -> AuditList as Audit;
 }

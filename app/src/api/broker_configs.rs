@@ -5,12 +5,10 @@
 use std::collections::BTreeMap;
 
 use super::Answer;
-use leptos::prelude::*;
 use leptos::server_fn::codec::{GetUrl, Json};
 use serde::{Deserialize, Serialize};
 
 use super::{Arg, ConfigChangeView, TopicConfig};
-use crate::error::ApiError;
 
 /// `GET /api/broker_configs`: every config of one broker, or the cluster-wide default.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -53,19 +51,15 @@ pub struct BrokerConfigsChanged {
     pub changes: Vec<ConfigChangeView>,
 }
 
-/// Every config of a broker, or (without `broker`) the cluster-wide default (BROKER_CONFIGS).
-#[server(endpoint = "broker_configs", input = GetUrl, output = Answer)]
-pub async fn broker_configs(
-    cluster: String, #[server(default)] broker: Arg<i32>,
-) -> Result<BrokerConfigList, ApiError> {
-    super::backend::run(BrokerConfigs { cluster, broker }).await
-}
+serve! {
+    /// Every config of a broker, or (without `broker`) the cluster-wide default (BROKER_CONFIGS).
+    GetUrl "broker_configs" fn broker_configs(
+        cluster: String, #[server(default)] broker: Arg<i32>
+    ) -> BrokerConfigList as BrokerConfigs;
 
-/// Sets and removes dynamic configs of one broker or of the cluster-wide default
-/// (ALTER_BROKER_CONFIGS on a writable cluster).
-#[server(endpoint = "alter_broker_config", input = Json, output = Answer)]
-pub async fn alter_broker_config(
-    #[server(flatten)] args: AlterBrokerConfigArgs,
-) -> Result<BrokerConfigsChanged, ApiError> {
-    super::backend::run(AlterBrokerConfig { args }).await
+    /// Sets and removes dynamic configs of one broker or of the cluster-wide default
+    /// (ALTER_BROKER_CONFIGS on a writable cluster).
+    Json "alter_broker_config" fn alter_broker_config(
+        #[server(flatten)] args: AlterBrokerConfigArgs
+    ) -> BrokerConfigsChanged as AlterBrokerConfig;
 }

@@ -1,11 +1,8 @@
 //! Brokers from the catalog: address, rack, the active controller, and log dirs with sizes.
 
 use super::Answer;
-use leptos::prelude::*;
 use leptos::server_fn::codec::GetUrl;
 use serde::{Deserialize, Serialize};
-
-use crate::error::ApiError;
 
 /// One log dir of a broker.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -51,16 +48,12 @@ pub struct BrokerList {
     pub brokers: Vec<BrokerDetail>,
 }
 
-/// The brokers of a cluster, from the catalog.
-#[server(endpoint = "brokers", input = GetUrl, output = Answer)]
-pub async fn brokers(cluster: String) -> Result<BrokerList, ApiError> {
-    super::backend::run(Brokers { cluster }).await
-}
+serve! {
+    /// The brokers of a cluster, from the catalog.
+    GetUrl "brokers" fn brokers(cluster: String) -> BrokerList as Brokers;
 
-/// One broker, from the catalog.
-#[server(endpoint = "broker", input = GetUrl, output = Answer)]
-pub async fn broker(
-    cluster: String, #[server(default)] id: super::Arg<i32>,
-) -> Result<BrokerDetail, ApiError> {
-    super::backend::run(Broker { cluster, id }).await
+    /// One broker, from the catalog.
+    GetUrl "broker" fn broker(
+        cluster: String, #[server(default)] id: super::Arg<i32>
+    ) -> BrokerDetail as Broker;
 }

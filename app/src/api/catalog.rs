@@ -1,11 +1,8 @@
 //! The catalog: what everyone who sees a cluster may see, with no privilege.
 
 use super::Answer;
-use leptos::prelude::*;
 use leptos::server_fn::codec::GetUrl;
 use serde::{Deserialize, Serialize};
-
-use crate::error::ApiError;
 
 /// How a cluster is doing, as of the last refresh.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -57,14 +54,10 @@ pub struct ClusterDetail {
     pub broker_list: Vec<BrokerSummary>,
 }
 
-/// Every cluster the caller can see, with its health and size.
-#[server(endpoint = "clusters", input = GetUrl, output = Answer)]
-pub async fn clusters() -> Result<Vec<ClusterSummary>, ApiError> {
-    super::backend::run(Clusters {}).await
-}
+serve! {
+    /// Every cluster the caller can see, with its health and size.
+    GetUrl "clusters" fn clusters() -> Vec<ClusterSummary> as Clusters;
 
-/// One cluster's summary and brokers.
-#[server(endpoint = "cluster", input = GetUrl, output = Answer)]
-pub async fn cluster(cluster: String) -> Result<ClusterDetail, ApiError> {
-    super::backend::run(Cluster { cluster }).await
+    /// One cluster's summary and brokers.
+    GetUrl "cluster" fn cluster(cluster: String) -> ClusterDetail as Cluster;
 }

@@ -5,12 +5,10 @@
 use std::collections::BTreeMap;
 
 use super::Answer;
-use leptos::prelude::*;
 use leptos::server_fn::codec::{GetUrl, Json};
 use serde::{Deserialize, Serialize};
 
 use super::Arg;
-use crate::error::ApiError;
 
 /// Where the value of a config in force comes from, as Kafka reports it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
@@ -319,36 +317,26 @@ pub struct RecordsDeleted {
     pub deleted: u64,
 }
 
-/// Every config of a topic (TOPIC_CONFIGS).
-#[server(endpoint = "topic_configs", input = GetUrl, output = Answer)]
-pub async fn topic_configs(
-    cluster: String, #[server(default)] topic: Arg<String>,
-) -> Result<TopicConfigList, ApiError> {
-    super::backend::run(TopicConfigs { cluster, topic }).await
-}
+serve! {
+    /// Every config of a topic (TOPIC_CONFIGS).
+    GetUrl "topic_configs" fn topic_configs(
+        cluster: String, #[server(default)] topic: Arg<String>
+    ) -> TopicConfigList as TopicConfigs;
 
-/// Sets and removes config overrides of a topic (ALTER_TOPIC_CONFIGS on a writable cluster).
-#[server(endpoint = "alter_topic_configs", input = Json, output = Answer)]
-pub async fn alter_topic_configs(
-    #[server(flatten)] args: AlterTopicConfigsArgs,
-) -> Result<ConfigsChanged, ApiError> {
-    super::backend::run(AlterTopicConfigs { args }).await
-}
+    /// Sets and removes config overrides of a topic (ALTER_TOPIC_CONFIGS on a writable cluster).
+    Json "alter_topic_configs" fn alter_topic_configs(
+        #[server(flatten)] args: AlterTopicConfigsArgs
+    ) -> ConfigsChanged as AlterTopicConfigs;
 
-/// Raises the partition count of a topic (ADD_PARTITIONS on a writable cluster).
-#[server(endpoint = "add_partitions", input = Json, output = Answer)]
-pub async fn add_partitions(
-    #[server(flatten)] args: AddPartitionsArgs,
-) -> Result<PartitionsAdded, ApiError> {
-    super::backend::run(AddPartitions { args }).await
-}
+    /// Raises the partition count of a topic (ADD_PARTITIONS on a writable cluster).
+    Json "add_partitions" fn add_partitions(
+        #[server(flatten)] args: AddPartitionsArgs
+    ) -> PartitionsAdded as AddPartitions;
 
-/// Deletes the records of a topic before an offset (DELETE_RECORDS on a writable cluster).
-#[server(endpoint = "delete_records", input = Json, output = Answer)]
-pub async fn delete_records(
-    #[server(flatten)] args: DeleteRecordsArgs,
-) -> Result<RecordsDeleted, ApiError> {
-    super::backend::run(DeleteRecords { args }).await
+    /// Deletes the records of a topic before an offset (DELETE_RECORDS on a writable cluster).
+    Json "delete_records" fn delete_records(
+        #[server(flatten)] args: DeleteRecordsArgs
+    ) -> RecordsDeleted as DeleteRecords;
 }
 
 #[cfg(test)]

@@ -2,12 +2,10 @@
 //! catalog last read them, and one connector with its tasks, topics and config, secrets masked.
 
 use super::Answer;
-use leptos::prelude::*;
 use leptos::server_fn::codec::{GetUrl, Json};
 use serde::{Deserialize, Serialize};
 
 use super::Arg;
-use crate::error::ApiError;
 
 /// One task of a connector.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -115,18 +113,16 @@ pub struct ConnectorDetail {
     pub served_at: i64,
 }
 
-/// The connectors of every Connect cluster of `cluster` the caller may see (CONNECTORS).
-#[server(endpoint = "connectors", input = GetUrl, output = Answer)]
-pub async fn connectors(cluster: String) -> Result<ConnectorList, ApiError> {
-    super::backend::run(Connectors { cluster }).await
-}
+serve! {
+    /// The connectors of every Connect cluster of `cluster` the caller may see (CONNECTORS).
+    GetUrl "connectors" fn connectors(cluster: String) -> ConnectorList as Connectors;
 
-/// One connector with its tasks, topics and config, secrets masked (CONNECTORS).
-#[server(endpoint = "connector", input = GetUrl, output = Answer)]
-pub async fn connector(
-    cluster: String, #[server(default)] connect: Arg<String>, #[server(default)] name: Arg<String>,
-) -> Result<ConnectorDetail, ApiError> {
-    super::backend::run(Connector { cluster, connect, name }).await
+    /// One connector with its tasks, topics and config, secrets masked (CONNECTORS).
+    GetUrl "connector" fn connector(
+        cluster: String,
+        #[server(default)] connect: Arg<String>,
+        #[server(default)] name: Arg<String>,
+    ) -> ConnectorDetail as Connector;
 }
 
 impl ConnectorSummary {
@@ -172,52 +168,36 @@ pub struct ConnectorChanged {
     pub state: Option<String>,
 }
 
-/// Pauses a connector and its tasks (MANAGE_CONNECTORS on it, writable cluster).
-#[server(endpoint = "pause_connector", input = Json, output = Answer)]
-pub async fn pause_connector(
-    #[server(flatten)] args: ConnectorArgs,
-) -> Result<ConnectorChanged, ApiError> {
-    super::backend::run(PauseConnector { args }).await
-}
+serve! {
+    /// Pauses a connector and its tasks (MANAGE_CONNECTORS on it, writable cluster).
+    Json "pause_connector" fn pause_connector(
+        #[server(flatten)] args: ConnectorArgs
+    ) -> ConnectorChanged as PauseConnector;
 
-/// Resumes a paused or stopped connector (MANAGE_CONNECTORS on it, writable cluster).
-#[server(endpoint = "resume_connector", input = Json, output = Answer)]
-pub async fn resume_connector(
-    #[server(flatten)] args: ConnectorArgs,
-) -> Result<ConnectorChanged, ApiError> {
-    super::backend::run(ResumeConnector { args }).await
-}
+    /// Resumes a paused or stopped connector (MANAGE_CONNECTORS on it, writable cluster).
+    Json "resume_connector" fn resume_connector(
+        #[server(flatten)] args: ConnectorArgs
+    ) -> ConnectorChanged as ResumeConnector;
 
-/// Stops a connector: its tasks shut down and its config stays (MANAGE_CONNECTORS on it).
-#[server(endpoint = "stop_connector", input = Json, output = Answer)]
-pub async fn stop_connector(
-    #[server(flatten)] args: ConnectorArgs,
-) -> Result<ConnectorChanged, ApiError> {
-    super::backend::run(StopConnector { args }).await
-}
+    /// Stops a connector: its tasks shut down and its config stays (MANAGE_CONNECTORS on it).
+    Json "stop_connector" fn stop_connector(
+        #[server(flatten)] args: ConnectorArgs
+    ) -> ConnectorChanged as StopConnector;
 
-/// Restarts a connector, with its tasks or only what has failed (MANAGE_CONNECTORS on it).
-#[server(endpoint = "restart_connector", input = Json, output = Answer)]
-pub async fn restart_connector(
-    #[server(flatten)] args: ConnectorArgs,
-) -> Result<ConnectorChanged, ApiError> {
-    super::backend::run(RestartConnector { args }).await
-}
+    /// Restarts a connector, with its tasks or only what has failed (MANAGE_CONNECTORS on it).
+    Json "restart_connector" fn restart_connector(
+        #[server(flatten)] args: ConnectorArgs
+    ) -> ConnectorChanged as RestartConnector;
 
-/// Restarts one task of a connector (MANAGE_CONNECTORS on it).
-#[server(endpoint = "restart_task", input = Json, output = Answer)]
-pub async fn restart_task(
-    #[server(flatten)] args: ConnectorArgs,
-) -> Result<ConnectorChanged, ApiError> {
-    super::backend::run(RestartTask { args }).await
-}
+    /// Restarts one task of a connector (MANAGE_CONNECTORS on it).
+    Json "restart_task" fn restart_task(
+        #[server(flatten)] args: ConnectorArgs
+    ) -> ConnectorChanged as RestartTask;
 
-/// Deletes a connector (MANAGE_CONNECTORS on it).
-#[server(endpoint = "delete_connector", input = Json, output = Answer)]
-pub async fn delete_connector(
-    #[server(flatten)] args: ConnectorArgs,
-) -> Result<ConnectorChanged, ApiError> {
-    super::backend::run(DeleteConnector { args }).await
+    /// Deletes a connector (MANAGE_CONNECTORS on it).
+    Json "delete_connector" fn delete_connector(
+        #[server(flatten)] args: ConnectorArgs
+    ) -> ConnectorChanged as DeleteConnector;
 }
 
 /// One connector plugin a Connect cluster has installed.
@@ -279,30 +259,23 @@ pub struct ConnectorConfigured {
     pub applied: bool,
 }
 
-/// The connector plugins of a Connect cluster (CONNECTORS).
-#[server(endpoint = "connector_plugins", input = GetUrl, output = Answer)]
-pub async fn connector_plugins(
-    cluster: String, #[server(default)] connect: Arg<String>,
-) -> Result<ConnectorPluginList, ApiError> {
-    super::backend::run(ConnectorPlugins { cluster, connect }).await
-}
+serve! {
+    /// The connector plugins of a Connect cluster (CONNECTORS).
+    GetUrl "connector_plugins" fn connector_plugins(
+        cluster: String, #[server(default)] connect: Arg<String>
+    ) -> ConnectorPluginList as ConnectorPlugins;
 
-/// Creates a connector after Connect validates its config (MANAGE_CONNECTORS, and PRODUCE on
-/// each topic a source writes or RECORDS on each a sink reads).
-#[server(endpoint = "create_connector", input = Json, output = Answer)]
-pub async fn create_connector(
-    #[server(flatten)] args: ConnectorConfigArgs,
-) -> Result<ConnectorConfigured, ApiError> {
-    super::backend::run(CreateConnector { args }).await
-}
+    /// Creates a connector after Connect validates its config (MANAGE_CONNECTORS, and PRODUCE on
+    /// each topic a source writes or RECORDS on each a sink reads).
+    Json "create_connector" fn create_connector(
+        #[server(flatten)] args: ConnectorConfigArgs
+    ) -> ConnectorConfigured as CreateConnector;
 
-/// Replaces a connector's config after Connect validates it, masked values kept (as for
-/// `create_connector`, on the connector and the topics of its new config).
-#[server(endpoint = "update_connector", input = Json, output = Answer)]
-pub async fn update_connector(
-    #[server(flatten)] args: ConnectorConfigArgs,
-) -> Result<ConnectorConfigured, ApiError> {
-    super::backend::run(UpdateConnector { args }).await
+    /// Replaces a connector's config after Connect validates it, masked values kept (as for
+    /// `create_connector`, on the connector and the topics of its new config).
+    Json "update_connector" fn update_connector(
+        #[server(flatten)] args: ConnectorConfigArgs
+    ) -> ConnectorConfigured as UpdateConnector;
 }
 
 /// A JSON object as Connect keys offsets with.
@@ -360,19 +333,17 @@ pub struct ConnectorOffsetsPlan {
     pub applied: bool,
 }
 
-/// A connector's offsets as Connect holds them now (CONNECTORS on the connector).
-#[server(endpoint = "connector_offsets", input = GetUrl, output = Answer)]
-pub async fn connector_offsets(
-    cluster: String, #[server(default)] connect: Arg<String>, #[server(default)] name: Arg<String>,
-) -> Result<ConnectorOffsetList, ApiError> {
-    super::backend::run(ConnectorOffsets { cluster, connect, name }).await
-}
+serve! {
+    /// A connector's offsets as Connect holds them now (CONNECTORS on the connector).
+    GetUrl "connector_offsets" fn connector_offsets(
+        cluster: String,
+        #[server(default)] connect: Arg<String>,
+        #[server(default)] name: Arg<String>,
+    ) -> ConnectorOffsetList as ConnectorOffsets;
 
-/// Removes or sets a stopped connector's offsets, after a dry run shows the plan
-/// (MANAGE_CONNECTORS on the connector).
-#[server(endpoint = "reset_connector_offsets", input = Json, output = Answer)]
-pub async fn reset_connector_offsets(
-    #[server(flatten)] args: ConnectorOffsetsArgs,
-) -> Result<ConnectorOffsetsPlan, ApiError> {
-    super::backend::run(ResetConnectorOffsets { args }).await
+    /// Removes or sets a stopped connector's offsets, after a dry run shows the plan
+    /// (MANAGE_CONNECTORS on the connector).
+    Json "reset_connector_offsets" fn reset_connector_offsets(
+        #[server(flatten)] args: ConnectorOffsetsArgs
+    ) -> ConnectorOffsetsPlan as ResetConnectorOffsets;
 }

@@ -3,12 +3,10 @@
 //! the group, on a writable cluster.
 
 use super::Answer;
-use leptos::prelude::*;
 use leptos::server_fn::codec::Json;
 use serde::{Deserialize, Serialize};
 
 use super::Arg;
-use crate::error::ApiError;
 
 /// Where a reset moves each partition's committed offset.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -139,26 +137,21 @@ pub struct GroupChanged {
     pub partitions: Vec<i32>,
 }
 
-/// Resets a group's committed offsets (RESET_OFFSETS on the group, on a writable cluster).
-#[server(endpoint = "reset_offsets", input = Json, output = Answer)]
-pub async fn reset_offsets(
-    #[server(flatten)] args: ResetOffsetsArgs,
-) -> Result<OffsetPlan, ApiError> {
-    super::backend::run(ResetOffsets { args }).await
-}
+serve! {
+    /// Resets a group's committed offsets (RESET_OFFSETS on the group, on a writable cluster).
+    Json "reset_offsets" fn reset_offsets(
+        #[server(flatten)] args: ResetOffsetsArgs
+    ) -> OffsetPlan as ResetOffsets;
 
-/// Deletes a group's committed offsets on one topic (DELETE_OFFSETS on the group).
-#[server(endpoint = "delete_offsets", input = Json, output = Answer)]
-pub async fn delete_offsets(
-    cluster: String, #[server(default)] group: Arg<String>, #[server(default)] topic: Arg<String>,
-) -> Result<GroupChanged, ApiError> {
-    super::backend::run(DeleteOffsets { cluster, group, topic }).await
-}
+    /// Deletes a group's committed offsets on one topic (DELETE_OFFSETS on the group).
+    Json "delete_offsets" fn delete_offsets(
+        cluster: String,
+        #[server(default)] group: Arg<String>,
+        #[server(default)] topic: Arg<String>,
+    ) -> GroupChanged as DeleteOffsets;
 
-/// Deletes an empty consumer group (DELETE_GROUPS on the group).
-#[server(endpoint = "delete_group", input = Json, output = Answer)]
-pub async fn delete_group(
-    cluster: String, #[server(default)] group: Arg<String>,
-) -> Result<GroupChanged, ApiError> {
-    super::backend::run(DeleteGroup { cluster, group }).await
+    /// Deletes an empty consumer group (DELETE_GROUPS on the group).
+    Json "delete_group" fn delete_group(
+        cluster: String, #[server(default)] group: Arg<String>
+    ) -> GroupChanged as DeleteGroup;
 }

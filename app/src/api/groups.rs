@@ -2,12 +2,10 @@
 //! No privilege is needed to read them.
 
 use super::Answer;
-use leptos::prelude::*;
 use leptos::server_fn::codec::GetUrl;
 use serde::{Deserialize, Serialize};
 
 use super::{Arg, SortKey, WindowArgs};
-use crate::error::ApiError;
 
 /// One row of `GET /api/groups`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -123,21 +121,17 @@ pub fn partition_lag(committed: i64, end: Option<i64>) -> Option<u64> {
     end.map(|end| u64::try_from(end - committed).unwrap_or(0))
 }
 
-/// The consumer groups of a cluster, from the catalog: all of them, or the window the
-/// optional arguments describe (as for `topics`).
-#[server(endpoint = "groups", input = GetUrl, output = Answer)]
-pub async fn groups(
-    cluster: String, #[server(flatten)] window: WindowArgs,
-) -> Result<GroupList, ApiError> {
-    super::backend::run(Groups { cluster, window }).await
-}
+serve! {
+    /// The consumer groups of a cluster, from the catalog: all of them, or the window the
+    /// optional arguments describe (as for `topics`).
+    GetUrl "groups" fn groups(
+        cluster: String, #[server(flatten)] window: WindowArgs
+    ) -> GroupList as Groups;
 
-/// One consumer group: members, assignments, committed offsets and lag.
-#[server(endpoint = "group", input = GetUrl, output = Answer)]
-pub async fn group(
-    cluster: String, #[server(default)] group: Arg<String>,
-) -> Result<GroupDetail, ApiError> {
-    super::backend::run(Group { cluster, group }).await
+    /// One consumer group: members, assignments, committed offsets and lag.
+    GetUrl "group" fn group(
+        cluster: String, #[server(default)] group: Arg<String>
+    ) -> GroupDetail as Group;
 }
 
 #[cfg(test)]

@@ -1,12 +1,10 @@
 //! `GET /api/whoami`: who the caller is and what they may do on each cluster they can see.
 
 use super::Answer;
-use leptos::prelude::*;
 use leptos::server_fn::codec::GetUrl;
 use serde::{Deserialize, Serialize};
 
 use crate::access::ClusterAccess;
-use crate::error::ApiError;
 
 /// The signed-in person, from their ID token.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -34,8 +32,7 @@ impl WhoAmI {
     }
 }
 
-/// Who is asking, and what they may do per visible cluster.
-#[server(endpoint = "whoami", input = GetUrl, output = Answer)]
-pub async fn whoami() -> Result<WhoAmI, ApiError> {
-    super::backend::run(Whoami {}).await
+serve! {
+    /// Who is asking, and what they may do per visible cluster.
+    GetUrl "whoami" fn whoami() -> WhoAmI as Whoami;
 }

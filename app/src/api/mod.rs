@@ -2,6 +2,26 @@
 //! body runs only on the server and reaches Kafka through [`backend::Backend`], which the
 //! `server` crate provides, so this crate never links a Kafka client.
 
+/// Declares server functions that hand their arguments, as sent, to the backend and do nothing
+/// else: a server function cannot decide, judge or call Kafka on its own, so every door reaches
+/// the same service function (`server::service`) through [`backend::run`]. Each entry reads
+/// `<input codec> "<endpoint>" fn <name>(<arguments>) -> <answer> as <call>;`, where `<call>` is
+/// the arguments' struct that `#[server]` makes of `<name>`, and answers with [`Answer`].
+macro_rules! serve {
+    ($(
+        $(#[$meta:meta])*
+        $input:ident $endpoint:literal fn $name:ident(
+            $($(#[$arg_meta:meta])* $arg:ident: $ty:ty),* $(,)?
+        ) -> $out:ty as $call:ident;
+    )*) => {$(
+        $(#[$meta])*
+        #[leptos::server(endpoint = $endpoint, input = $input, output = Answer)]
+        pub async fn $name($($(#[$arg_meta])* $arg: $ty),*) -> Result<$out, crate::ApiError> {
+            super::backend::run($call { $($arg),* }).await
+        }
+    )*};
+}
+
 mod acls;
 mod answer;
 mod args;

@@ -3,12 +3,10 @@
 //! registered Avro, Protobuf or JSON schema; to a partition or where its key hashes to.
 
 use super::Answer;
-use leptos::prelude::*;
 use leptos::server_fn::codec::Json;
 use serde::{Deserialize, Serialize};
 
 use super::{Arg, Encoding};
-use crate::error::ApiError;
 
 /// Bytes to write, as the record shape shows them: `text` (a string), `json` (any JSON value,
 /// written compact), `base64` (a string of standard base64) or `null` (no bytes; as a value,
@@ -111,8 +109,7 @@ pub struct Produced {
     pub value_schema: Option<SchemaUsed>,
 }
 
-/// Writes one record (PRODUCE on the topic, on a writable cluster; never an internal topic).
-#[server(endpoint = "produce", input = Json, output = Answer)]
-pub async fn produce(#[server(flatten)] args: ProduceArgs) -> Result<Produced, ApiError> {
-    super::backend::run(Produce { args }).await
+serve! {
+    /// Writes one record (PRODUCE on the topic, on a writable cluster; never an internal topic).
+    Json "produce" fn produce(#[server(flatten)] args: ProduceArgs) -> Produced as Produce;
 }

@@ -4,12 +4,10 @@
 use std::collections::BTreeMap;
 
 use super::Answer;
-use leptos::prelude::*;
 use leptos::server_fn::codec::{GetUrl, Json};
 use serde::{Deserialize, Serialize};
 
 use super::Arg;
-use crate::error::ApiError;
 
 /// How a quota's figure reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -197,18 +195,14 @@ pub struct QuotaChanged {
     pub changes: Vec<QuotaValueChange>,
 }
 
-/// Every client quota of the cluster (BROKER_CONFIGS).
-#[server(endpoint = "quotas", input = GetUrl, output = Answer)]
-pub async fn quotas(cluster: String) -> Result<QuotaList, ApiError> {
-    super::backend::run(Quotas { cluster }).await
-}
+serve! {
+    /// Every client quota of the cluster (BROKER_CONFIGS).
+    GetUrl "quotas" fn quotas(cluster: String) -> QuotaList as Quotas;
 
-/// Sets and removes the quotas of one entity (ALTER_QUOTAS on a writable cluster).
-#[server(endpoint = "alter_quota", input = Json, output = Answer)]
-pub async fn alter_quota(
-    #[server(flatten)] args: AlterQuotaArgs,
-) -> Result<QuotaChanged, ApiError> {
-    super::backend::run(AlterQuota { args }).await
+    /// Sets and removes the quotas of one entity (ALTER_QUOTAS on a writable cluster).
+    Json "alter_quota" fn alter_quota(
+        #[server(flatten)] args: AlterQuotaArgs
+    ) -> QuotaChanged as AlterQuota;
 }
 
 #[cfg(test)]

@@ -2,7 +2,6 @@
 //! the NDJSON export and the live tail. All of it needs RECORDS.
 
 use super::Answer;
-use leptos::prelude::*;
 use leptos::server_fn::codec::GetUrl;
 use serde::{Deserialize, Serialize};
 
@@ -104,13 +103,12 @@ pub struct RecordPage {
     pub key_partitions: Option<Vec<i32>>,
 }
 
-/// Pages of a topic's records: from `from=earliest|latest` (default latest: the newest
-/// `limit`), an `offset` (with `partition`), a `timestamp`, or a `cursor` from an earlier page.
-/// `q` keeps records whose key, value or a header contains it (ignoring case), or equals it
-/// with `exact=true`.
-#[server(endpoint = "records", input = GetUrl, output = Answer)]
-pub async fn records(#[server(flatten)] args: RecordArgs) -> Result<RecordPage, ApiError> {
-    super::backend::run(Records { args }).await
+serve! {
+    /// Pages of a topic's records: from `from=earliest|latest` (default latest: the newest
+    /// `limit`), an `offset` (with `partition`), a `timestamp`, or a `cursor` from an earlier page.
+    /// `q` keeps records whose key, value or a header contains it (ignoring case), or equals it
+    /// with `exact=true`.
+    GetUrl "records" fn records(#[server(flatten)] args: RecordArgs) -> RecordPage as Records;
 }
 
 /// The arguments of `GET /api/records` as sent.
@@ -187,10 +185,9 @@ pub struct RecordQuery {
     pub partitioner: Option<String>,
 }
 
-/// One record by partition and offset.
-#[server(endpoint = "record", input = GetUrl, output = Answer)]
-pub async fn get_record(#[server(flatten)] args: RecordAtArgs) -> Result<Record, ApiError> {
-    super::backend::run(GetRecord { args }).await
+serve! {
+    /// One record by partition and offset.
+    GetUrl "record" fn get_record(#[server(flatten)] args: RecordAtArgs) -> Record as GetRecord;
 }
 
 /// The arguments of `GET /api/record` as sent.

@@ -3,12 +3,10 @@
 //! Replications page of its source and of its target.
 
 use super::Answer;
-use leptos::prelude::*;
 use leptos::server_fn::codec::{GetUrl, Json};
 use serde::{Deserialize, Serialize};
 
 use super::{Arg, ConfigVerdict, ConnectorSummary, OffsetPlan, PlannedOffset};
-use crate::error::ApiError;
 
 /// How a replicated topic is named on the target.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -207,67 +205,48 @@ pub struct FailoverArgs {
     pub plan: Arg<Vec<PlannedOffset>>,
 }
 
-/// The replications from and into a cluster, with their state and lag (REPLICATIONS).
-#[server(endpoint = "replications", input = GetUrl, output = Answer)]
-pub async fn replications(cluster: String) -> Result<ReplicationList, ApiError> {
-    super::backend::run(Replications { cluster }).await
-}
+serve! {
+    /// The replications from and into a cluster, with their state and lag (REPLICATIONS).
+    GetUrl "replications" fn replications(cluster: String) -> ReplicationList as Replications;
 
-/// One replication: per partition lag, its connectors and tasks, the checkpoints (REPLICATIONS).
-#[server(endpoint = "replication", input = GetUrl, output = Answer)]
-pub async fn replication(
-    cluster: String, #[server(default)] name: Arg<String>,
-) -> Result<ReplicationDetail, ApiError> {
-    super::backend::run(Replication { cluster, name }).await
-}
+    /// One replication: per partition lag, its connectors and tasks, the checkpoints
+    /// (REPLICATIONS).
+    GetUrl "replication" fn replication(
+        cluster: String, #[server(default)] name: Arg<String>
+    ) -> ReplicationDetail as Replication;
 
-/// Creates a replication (MANAGE_REPLICATIONS on the target, its Connect cluster covered,
-/// REPLICATE_FROM on the source).
-#[server(endpoint = "create_replication", input = Json, output = Answer)]
-pub async fn create_replication(
-    #[server(flatten)] args: ReplicationArgs,
-) -> Result<ReplicationConfigured, ApiError> {
-    super::backend::run(CreateReplication { args }).await
-}
+    /// Creates a replication (MANAGE_REPLICATIONS on the target, its Connect cluster covered,
+    /// REPLICATE_FROM on the source).
+    Json "create_replication" fn create_replication(
+        #[server(flatten)] args: ReplicationArgs
+    ) -> ReplicationConfigured as CreateReplication;
 
-/// Changes a replication's topics, naming, config sync or groups (as `create_replication`).
-#[server(endpoint = "update_replication", input = Json, output = Answer)]
-pub async fn update_replication(
-    #[server(flatten)] args: ReplicationArgs,
-) -> Result<ReplicationConfigured, ApiError> {
-    super::backend::run(UpdateReplication { args }).await
-}
+    /// Changes a replication's topics, naming, config sync or groups (as `create_replication`).
+    Json "update_replication" fn update_replication(
+        #[server(flatten)] args: ReplicationArgs
+    ) -> ReplicationConfigured as UpdateReplication;
 
-/// Pauses every connector of a replication (MANAGE_REPLICATIONS on it).
-#[server(endpoint = "pause_replication", input = Json, output = Answer)]
-pub async fn pause_replication(
-    #[server(flatten)] args: ReplicationName,
-) -> Result<ReplicationChanged, ApiError> {
-    super::backend::run(PauseReplication { args }).await
-}
+    /// Pauses every connector of a replication (MANAGE_REPLICATIONS on it).
+    Json "pause_replication" fn pause_replication(
+        #[server(flatten)] args: ReplicationName
+    ) -> ReplicationChanged as PauseReplication;
 
-/// Resumes a paused replication (MANAGE_REPLICATIONS on it).
-#[server(endpoint = "resume_replication", input = Json, output = Answer)]
-pub async fn resume_replication(
-    #[server(flatten)] args: ReplicationName,
-) -> Result<ReplicationChanged, ApiError> {
-    super::backend::run(ResumeReplication { args }).await
-}
+    /// Resumes a paused replication (MANAGE_REPLICATIONS on it).
+    Json "resume_replication" fn resume_replication(
+        #[server(flatten)] args: ReplicationName
+    ) -> ReplicationChanged as ResumeReplication;
 
-/// Deletes a replication's connectors; the copies stay on the target (MANAGE_REPLICATIONS).
-#[server(endpoint = "delete_replication", input = Json, output = Answer)]
-pub async fn delete_replication(
-    #[server(flatten)] args: ReplicationName,
-) -> Result<ReplicationChanged, ApiError> {
-    super::backend::run(DeleteReplication { args }).await
-}
+    /// Deletes a replication's connectors; the copies stay on the target (MANAGE_REPLICATIONS).
+    Json "delete_replication" fn delete_replication(
+        #[server(flatten)] args: ReplicationName
+    ) -> ReplicationChanged as DeleteReplication;
 
-/// Moves a group's offsets on the target to where the checkpoints translate them
-/// (REPLICATION_OFFSETS on the replication): a plan first, applied exactly while the group is
-/// empty and unchanged since.
-#[server(endpoint = "failover_group", input = Json, output = Answer)]
-pub async fn failover_group(#[server(flatten)] args: FailoverArgs) -> Result<OffsetPlan, ApiError> {
-    super::backend::run(FailoverGroup { args }).await
+    /// Moves a group's offsets on the target to where the checkpoints translate them
+    /// (REPLICATION_OFFSETS on the replication): a plan first, applied exactly while the group is
+    /// empty and unchanged since.
+    Json "failover_group" fn failover_group(
+        #[server(flatten)] args: FailoverArgs
+    ) -> OffsetPlan as FailoverGroup;
 }
 
 impl ReplicationSummary {

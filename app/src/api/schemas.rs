@@ -3,12 +3,10 @@
 //! `schema` needs SCHEMA_TEXT.
 
 use super::Answer;
-use leptos::prelude::*;
 use leptos::server_fn::codec::{GetUrl, Json};
 use serde::{Deserialize, Serialize};
 
 use super::Arg;
-use crate::error::ApiError;
 
 /// One registered version.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -48,10 +46,9 @@ pub struct SubjectList {
     pub subjects: Vec<SubjectSummary>,
 }
 
-/// The schema subjects of a cluster's registry, from the catalog.
-#[server(endpoint = "subjects", input = GetUrl, output = Answer)]
-pub async fn subjects(cluster: String) -> Result<SubjectList, ApiError> {
-    super::backend::run(Subjects { cluster }).await
+serve! {
+    /// The schema subjects of a cluster's registry, from the catalog.
+    GetUrl "subjects" fn subjects(cluster: String) -> SubjectList as Subjects;
 }
 
 /// A schema another one uses, by the name it is imported under.
@@ -106,21 +103,19 @@ pub struct SchemaDetail {
     pub references: Vec<SchemaReference>,
 }
 
-/// A subject of the cluster's registry: catalog, no privilege (no schema text).
-#[server(endpoint = "subject", input = GetUrl, output = Answer)]
-pub async fn subject(
-    cluster: String, #[server(default)] subject: Arg<String>,
-) -> Result<SubjectDetail, ApiError> {
-    super::backend::run(Subject { cluster, subject }).await
-}
+serve! {
+    /// A subject of the cluster's registry: catalog, no privilege (no schema text).
+    GetUrl "subject" fn subject(
+        cluster: String, #[server(default)] subject: Arg<String>
+    ) -> SubjectDetail as Subject;
 
-/// The text of one version of a subject (SCHEMA_TEXT on the subject); `version` missing: the
-/// newest.
-#[server(endpoint = "schema", input = GetUrl, output = Answer)]
-pub async fn schema(
-    cluster: String, #[server(default)] subject: Arg<String>, #[server(default)] version: Arg<i32>,
-) -> Result<SchemaDetail, ApiError> {
-    super::backend::run(Schema { cluster, subject, version }).await
+    /// The text of one version of a subject (SCHEMA_TEXT on the subject); `version` missing: the
+    /// newest.
+    GetUrl "schema" fn schema(
+        cluster: String,
+        #[server(default)] subject: Arg<String>,
+        #[server(default)] version: Arg<i32>,
+    ) -> SchemaDetail as Schema;
 }
 
 /// The arguments of `register_schema` as sent.
@@ -203,12 +198,11 @@ pub struct SchemaRegistered {
     pub id: Option<i64>,
 }
 
-/// Register a schema, or a new version of a subject (REGISTER_SCHEMAS).
-#[server(endpoint = "register_schema", input = Json, output = Answer)]
-pub async fn register_schema(
-    #[server(flatten)] args: RegisterSchemaArgs,
-) -> Result<SchemaRegistered, ApiError> {
-    super::backend::run(RegisterSchema { args }).await
+serve! {
+    /// Register a schema, or a new version of a subject (REGISTER_SCHEMAS).
+    Json "register_schema" fn register_schema(
+        #[server(flatten)] args: RegisterSchemaArgs
+    ) -> SchemaRegistered as RegisterSchema;
 }
 
 /// The levels a subject may set; `GLOBAL` in `set_compatibility` removes the subject's own
@@ -249,12 +243,11 @@ pub struct CompatibilitySet {
     pub after_own: bool,
 }
 
-/// Change a subject's compatibility level, or go back to the global one (SET_COMPATIBILITY).
-#[server(endpoint = "set_compatibility", input = Json, output = Answer)]
-pub async fn set_compatibility(
-    #[server(flatten)] args: SetCompatibilityArgs,
-) -> Result<CompatibilitySet, ApiError> {
-    super::backend::run(SetCompatibility { args }).await
+serve! {
+    /// Change a subject's compatibility level, or go back to the global one (SET_COMPATIBILITY).
+    Json "set_compatibility" fn set_compatibility(
+        #[server(flatten)] args: SetCompatibilityArgs
+    ) -> CompatibilitySet as SetCompatibility;
 }
 
 /// The arguments of `delete_schema` as sent.
@@ -283,10 +276,9 @@ pub struct SchemaDeleted {
     pub versions: Vec<i32>,
 }
 
-/// Delete a version or a whole subject, soft first, then for good (DELETE_SCHEMAS).
-#[server(endpoint = "delete_schema", input = Json, output = Answer)]
-pub async fn delete_schema(
-    #[server(flatten)] args: DeleteSchemaArgs,
-) -> Result<SchemaDeleted, ApiError> {
-    super::backend::run(DeleteSchema { args }).await
+serve! {
+    /// Delete a version or a whole subject, soft first, then for good (DELETE_SCHEMAS).
+    Json "delete_schema" fn delete_schema(
+        #[server(flatten)] args: DeleteSchemaArgs
+    ) -> SchemaDeleted as DeleteSchema;
 }

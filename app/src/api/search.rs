@@ -2,11 +2,8 @@
 //! tolerant of small typos.
 
 use super::Answer;
-use leptos::prelude::*;
 use leptos::server_fn::codec::GetUrl;
 use serde::{Deserialize, Serialize};
-
-use crate::error::ApiError;
 
 /// The most hits one search answers.
 pub const MAX_HITS: usize = 50;
@@ -142,12 +139,11 @@ fn typos_in_best_window(q: &[char], n: &[char], allowed: u32) -> Option<u32> {
     last.iter().copied().min().filter(|typos| *typos <= allowed)
 }
 
-/// Searches the catalog of the visible clusters, or only of `cluster`.
-#[server(endpoint = "search", input = GetUrl, output = Answer)]
-pub async fn search(
-    #[server(default)] q: super::Arg<String>, #[server(default)] cluster: super::Arg<String>,
-) -> Result<SearchResult, ApiError> {
-    super::backend::run(Search { q, cluster }).await
+serve! {
+    /// Searches the catalog of the visible clusters, or only of `cluster`.
+    GetUrl "search" fn search(
+        #[server(default)] q: super::Arg<String>, #[server(default)] cluster: super::Arg<String>
+    ) -> SearchResult as Search;
 }
 
 #[cfg(test)]

@@ -4,7 +4,6 @@
 use std::collections::BTreeMap;
 
 use super::Answer;
-use leptos::prelude::*;
 use leptos::server_fn::codec::{GetUrl, Json};
 use serde::{Deserialize, Serialize};
 
@@ -135,21 +134,17 @@ pub struct CreateTopicRequest {
     pub dry_run: bool,
 }
 
-/// Topics of a cluster, from the catalog: all of them, or the window the optional arguments
-/// describe (name filter `q`, `sort` column, `desc`, `offset`, `limit`).
-#[server(endpoint = "topics", input = GetUrl, output = Answer)]
-pub async fn topics(
-    cluster: String, #[server(flatten)] window: WindowArgs,
-) -> Result<TopicList, ApiError> {
-    super::backend::run(Topics { cluster, window }).await
-}
+serve! {
+    /// Topics of a cluster, from the catalog: all of them, or the window the optional arguments
+    /// describe (name filter `q`, `sort` column, `desc`, `offset`, `limit`).
+    GetUrl "topics" fn topics(
+        cluster: String, #[server(flatten)] window: WindowArgs
+    ) -> TopicList as Topics;
 
-/// One topic and its partitions, from the catalog.
-#[server(endpoint = "topic", input = GetUrl, output = Answer)]
-pub async fn topic(
-    cluster: String, #[server(default)] topic: Arg<String>,
-) -> Result<TopicDetail, ApiError> {
-    super::backend::run(Topic { cluster, topic }).await
+    /// One topic and its partitions, from the catalog.
+    GetUrl "topic" fn topic(
+        cluster: String, #[server(default)] topic: Arg<String>
+    ) -> TopicDetail as Topic;
 }
 
 /// The arguments of `create_topic` as sent.
@@ -185,18 +180,14 @@ impl CreateTopicArgs {
     }
 }
 
-/// Creates a topic (CREATE_TOPICS on a writable cluster).
-#[server(endpoint = "create_topic", input = Json, output = Answer)]
-pub async fn create_topic(
-    #[server(flatten)] args: CreateTopicArgs,
-) -> Result<TopicChanged, ApiError> {
-    super::backend::run(CreateTopic { args }).await
-}
+serve! {
+    /// Creates a topic (CREATE_TOPICS on a writable cluster).
+    Json "create_topic" fn create_topic(
+        #[server(flatten)] args: CreateTopicArgs
+    ) -> TopicChanged as CreateTopic;
 
-/// Deletes a topic (DELETE_TOPICS on a writable cluster; never an internal topic).
-#[server(endpoint = "delete_topic", input = Json, output = Answer)]
-pub async fn delete_topic(
-    cluster: String, #[server(default)] topic: Arg<String>,
-) -> Result<TopicChanged, ApiError> {
-    super::backend::run(DeleteTopic { cluster, topic }).await
+    /// Deletes a topic (DELETE_TOPICS on a writable cluster; never an internal topic).
+    Json "delete_topic" fn delete_topic(
+        cluster: String, #[server(default)] topic: Arg<String>
+    ) -> TopicChanged as DeleteTopic;
 }

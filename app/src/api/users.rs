@@ -5,12 +5,10 @@
 use std::fmt;
 
 use super::Answer;
-use leptos::prelude::*;
 use leptos::server_fn::codec::{GetUrl, Json};
 use serde::{Deserialize, Serialize};
 
 use super::Arg;
-use crate::error::ApiError;
 
 /// The mechanisms Kafka keeps SCRAM credentials for.
 pub const SCRAM_MECHANISMS: [&str; 2] = ["SCRAM-SHA-256", "SCRAM-SHA-512"];
@@ -38,10 +36,9 @@ pub struct ScramUserList {
     pub users: Vec<ScramUser>,
 }
 
-/// Every SCRAM user of the cluster (ACLS).
-#[server(endpoint = "scram_users", input = GetUrl, output = Answer)]
-pub async fn scram_users(cluster: String) -> Result<ScramUserList, ApiError> {
-    super::backend::run(ScramUsers { cluster }).await
+serve! {
+    /// Every SCRAM user of the cluster (ACLS).
+    GetUrl "scram_users" fn scram_users(cluster: String) -> ScramUserList as ScramUsers;
 }
 
 /// The arguments of `set_scram_credential` as sent. Its `Debug` leaves the password out.
@@ -98,20 +95,16 @@ pub struct ScramChanged {
     pub dry_run: bool,
 }
 
-/// Add a SCRAM user, or set a user's password (SET_SCRAM_CREDENTIALS).
-#[server(endpoint = "set_scram_credential", input = Json, output = Answer)]
-pub async fn set_scram_credential(
-    #[server(flatten)] args: SetScramArgs,
-) -> Result<ScramChanged, ApiError> {
-    super::backend::run(SetScramCredential { args }).await
-}
+serve! {
+    /// Add a SCRAM user, or set a user's password (SET_SCRAM_CREDENTIALS).
+    Json "set_scram_credential" fn set_scram_credential(
+        #[server(flatten)] args: SetScramArgs
+    ) -> ScramChanged as SetScramCredential;
 
-/// Delete one SCRAM credential of a user (DELETE_SCRAM_CREDENTIALS).
-#[server(endpoint = "delete_scram_credential", input = Json, output = Answer)]
-pub async fn delete_scram_credential(
-    #[server(flatten)] args: DeleteScramArgs,
-) -> Result<ScramChanged, ApiError> {
-    super::backend::run(DeleteScramCredential { args }).await
+    /// Delete one SCRAM credential of a user (DELETE_SCRAM_CREDENTIALS).
+    Json "delete_scram_credential" fn delete_scram_credential(
+        #[server(flatten)] args: DeleteScramArgs
+    ) -> ScramChanged as DeleteScramCredential;
 }
 
 #[cfg(test)]
