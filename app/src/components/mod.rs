@@ -9,6 +9,7 @@ pub mod crumbs;
 pub mod download;
 pub mod health;
 pub mod layout;
+pub mod page;
 pub mod search;
 pub mod sheet;
 pub mod table;

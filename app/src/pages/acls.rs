@@ -11,8 +11,9 @@ use crate::api::{
 };
 use crate::components::access::{identity, offers, NeedsPrivilege};
 use crate::components::change::{follow_change, TypedConfirm};
+use crate::components::page::{CallerAccess, Loaded};
 use crate::components::table::DataTable;
-use crate::components::{use_cluster, ErrorAlert};
+use crate::components::use_cluster;
 use crate::Privilege;
 
 /// The arguments that name `acl` exactly.
@@ -67,8 +68,6 @@ pub fn AclsPage() -> impl IntoView {
 fn AclTable(
     list: Resource<Result<crate::api::AclList, crate::error::ApiError>>, changed: Callback<String>,
 ) -> impl IntoView {
-    let cluster = use_cluster();
-    let who = identity();
     let principal = RwSignal::new(String::new());
     let resource = RwSignal::new(String::new());
     let operation = RwSignal::new(String::new());
@@ -83,49 +82,40 @@ fn AclTable(
                 {ACL_OPERATIONS.iter().map(|o| view! { <option value=*o>{o.to_ascii_uppercase()}</option> }).collect_view()}
             </select>
         </div>
-        <Transition fallback=|| view! { <div class="skeleton-table"></div> }>
-            {move || Suspend::new(async move {
-                let can_delete = who
-                    .await
-                    .ok()
-                    .is_some_and(|w| offers(w.cluster(&cluster()), Privilege::DeleteAcls));
-                match list.await {
-                    Ok(list) => {
-                        let all = StoredValue::new(list.acls);
-                        let shown = move || {
-                            let (p, r, o) = (principal.get().to_lowercase(), resource.get().to_lowercase(), operation.get());
-                            all.get_value()
-                                .into_iter()
-                                .filter(|a| a.principal.to_lowercase().contains(&p))
-                                .filter(|a| format!("{} {}", a.resource_type, a.resource_name).to_lowercase().contains(&r))
-                                .filter(|a| o.is_empty() || a.operation == o)
-                                .collect::<Vec<_>>()
-                        };
-                        let total = all.with_value(Vec::len);
-                        view! {
-                            <p class="muted" data-figure="acl-count">{move || format!("{} of {total} bindings", shown().len())}</p>
-                            <DataTable label="ACLs">
-                                <thead><tr>
-                                    <th scope="col">"Principal"</th>
-                                    <th scope="col">"Host"</th>
-                                    <th scope="col">"Resource"</th>
-                                    <th scope="col">"Pattern"</th>
-                                    <th scope="col">"Operation"</th>
-                                    <th scope="col">"Permission"</th>
-                                    <th scope="col"><span class="visually-hidden">"Actions"</span></th>
-                                </tr></thead>
-                                <tbody>
-                                    <For each=shown key=|a| a.clone() let:acl>
-                                        <AclRow acl=acl can_delete=can_delete on_done=changed />
-                                    </For>
-                                </tbody>
-                            </DataTable>
-                        }.into_any()
-                    }
-                    Err(e) => view! { <ErrorAlert error=e /> }.into_any(),
-                }
-            })}
-        </Transition>
+        <Loaded of=list keep=true ok=move |list: crate::api::AclList, access: CallerAccess| {
+            let can_delete = access.offers(Privilege::DeleteAcls);
+            let all = StoredValue::new(list.acls);
+            let shown = move || {
+                let (p, r, o) = (principal.get().to_lowercase(), resource.get().to_lowercase(), operation.get());
+                all.get_value()
+                    .into_iter()
+                    .filter(|a| a.principal.to_lowercase().contains(&p))
+                    .filter(|a| format!("{} {}", a.resource_type, a.resource_name).to_lowercase().contains(&r))
+                    .filter(|a| o.is_empty() || a.operation == o)
+                    .collect::<Vec<_>>()
+            };
+            let total = all.with_value(Vec::len);
+            view! {
+                <p class="muted" data-figure="acl-count">{move || format!("{} of {total} bindings", shown().len())}</p>
+                <DataTable label="ACLs">
+                    <thead><tr>
+                        <th scope="col">"Principal"</th>
+                        <th scope="col">"Host"</th>
+                        <th scope="col">"Resource"</th>
+                        <th scope="col">"Pattern"</th>
+                        <th scope="col">"Operation"</th>
+                        <th scope="col">"Permission"</th>
+                        <th scope="col"><span class="visually-hidden">"Actions"</span></th>
+                    </tr></thead>
+                    <tbody>
+                        <For each=shown key=|a| a.clone() let:acl>
+                            <AclRow acl=acl can_delete=can_delete on_done=changed />
+                        </For>
+                    </tbody>
+                </DataTable>
+            }.into_any()
+
+        } />
     }
 }
 

@@ -10,8 +10,9 @@ use leptos_router::hooks::use_params_map;
 use crate::api::{broker, brokers, LogDirDetail};
 use crate::components::access::{identity, offers, NeedsPrivilege};
 use crate::components::configs::{ConfigTable, ConfigTarget};
+use crate::components::page::Loaded;
 use crate::components::table::{DataTable, Freshness};
-use crate::components::{use_cluster, ErrorAlert};
+use crate::components::use_cluster;
 use crate::format::{bytes, or_dash, page_url, query_value, thousands};
 use crate::Privilege;
 
@@ -57,59 +58,56 @@ pub fn BrokersPage() -> impl IntoView {
                 </Suspense>
             </div>
         </div>
-        <Suspense fallback=|| view! { <div class="skeleton-table"></div> }>
-            {move || Suspend::new(async move {
-                match list.await {
-                    Ok(list) if list.brokers.is_empty() => view! {
-                        <p class="empty">"No brokers known yet: the cluster has not answered."</p>
-                    }.into_any(),
-                    Ok(list) => {
-                        let cluster = cluster();
-                        let controller = match list.controller {
-                            Some(id) if list.brokers.iter().any(|b| b.id == id) => None,
-                            Some(id) => Some(format!("The active controller is node {id}, which is not a broker.")),
-                            None => Some("The active controller is unknown (klens may not describe the cluster's quorum).".to_string()),
-                        };
-                        view! {
-                            <Freshness what="Log dirs" at=list.refreshed_at served_at=list.served_at />
-                            {controller.map(|c| view! { <p class="empty">{c}</p> })}
-                            <DataTable label="Brokers">
-                                <thead><tr>
-                                    <th scope="col" class="num">"Id"</th>
-                                    <th scope="col">"Host"</th>
-                                    <th scope="col">"Rack"</th>
-                                    <th scope="col">"Role"</th>
-                                    <th scope="col" class="num">"Replicas"</th>
-                                    <th scope="col" class="num">"Leaders"</th>
-                                    <th scope="col" class="num">"Log dirs"</th>
-                                    <th scope="col" class="num">"Size"</th>
-                                </tr></thead>
-                                <tbody>
-                                    {list.brokers.into_iter().map(|b| {
-                                        let size = dirs_size(&b.log_dirs, b.log_dirs_error.is_some());
-                                        view! {
-                                            <tr data-broker=b.id>
-                                                <th scope="row" class="num">
-                                                    <a href=page_url(&cluster, "brokers", &b.id.to_string())>{b.id}</a>
-                                                </th>
-                                                <td class="mono">{format!("{}:{}", b.host, b.port)}</td>
-                                                <td>{b.rack.clone().unwrap_or_else(|| "—".into())}</td>
-                                                <td>{b.controller.then(|| view! { <span class="badge badge-accent">"Controller"</span> })}</td>
-                                                <td class="num">{thousands(b.replicas)}</td>
-                                                <td class="num">{thousands(b.leaders)}</td>
-                                                <td class="num">{b.log_dirs.len()}</td>
-                                                <td class="num" title=b.log_dirs_error.clone().unwrap_or_default()>{or_dash(size, bytes)}</td>
-                                            </tr>
-                                        }
-                                    }).collect_view()}
-                                </tbody>
-                            </DataTable>
-                        }.into_any()
-                    }
-                    Err(e) => view! { <ErrorAlert error=e /> }.into_any(),
+        <Loaded of=list ok=move |value: crate::api::BrokerList, _| {
+            match value {
+                list if list.brokers.is_empty() => view! {
+                    <p class="empty">"No brokers known yet: the cluster has not answered."</p>
+                }.into_any(),
+                list => {
+                    let cluster = cluster();
+                    let controller = match list.controller {
+                        Some(id) if list.brokers.iter().any(|b| b.id == id) => None,
+                        Some(id) => Some(format!("The active controller is node {id}, which is not a broker.")),
+                        None => Some("The active controller is unknown (klens may not describe the cluster's quorum).".to_string()),
+                    };
+                    view! {
+                        <Freshness what="Log dirs" at=list.refreshed_at served_at=list.served_at />
+                        {controller.map(|c| view! { <p class="empty">{c}</p> })}
+                        <DataTable label="Brokers">
+                            <thead><tr>
+                                <th scope="col" class="num">"Id"</th>
+                                <th scope="col">"Host"</th>
+                                <th scope="col">"Rack"</th>
+                                <th scope="col">"Role"</th>
+                                <th scope="col" class="num">"Replicas"</th>
+                                <th scope="col" class="num">"Leaders"</th>
+                                <th scope="col" class="num">"Log dirs"</th>
+                                <th scope="col" class="num">"Size"</th>
+                            </tr></thead>
+                            <tbody>
+                                {list.brokers.into_iter().map(|b| {
+                                    let size = dirs_size(&b.log_dirs, b.log_dirs_error.is_some());
+                                    view! {
+                                        <tr data-broker=b.id>
+                                            <th scope="row" class="num">
+                                                <a href=page_url(&cluster, "brokers", &b.id.to_string())>{b.id}</a>
+                                            </th>
+                                            <td class="mono">{format!("{}:{}", b.host, b.port)}</td>
+                                            <td>{b.rack.clone().unwrap_or_else(|| "—".into())}</td>
+                                            <td>{b.controller.then(|| view! { <span class="badge badge-accent">"Controller"</span> })}</td>
+                                            <td class="num">{thousands(b.replicas)}</td>
+                                            <td class="num">{thousands(b.leaders)}</td>
+                                            <td class="num">{b.log_dirs.len()}</td>
+                                            <td class="num" title=b.log_dirs_error.clone().unwrap_or_default()>{or_dash(size, bytes)}</td>
+                                        </tr>
+                                    }
+                                }).collect_view()}
+                            </tbody>
+                        </DataTable>
+                    }.into_any()
                 }
-            })}
-        </Suspense>
+            }
+        } />
     }
 }
 

@@ -6,8 +6,8 @@ use leptos_router::hooks::use_params_map;
 
 use crate::api::cluster;
 use crate::components::health::HealthBadge;
+use crate::components::page::Loaded;
 use crate::components::table::DataTable;
-use crate::components::ErrorAlert;
 use crate::format::{bytes, or_dash, thousands};
 
 #[component]
@@ -18,41 +18,35 @@ pub fn ClusterPage() -> impl IntoView {
     view! {
         <Title text=name />
         <h1>{name}</h1>
-        <Suspense fallback=|| view! { <div class="skeleton-table"></div> }>
-            {move || Suspend::new(async move {
-                match detail.await {
-                    Ok(d) => {
-                        let s = d.summary;
-                        view! {
-                            <dl class="facts">
-                                <div><dt>"Health"</dt><dd><HealthBadge health=s.health.clone() /></dd></div>
-                                <div><dt>"Mode"</dt><dd>{if s.writable { "Writable" } else { "Read-only" }}</dd></div>
-                                <div><dt>"Topics"</dt><dd class="num">{or_dash(s.topics, thousands)}</dd></div>
-                                <div><dt>"Partitions"</dt><dd class="num">{or_dash(s.partitions, thousands)}</dd></div>
-                                <div><dt>"Under-replicated"</dt><dd class="num">{or_dash(s.under_replicated, thousands)}</dd></div>
-                                <div><dt>"Size"</dt><dd class="num">{or_dash(s.size_bytes, bytes)}</dd></div>
-                            </dl>
-                            {s.health.error.map(|e| view! { <p class="error" role="alert">{e}</p> })}
-                            <nav class="links" aria-label="Sections">
-                                <a class="button" href=format!("/c/{}/topics", s.name)>"Topics"</a>
-                                <a class="button" href=format!("/c/{}/groups", s.name)>"Consumer groups"</a>
-                                <a class="button" href=format!("/c/{}/brokers", s.name)>"Brokers"</a>
-                                <a class="button" href=format!("/c/{}/schemas", s.name)>"Schemas"</a>
-                            </nav>
-                            <h2>"Brokers"</h2>
-                            <DataTable label="Brokers">
-                                <thead><tr><th scope="col" class="num">"ID"</th><th scope="col">"Host"</th><th scope="col" class="num">"Port"</th></tr></thead>
-                                <tbody>
-                                    {d.broker_list.into_iter().map(|b| view! {
-                                        <tr><td class="num mono">{b.id}</td><td class="mono">{b.host}</td><td class="num mono">{b.port}</td></tr>
-                                    }).collect_view()}
-                                </tbody>
-                            </DataTable>
-                        }.into_any()
-                    }
-                    Err(e) => view! { <ErrorAlert error=e /> }.into_any(),
-                }
-            })}
-        </Suspense>
+        <Loaded of=detail ok=move |d: crate::api::ClusterDetail, _| {
+            let s = d.summary;
+            view! {
+                <dl class="facts">
+                    <div><dt>"Health"</dt><dd><HealthBadge health=s.health.clone() /></dd></div>
+                    <div><dt>"Mode"</dt><dd>{if s.writable { "Writable" } else { "Read-only" }}</dd></div>
+                    <div><dt>"Topics"</dt><dd class="num">{or_dash(s.topics, thousands)}</dd></div>
+                    <div><dt>"Partitions"</dt><dd class="num">{or_dash(s.partitions, thousands)}</dd></div>
+                    <div><dt>"Under-replicated"</dt><dd class="num">{or_dash(s.under_replicated, thousands)}</dd></div>
+                    <div><dt>"Size"</dt><dd class="num">{or_dash(s.size_bytes, bytes)}</dd></div>
+                </dl>
+                {s.health.error.map(|e| view! { <p class="error" role="alert">{e}</p> })}
+                <nav class="links" aria-label="Sections">
+                    <a class="button" href=format!("/c/{}/topics", s.name)>"Topics"</a>
+                    <a class="button" href=format!("/c/{}/groups", s.name)>"Consumer groups"</a>
+                    <a class="button" href=format!("/c/{}/brokers", s.name)>"Brokers"</a>
+                    <a class="button" href=format!("/c/{}/schemas", s.name)>"Schemas"</a>
+                </nav>
+                <h2>"Brokers"</h2>
+                <DataTable label="Brokers">
+                    <thead><tr><th scope="col" class="num">"ID"</th><th scope="col">"Host"</th><th scope="col" class="num">"Port"</th></tr></thead>
+                    <tbody>
+                        {d.broker_list.into_iter().map(|b| view! {
+                            <tr><td class="num mono">{b.id}</td><td class="mono">{b.host}</td><td class="num mono">{b.port}</td></tr>
+                        }).collect_view()}
+                    </tbody>
+                </DataTable>
+            }.into_any()
+
+        } />
     }
 }

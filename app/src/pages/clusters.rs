@@ -5,8 +5,8 @@ use leptos_meta::Title;
 
 use crate::api::{clusters, ClusterSummary};
 use crate::components::health::HealthBadge;
+use crate::components::page::Loaded;
 use crate::components::table::DataTable;
-use crate::components::ErrorAlert;
 use crate::format::{bytes, or_dash, thousands};
 
 #[component]
@@ -15,17 +15,14 @@ pub fn ClustersPage() -> impl IntoView {
     view! {
         <Title text="Clusters" />
         <h1>"Clusters"</h1>
-        <Suspense fallback=|| view! { <div class="skeleton-table"></div> }>
-            {move || Suspend::new(async move {
-                match list.await {
-                    Ok(rows) if rows.is_empty() => view! {
-                        <p class="empty">"No cluster is open to you. Ask an administrator for a role that covers one."</p>
-                    }.into_any(),
-                    Ok(rows) => view! { <ClusterTable rows /> }.into_any(),
-                    Err(e) => view! { <ErrorAlert error=e /> }.into_any(),
-                }
-            })}
-        </Suspense>
+        <Loaded of=list ok={move |value: Vec<crate::api::ClusterSummary>, _| {
+            match value {
+                rows if rows.is_empty() => view! {
+                    <p class="empty">"No cluster is open to you. Ask an administrator for a role that covers one."</p>
+                }.into_any(),
+                rows => view! { <ClusterTable rows /> }.into_any(),
+            }
+        }} />
     }
 }
 

@@ -18,6 +18,7 @@ use crate::api::{
 };
 use crate::components::access::{allows, identity, offers};
 use crate::components::change::{follow_change, TypedConfirm};
+use crate::components::page::Loaded;
 use crate::components::table::{DataTable, Freshness};
 use crate::components::{use_cluster, ErrorAlert};
 use crate::error::ApiError;
@@ -98,33 +99,30 @@ pub fn ConnectorsPage() -> impl IntoView {
                 <option value="sink">"Sinks"</option>
             </select>
         </div>
-        <Suspense fallback=|| view! { <div class="skeleton-table"></div> }>
-            {move || Suspend::new(async move {
-                match list.await {
-                    Ok(list) if list.connects.is_empty() => view! {
-                        <p class="empty">"No Kafka Connect cluster is configured for this cluster."</p>
-                    }.into_any(),
-                    Ok(list) => {
-                        let served_at = list.served_at;
-                        let shown: Vec<ConnectClusterView> = list
-                            .connects
-                            .into_iter()
-                            .filter(|c| only().is_none_or(|o| o == c.name))
-                            .collect();
-                        shown.into_iter().map(|c| {
-                            let filter = move |s: &ConnectorSummary| {
-                                let (st, k, n) = (state.get(), kind.get(), name.get().to_lowercase());
-                                (st.is_empty() || s.state == st || s.tasks.iter().any(|t| t.state == st))
-                                    && (k.is_empty() || s.kind == k)
-                                    && (s.name.to_lowercase().contains(&n) || s.class.to_lowercase().contains(&n))
-                            };
-                            view! { <ConnectSection cluster=cluster() view=c served_at=served_at filter=filter /> }
-                        }).collect_view().into_any()
-                    }
-                    Err(e) => view! { <ErrorAlert error=e /> }.into_any(),
+        <Loaded of=list ok=move |value: crate::api::ConnectorList, _| {
+            match value {
+                list if list.connects.is_empty() => view! {
+                    <p class="empty">"No Kafka Connect cluster is configured for this cluster."</p>
+                }.into_any(),
+                list => {
+                    let served_at = list.served_at;
+                    let shown: Vec<ConnectClusterView> = list
+                        .connects
+                        .into_iter()
+                        .filter(|c| only().is_none_or(|o| o == c.name))
+                        .collect();
+                    shown.into_iter().map(|c| {
+                        let filter = move |s: &ConnectorSummary| {
+                            let (st, k, n) = (state.get(), kind.get(), name.get().to_lowercase());
+                            (st.is_empty() || s.state == st || s.tasks.iter().any(|t| t.state == st))
+                                && (k.is_empty() || s.kind == k)
+                                && (s.name.to_lowercase().contains(&n) || s.class.to_lowercase().contains(&n))
+                        };
+                        view! { <ConnectSection cluster=cluster() view=c served_at=served_at filter=filter /> }
+                    }).collect_view().into_any()
                 }
-            })}
-        </Suspense>
+            }
+        } />
     }
 }
 

@@ -18,6 +18,7 @@ use crate::api::{
 use crate::components::access::{allows, identity, NeedsPrivilege};
 use crate::components::clock::{local_time, shown_time, ZoneSwitch};
 use crate::components::download::ExportDownload;
+use crate::components::page::Loaded;
 use crate::components::table::DataTable;
 use crate::components::{use_cluster, ErrorAlert};
 use crate::format::{bytes, parse_instant, query_value, thousands};
@@ -611,22 +612,16 @@ fn RecordDetail(topic: Resource<Result<TopicDetail, crate::ApiError>>) -> impl I
         },
     );
     view! {
-        <Suspense fallback=|| view! { <div class="skeleton-table"></div> }>
-            {move || Suspend::new(async move {
-                match detail.await {
-                    Ok(r) => {
-                        let cluster = get("cluster");
-                        view! {
-                            <div class="toolbar">
-                                <DuplicateRecord cluster=cluster record=r.clone() detail=topic />
-                            </div>
-                            <RecordView record=r />
-                        }.into_any()
-                    }
-                    Err(e) => view! { <ErrorAlert error=e /> }.into_any(),
-                }
-            })}
-        </Suspense>
+        <Loaded of=detail ok=move |r: crate::api::Record, _| {
+            let cluster = get("cluster");
+            view! {
+                <div class="toolbar">
+                    <DuplicateRecord cluster=cluster record=r.clone() detail=topic />
+                </div>
+                <RecordView record=r />
+            }.into_any()
+
+        } />
     }
 }
 

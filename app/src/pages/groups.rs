@@ -4,10 +4,11 @@ use leptos::prelude::*;
 use leptos_meta::Title;
 
 use crate::api::{groups, GroupSummary};
+use crate::components::page::Loaded;
 use crate::components::table::{
     use_list_query, DataTable, FilterBox, Freshness, LagBar, Pager, SortHeader,
 };
-use crate::components::{use_cluster, ErrorAlert};
+use crate::components::use_cluster;
 use crate::format::{page_url, thousands};
 
 #[component]
@@ -27,34 +28,28 @@ pub fn GroupsPage() -> impl IntoView {
             <h1>"Consumer groups"</h1>
             <FilterBox label="Filter groups by name" />
         </div>
-        <Transition fallback=|| view! { <div class="skeleton-table"></div> }>
-            {move || Suspend::new(async move {
-                match list.await {
-                    Ok(list) => {
-                        let fresh = view! {
-                            <Freshness what="Groups" at=list.refreshed_at served_at=list.served_at
-                                error=list.error.clone().unwrap_or_default() />
-                        };
-                        if list.total == 0 {
-                            let text = if list.refreshed_at.is_some() {
-                                "This cluster has no consumer groups."
-                            } else {
-                                "Consumer groups have not been read yet."
-                            };
-                            return view! { {fresh} <p class="empty">{text}</p> }.into_any();
-                        }
-                        let shown = list.groups.len() as u64;
-                        view! {
-                            {fresh}
-                            <GroupTable cluster=cluster() rows=list.groups />
-                            <Pager matched=list.matched total=list.total shown=shown />
-                        }
-                        .into_any()
-                    }
-                    Err(e) => view! { <ErrorAlert error=e /> }.into_any(),
-                }
-            })}
-        </Transition>
+        <Loaded of=list keep=true ok=move |list: crate::api::GroupList, _| {
+            let fresh = view! {
+                <Freshness what="Groups" at=list.refreshed_at served_at=list.served_at
+                    error=list.error.clone().unwrap_or_default() />
+            };
+            if list.total == 0 {
+                let text = if list.refreshed_at.is_some() {
+                    "This cluster has no consumer groups."
+                } else {
+                    "Consumer groups have not been read yet."
+                };
+                return view! { {fresh} <p class="empty">{text}</p> }.into_any();
+            }
+            let shown = list.groups.len() as u64;
+            view! {
+                {fresh}
+                <GroupTable cluster=cluster() rows=list.groups />
+                <Pager matched=list.matched total=list.total shown=shown />
+            }
+            .into_any()
+
+        } />
     }
 }
 

@@ -11,38 +11,31 @@ use crate::api::{
     alter_quota, entity_words, quota_key, quotas, AlterQuotaArgs, ClientQuota, QuotaChanged,
     QuotaEntityPart, QuotaKey, QuotaList, QuotaUnit, BYTE_UNITS, QUOTA_KEYS,
 };
-use crate::components::access::{identity, offers, NeedsPrivilege};
+use crate::components::access::NeedsPrivilege;
 use crate::components::change::{follow_change, TypedConfirm};
+use crate::components::page::{use_changes, CallerAccess, Loaded, Notice, Offered};
 use crate::components::table::DataTable;
-use crate::components::{use_cluster, ErrorAlert};
+use crate::components::use_cluster;
 use crate::error::ApiError;
 use crate::Privilege;
 
 #[component]
 pub fn QuotasPage() -> impl IntoView {
     let cluster = use_cluster();
-    let who = identity();
     // Made here, once, outside every suspense.
     let list = Resource::new(cluster, quotas);
-    let notice = RwSignal::new(None::<String>);
-    let changed = Callback::new(move |said: String| {
-        notice.set(Some(said));
-        list.refetch();
-    });
+    let (notice, changed) = use_changes(move || list.refetch());
     view! {
         <Title text=move || format!("Quotas of {}", cluster()) />
         <div class="page-head">
             <h1>"Quotas"</h1>
             <div class="actions">
-                <Suspense fallback=|| ()>
-                    {move || Suspend::new(async move {
-                        let may = who.await.ok().is_some_and(|w| offers(w.cluster(&cluster()), Privilege::AlterQuotas));
-                        may.then(|| view! { <QuotaForm cluster=cluster() quota=None on_done=changed /> })
-                    })}
-                </Suspense>
+                <Offered privilege=Privilege::AlterQuotas>
+                    <QuotaForm cluster=cluster() quota=None on_done=changed />
+                </Offered>
             </div>
         </div>
-        {move || notice.get().map(|n| view! { <p class="note" role="status">{n}</p> })}
+        <Notice notice=notice />
         <NeedsPrivilege cluster=cluster() privilege=Privilege::BrokerConfigs what="The list of client quotas"
             children=ChildrenFn::to_children(move || view! { <QuotaTable list=list changed=changed /> }) />
     }
@@ -52,8 +45,6 @@ pub fn QuotasPage() -> impl IntoView {
 fn QuotaTable(
     list: Resource<Result<QuotaList, ApiError>>, changed: Callback<String>,
 ) -> impl IntoView {
-    let cluster = use_cluster();
-    let who = identity();
     // Outside the list's transition, so it keeps what was typed while the list reloads.
     let filter = RwSignal::new(String::new());
     view! {
@@ -63,37 +54,32 @@ fn QuotaTable(
                 prop:value=move || filter.get()
                 on:input=move |ev| filter.set(event_target_value(&ev)) />
         </div>
-        <Transition fallback=|| view! { <div class="skeleton-table"></div> }>
-            {move || Suspend::new(async move {
-                let may = who.await.ok().is_some_and(|w| offers(w.cluster(&cluster()), Privilege::AlterQuotas));
-                match list.await {
-                    Ok(list) if list.quotas.is_empty() => view! { <p class="empty">"Kafka holds no client quotas."</p> }.into_any(),
-                    Ok(list) => {
-                        let rows = StoredValue::new(list.quotas);
-                        view! {
-                            <DataTable label="Quotas">
-                                <thead><tr>
-                                    <th scope="col">"Entity"</th>
-                                    {QUOTA_KEYS.iter().map(|k| view! { <th scope="col" class="num" title=k.key>{k.label}</th> }).collect_view()}
-                                    <th scope="col"><span class="visually-hidden">"Actions"</span></th>
-                                </tr></thead>
-                                <tbody>
-                                    {move || {
-                                        let needle = filter.get().trim().to_lowercase();
-                                        rows.get_value()
-                                            .into_iter()
-                                            .filter(|q| needle.is_empty() || entity_words(&q.entity).to_lowercase().contains(&needle))
-                                            .map(|q| view! { <QuotaRow quota=q may=may changed=changed /> })
-                                            .collect_view()
-                                    }}
-                                </tbody>
-                            </DataTable>
-                        }.into_any()
-                    }
-                    Err(e) => view! { <ErrorAlert error=e /> }.into_any(),
-                }
-            })}
-        </Transition>
+        <Loaded of=list keep=true ok=move |list: QuotaList, access: CallerAccess| {
+            if list.quotas.is_empty() {
+                return view! { <p class="empty">"Kafka holds no client quotas."</p> }.into_any();
+            }
+            let may = access.offers(Privilege::AlterQuotas);
+            let rows = StoredValue::new(list.quotas);
+            view! {
+                <DataTable label="Quotas">
+                    <thead><tr>
+                        <th scope="col">"Entity"</th>
+                        {QUOTA_KEYS.iter().map(|k| view! { <th scope="col" class="num" title=k.key>{k.label}</th> }).collect_view()}
+                        <th scope="col"><span class="visually-hidden">"Actions"</span></th>
+                    </tr></thead>
+                    <tbody>
+                        {move || {
+                            let needle = filter.get().trim().to_lowercase();
+                            rows.get_value()
+                                .into_iter()
+                                .filter(|q| needle.is_empty() || entity_words(&q.entity).to_lowercase().contains(&needle))
+                                .map(|q| view! { <QuotaRow quota=q may=may changed=changed /> })
+                                .collect_view()
+                        }}
+                    </tbody>
+                </DataTable>
+            }.into_any()
+        } />
     }
 }
 

@@ -18,6 +18,7 @@ use crate::api::{
 };
 use crate::components::access::{allows, identity, offers};
 use crate::components::change::{follow_change, TypedConfirm};
+use crate::components::page::Loaded;
 use crate::components::table::{ago, DataTable};
 use crate::components::{use_cluster, ErrorAlert};
 use crate::error::ApiError;
@@ -74,38 +75,32 @@ pub fn ReplicationsPage() -> impl IntoView {
             </div>
         </div>
         {move || notice.get().map(|n| view! { <p class="note" role="status">{n}</p> })}
-        <Suspense fallback=|| view! { <div class="skeleton-table"></div> }>
-            {move || Suspend::new(async move {
-                match list.await {
-                    Ok(list) => {
-                        let here = list.cluster.clone();
-                        view! {
-                            {list.errors.into_iter().map(|e| view! { <p class="muted">{e}</p> }).collect_view()}
-                            {if list.replications.is_empty() {
-                                view! { <p class="empty">"No replication into or out of this cluster that you may see."</p> }.into_any()
-                            } else {
-                                view! {
-                                    <DataTable label="Replications">
-                                        <thead><tr>
-                                            <th scope="col">"Replication"</th>
-                                            <th scope="col">"From"</th>
-                                            <th scope="col">"Into"</th>
-                                            <th scope="col">"Topics"</th>
-                                            <th scope="col">"State"</th>
-                                            <th scope="col" class="num">"Lag"</th>
-                                        </tr></thead>
-                                        <tbody>
-                                            {list.replications.into_iter().map(|r| view! { <ReplicationRow here=here.clone() r=r /> }).collect_view()}
-                                        </tbody>
-                                    </DataTable>
-                                }.into_any()
-                            }}
-                        }.into_any()
-                    }
-                    Err(e) => view! { <ErrorAlert error=e /> }.into_any(),
-                }
-            })}
-        </Suspense>
+        <Loaded of=list ok=move |list: crate::api::ReplicationList, _| {
+            let here = list.cluster.clone();
+            view! {
+                {list.errors.into_iter().map(|e| view! { <p class="muted">{e}</p> }).collect_view()}
+                {if list.replications.is_empty() {
+                    view! { <p class="empty">"No replication into or out of this cluster that you may see."</p> }.into_any()
+                } else {
+                    view! {
+                        <DataTable label="Replications">
+                            <thead><tr>
+                                <th scope="col">"Replication"</th>
+                                <th scope="col">"From"</th>
+                                <th scope="col">"Into"</th>
+                                <th scope="col">"Topics"</th>
+                                <th scope="col">"State"</th>
+                                <th scope="col" class="num">"Lag"</th>
+                            </tr></thead>
+                            <tbody>
+                                {list.replications.into_iter().map(|r| view! { <ReplicationRow here=here.clone() r=r /> }).collect_view()}
+                            </tbody>
+                        </DataTable>
+                    }.into_any()
+                }}
+            }.into_any()
+
+        } />
     }
 }
 

@@ -7,8 +7,9 @@ use leptos_meta::Title;
 use super::schema_changes::RegisterSchema;
 use crate::api::subjects;
 use crate::components::access::{identity, offers};
+use crate::components::page::Loaded;
 use crate::components::table::{DataTable, Freshness};
-use crate::components::{use_cluster, ErrorAlert};
+use crate::components::use_cluster;
 use crate::format::page_url;
 use crate::Privilege;
 
@@ -39,57 +40,54 @@ pub fn SchemasPage() -> impl IntoView {
             </div>
         </div>
         {move || notice.get().map(|n| view! { <p class="note" role="status">{n}</p> })}
-        <Suspense fallback=|| view! { <div class="skeleton-table"></div> }>
-            {move || Suspend::new(async move {
-                match list.await {
-                    Ok(list) if !list.registry => view! {
-                        <p class="empty">"No schema registry is configured for this cluster."</p>
-                    }.into_any(),
-                    Ok(list) => {
-                        let global = list.global_compatibility.clone().unwrap_or_else(|| "—".into());
-                        let fresh = view! {
-                            <Freshness what="Subjects" at=list.refreshed_at served_at=list.served_at
-                                error=list.error.clone().unwrap_or_default() />
-                        };
-                        if list.subjects.is_empty() {
-                            return view! { {fresh} <p class="empty">"The registry has no subjects."</p> }.into_any();
-                        }
-                        view! {
-                            {fresh}
-                            <p>"Global compatibility: " <span class="badge" data-figure="global">{global}</span></p>
-                            <DataTable label="Subjects">
-                                <thead><tr>
-                                    <th scope="col">"Subject"</th>
-                                    <th scope="col" class="num">"Versions"</th>
-                                    <th scope="col" class="num">"Latest"</th>
-                                    <th scope="col" class="num">"Schema id"</th>
-                                    <th scope="col">"Type"</th>
-                                    <th scope="col">"Compatibility"</th>
-                                </tr></thead>
-                                <tbody>
-                                    {list.subjects.into_iter().map(|s| {
-                                        let latest = s.latest.clone();
-                                        view! {
-                                            <tr data-subject=s.subject.clone()>
-                                                <th scope="row" class="mono"><a class="cut" href=page_url(&cluster(), "schemas", &s.subject) title=s.subject.clone()>{s.subject.clone()}</a></th>
-                                                <td class="num">{s.versions.len()}</td>
-                                                <td class="num">{latest.as_ref().map(|l| l.version.to_string()).unwrap_or_else(|| "—".into())}</td>
-                                                <td class="num">{latest.as_ref().map(|l| l.id.to_string()).unwrap_or_else(|| "—".into())}</td>
-                                                <td>{latest.map(|l| l.schema_type).unwrap_or_else(|| "—".into())}</td>
-                                                <td>
-                                                    {s.compatibility.clone().unwrap_or_else(|| "—".into())}
-                                                    {(!s.compatibility_overridden).then(|| view! { " " <span class="badge">"global"</span> })}
-                                                </td>
-                                            </tr>
-                                        }
-                                    }).collect_view()}
-                                </tbody>
-                            </DataTable>
-                        }.into_any()
+        <Loaded of=list ok=move |value: crate::api::SubjectList, _| {
+            match value {
+                list if !list.registry => view! {
+                    <p class="empty">"No schema registry is configured for this cluster."</p>
+                }.into_any(),
+                list => {
+                    let global = list.global_compatibility.clone().unwrap_or_else(|| "—".into());
+                    let fresh = view! {
+                        <Freshness what="Subjects" at=list.refreshed_at served_at=list.served_at
+                            error=list.error.clone().unwrap_or_default() />
+                    };
+                    if list.subjects.is_empty() {
+                        return view! { {fresh} <p class="empty">"The registry has no subjects."</p> }.into_any();
                     }
-                    Err(e) => view! { <ErrorAlert error=e /> }.into_any(),
+                    view! {
+                        {fresh}
+                        <p>"Global compatibility: " <span class="badge" data-figure="global">{global}</span></p>
+                        <DataTable label="Subjects">
+                            <thead><tr>
+                                <th scope="col">"Subject"</th>
+                                <th scope="col" class="num">"Versions"</th>
+                                <th scope="col" class="num">"Latest"</th>
+                                <th scope="col" class="num">"Schema id"</th>
+                                <th scope="col">"Type"</th>
+                                <th scope="col">"Compatibility"</th>
+                            </tr></thead>
+                            <tbody>
+                                {list.subjects.into_iter().map(|s| {
+                                    let latest = s.latest.clone();
+                                    view! {
+                                        <tr data-subject=s.subject.clone()>
+                                            <th scope="row" class="mono"><a class="cut" href=page_url(&cluster(), "schemas", &s.subject) title=s.subject.clone()>{s.subject.clone()}</a></th>
+                                            <td class="num">{s.versions.len()}</td>
+                                            <td class="num">{latest.as_ref().map(|l| l.version.to_string()).unwrap_or_else(|| "—".into())}</td>
+                                            <td class="num">{latest.as_ref().map(|l| l.id.to_string()).unwrap_or_else(|| "—".into())}</td>
+                                            <td>{latest.map(|l| l.schema_type).unwrap_or_else(|| "—".into())}</td>
+                                            <td>
+                                                {s.compatibility.clone().unwrap_or_else(|| "—".into())}
+                                                {(!s.compatibility_overridden).then(|| view! { " " <span class="badge">"global"</span> })}
+                                            </td>
+                                        </tr>
+                                    }
+                                }).collect_view()}
+                            </tbody>
+                        </DataTable>
+                    }.into_any()
                 }
-            })}
-        </Suspense>
+            }
+        } />
     }
 }

@@ -10,6 +10,7 @@ use leptos_router::NavigateOptions;
 use super::schema_changes::{ChangeCompatibility, DeleteSchema, RegisterSchema};
 use crate::api::{schema, subject, SchemaDetail, SubjectDetail};
 use crate::components::access::{allows, identity, NeedsPrivilege};
+use crate::components::page::Loaded;
 use crate::components::table::DataTable;
 use crate::components::{use_cluster, ErrorAlert};
 use crate::error::{ApiError, ErrorCode};
@@ -309,15 +310,10 @@ fn Texts(
                     go.with_value(|go| go(v, compare));
                 }>{options_a(shown, None)}</select>
             </label>
-            <Transition fallback=|| view! { <div class="skeleton-table"></div> }>
-                {move || Suspend::new(async move {
-                    match this.await {
-                        Ok(Some(s)) => view! { <Shown schema=s /> }.into_any(),
-                        Ok(None) => view! { <p class="empty">"The subject has no versions."</p> }.into_any(),
-                        Err(e) => view! { <ErrorAlert error=e /> }.into_any(),
-                    }
-                })}
-            </Transition>
+            <Loaded of=this keep=true ok={move |value: Option<SchemaDetail>, _| match value {
+                Some(s) => view! { <Shown schema=s /> }.into_any(),
+                None => view! { <p class="empty">"The subject has no versions."</p> }.into_any(),
+            }} />
         </section>
         <section aria-label="Changes">
             <h2>"Changes"</h2>

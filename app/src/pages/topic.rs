@@ -13,8 +13,9 @@ use super::topic_changes::{AddPartitions, DeleteRecords};
 use crate::api::{delete_topic, topic, PartitionDetail, TopicConsumer};
 use crate::components::access::{allows, identity};
 use crate::components::change::TypedConfirm;
+use crate::components::page::Loaded;
 use crate::components::table::{DataTable, Freshness, LagBar, Sparkline};
-use crate::components::{use_cluster, ErrorAlert};
+use crate::components::use_cluster;
 use crate::format::{bytes, or_dash, page_url, query_value, rate, thousands};
 use crate::Privilege;
 
@@ -178,17 +179,12 @@ pub fn TopicConsumersPage() -> impl IntoView {
         <Title text=move || format!("Consumers of {}", name()) />
         <div class="page-head"><h1 class="mono">{name}</h1></div>
         <TopicTabs cluster=cluster() topic=name() current=TopicTab::Consumers />
-        <Suspense fallback=|| view! { <div class="skeleton-table"></div> }>
-            {move || Suspend::new(async move {
-                match detail.await {
-                    Ok(t) => view! {
-                        <Freshness what="Groups" at=t.groups_refreshed_at served_at=t.served_at />
-                        <Consumers cluster=cluster() rows=t.consumers />
-                    }.into_any(),
-                    Err(e) => view! { <ErrorAlert error=e /> }.into_any(),
-                }
-            })}
-        </Suspense>
+        <Loaded of=detail ok=move |t: crate::api::TopicDetail, _| {
+            view! {
+                <Freshness what="Groups" at=t.groups_refreshed_at served_at=t.served_at />
+                <Consumers cluster=cluster() rows=t.consumers />
+            }.into_any()
+        } />
     }
 }
 

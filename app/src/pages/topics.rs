@@ -8,10 +8,11 @@ use leptos_router::hooks::use_navigate;
 
 use crate::api::{create_topic, topics, Arg, CreateTopicArgs, TopicSummary};
 use crate::components::access::{identity, offers};
+use crate::components::page::Loaded;
 use crate::components::table::{
     use_list_query, DataTable, FilterBox, Freshness, Pager, SortHeader, Sparkline,
 };
-use crate::components::{use_cluster, ErrorAlert};
+use crate::components::use_cluster;
 use crate::format::{bytes, or_dash, page_url, rate, thousands};
 use crate::Privilege;
 
@@ -42,34 +43,31 @@ pub fn TopicsPage() -> impl IntoView {
                 })}
             </Suspense>
         </div>
-        <Transition fallback=|| view! { <div class="skeleton-table"></div> }>
-            {move || Suspend::new(async move {
-                match list.await {
-                    Ok(list) if list.total == 0 => {
-                        let text = if list.refreshed_at.is_some() {
-                            "This cluster has no topics yet."
-                        } else {
-                            "The topics of this cluster have not been read yet."
-                        };
-                        view! {
-                            <Freshness what="Metadata" at=list.refreshed_at served_at=list.served_at
-                                error=list.error.clone().unwrap_or_default() />
-                            <p class="empty">{text}</p>
-                        }.into_any()
-                    }
-                    Ok(list) => {
-                        let shown = list.topics.len() as u64;
-                        view! {
-                            <Freshness what="Metadata" at=list.refreshed_at served_at=list.served_at
-                                error=list.error.clone().unwrap_or_default() />
-                            <TopicTable cluster=cluster() rows=list.topics />
-                            <Pager matched=list.matched total=list.total shown=shown />
-                        }.into_any()
-                    }
-                    Err(e) => view! { <ErrorAlert error=e /> }.into_any(),
+        <Loaded of=list keep=true ok=move |value: crate::api::TopicList, _| {
+            match value {
+                list if list.total == 0 => {
+                    let text = if list.refreshed_at.is_some() {
+                        "This cluster has no topics yet."
+                    } else {
+                        "The topics of this cluster have not been read yet."
+                    };
+                    view! {
+                        <Freshness what="Metadata" at=list.refreshed_at served_at=list.served_at
+                            error=list.error.clone().unwrap_or_default() />
+                        <p class="empty">{text}</p>
+                    }.into_any()
                 }
-            })}
-        </Transition>
+                list => {
+                    let shown = list.topics.len() as u64;
+                    view! {
+                        <Freshness what="Metadata" at=list.refreshed_at served_at=list.served_at
+                            error=list.error.clone().unwrap_or_default() />
+                        <TopicTable cluster=cluster() rows=list.topics />
+                        <Pager matched=list.matched total=list.total shown=shown />
+                    }.into_any()
+                }
+            }
+        } />
     }
 }
 

@@ -10,8 +10,9 @@ use crate::api::{
 };
 use crate::components::access::{identity, offers, NeedsPrivilege};
 use crate::components::change::TypedConfirm;
+use crate::components::page::{CallerAccess, Loaded};
 use crate::components::table::DataTable;
-use crate::components::{use_cluster, ErrorAlert};
+use crate::components::use_cluster;
 use crate::error::ApiError;
 use crate::format::thousands;
 use crate::Privilege;
@@ -51,53 +52,47 @@ fn UserTable(
     list: Resource<Result<ScramUserList, ApiError>>, changed: Callback<String>,
 ) -> impl IntoView {
     let cluster = use_cluster();
-    let who = identity();
     view! {
-        <Transition fallback=|| view! { <div class="skeleton-table"></div> }>
-            {move || Suspend::new(async move {
-                let access = who.await.ok();
-                let may = |p| access.as_ref().is_some_and(|w| offers(w.cluster(&cluster()), p));
-                let (can_set, can_delete) = (may(Privilege::SetScramCredentials), may(Privilege::DeleteScramCredentials));
-                match list.await {
-                    Ok(list) if list.users.is_empty() => view! { <p class="empty">"Kafka holds no SCRAM credentials."</p> }.into_any(),
-                    Ok(list) => view! {
-                        <DataTable label="Users">
-                            <thead><tr>
-                                <th scope="col">"User"</th>
-                                <th scope="col">"Credentials"</th>
-                                <th scope="col"><span class="visually-hidden">"Actions"</span></th>
-                            </tr></thead>
-                            <tbody>
-                                {list.users.into_iter().map(|u| {
-                                    let user = u.user.clone();
-                                    view! {
-                                        <tr data-user=user.clone()>
-                                            <th scope="row" class="mono">{user.clone()}</th>
-                                            <td>
-                                                <ul class="credentials">
-                                                    {u.credentials.into_iter().map(|c| {
-                                                        let label = format!("{} ({} iterations)", c.mechanism, thousands(c.iterations.max(0) as u64));
-                                                        view! {
-                                                            <li>{label}" "
-                                                                {can_delete.then(|| view! {
-                                                                    <DeleteCredential cluster=cluster() user=user.clone() mechanism=c.mechanism.clone() on_done=changed />
-                                                                })}
-                                                            </li>
-                                                        }
-                                                    }).collect_view()}
-                                                </ul>
-                                            </td>
-                                            <td>{can_set.then(|| view! { <SetPassword cluster=cluster() user=Some(user.clone()) on_done=changed /> })}</td>
-                                        </tr>
-                                    }
-                                }).collect_view()}
-                            </tbody>
-                        </DataTable>
-                    }.into_any(),
-                    Err(e) => view! { <ErrorAlert error=e /> }.into_any(),
-                }
-            })}
-        </Transition>
+        <Loaded of=list keep=true ok=move |value: ScramUserList, access: CallerAccess| {
+            let (can_set, can_delete) = (access.offers(Privilege::SetScramCredentials), access.offers(Privilege::DeleteScramCredentials));
+            match value {
+                list if list.users.is_empty() => view! { <p class="empty">"Kafka holds no SCRAM credentials."</p> }.into_any(),
+                list => view! {
+                    <DataTable label="Users">
+                        <thead><tr>
+                            <th scope="col">"User"</th>
+                            <th scope="col">"Credentials"</th>
+                            <th scope="col"><span class="visually-hidden">"Actions"</span></th>
+                        </tr></thead>
+                        <tbody>
+                            {list.users.into_iter().map(|u| {
+                                let user = u.user.clone();
+                                view! {
+                                    <tr data-user=user.clone()>
+                                        <th scope="row" class="mono">{user.clone()}</th>
+                                        <td>
+                                            <ul class="credentials">
+                                                {u.credentials.into_iter().map(|c| {
+                                                    let label = format!("{} ({} iterations)", c.mechanism, thousands(c.iterations.max(0) as u64));
+                                                    view! {
+                                                        <li>{label}" "
+                                                            {can_delete.then(|| view! {
+                                                                <DeleteCredential cluster=cluster() user=user.clone() mechanism=c.mechanism.clone() on_done=changed />
+                                                            })}
+                                                        </li>
+                                                    }
+                                                }).collect_view()}
+                                            </ul>
+                                        </td>
+                                        <td>{can_set.then(|| view! { <SetPassword cluster=cluster() user=Some(user.clone()) on_done=changed /> })}</td>
+                                    </tr>
+                                }
+                            }).collect_view()}
+                        </tbody>
+                    </DataTable>
+                }.into_any(),
+            }
+        } />
     }
 }
 
