@@ -3,7 +3,62 @@
 
 use leptos::prelude::*;
 
+use crate::api::{ConnectorChanged, ReplicationChanged};
 use crate::error::ApiError;
+use crate::format::query_value;
+
+/// The answer of a change to one object of a page (a connector, a replication): its cluster and
+/// the action done.
+pub trait ObjectChanged {
+    fn cluster(&self) -> &str;
+    fn action(&self) -> &str;
+}
+
+impl ObjectChanged for ConnectorChanged {
+    fn cluster(&self) -> &str {
+        &self.cluster
+    }
+    fn action(&self) -> &str {
+        &self.action
+    }
+}
+
+impl ObjectChanged for ReplicationChanged {
+    fn cluster(&self) -> &str {
+        &self.cluster
+    }
+    fn action(&self) -> &str {
+        &self.action
+    }
+}
+
+/// The one action every change of an object's page goes through (`send` makes the call). A
+/// deletion goes back to the cluster's `section` list, which reads afresh (the object's own
+/// read would now be 404); any other change is said in `said`'s words through `changed`, which
+/// reads the object again.
+pub fn object_changes<I, R, Fut>(
+    send: impl Fn(&I) -> Fut + 'static, section: &'static str, said: fn(&R) -> String,
+    changed: Callback<String>,
+) -> Action<I, Result<R, ApiError>>
+where
+    I: 'static,
+    R: ObjectChanged + Clone + Send + Sync + 'static,
+    Fut: std::future::Future<Output = Result<R, ApiError>> + 'static,
+{
+    let action = Action::new_local(send);
+    let navigate = leptos_router::hooks::use_navigate();
+    Effect::new(move |_| {
+        if let Some(Ok(done)) = action.value().get() {
+            if done.action() == "delete" {
+                let list = format!("/c/{}/{section}", query_value(done.cluster()));
+                navigate(&list, Default::default());
+                return;
+            }
+            changed.run(said(&done));
+        }
+    });
+    action
+}
 
 /// Follows `send`, an action answering `(dry_run, answer)`: a dry run's answer becomes the
 /// preview, the change's answer goes to `applied` (the preview cleared), an error is shown.

@@ -11,7 +11,7 @@ use crate::api::{
 };
 use crate::components::access::{identity, offers, NeedsPrivilege};
 use crate::components::change::{follow_change, TypedConfirm};
-use crate::components::page::{CallerAccess, Loaded};
+use crate::components::page::{use_changes, CallerAccess, Loaded, Notice};
 use crate::components::table::DataTable;
 use crate::components::use_cluster;
 use crate::Privilege;
@@ -38,11 +38,7 @@ pub fn AclsPage() -> impl IntoView {
     // Made here, once, outside every suspense (a resource made while one resolves can hydrate
     // with another's data).
     let list = Resource::new(cluster, acls);
-    let notice = RwSignal::new(None::<String>);
-    let changed = Callback::new(move |said: String| {
-        notice.set(Some(said));
-        list.refetch();
-    });
+    let (notice, changed) = use_changes(move || list.refetch());
     let may = move |privilege| async move {
         who.await.ok().is_some_and(|w| offers(w.cluster(&cluster()), privilege))
     };
@@ -58,7 +54,7 @@ pub fn AclsPage() -> impl IntoView {
                 </Suspense>
             </div>
         </div>
-        {move || notice.get().map(|n| view! { <p class="note" role="status">{n}</p> })}
+        <Notice notice=notice />
         <NeedsPrivilege cluster=cluster() privilege=Privilege::Acls what="The ACL list"
             children=ChildrenFn::to_children(move || view! { <AclTable list=list changed=changed /> }) />
     }

@@ -8,9 +8,9 @@ use leptos_meta::Title;
 use leptos_router::hooks::use_params_map;
 
 use crate::api::{broker, brokers, LogDirDetail};
-use crate::components::access::{identity, offers, NeedsPrivilege};
+use crate::components::access::NeedsPrivilege;
 use crate::components::configs::{ConfigTable, ConfigTarget};
-use crate::components::page::Loaded;
+use crate::components::page::{Loaded, Offered};
 use crate::components::table::{DataTable, Freshness};
 use crate::components::use_cluster;
 use crate::format::{bytes, or_dash, page_url, query_value, thousands};
@@ -42,20 +42,14 @@ pub fn BrokerTabs(cluster: String, id: String, current: BrokerTab) -> impl IntoV
 pub fn BrokersPage() -> impl IntoView {
     let cluster = use_cluster();
     let list = Resource::new(cluster, brokers);
-    let who = identity();
     view! {
         <Title text=move || format!("Brokers of {}", cluster()) />
         <div class="page-head">
             <h1>"Brokers"</h1>
             <div class="actions">
-                <Suspense fallback=|| ()>
-                    {move || Suspend::new(async move {
-                        let may = who.await.ok().is_some_and(|w| offers(w.cluster(&cluster()), Privilege::BrokerConfigs));
-                        may.then(|| view! {
-                            <a class="button" href=format!("/c/{}/brokers/defaults", query_value(&cluster()))>"Cluster-wide configuration"</a>
-                        })
-                    })}
-                </Suspense>
+                <Offered privilege=Privilege::BrokerConfigs>
+                    <a class="button" href=format!("/c/{}/brokers/defaults", query_value(&cluster()))>"Cluster-wide configuration"</a>
+                </Offered>
             </div>
         </div>
         <Loaded of=list ok=move |value: crate::api::BrokerList, _| {

@@ -17,8 +17,8 @@ use crate::api::{
     ConnectorDetail, ConnectorSummary, ConnectorTask,
 };
 use crate::components::access::{allows, identity, offers};
-use crate::components::change::{follow_change, TypedConfirm};
-use crate::components::page::Loaded;
+use crate::components::change::{follow_change, object_changes, TypedConfirm};
+use crate::components::page::{use_changes, Loaded, Notice};
 use crate::components::table::{DataTable, Freshness};
 use crate::components::{use_cluster, ErrorAlert};
 use crate::error::ApiError;
@@ -61,11 +61,7 @@ pub fn ConnectorsPage() -> impl IntoView {
     let only = move || params.read().get("connect");
     let list = Resource::new(cluster, connectors);
     let who = identity();
-    let notice = RwSignal::new(None::<String>);
-    let changed = Callback::new(move |said: String| {
-        notice.set(Some(said));
-        list.refetch();
-    });
+    let (notice, changed) = use_changes(move || list.refetch());
     let state = RwSignal::new(String::new());
     let kind = RwSignal::new(String::new());
     let name = RwSignal::new(String::new());
@@ -85,7 +81,7 @@ pub fn ConnectorsPage() -> impl IntoView {
                 </Suspense>
             </div>
         </div>
-        {move || notice.get().map(|n| view! { <p class="note" role="status">{n}</p> })}
+        <Notice notice=notice />
         <div class="header-row" role="search" aria-label="Filter connectors">
             <input type="search" placeholder="Name or class" aria-label="Name or class"
                 prop:value=move || name.get() on:input=move |ev| name.set(event_target_value(&ev)) />
@@ -220,14 +216,10 @@ pub fn ConnectorPage() -> impl IntoView {
         |(c, k, n)| connector(c, k.into(), n.into()),
     );
     let who = identity();
-    let notice = RwSignal::new(None::<String>);
-    let changed = Callback::new(move |said: String| {
-        notice.set(Some(said));
-        detail.refetch();
-    });
+    let (notice, changed) = use_changes(move || detail.refetch());
     view! {
         <Title text=move || format!("{} · connectors of {}", name(), cluster()) />
-        {move || notice.get().map(|n| view! { <p class="note" role="status">{n}</p> })}
+        <Notice notice=notice />
         <Suspense fallback=|| view! { <div class="skeleton-table"></div> }>
             {move || Suspend::new(async move {
                 let access = who.await.ok();
@@ -385,10 +377,9 @@ fn args_for(cluster: &str, c: &ConnectorSummary) -> ConnectorArgs {
     }
 }
 
-/// The one action every change of the page goes through; a change done says so in words and
-/// reads the connector again.
+/// The one action every change of the page goes through.
 fn change_action(changed: Callback<String>) -> Changes {
-    let send: Changes = Action::new_local(|(act, args): &(Act, ConnectorArgs)| {
+    let send = |(act, args): &(Act, ConnectorArgs)| {
         let (act, args) = (*act, args.clone());
         async move {
             match act {
@@ -400,28 +391,16 @@ fn change_action(changed: Callback<String>) -> Changes {
                 Act::Delete => delete_connector(args).await,
             }
         }
-    });
-    let navigate = leptos_router::hooks::use_navigate();
-    Effect::new(move |_| {
-        if let Some(Ok(done)) = send.value().get() {
-            if done.action == "delete" {
-                // Gone: back to the list, which reads afresh (this page's own read would 404).
-                let list = format!("/c/{}/connectors", query_value(&done.cluster));
-                navigate(&list, Default::default());
-                return;
-            }
-            let said = match done.action.as_str() {
-                "restart_task" => format!("Restarted a task of {}.", done.name),
-                other => format!(
-                    "{}: {other} sent; Connect now says {}.",
-                    done.name,
-                    done.state.unwrap_or_else(|| "nothing yet".into())
-                ),
-            };
-            changed.run(said);
-        }
-    });
-    send
+    };
+    let said = |done: &ConnectorChanged| match done.action.as_str() {
+        "restart_task" => format!("Restarted a task of {}.", done.name),
+        other => format!(
+            "{}: {other} sent; Connect now says {}.",
+            done.name,
+            done.state.clone().unwrap_or_else(|| "nothing yet".into())
+        ),
+    };
+    object_changes(send, "connectors", said, changed)
 }
 
 #[component]

@@ -18,7 +18,7 @@ use crate::api::{
 use crate::components::access::{allows, identity, NeedsPrivilege};
 use crate::components::clock::{local_time, shown_time, ZoneSwitch};
 use crate::components::download::ExportDownload;
-use crate::components::page::Loaded;
+use crate::components::page::{Loaded, Notice};
 use crate::components::table::DataTable;
 use crate::components::{use_cluster, ErrorAlert};
 use crate::format::{bytes, parse_instant, query_value, thousands};
@@ -565,7 +565,7 @@ fn RecordActions(detail: Resource<Result<TopicDetail, crate::ApiError>>) -> impl
     let notice = RwSignal::new(None::<String>);
     let done = Callback::new(move |said: String| notice.set(Some(said)));
     view! {
-        {move || notice.get().map(|n| view! { <p class="note" role="status">{n}</p> })}
+        <Notice notice=notice />
         <Suspense fallback=|| ()>
             {move || Suspend::new(async move {
                 let cluster = get("cluster");

@@ -11,6 +11,7 @@ use super::groups::state_badge;
 use crate::access::{ClusterAccess, Resource as Target};
 use crate::api::{group, GroupDetail};
 use crate::components::access::{allows, identity};
+use crate::components::page::{use_changes, Notice};
 use crate::components::table::{DataTable, Freshness, LagBar};
 use crate::components::use_cluster;
 use crate::format::{or_dash, page_url, query_value, thousands};
@@ -56,11 +57,7 @@ pub fn GroupPage() -> impl IntoView {
     let name = move || params.read().get("group").unwrap_or_default();
     let detail = Resource::new(move || (cluster(), name()), |(c, g)| group(c, g.into()));
     let who = identity();
-    let notice = RwSignal::new(None::<String>);
-    let changed = Callback::new(move |said: String| {
-        notice.set(Some(said));
-        detail.refetch();
-    });
+    let (notice, changed) = use_changes(move || detail.refetch());
     let navigate = use_navigate();
     let gone = Callback::new(move |_: String| {
         navigate(&format!("/c/{}/groups", query_value(&cluster())), Default::default());
@@ -110,7 +107,7 @@ fn GroupView(
                 })}
             </div>
         </div>
-        {move || notice.get().map(|n| view! { <p class="note" role="status">{n}</p> })}
+        <Notice notice=notice />
         <dl class="facts">
             <div><dt>"Members"</dt><dd>{thousands(members as u64)}</dd></div>
             <div><dt>"Total lag"</dt><dd data-figure="lag">{or_dash(group.lag, thousands)}</dd></div>

@@ -17,8 +17,8 @@ use crate::api::{
     ReplicationSummary,
 };
 use crate::components::access::{allows, identity, offers};
-use crate::components::change::{follow_change, TypedConfirm};
-use crate::components::page::Loaded;
+use crate::components::change::{follow_change, object_changes, TypedConfirm};
+use crate::components::page::{use_changes, Loaded, Notice};
 use crate::components::table::{ago, DataTable};
 use crate::components::{use_cluster, ErrorAlert};
 use crate::error::ApiError;
@@ -52,11 +52,7 @@ pub fn ReplicationsPage() -> impl IntoView {
     let cluster = use_cluster();
     let list = Resource::new(cluster, replications);
     let who = identity();
-    let notice = RwSignal::new(None::<String>);
-    let changed = Callback::new(move |said: String| {
-        notice.set(Some(said));
-        list.refetch();
-    });
+    let (notice, changed) = use_changes(move || list.refetch());
     view! {
         <Title text=move || format!("Replications of {}", cluster()) />
         <div class="page-head">
@@ -74,7 +70,7 @@ pub fn ReplicationsPage() -> impl IntoView {
                 </Suspense>
             </div>
         </div>
-        {move || notice.get().map(|n| view! { <p class="note" role="status">{n}</p> })}
+        <Notice notice=notice />
         <Loaded of=list ok=move |list: crate::api::ReplicationList, _| {
             let here = list.cluster.clone();
             view! {
@@ -128,14 +124,10 @@ pub fn ReplicationPage() -> impl IntoView {
     let name = move || params.read().get("name").unwrap_or_default();
     let detail = Resource::new(move || (cluster(), name()), |(c, n)| replication(c, n.into()));
     let who = identity();
-    let notice = RwSignal::new(None::<String>);
-    let changed = Callback::new(move |said: String| {
-        notice.set(Some(said));
-        detail.refetch();
-    });
+    let (notice, changed) = use_changes(move || detail.refetch());
     view! {
         <Title text=move || format!("{} · replications of {}", name(), cluster()) />
-        {move || notice.get().map(|n| view! { <p class="note" role="status">{n}</p> })}
+        <Notice notice=notice />
         <Suspense fallback=|| view! { <div class="skeleton-table"></div> }>
             {move || Suspend::new(async move {
                 let w = who.await.ok();
@@ -288,8 +280,9 @@ enum Act {
 
 type Changes = Action<(Act, ReplicationName), Result<ReplicationChanged, ApiError>>;
 
+/// The one action every change of the page goes through.
 fn change_action(changed: Callback<String>) -> Changes {
-    let send: Changes = Action::new_local(|(act, args): &(Act, ReplicationName)| {
+    let send = |(act, args): &(Act, ReplicationName)| {
         let (act, args) = (*act, args.clone());
         async move {
             match act {
@@ -298,21 +291,11 @@ fn change_action(changed: Callback<String>) -> Changes {
                 Act::Delete => delete_replication(args).await,
             }
         }
-    });
-    let navigate = leptos_router::hooks::use_navigate();
-    Effect::new(move |_| {
-        if let Some(Ok(done)) = send.value().get() {
-            if done.action == "delete" {
-                navigate(
-                    &format!("/c/{}/replications", query_value(&done.cluster)),
-                    Default::default(),
-                );
-                return;
-            }
-            changed.run(format!("{}: {} sent to its connectors.", done.name, done.action));
-        }
-    });
-    send
+    };
+    let said = |done: &ReplicationChanged| {
+        format!("{}: {} sent to its connectors.", done.name, done.action)
+    };
+    object_changes(send, "replications", said, changed)
 }
 
 #[component]

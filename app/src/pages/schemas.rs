@@ -7,7 +7,7 @@ use leptos_meta::Title;
 use super::schema_changes::RegisterSchema;
 use crate::api::subjects;
 use crate::components::access::{identity, offers};
-use crate::components::page::Loaded;
+use crate::components::page::{use_changes, Loaded, Notice};
 use crate::components::table::{DataTable, Freshness};
 use crate::components::use_cluster;
 use crate::format::page_url;
@@ -18,11 +18,7 @@ pub fn SchemasPage() -> impl IntoView {
     let cluster = use_cluster();
     let list = Resource::new(cluster, subjects);
     let who = identity();
-    let notice = RwSignal::new(None::<String>);
-    let changed = Callback::new(move |said: String| {
-        notice.set(Some(said));
-        list.refetch();
-    });
+    let (notice, changed) = use_changes(move || list.refetch());
     view! {
         <Title text=move || format!("Schemas of {}", cluster()) />
         <div class="page-head">
@@ -39,7 +35,7 @@ pub fn SchemasPage() -> impl IntoView {
                 </Suspense>
             </div>
         </div>
-        {move || notice.get().map(|n| view! { <p class="note" role="status">{n}</p> })}
+        <Notice notice=notice />
         <Loaded of=list ok=move |value: crate::api::SubjectList, _| {
             match value {
                 list if !list.registry => view! {

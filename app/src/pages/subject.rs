@@ -10,7 +10,7 @@ use leptos_router::NavigateOptions;
 use super::schema_changes::{ChangeCompatibility, DeleteSchema, RegisterSchema};
 use crate::api::{schema, subject, SchemaDetail, SubjectDetail};
 use crate::components::access::{allows, identity, NeedsPrivilege};
-use crate::components::page::Loaded;
+use crate::components::page::{Loaded, Notice};
 use crate::components::table::DataTable;
 use crate::components::{use_cluster, ErrorAlert};
 use crate::error::{ApiError, ErrorCode};
@@ -68,7 +68,7 @@ pub fn SubjectPage() -> impl IntoView {
                         let compare = chosen("compare").or_else(|| version_before(&numbers, shown));
                         view! {
                             <Overview detail=d.clone() cluster=cluster() can=can changed=changed />
-                            {move || notice.get().map(|n| view! { <p class="note" role="status">{n}</p> })}
+                            <Notice notice=notice />
                             <NeedsPrivilege cluster=cluster() privilege=Privilege::SchemaText
                                 what="The schema text" target=crate::access::Resource::Subject(name()) children=ChildrenFn::to_children(move || {
                                     let d = d.clone();

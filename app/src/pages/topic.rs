@@ -13,7 +13,7 @@ use super::topic_changes::{AddPartitions, DeleteRecords};
 use crate::api::{delete_topic, topic, PartitionDetail, TopicConsumer};
 use crate::components::access::{allows, identity};
 use crate::components::change::TypedConfirm;
-use crate::components::page::Loaded;
+use crate::components::page::{use_changes, Loaded, Notice};
 use crate::components::table::{DataTable, Freshness, LagBar, Sparkline};
 use crate::components::use_cluster;
 use crate::format::{bytes, or_dash, page_url, query_value, rate, thousands};
@@ -55,11 +55,7 @@ pub fn TopicPage() -> impl IntoView {
     let who = identity();
     // A change says what it did here, and the topic is read again (its watermarks or
     // partitions moved).
-    let notice = RwSignal::new(None::<String>);
-    let changed = Callback::new(move |said: String| {
-        notice.set(Some(said));
-        detail.refetch();
-    });
+    let (notice, changed) = use_changes(move || detail.refetch());
     view! {
         <Title text=name />
         <Transition fallback=|| view! { <div class="skeleton-table"></div> }>
@@ -91,7 +87,7 @@ pub fn TopicPage() -> impl IntoView {
                                 </div>
                             </div>
                             <TopicTabs cluster=cluster() topic=t.name.clone() current=TopicTab::Overview />
-                            {move || notice.get().map(|n| view! { <p class="note" role="status">{n}</p> })}
+                            <Notice notice=notice />
                             <dl class="facts">
                                 <div><dt>"Partitions"</dt><dd>{count}</dd></div>
                                 <div><dt>"Records"</dt><dd>{or_dash(records_of(&t.partitions), thousands)}</dd></div>

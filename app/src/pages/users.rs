@@ -8,9 +8,9 @@ use crate::api::{
     delete_scram_credential, scram_users, set_scram_credential, DeleteScramArgs, ScramChanged,
     ScramUserList, SetScramArgs, SCRAM_MAX_ITERATIONS, SCRAM_MECHANISMS, SCRAM_MIN_ITERATIONS,
 };
-use crate::components::access::{identity, offers, NeedsPrivilege};
+use crate::components::access::NeedsPrivilege;
 use crate::components::change::TypedConfirm;
-use crate::components::page::{CallerAccess, Loaded};
+use crate::components::page::{use_changes, CallerAccess, Loaded, Notice, Offered};
 use crate::components::table::DataTable;
 use crate::components::use_cluster;
 use crate::error::ApiError;
@@ -20,28 +20,20 @@ use crate::Privilege;
 #[component]
 pub fn UsersPage() -> impl IntoView {
     let cluster = use_cluster();
-    let who = identity();
     // Made here, once, outside every suspense.
     let list = Resource::new(cluster, scram_users);
-    let notice = RwSignal::new(None::<String>);
-    let changed = Callback::new(move |said: String| {
-        notice.set(Some(said));
-        list.refetch();
-    });
+    let (notice, changed) = use_changes(move || list.refetch());
     view! {
         <Title text=move || format!("Users of {}", cluster()) />
         <div class="page-head">
             <h1>"Users"</h1>
             <div class="actions">
-                <Suspense fallback=|| ()>
-                    {move || Suspend::new(async move {
-                        let may = who.await.ok().is_some_and(|w| offers(w.cluster(&cluster()), Privilege::SetScramCredentials));
-                        may.then(|| view! { <SetPassword cluster=cluster() user=None on_done=changed /> })
-                    })}
-                </Suspense>
+                <Offered privilege=Privilege::SetScramCredentials>
+                    <SetPassword cluster=cluster() user=None on_done=changed />
+                </Offered>
             </div>
         </div>
-        {move || notice.get().map(|n| view! { <p class="note" role="status">{n}</p> })}
+        <Notice notice=notice />
         <NeedsPrivilege cluster=cluster() privilege=Privilege::Acls what="The list of SCRAM users"
             children=ChildrenFn::to_children(move || view! { <UserTable list=list changed=changed /> }) />
     }
