@@ -110,8 +110,7 @@ pub fn TypedConfirm(
     view! {
         <p>{warning}" Type "<strong class="mono">{name.get_value()}</strong>" to confirm."</p>
         <label>{field}
-            <input type="text" autocomplete="off" prop:value=move || typed.get()
-                on:input=move |ev| typed.set(event_target_value(&ev)) />
+            <input type="text" autocomplete="off" bind:value=typed />
         </label>
         <div class="panel-actions">
             <button type="button" class="button button-danger"

@@ -206,8 +206,7 @@ pub fn ConfigTable(target: ConfigTarget) -> impl IntoView {
                             <div class="toolbar">
                                 <input type="search" class="filter" placeholder="Filter configs by name"
                                     aria-label="Filter configs by name"
-                                    prop:value=move || filter.get()
-                                    on:input=move |ev| filter.set(event_target_value(&ev)) />
+                                    bind:value=filter />
                                 {may_edit.then(|| view! {
                                     <Show when=move || !editing.get() fallback=move || view! {
                                         <button type="button" class="button" on:click=move |_| {

@@ -2,6 +2,8 @@
 //! after one of its changes ([`use_changes`], [`Notice`]), and a head action offered only to a
 //! caller who may use it ([`Offered`]).
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 
 use leptos::prelude::*;
@@ -9,16 +11,31 @@ use leptos::prelude::*;
 use super::access::{identity, offers};
 use super::{use_cluster, ErrorAlert};
 use crate::access::ClusterAccess;
+use crate::api::WhoAmI;
 use crate::{ApiError, Privilege};
 
-/// The caller's access to the page's cluster as read for one view; none when the caller's
+/// The caller as read for one view, and the page's cluster; no access when the caller's
 /// identity could not be read or the cluster is not among theirs.
 #[derive(Clone, Default)]
-pub struct CallerAccess(Option<ClusterAccess>);
+pub struct CallerAccess {
+    who: Option<WhoAmI>,
+    cluster: String,
+}
 
 impl CallerAccess {
+    /// The caller's access to the page's cluster.
     pub fn get(&self) -> Option<&ClusterAccess> {
-        self.0.as_ref()
+        self.on(&self.cluster)
+    }
+
+    /// The caller's access to another cluster (a replication's source or target).
+    pub fn on(&self, cluster: &str) -> Option<&ClusterAccess> {
+        self.who.as_ref().and_then(|w| w.cluster(cluster))
+    }
+
+    /// The clusters the caller sees.
+    pub fn clusters(&self) -> Vec<String> {
+        self.who.iter().flat_map(|w| w.clusters.iter().map(|c| c.name.clone())).collect()
     }
 
     /// Whether an action needing `privilege` is offered on some resource of the cluster.
@@ -28,36 +45,58 @@ impl CallerAccess {
 }
 
 /// The answer of `of` drawn by `ok`, with the caller's access to the page's cluster, once both
-/// are in; a failed read is the page's one alert. While the first answer loads a skeleton table
-/// stands in; with `keep`, a page read again keeps the last answer until the new one is in (a
-/// list refreshed after a change) instead of blinking.
+/// are in; a failed read is the page's one alert, under a head naming the object when `named`
+/// is given (an object's page whose read failed still says what it is of). While the first
+/// answer loads a skeleton table stands in; with `keep`, a page read again keeps the last answer
+/// until the new one is in (a list refreshed after a change) instead of blinking.
 #[component]
 pub fn Loaded<T, F, V>(
     of: Resource<Result<T, ApiError>>, ok: F, #[prop(optional)] keep: bool,
+    #[prop(optional, into)] named: Option<Signal<String>>,
 ) -> impl IntoView
 where
     T: Clone + Send + Sync + serde::Serialize + serde::de::DeserializeOwned + 'static,
     F: Fn(T, CallerAccess) -> V + Send + Sync + 'static,
     V: IntoView + 'static,
 {
+    // Only the part that knows `T` is generic: each page's read is one small future, and the
+    // suspense, the caller's read and the alert around it are built once for every page.
+    let ok = Arc::new(ok);
+    let answer: Answer = Arc::new(move |access| {
+        let ok = Arc::clone(&ok);
+        Box::pin(async move { of.await.map(|value| ok(value, access).into_any()) })
+    });
+    loaded(answer, keep, named)
+}
+
+type Answer = Arc<
+    dyn Fn(CallerAccess) -> Pin<Box<dyn Future<Output = Result<AnyView, ApiError>> + Send>>
+        + Send
+        + Sync,
+>;
+
+fn loaded(answer: Answer, keep: bool, named: Option<Signal<String>>) -> AnyView {
     let cluster = use_cluster();
     let who = identity();
-    let ok = Arc::new(ok);
-    let answer = move || {
-        let ok = Arc::clone(&ok);
+    let shown = move || {
+        let answer = Arc::clone(&answer);
         Suspend::new(async move {
-            let access = who.await.ok().and_then(|w| w.cluster(&cluster()).cloned());
-            match of.await {
-                Ok(value) => ok(value, CallerAccess(access)).into_any(),
-                Err(error) => view! { <ErrorAlert error=error /> }.into_any(),
+            let access = CallerAccess { who: who.await.ok(), cluster: cluster() };
+            match answer(access).await {
+                Ok(view) => view,
+                Err(error) => view! {
+                    {named.map(|name| view! { <div class="page-head"><h1 class="mono cut">{name}</h1></div> })}
+                    <ErrorAlert error=error />
+                }
+                .into_any(),
             }
         })
     };
     let skeleton = || view! { <div class="skeleton-table"></div> };
     if keep {
-        view! { <Transition fallback=skeleton>{answer}</Transition> }.into_any()
+        view! { <Transition fallback=skeleton>{shown}</Transition> }.into_any()
     } else {
-        view! { <Suspense fallback=skeleton>{answer}</Suspense> }.into_any()
+        view! { <Suspense fallback=skeleton>{shown}</Suspense> }.into_any()
     }
 }
 

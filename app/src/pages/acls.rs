@@ -70,9 +70,9 @@ fn AclTable(
     view! {
         <div class="header-row" role="search" aria-label="Filter ACLs">
             <input type="search" placeholder="Principal" aria-label="Principal"
-                prop:value=move || principal.get() on:input=move |ev| principal.set(event_target_value(&ev)) />
+                bind:value=principal />
             <input type="search" placeholder="Resource" aria-label="Resource"
-                prop:value=move || resource.get() on:input=move |ev| resource.set(event_target_value(&ev)) />
+                bind:value=resource />
             <select aria-label="Operation" on:change=move |ev| operation.set(event_target_value(&ev))>
                 <option value="">"Any operation"</option>
                 {ACL_OPERATIONS.iter().map(|o| view! { <option value=*o>{o.to_ascii_uppercase()}</option> }).collect_view()}

@@ -18,7 +18,7 @@ use crate::api::{
 };
 use crate::components::access::{allows, identity, offers};
 use crate::components::change::{follow_change, object_changes, TypedConfirm};
-use crate::components::page::{use_changes, Loaded, Notice};
+use crate::components::page::{use_changes, CallerAccess, Loaded, Notice};
 use crate::components::table::{DataTable, Freshness};
 use crate::components::{use_cluster, ErrorAlert};
 use crate::error::ApiError;
@@ -84,7 +84,7 @@ pub fn ConnectorsPage() -> impl IntoView {
         <Notice notice=notice />
         <div class="header-row" role="search" aria-label="Filter connectors">
             <input type="search" placeholder="Name or class" aria-label="Name or class"
-                prop:value=move || name.get() on:input=move |ev| name.set(event_target_value(&ev)) />
+                bind:value=name />
             <select aria-label="State" on:change=move |ev| state.set(event_target_value(&ev))>
                 <option value="">"Any state"</option>
                 {STATES.iter().map(|s| view! { <option value=*s>{*s}</option> }).collect_view()}
@@ -215,30 +215,14 @@ pub fn ConnectorPage() -> impl IntoView {
         move || (cluster(), connect(), name()),
         |(c, k, n)| connector(c, k.into(), n.into()),
     );
-    let who = identity();
     let (notice, changed) = use_changes(move || detail.refetch());
     view! {
         <Title text=move || format!("{} · connectors of {}", name(), cluster()) />
         <Notice notice=notice />
-        <Suspense fallback=|| view! { <div class="skeleton-table"></div> }>
-            {move || Suspend::new(async move {
-                let access = who.await.ok();
-                match detail.await {
-                    Ok(d) => {
-                        let may = allows(
-                            access.as_ref().and_then(|w| w.cluster(&d.cluster)),
-                            Privilege::ManageConnectors,
-                            &d.connector.resource(),
-                        );
-                        view! { <ConnectorView d=d may=may changed=changed /> }.into_any()
-                    }
-                    Err(e) => view! {
-                        <div class="page-head"><h1 class="cut">{name()}</h1></div>
-                        <ErrorAlert error=e />
-                    }.into_any(),
-                }
-            })}
-        </Suspense>
+        <Loaded of=detail named=Signal::derive(name) ok=move |d: ConnectorDetail, access: CallerAccess| {
+            let may = allows(access.on(&d.cluster), Privilege::ManageConnectors, &d.connector.resource());
+            view! { <ConnectorView d=d may=may changed=changed /> }.into_any()
+        } />
     }
 }
 
@@ -584,13 +568,11 @@ pub fn ConnectorForm(
                         })}
                     </Suspense>
                     <label>"Name"
-                        <input type="text" autocomplete="off" prop:value=move || name.get()
-                            on:input=move |ev| name.set(event_target_value(&ev)) />
+                        <input type="text" autocomplete="off" bind:value=name />
                     </label>
                 })}
                 <label>"Config (key=value, one a line; a masked value kept as ********)"
-                    <textarea rows="12" class="mono" prop:value=move || text.get()
-                        on:input=move |ev| text.set(event_target_value(&ev))></textarea>
+                    <textarea rows="12" class="mono" bind:value=text></textarea>
                 </label>
                 <div class="panel-actions">
                     <button type="button" class="button" disabled=move || send.pending().get()

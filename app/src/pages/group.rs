@@ -10,8 +10,8 @@ use super::group_changes::{DeleteGroup, DeleteOffsets, ResetOffsets};
 use super::groups::state_badge;
 use crate::access::{ClusterAccess, Resource as Target};
 use crate::api::{group, GroupDetail};
-use crate::components::access::{allows, identity};
-use crate::components::page::{use_changes, Notice};
+use crate::components::access::allows;
+use crate::components::page::{use_changes, CallerAccess, Loaded, Notice};
 use crate::components::table::{DataTable, Freshness, LagBar};
 use crate::components::use_cluster;
 use crate::format::{or_dash, page_url, query_value, thousands};
@@ -56,7 +56,6 @@ pub fn GroupPage() -> impl IntoView {
     let cluster = use_cluster();
     let name = move || params.read().get("group").unwrap_or_default();
     let detail = Resource::new(move || (cluster(), name()), |(c, g)| group(c, g.into()));
-    let who = identity();
     let (notice, changed) = use_changes(move || detail.refetch());
     let navigate = use_navigate();
     let gone = Callback::new(move |_: String| {
@@ -64,23 +63,12 @@ pub fn GroupPage() -> impl IntoView {
     });
     view! {
         <Title text=name />
-        <Transition fallback=|| view! { <div class="skeleton-table"></div> }>
-            {move || Suspend::new(async move {
-                let access = who.await.ok();
-                match detail.await {
-                    Ok(g) => {
-                        let may = May::of(access.as_ref().and_then(|w| w.cluster(&cluster())), &g);
-                        view! {
-                            <GroupView cluster=cluster() group=g may=may changed=changed gone=gone notice=notice />
-                        }.into_any()
-                    }
-                    Err(e) => view! {
-                        <h1 class="mono">{name()}</h1>
-                        <p class="error" role="alert">{e.message}</p>
-                    }.into_any(),
-                }
-            })}
-        </Transition>
+        <Loaded of=detail keep=true named=Signal::derive(name) ok=move |g: GroupDetail, access: CallerAccess| {
+            let may = May::of(access.get(), &g);
+            view! {
+                <GroupView cluster=cluster() group=g may=may changed=changed gone=gone notice=notice />
+            }.into_any()
+        } />
     }
 }
 

@@ -261,7 +261,7 @@ pub fn DeleteOffsets(
         <Show when=move || open.get()>
             <div class="panel" role="dialog" aria-label="Delete offsets">
                 <label>"Topic"
-                    <select prop:value=move || topic.get() on:change=move |ev| topic.set(event_target_value(&ev))>
+                    <select bind:value=topic>
                         {topics.iter().map(|t| view! { <option value=t.clone()>{t.clone()}</option> }).collect_view()}
                     </select>
                 </label>

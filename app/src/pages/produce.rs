@@ -273,8 +273,7 @@ pub fn ProduceRecord(
                 on:input=move |_| forget()>
                 {any_topic.then(|| view! {
                     <label>"Topic"
-                        <input type="text" class="mono" autocomplete="off" prop:value=move || topic.get()
-                            on:input=move |ev| topic.set(event_target_value(&ev)) />
+                        <input type="text" class="mono" autocomplete="off" bind:value=topic />
                     </label>
                 })}
                 {match partitions {
@@ -288,8 +287,7 @@ pub fn ProduceRecord(
                     }.into_any(),
                     None => view! {
                         <label>"Partition (empty: where the key goes)"
-                            <input type="number" min="0" prop:value=move || partition.get()
-                                on:input=move |ev| partition.set(event_target_value(&ev)) />
+                            <input type="number" min="0" bind:value=partition />
                         </label>
                     }.into_any(),
                 }}
@@ -299,8 +297,7 @@ pub fn ProduceRecord(
                     <legend>"Headers"</legend>
                     {move || headers.get().into_iter().enumerate().map(|(i, (k, v))| view! {
                         <div class="header-row">
-                            <input type="text" class="mono" aria-label=format!("Header {} name", i + 1) prop:value=move || k.get()
-                                on:input=move |ev| k.set(event_target_value(&ev)) />
+                            <input type="text" class="mono" aria-label=format!("Header {} name", i + 1) bind:value=k />
                             <PartField label="Header value" part=v />
                             <button type="button" class="button" on:click=move |_| headers.update(|h| { h.remove(i); })>
                                 "Remove"

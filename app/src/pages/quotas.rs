@@ -51,8 +51,7 @@ fn QuotaTable(
         <div class="toolbar">
             <input type="search" class="filter" placeholder="Filter by user, client id or IP"
                 aria-label="Filter quotas by entity"
-                prop:value=move || filter.get()
-                on:input=move |ev| filter.set(event_target_value(&ev)) />
+                bind:value=filter />
         </div>
         <Loaded of=list keep=true ok=move |list: QuotaList, access: CallerAccess| {
             if list.quotas.is_empty() {
@@ -321,8 +320,7 @@ fn QuotaForm(
                   default_label: &'static str| {
         view! {
             <label>{what}
-                <input type="text" autocomplete="off" disabled=move || default.get() prop:value=move || signal.get()
-                    on:input=move |ev| signal.set(event_target_value(&ev)) />
+                <input type="text" autocomplete="off" disabled=move || default.get() bind:value=signal />
             </label>
             <label class="inline">
                 <input type="checkbox" prop:checked=move || default.get()

@@ -18,7 +18,7 @@ use crate::api::{
 };
 use crate::components::access::{allows, identity, offers};
 use crate::components::change::{follow_change, object_changes, TypedConfirm};
-use crate::components::page::{use_changes, Loaded, Notice};
+use crate::components::page::{use_changes, CallerAccess, Loaded, Notice};
 use crate::components::table::{ago, DataTable};
 use crate::components::{use_cluster, ErrorAlert};
 use crate::error::ApiError;
@@ -123,32 +123,20 @@ pub fn ReplicationPage() -> impl IntoView {
     let cluster = use_cluster();
     let name = move || params.read().get("name").unwrap_or_default();
     let detail = Resource::new(move || (cluster(), name()), |(c, n)| replication(c, n.into()));
-    let who = identity();
     let (notice, changed) = use_changes(move || detail.refetch());
     view! {
         <Title text=move || format!("{} · replications of {}", name(), cluster()) />
         <Notice notice=notice />
-        <Suspense fallback=|| view! { <div class="skeleton-table"></div> }>
-            {move || Suspend::new(async move {
-                let w = who.await.ok();
-                match detail.await {
-                    Ok(d) => {
-                        // Changes are made on the target, under the target's decision.
-                        let target = w.as_ref().and_then(|w| w.cluster(&d.replication.target));
-                        let on = d.replication.resource();
-                        let here = d.cluster == d.replication.target;
-                        let manage = here && allows(target, Privilege::ManageReplications, &on);
-                        let offsets = here && allows(target, Privilege::ReplicationOffsets, &on);
-                        let sources = w.map(|w| w.clusters.iter().map(|c| c.name.clone()).collect()).unwrap_or_default();
-                        view! { <ReplicationView d=d manage=manage offsets=offsets sources=sources changed=changed /> }.into_any()
-                    }
-                    Err(e) => view! {
-                        <div class="page-head"><h1 class="cut">{name()}</h1></div>
-                        <ErrorAlert error=e />
-                    }.into_any(),
-                }
-            })}
-        </Suspense>
+        <Loaded of=detail named=Signal::derive(name) ok=move |d: ReplicationDetail, access: CallerAccess| {
+            // Changes are made on the target, under the target's decision.
+            let target = access.on(&d.replication.target);
+            let on = d.replication.resource();
+            let here = d.cluster == d.replication.target;
+            let manage = here && allows(target, Privilege::ManageReplications, &on);
+            let offsets = here && allows(target, Privilege::ReplicationOffsets, &on);
+            let sources = access.clusters();
+            view! { <ReplicationView d=d manage=manage offsets=offsets sources=sources changed=changed /> }.into_any()
+        } />
     }
 }
 
@@ -452,8 +440,7 @@ fn ReplicationForm(
             <div class="panel" role="dialog" aria-label=label>
                 <h2>{label}</h2>
                 <label>"Name"
-                    <input type="text" autocomplete="off" disabled=!creating prop:value=move || name.get()
-                        on:input=move |ev| name.set(event_target_value(&ev)) />
+                    <input type="text" autocomplete="off" disabled=!creating bind:value=name />
                 </label>
                 <label>"From cluster"
                     <select disabled=!creating on:change=move |ev| source.set(event_target_value(&ev))>{choices(sources.get_value(), source)}</select>
@@ -462,16 +449,13 @@ fn ReplicationForm(
                     <select disabled=!creating on:change=move |ev| connect.set(event_target_value(&ev))>{choices(connects.get_value(), connect)}</select>
                 </label>
                 <label>"Topics (names or globs such as orders-*, separated by commas)"
-                    <input type="text" class="mono" autocomplete="off" prop:value=move || topics.get()
-                        on:input=move |ev| topics.set(event_target_value(&ev)) />
+                    <input type="text" class="mono" autocomplete="off" bind:value=topics />
                 </label>
                 <label>"Except"
-                    <input type="text" class="mono" autocomplete="off" prop:value=move || exclude.get()
-                        on:input=move |ev| exclude.set(event_target_value(&ev)) />
+                    <input type="text" class="mono" autocomplete="off" bind:value=exclude />
                 </label>
                 <label>"Groups to checkpoint for failover"
-                    <input type="text" class="mono" autocomplete="off" prop:value=move || groups.get()
-                        on:input=move |ev| groups.set(event_target_value(&ev)) />
+                    <input type="text" class="mono" autocomplete="off" bind:value=groups />
                 </label>
                 <label class="inline"><input type="checkbox" prop:checked=move || identity_naming.get()
                     on:change=move |ev| identity_naming.set(event_target_checked(&ev)) />"Keep the topics' names (else <source>.<topic>)"</label>

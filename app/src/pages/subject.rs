@@ -9,8 +9,8 @@ use leptos_router::NavigateOptions;
 
 use super::schema_changes::{ChangeCompatibility, DeleteSchema, RegisterSchema};
 use crate::api::{schema, subject, SchemaDetail, SubjectDetail};
-use crate::components::access::{allows, identity, NeedsPrivilege};
-use crate::components::page::{Loaded, Notice};
+use crate::components::access::{allows, NeedsPrivilege};
+use crate::components::page::{use_changes, CallerAccess, Loaded, Notice};
 use crate::components::table::DataTable;
 use crate::components::{use_cluster, ErrorAlert};
 use crate::error::{ApiError, ErrorCode};
@@ -37,52 +37,36 @@ pub fn SubjectPage() -> impl IntoView {
         move || (cluster(), name(), chosen("version"), chosen("compare")),
         |(c, s, v, k)| compared_text(c, s, v, k),
     );
-    let who = identity();
     // A change says what it did here, and the subject is read again.
-    let notice = RwSignal::new(None::<String>);
-    let changed = Callback::new(move |said: String| {
-        notice.set(Some(said));
+    let (notice, changed) = use_changes(move || {
         detail.refetch();
         this.refetch();
         other.refetch();
     });
     view! {
         <Title text=name />
-        <Transition fallback=|| view! { <div class="skeleton-table"></div> }>
-            {move || Suspend::new(async move {
-                let access = who.await.ok();
-                let may = move |privilege| {
-                    let subject = crate::access::Resource::Subject(name());
-                    access.as_ref().is_some_and(|w| allows(w.cluster(&cluster()), privilege, &subject))
-                };
-                let can = Can {
-                    register: may(Privilege::RegisterSchemas),
-                    level: may(Privilege::SetCompatibility),
-                    delete: may(Privilege::DeleteSchemas),
-                    text: may(Privilege::SchemaText),
-                };
-                match detail.await {
-                    Ok(d) => {
-                        let numbers: Vec<i32> = d.versions.iter().map(|v| v.version).collect();
-                        let shown = chosen("version").or(numbers.last().copied());
-                        let compare = chosen("compare").or_else(|| version_before(&numbers, shown));
-                        view! {
-                            <Overview detail=d.clone() cluster=cluster() can=can changed=changed />
-                            <Notice notice=notice />
-                            <NeedsPrivilege cluster=cluster() privilege=Privilege::SchemaText
-                                what="The schema text" target=crate::access::Resource::Subject(name()) children=ChildrenFn::to_children(move || {
-                                    let d = d.clone();
-                                    view! { <Texts detail=d shown=shown compare=compare this=this other=other /> }
-                                }) />
-                        }.into_any()
-                    }
-                    Err(e) => view! {
-                        <h1 class="mono">{name()}</h1>
-                        <p class="error" role="alert">{e.message}</p>
-                    }.into_any(),
-                }
-            })}
-        </Transition>
+        <Loaded of=detail keep=true named=Signal::derive(name) ok=move |d: SubjectDetail, access: CallerAccess| {
+            let subject = crate::access::Resource::Subject(name());
+            let may = |privilege| allows(access.get(), privilege, &subject);
+            let can = Can {
+                register: may(Privilege::RegisterSchemas),
+                level: may(Privilege::SetCompatibility),
+                delete: may(Privilege::DeleteSchemas),
+                text: may(Privilege::SchemaText),
+            };
+            let numbers: Vec<i32> = d.versions.iter().map(|v| v.version).collect();
+            let shown = chosen("version").or(numbers.last().copied());
+            let compare = chosen("compare").or_else(|| version_before(&numbers, shown));
+            view! {
+                <Overview detail=d.clone() cluster=cluster() can=can changed=changed />
+                <Notice notice=notice />
+                <NeedsPrivilege cluster=cluster() privilege=Privilege::SchemaText
+                    what="The schema text" target=crate::access::Resource::Subject(name()) children=ChildrenFn::to_children(move || {
+                        let d = d.clone();
+                        view! { <Texts detail=d shown=shown compare=compare this=this other=other /> }
+                    }) />
+            }.into_any()
+        } />
     }
 }
 

@@ -11,9 +11,9 @@ use super::groups::state_badge;
 use super::produce::ProduceRecord;
 use super::topic_changes::{AddPartitions, DeleteRecords};
 use crate::api::{delete_topic, topic, PartitionDetail, TopicConsumer};
-use crate::components::access::{allows, identity};
+use crate::components::access::allows;
 use crate::components::change::TypedConfirm;
-use crate::components::page::{use_changes, Loaded, Notice};
+use crate::components::page::{use_changes, CallerAccess, Loaded, Notice};
 use crate::components::table::{DataTable, Freshness, LagBar, Sparkline};
 use crate::components::use_cluster;
 use crate::format::{bytes, or_dash, page_url, query_value, rate, thousands};
@@ -52,115 +52,101 @@ pub fn TopicPage() -> impl IntoView {
     let cluster = use_cluster();
     let name = move || params.read().get("topic").unwrap_or_default();
     let detail = Resource::new(move || (cluster(), name()), |(c, t)| topic(c, t.into()));
-    let who = identity();
     // A change says what it did here, and the topic is read again (its watermarks or
     // partitions moved).
     let (notice, changed) = use_changes(move || detail.refetch());
     view! {
         <Title text=name />
-        <Transition fallback=|| view! { <div class="skeleton-table"></div> }>
-            {move || Suspend::new(async move {
-                let access = who.await.ok();
-                let may = |privilege| {
-                    let topic = crate::access::Resource::topic(name());
-                    access.as_ref().is_some_and(|w| allows(w.cluster(&cluster()), privilege, &topic))
-                };
-                match detail.await {
-                    Ok(t) => {
-                        let open = !t.internal;
-                        let (write, add, cut, delete) = (
-                            open && may(Privilege::Produce),
-                            open && may(Privilege::AddPartitions),
-                            open && may(Privilege::DeleteRecords),
-                            open && may(Privilege::DeleteTopics),
-                        );
-                        let count = t.partitions.len();
-                        view! {
-                            <div class="page-head">
-                                <h1 class="mono">{t.name.clone()}</h1>
-                                {t.internal.then(|| view! { <span class="badge">"Internal"</span> })}
-                                <div class="actions">
-                                    {write.then(|| view! { <ProduceRecord cluster=cluster() topic=t.name.clone() partitions=Some(count) label="Produce record" /> })}
-                                    {add.then(|| view! { <AddPartitions cluster=cluster() topic=t.name.clone() current=count on_done=changed /> })}
-                                    {cut.then(|| view! { <DeleteRecords cluster=cluster() topic=t.name.clone() partitions=count on_done=changed /> })}
-                                    {delete.then(|| view! { <DeleteTopic cluster=cluster() topic=t.name.clone() /> })}
-                                </div>
-                            </div>
-                            <TopicTabs cluster=cluster() topic=t.name.clone() current=TopicTab::Overview />
-                            <Notice notice=notice />
-                            <dl class="facts">
-                                <div><dt>"Partitions"</dt><dd>{count}</dd></div>
-                                <div><dt>"Records"</dt><dd>{or_dash(records_of(&t.partitions), thousands)}</dd></div>
-                                <div><dt>"Size"</dt><dd data-figure="size">{or_dash(t.size_bytes, bytes)}</dd></div>
-                                <div><dt>"Consumer groups"</dt><dd>
-                                    <a href=format!("/c/{}/topics/{}/consumers", query_value(&cluster()), query_value(&t.name))>{t.consumers.len()}</a>
-                                </dd></div>
-                                {(!t.connectors.is_empty()).then(|| view! {
-                                    <div><dt>"Connectors"</dt><dd data-figure="connectors">
-                                        {t.connectors.iter().map(|c| view! {
-                                            <a class="mono" href=format!("/c/{}/connectors/{}/{}", query_value(&cluster()), query_value(&c.connect), query_value(&c.name))>{c.name.clone()}</a>
-                                            {format!(" ({}) ", c.kind)}
-                                        }).collect_view()}
-                                    </dd></div>
-                                })}
-                                {(!t.replications.is_empty()).then(|| view! {
-                                    <div><dt>"Replication"</dt><dd data-figure="replications">
-                                        {t.replications.iter().map(|r| view! {
-                                            <span>{if r.direction == "copied_to" { "copied to " } else { "a copy of " }}</span>
-                                            <a class="mono" href=page_url(&r.cluster, "topics", &r.topic)>{format!("{} on {}", r.topic, r.cluster)}</a>
-                                            " by "
-                                            <a href=format!("/c/{}/replications/{}", query_value(&cluster()), query_value(&r.name))>{r.name.clone()}</a>
-                                            " "
-                                        }).collect_view()}
-                                    </dd></div>
-                                })}
-                                <div><dt>"Produce rate"</dt><dd>
-                                    <span class="rate">
-                                        <Sparkline points=t.produce_trend.clone() label="Produce rate, last ten minutes" />
-                                        {or_dash(t.produce_rate, rate)}
-                                    </span>
-                                </dd></div>
-                            </dl>
-                            <Freshness what="Metadata" at=t.refreshed_at served_at=t.served_at />
-                            <Skew partitions=t.partitions.clone() />
-                            <h2>"Partitions"</h2>
-                            <DataTable label="Partitions">
-                                <thead>
-                                    <tr>
-                                        <th scope="col" class="num">"Partition"</th>
-                                        <th scope="col" class="num">"Leader"</th>
-                                        <th scope="col">"Replicas"</th>
-                                        <th scope="col">"In sync"</th>
-                                        <th scope="col" class="num">"Low"</th>
-                                        <th scope="col" class="num">"High"</th>
-                                        <th scope="col" class="num">"Records"</th>
-                                        <th scope="col" class="num">"Size"</th>
-                                    </tr>
-                                </thead>
-                                <tbody>
-                                    {t.partitions.into_iter().map(|p| view! {
-                                        <tr>
-                                            <td class="num mono">{p.partition}</td>
-                                            <td class="num mono">{if p.leader < 0 { "none".to_string() } else { p.leader.to_string() }}</td>
-                                            <td class="mono">{join(&p.replicas)}</td>
-                                            <td class="mono">{join(&p.isr)}</td>
-                                            <td class="num mono">{or_dash(p.low, |v| v.to_string())}</td>
-                                            <td class="num mono">{or_dash(p.high, |v| v.to_string())}</td>
-                                            <td class="num">{or_dash(held(&p), thousands)}</td>
-                                            <td class="num">{or_dash(p.size_bytes, bytes)}</td>
-                                        </tr>
-                                    }).collect_view()}
-                                </tbody>
-                            </DataTable>
-                        }.into_any()
-                    }
-                    Err(e) => view! {
-                        <h1 class="mono">{name()}</h1>
-                        <p class="error" role="alert">{e.message}</p>
-                    }.into_any(),
-                }
-            })}
-        </Transition>
+        <Loaded of=detail keep=true named=Signal::derive(name) ok=move |t: crate::api::TopicDetail, access: CallerAccess| {
+            let topic = crate::access::Resource::topic(name());
+            let may = |privilege| allows(access.get(), privilege, &topic);
+            let open = !t.internal;
+            let (write, add, cut, delete) = (
+                open && may(Privilege::Produce),
+                open && may(Privilege::AddPartitions),
+                open && may(Privilege::DeleteRecords),
+                open && may(Privilege::DeleteTopics),
+            );
+            let count = t.partitions.len();
+            view! {
+                <div class="page-head">
+                    <h1 class="mono">{t.name.clone()}</h1>
+                    {t.internal.then(|| view! { <span class="badge">"Internal"</span> })}
+                    <div class="actions">
+                        {write.then(|| view! { <ProduceRecord cluster=cluster() topic=t.name.clone() partitions=Some(count) label="Produce record" /> })}
+                        {add.then(|| view! { <AddPartitions cluster=cluster() topic=t.name.clone() current=count on_done=changed /> })}
+                        {cut.then(|| view! { <DeleteRecords cluster=cluster() topic=t.name.clone() partitions=count on_done=changed /> })}
+                        {delete.then(|| view! { <DeleteTopic cluster=cluster() topic=t.name.clone() /> })}
+                    </div>
+                </div>
+                <TopicTabs cluster=cluster() topic=t.name.clone() current=TopicTab::Overview />
+                <Notice notice=notice />
+                <dl class="facts">
+                    <div><dt>"Partitions"</dt><dd>{count}</dd></div>
+                    <div><dt>"Records"</dt><dd>{or_dash(records_of(&t.partitions), thousands)}</dd></div>
+                    <div><dt>"Size"</dt><dd data-figure="size">{or_dash(t.size_bytes, bytes)}</dd></div>
+                    <div><dt>"Consumer groups"</dt><dd>
+                        <a href=format!("/c/{}/topics/{}/consumers", query_value(&cluster()), query_value(&t.name))>{t.consumers.len()}</a>
+                    </dd></div>
+                    {(!t.connectors.is_empty()).then(|| view! {
+                        <div><dt>"Connectors"</dt><dd data-figure="connectors">
+                            {t.connectors.iter().map(|c| view! {
+                                <a class="mono" href=format!("/c/{}/connectors/{}/{}", query_value(&cluster()), query_value(&c.connect), query_value(&c.name))>{c.name.clone()}</a>
+                                {format!(" ({}) ", c.kind)}
+                            }).collect_view()}
+                        </dd></div>
+                    })}
+                    {(!t.replications.is_empty()).then(|| view! {
+                        <div><dt>"Replication"</dt><dd data-figure="replications">
+                            {t.replications.iter().map(|r| view! {
+                                <span>{if r.direction == "copied_to" { "copied to " } else { "a copy of " }}</span>
+                                <a class="mono" href=page_url(&r.cluster, "topics", &r.topic)>{format!("{} on {}", r.topic, r.cluster)}</a>
+                                " by "
+                                <a href=format!("/c/{}/replications/{}", query_value(&cluster()), query_value(&r.name))>{r.name.clone()}</a>
+                                " "
+                            }).collect_view()}
+                        </dd></div>
+                    })}
+                    <div><dt>"Produce rate"</dt><dd>
+                        <span class="rate">
+                            <Sparkline points=t.produce_trend.clone() label="Produce rate, last ten minutes" />
+                            {or_dash(t.produce_rate, rate)}
+                        </span>
+                    </dd></div>
+                </dl>
+                <Freshness what="Metadata" at=t.refreshed_at served_at=t.served_at />
+                <Skew partitions=t.partitions.clone() />
+                <h2>"Partitions"</h2>
+                <DataTable label="Partitions">
+                    <thead>
+                        <tr>
+                            <th scope="col" class="num">"Partition"</th>
+                            <th scope="col" class="num">"Leader"</th>
+                            <th scope="col">"Replicas"</th>
+                            <th scope="col">"In sync"</th>
+                            <th scope="col" class="num">"Low"</th>
+                            <th scope="col" class="num">"High"</th>
+                            <th scope="col" class="num">"Records"</th>
+                            <th scope="col" class="num">"Size"</th>
+                        </tr>
+                    </thead>
+                    <tbody>
+                        {t.partitions.into_iter().map(|p| view! {
+                            <tr>
+                                <td class="num mono">{p.partition}</td>
+                                <td class="num mono">{if p.leader < 0 { "none".to_string() } else { p.leader.to_string() }}</td>
+                                <td class="mono">{join(&p.replicas)}</td>
+                                <td class="mono">{join(&p.isr)}</td>
+                                <td class="num mono">{or_dash(p.low, |v| v.to_string())}</td>
+                                <td class="num mono">{or_dash(p.high, |v| v.to_string())}</td>
+                                <td class="num">{or_dash(held(&p), thousands)}</td>
+                                <td class="num">{or_dash(p.size_bytes, bytes)}</td>
+                            </tr>
+                        }).collect_view()}
+                    </tbody>
+                </DataTable>
+            }.into_any()
+        } />
     }
 }
 

@@ -219,21 +219,18 @@ fn CreateTopic(cluster: String) -> impl IntoView {
         <Show when=move || open.get()>
             <form class="panel" aria-label="Create topic" on:submit=on_submit>
                 <label>"Topic name"
-                    <input type="text" required autocomplete="off" prop:value=move || name.get()
-                        on:input=move |ev| name.set(event_target_value(&ev)) />
+                    <input type="text" required autocomplete="off" bind:value=name />
                 </label>
                 <label>"Partitions"
-                    <input type="number" min="1" required prop:value=move || partitions.get()
-                        on:input=move |ev| partitions.set(event_target_value(&ev)) />
+                    <input type="number" min="1" required bind:value=partitions />
                 </label>
                 <label>"Replication factor"
-                    <input type="number" min="1" placeholder="broker default" prop:value=move || replication.get()
-                        on:input=move |ev| replication.set(event_target_value(&ev)) />
+                    <input type="number" min="1" placeholder="broker default" bind:value=replication />
                 </label>
                 <fieldset class="choice">
                     <legend>"Configs (empty: the broker's default; Kafka checks every value)"</legend>
                     <label>"Cleanup policy"
-                        <select prop:value=move || cleanup.get() on:change=move |ev| cleanup.set(event_target_value(&ev))>
+                        <select bind:value=cleanup>
                             <option value="">"broker default"</option>
                             <option value="delete">"delete (by time and size)"</option>
                             <option value="compact">"compact (latest value per key)"</option>
@@ -241,19 +238,16 @@ fn CreateTopic(cluster: String) -> impl IntoView {
                         </select>
                     </label>
                     <label>"Retention time (retention.ms; -1 keeps records for ever)"
-                        <input type="text" inputmode="numeric" placeholder="broker default" prop:value=move || retention_ms.get()
-                            on:input=move |ev| retention_ms.set(event_target_value(&ev)) />
+                        <input type="text" inputmode="numeric" placeholder="broker default" bind:value=retention_ms />
                     </label>
                     <label>"Retention size per partition (retention.bytes; -1 for no limit)"
-                        <input type="text" inputmode="numeric" placeholder="broker default" prop:value=move || retention_bytes.get()
-                            on:input=move |ev| retention_bytes.set(event_target_value(&ev)) />
+                        <input type="text" inputmode="numeric" placeholder="broker default" bind:value=retention_bytes />
                     </label>
                     <label>"Minimum in-sync replicas (min.insync.replicas)"
-                        <input type="number" min="1" placeholder="broker default" prop:value=move || min_isr.get()
-                            on:input=move |ev| min_isr.set(event_target_value(&ev)) />
+                        <input type="number" min="1" placeholder="broker default" bind:value=min_isr />
                     </label>
                     <label>"Compression"
-                        <select prop:value=move || compression.get() on:change=move |ev| compression.set(event_target_value(&ev))>
+                        <select bind:value=compression>
                             <option value="">"broker default"</option>
                             <option value="producer">"as the producer sent it"</option>
                             <option value="zstd">"zstd"</option>
@@ -264,8 +258,7 @@ fn CreateTopic(cluster: String) -> impl IntoView {
                         </select>
                     </label>
                     <label>"Other configs, one name=value per line"
-                        <textarea rows="3" class="mono" placeholder="max.message.bytes=2097152" prop:value=move || others.get()
-                            on:input=move |ev| others.set(event_target_value(&ev))></textarea>
+                        <textarea rows="3" class="mono" placeholder="max.message.bytes=2097152" bind:value=others></textarea>
                     </label>
                 </fieldset>
                 <div class="panel-actions">

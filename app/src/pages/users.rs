@@ -157,8 +157,7 @@ fn SetPassword(cluster: String, user: Option<String>, on_done: Callback<String>)
             }>
                 {(!fixed).then(|| view! {
                     <label>"User"
-                        <input type="text" required autocomplete="off" prop:value=move || name.get()
-                            on:input=move |ev| name.set(event_target_value(&ev)) />
+                        <input type="text" required autocomplete="off" bind:value=name />
                     </label>
                 })}
                 <label>"Mechanism"
@@ -169,16 +168,13 @@ fn SetPassword(cluster: String, user: Option<String>, on_done: Callback<String>)
                     </select>
                 </label>
                 <label>"Iterations"
-                    <input type="number" min=SCRAM_MIN_ITERATIONS max=SCRAM_MAX_ITERATIONS prop:value=move || iterations.get()
-                        on:input=move |ev| iterations.set(event_target_value(&ev)) />
+                    <input type="number" min=SCRAM_MIN_ITERATIONS max=SCRAM_MAX_ITERATIONS bind:value=iterations />
                 </label>
                 <label>"Password"
-                    <input type="password" autocomplete="new-password" prop:value=move || password.get()
-                        on:input=move |ev| password.set(event_target_value(&ev)) />
+                    <input type="password" autocomplete="new-password" bind:value=password />
                 </label>
                 <label>"Password again"
-                    <input type="password" autocomplete="new-password" prop:value=move || again.get()
-                        on:input=move |ev| again.set(event_target_value(&ev)) />
+                    <input type="password" autocomplete="new-password" bind:value=again />
                 </label>
                 <p class="muted">"klens salts the password before it leaves and keeps no copy; Kafka stores only the salted form."</p>
                 {move || problem().map(|p| view! { <p class="hint">{p}</p> })}
