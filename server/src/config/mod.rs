@@ -157,6 +157,8 @@ pub struct ClusterConfig {
     pub connect: Vec<ConnectConfig>,
     /// How MirrorMaker 2 reaches this cluster, when it may take part in replications.
     pub mirror: Option<MirrorConfig>,
+    /// Where this cluster's SQL processors run, when it has any.
+    pub flink: Option<FlinkConfig>,
     /// Extra librdkafka client properties, passed through. Values may be secrets. None of them
     /// is a connection setting (`security.protocol`, `sasl.*`, `ssl.*`): those come from
     /// `sasl` and `tls` alone, so librdkafka and the protocol client connect alike.
@@ -181,6 +183,7 @@ impl fmt::Debug for ClusterConfig {
             .field("schema_registry", &self.schema_registry)
             .field("connect", &self.connect)
             .field("mirror", &self.mirror.as_ref().map(|m| HiddenValues(&m.properties)))
+            .field("flink", &self.flink.as_ref().map(|f| (&f.sql_gateway, &f.rest)))
             .field("properties", &HiddenValues(&self.properties))
             .finish()
     }
@@ -255,6 +258,20 @@ pub struct RegistryConfig {
 #[derive(Clone)]
 pub struct MirrorConfig {
     pub properties: BTreeMap<String, String>,
+}
+
+/// Apache Flink, where a cluster's SQL processors run: its SQL Gateway and its JobManager's
+/// REST API (neither authenticates: only klens may reach them), the client properties of
+/// Flink's Kafka connector (no secret among them, see the config check) and where savepoints
+/// go (Flink's own `execution.checkpointing.savepoint-dir` when `None`).
+#[derive(Clone, Debug)]
+pub struct FlinkConfig {
+    /// `http://` or `https://`, without a trailing slash.
+    pub sql_gateway: String,
+    /// `http://` or `https://`, without a trailing slash.
+    pub rest: String,
+    pub properties: BTreeMap<String, String>,
+    pub savepoints: Option<String>,
 }
 
 /// A Kafka Connect cluster's REST API, reached like the registry.

@@ -89,6 +89,7 @@ pub(super) fn cluster(
             )));
         }
     }
+    let flink = map.get("flink").map(|value| flink(&value)).transpose()?;
     let (properties, key_password) = match map.get("properties") {
         Some(value) => properties(&value)?,
         None => (BTreeMap::new(), None),
@@ -121,6 +122,7 @@ pub(super) fn cluster(
         schema_registry,
         connect,
         mirror,
+        flink,
         properties,
     })
 }
@@ -157,6 +159,64 @@ fn mirror(value: &Value<'_>) -> Result<MirrorConfig, ConfigError> {
         ));
     }
     Ok(MirrorConfig { properties })
+}
+
+/// `flink:` of a cluster: where its SQL processors run (the SQL Gateway and the JobManager's
+/// REST API) and the client properties Flink's Kafka connector reaches the cluster with. Flink
+/// keeps every table option in its job graph, so no secret may be among them in clear; a
+/// client authenticates with files on the Flink nodes (certificates, keystores by path).
+fn flink(value: &Value<'_>) -> Result<FlinkConfig, ConfigError> {
+    let map = value.map()?;
+    map.only(FLINK_KEYS)?;
+    let url = |key: &str, what: &str, example: &str| -> Result<String, ConfigError> {
+        let value = map.required(key, &format!("give the {what} URL, such as {example}"))?;
+        let url = value.text()?.value;
+        http_url(&value, &url, &format!("{what} URL"))?;
+        Ok(url.trim_end_matches('/').to_string())
+    };
+    let sql_gateway = url("sql_gateway", "Flink SQL Gateway", "http://flink-gateway:8083")?;
+    let rest = url("rest", "Flink REST API", "http://flink-jobmanager:8081")?;
+    let given = map.required(
+        "properties",
+        "give the client properties Flink's Kafka connector reaches this cluster with, \
+         bootstrap.servers among them",
+    )?;
+    let mut properties = BTreeMap::new();
+    for (key, value) in given.map()?.entries() {
+        // The message never echoes a value: it may be a secret.
+        let text = value.text_described("a string, number or true/false")?;
+        if crate::config::secret_values::looks_secret(key.name)
+            || crate::config::secret_values::has_user_info(&text.value)
+        {
+            return Err(value.ctx().error(
+                key.pos,
+                value.path(),
+                "would be kept in clear in every processor's job graph on Flink; authenticate \
+                 with files on the Flink nodes instead (ssl.keystore.location and \
+                 ssl.keystore.type=PKCS12 with a keystore without a password, for example)",
+            ));
+        }
+        properties.insert(key.name.to_string(), text.value);
+    }
+    if properties.get("bootstrap.servers").is_none_or(|s| s.trim().is_empty()) {
+        return Err(given.error(
+            "has no bootstrap.servers; give the brokers Flink connects to, as host:port",
+        ));
+    }
+    let savepoints = match map.get("savepoints") {
+        None => None,
+        Some(value) => {
+            let text = value.text()?.value;
+            if text.trim().is_empty() {
+                return Err(value.error(
+                    "is empty; give the folder Flink keeps savepoints in, such as \
+                     s3://flink/savepoints/prod, or leave the key out for Flink's own default",
+                ));
+            }
+            Some(text.trim().to_string())
+        }
+    };
+    Ok(FlinkConfig { sql_gateway, rest, properties, savepoints })
 }
 
 pub(super) fn sasl(value: &Value<'_>) -> Result<SaslConfig, ConfigError> {

@@ -16,7 +16,7 @@ use crate::config::checks::{is_cluster_name, nearest, parse_duration, parse_http
 use crate::config::reader::{Document, Map, Value};
 use crate::config::{
     AuditConfig, AuditTopic, AuthConfig, Binding, ClusterConfig, Config, ConfigError,
-    ConnectConfig, LogFormat, MaskStrategy, MaskingRule, McpConfig, MirrorConfig, OidcConfig,
+    ConnectConfig, FlinkConfig, LogFormat, MaskStrategy, MaskingRule, McpConfig, MirrorConfig, OidcConfig,
     RegistryConfig, ResourcePatterns, SaslConfig, SaslMechanism, Secret, TlsConfig,
 };
 
@@ -53,6 +53,7 @@ const CLUSTER_KEYS: &[&str] = &[
     "schema_registry",
     "connect",
     "mirror",
+    "flink",
     "properties",
 ];
 
@@ -65,6 +66,8 @@ const REGISTRY_KEYS: &[&str] = &["url", "username", "password"];
 const CONNECT_KEYS: &[&str] = &["name", "url", "username", "password"];
 
 const MIRROR_KEYS: &[&str] = &["properties"];
+
+const FLINK_KEYS: &[&str] = &["sql_gateway", "rest", "properties", "savepoints"];
 
 const AUTH_KEYS: &[&str] = &["oidc", "claim", "roles", "bindings"];
 

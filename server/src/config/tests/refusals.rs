@@ -67,7 +67,7 @@ fn refuses_unknown_and_missing_keys() {
             "clusters:\n  - name: prod\n    bootstrap_server: kafka:9092\n",
             "config.yaml:3:5: clusters[0].bootstrap_server: unknown key \"bootstrap_server\"; did \
              you mean \"bootstrap_servers\"? allowed keys in clusters[0]: name, bootstrap_servers, \
-             writable, catalog, sasl, tls, schema_registry, connect, mirror, properties",
+             writable, catalog, sasl, tls, schema_registry, connect, mirror, flink, properties",
         ),
         (
             concat!(
@@ -484,4 +484,76 @@ fn mirror_properties_take_references_for_their_secrets() {
     assert_eq!(mirror.properties["security.protocol"], "SASL_SSL");
     assert!(mirror.properties["sasl.jaas.config"].starts_with("${file:"));
     assert!(!format!("{:?}", config.clusters[0]).contains("secrets.properties"));
+}
+
+#[test]
+fn flink_names_its_endpoints_and_keeps_secrets_out_of_job_graphs() {
+    let cases: &[(&str, &str)] = &[
+        (
+            concat!(base!(), "    flink:\n      rest: http://jm:8081\n"),
+            "config.yaml:5:7: clusters[0].flink.sql_gateway: missing required key \"sql_gateway\" \
+             in clusters[0].flink; give the Flink SQL Gateway URL, such as \
+             http://flink-gateway:8083",
+        ),
+        (
+            concat!(
+                base!(),
+                "    flink:\n      sql_gateway: ftp://gw\n      rest: http://jm:8081\n",
+                "      properties:\n        bootstrap.servers: kafka:9093\n",
+            ),
+            "config.yaml:5:20: clusters[0].flink.sql_gateway: invalid Flink SQL Gateway URL: \
+             expected a URL starting with http:// or https://",
+        ),
+        (
+            concat!(
+                base!(),
+                "    flink:\n      sql_gateway: http://gw:8083\n      rest: http://jm:8081\n",
+                "      properties:\n        client.id: processors\n",
+            ),
+            "config.yaml:8:9: clusters[0].flink.properties: has no bootstrap.servers; give the \
+             brokers Flink connects to, as host:port",
+        ),
+        (
+            concat!(
+                base!(),
+                "    flink:\n      sql_gateway: http://gw:8083\n      rest: http://jm:8081\n",
+                "      properties:\n        bootstrap.servers: kafka:9093\n",
+                "        ssl.keystore.password: hunter2\n",
+            ),
+            "config.yaml:9:9: clusters[0].flink.properties[\"ssl.keystore.password\"]: would be \
+             kept in clear in every processor's job graph on Flink; authenticate with files on \
+             the Flink nodes instead (ssl.keystore.location and ssl.keystore.type=PKCS12 with a \
+             keystore without a password, for example)",
+        ),
+        (
+            concat!(
+                base!(),
+                "    flink:\n      sql_gateway: http://gw:8083\n      rest: http://jm:8081\n",
+                "      properties:\n        bootstrap.servers: kafka:9093\n",
+                "        sasl.jaas.config: x required password=\"p\";\n",
+            ),
+            "config.yaml:9:9: clusters[0].flink.properties[\"sasl.jaas.config\"]: would be \
+             kept in clear in every processor's job graph on Flink; authenticate with files on \
+             the Flink nodes instead (ssl.keystore.location and ssl.keystore.type=PKCS12 with a \
+             keystore without a password, for example)",
+        ),
+    ];
+    check_table(cases, Path::new("/"));
+}
+
+#[test]
+fn flink_takes_its_endpoints_properties_and_savepoints() {
+    let config = parse_ok(concat!(
+        base!(),
+        "    flink:\n      sql_gateway: http://gw:8083/\n      rest: http://jm:8081\n",
+        "      properties:\n        bootstrap.servers: kafka:9093\n",
+        "        security.protocol: SSL\n",
+        "        ssl.keystore.location: /opt/flink/certs/processors.p12\n",
+        "      savepoints: s3://flink/savepoints/prod\n",
+    ));
+    let flink = config.clusters[0].flink.as_ref().expect("flink");
+    assert_eq!(flink.sql_gateway, "http://gw:8083");
+    assert_eq!(flink.rest, "http://jm:8081");
+    assert_eq!(flink.properties["security.protocol"], "SSL");
+    assert_eq!(flink.savepoints.as_deref(), Some("s3://flink/savepoints/prod"));
 }
