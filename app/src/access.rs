@@ -86,6 +86,12 @@ impl Scope {
             && connect.is_none_or(|c| self.connect.is_empty() || any_matches(&self.connect, c))
     }
 
+    /// A processor every one of whose topics (inputs and output) is covered; one without
+    /// known topics never is.
+    fn processor(&self, topics: &[String]) -> bool {
+        !topics.is_empty() && topics.iter().all(|t| self.topic(t))
+    }
+
     /// Whether the patterns cover `resource`, whatever privilege is asked.
     pub fn covers(&self, resource: &Resource) -> bool {
         match resource {
@@ -97,6 +103,7 @@ impl Scope {
                 self.connector(connect, topics.as_deref())
             }
             Resource::Replication { name, connect } => self.replication(name, connect.as_deref()),
+            Resource::Processor { topics, .. } => self.processor(topics),
         }
     }
 
@@ -118,6 +125,7 @@ impl Scope {
             (ResourceKind::Replication, Resource::Replication { name, connect }) => {
                 self.replication(name, connect.as_deref())
             }
+            (ResourceKind::Processor, Resource::Processor { topics, .. }) => self.processor(topics),
             _ => false,
         }
     }
@@ -182,6 +190,8 @@ pub enum Resource {
     /// A replication between clusters, by name; with the Connect cluster it runs on when the
     /// question is whether a scope covers that too (creating or updating one).
     Replication { name: String, connect: Option<String> },
+    /// A SQL processor, with every topic it reads and the one it writes.
+    Processor { name: String, topics: Vec<String> },
 }
 
 impl Resource {
@@ -220,6 +230,7 @@ impl Resource {
             Resource::Replication { name, connect: Some(connect) } => {
                 format!(" on replication \"{name}\" running on Connect cluster \"{connect}\" in")
             }
+            Resource::Processor { name, .. } => format!(" on processor \"{name}\" in"),
         }
     }
 }
@@ -543,6 +554,38 @@ mod tests {
         ClusterAccess { scopes: vec![scope(privileges)], ..access(writable, &[]) }
     }
 
+    /// A processor is covered when every topic it reads and writes is, and one without topics
+    /// never is; its privileges are granted exactly there.
+    #[test]
+    fn a_scope_covers_a_processor_only_when_every_topic_is() {
+        let processor = |topics: &[&str]| Resource::Processor {
+            name: "p".into(),
+            topics: topics.iter().map(|t| t.to_string()).collect(),
+        };
+        let scope = Scope {
+            privileges: [Privilege::SqlProcessors, Privilege::ManageSqlProcessors].into(),
+            topics: vec!["payments-*".into(), "ledger".into()],
+            ..Scope::default()
+        };
+        for (topics, covered) in [
+            (&["payments-eu", "ledger"][..], true),
+            (&["payments-eu"][..], true),
+            (&["payments-eu", "orders"][..], false),
+            (&["orders"][..], false),
+            (&[][..], false),
+        ] {
+            let resource = processor(topics);
+            assert_eq!(scope.covers(&resource), covered, "{topics:?}");
+            assert_eq!(scope.grants(Privilege::SqlProcessors, &resource), covered, "{topics:?}");
+            assert_eq!(scope.grants(Privilege::ManageSqlProcessors, &resource), covered);
+            assert!(
+                !scope.grants(Privilege::Records, &resource),
+                "a topic privilege on {topics:?}"
+            );
+        }
+        assert!(!scope.grants(Privilege::SqlProcessors, &Resource::topic("payments-eu")));
+    }
+
     /// Every privilege × held in the scope or not × every kind of resource, covered or not,
     /// internal or not × writable, against the rule of governance.md written out by hand.
     #[test]
@@ -604,7 +647,8 @@ mod tests {
                             ResourceKind::Subject => *subject,
                             ResourceKind::Connector => *connector,
                             ResourceKind::Replication => *replication,
-                            ResourceKind::Cluster => false,
+                            // No processor among these resources: see the test below.
+                            ResourceKind::Processor | ResourceKind::Cluster => false,
                         };
                         let internal = matches!(resource, Resource::Topic { internal: true, .. });
                         let want = if p.is_write() && !writable {

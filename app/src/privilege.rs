@@ -56,6 +56,7 @@ privileges! {
     Connectors => "connectors", "CONNECTORS", false;
     Replications => "replications", "REPLICATIONS", false;
     ReplicateFrom => "replicate_from", "REPLICATE_FROM", false;
+    SqlProcessors => "sql_processors", "SQL_PROCESSORS", false;
     CreateTopics => "create_topics", "CREATE_TOPICS", true;
     DeleteTopics => "delete_topics", "DELETE_TOPICS", true;
     AlterTopicConfigs => "alter_topic_configs", "ALTER_TOPIC_CONFIGS", true;
@@ -77,6 +78,7 @@ privileges! {
     ManageConnectors => "manage_connectors", "MANAGE_CONNECTORS", true;
     ManageReplications => "manage_replications", "MANAGE_REPLICATIONS", true;
     ReplicationOffsets => "replication_offsets", "REPLICATION_OFFSETS", true;
+    ManageSqlProcessors => "manage_sql_processors", "MANAGE_SQL_PROCESSORS", true;
 }
 
 /// The only write privileges an MCP ceiling may hold. A write tool added later must not be
@@ -96,6 +98,8 @@ pub enum ResourceKind {
     /// A replication between clusters, covered by a scope through its name (and, where a
     /// change asks, its Connect cluster).
     Replication,
+    /// A SQL processor, covered by a scope when every topic it reads and writes is.
+    Processor,
     /// The cluster as a whole: never granted by a scoped binding.
     Cluster,
 }
@@ -113,6 +117,7 @@ impl Privilege {
             }
             Connectors | ManageConnectors => ResourceKind::Connector,
             Replications | ManageReplications | ReplicationOffsets => ResourceKind::Replication,
+            SqlProcessors | ManageSqlProcessors => ResourceKind::Processor,
             ReplicateFrom
             | BrokerConfigs
             | Acls
@@ -165,10 +170,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn ten_reads_and_twenty_one_writes() {
+    fn eleven_reads_and_twenty_two_writes() {
         let writes = Privilege::ALL.iter().filter(|p| p.is_write()).count();
-        assert_eq!(Privilege::ALL.len() - writes, 10);
-        assert_eq!(writes, 21);
+        assert_eq!(Privilege::ALL.len() - writes, 11);
+        assert_eq!(writes, 22);
     }
 
     #[test]

@@ -65,8 +65,12 @@ impl Random {
     }
 
     fn resource(&mut self) -> Resource {
-        match self.below(6) {
+        match self.below(7) {
             0 => Resource::Cluster,
+            6 => Resource::Processor {
+                name: self.name(),
+                topics: (0..self.below(3)).map(|_| self.name()).collect(),
+            },
             5 => Resource::Replication {
                 name: self.name(),
                 connect: (!self.chance(2)).then(|| self.name()),
@@ -162,6 +166,10 @@ fn reference_covers(scope: &Scope, kind: ResourceKind, resource: &Resource) -> b
                     scope.connect.is_empty() || reference_matches(&scope.connect, c)
                 })
         }
+        // A processor whose topics are at least one, and every one covered.
+        (ResourceKind::Processor, Resource::Processor { topics, .. }) => {
+            !topics.is_empty() && topics.iter().all(|t| topic(t))
+        }
         _ => false,
     }
 }
@@ -175,6 +183,7 @@ fn reference_shows(scope: &Scope, resource: &Resource) -> bool {
         Resource::Subject(_) => ResourceKind::Subject,
         Resource::Connector { .. } => ResourceKind::Connector,
         Resource::Replication { .. } => ResourceKind::Replication,
+        Resource::Processor { .. } => ResourceKind::Processor,
     };
     reference_covers(scope, kind, resource)
 }

@@ -83,6 +83,7 @@ fn refusal(what: &str, privilege: Privilege, target: &Target) -> String {
         Target::Subject(name) => format!("subject {name}"),
         Target::Connector { name, .. } => format!("connector {name}"),
         Target::Replication { name, .. } => format!("replication {name}"),
+        Target::Processor { name, .. } => format!("processor {name}"),
     };
     format!("{what} needs the {} privilege on {on}.", privilege.wire_name())
 }

@@ -220,6 +220,7 @@ pub(super) fn resource(resource: &Resource) -> AuditResource {
             ("connector", Some(format!("{connect}/{name}")))
         }
         Resource::Replication { name, .. } => ("replication", Some(name.clone())),
+        Resource::Processor { name, .. } => ("processor", Some(name.clone())),
     };
     AuditResource { kind: kind.into(), name, length: None }
 }

@@ -69,6 +69,9 @@ impl Attempt {
                 ResourceKind::Replication => named("name").map_or(Resource::Cluster, |name| {
                     Resource::Replication { name, connect: None }
                 }),
+                ResourceKind::Processor => named("name").map_or(Resource::Cluster, |name| {
+                    Resource::Processor { name, topics: Vec::new() }
+                }),
                 ResourceKind::Cluster => Resource::Cluster,
             };
             for key in hidden {

@@ -144,6 +144,7 @@ impl Grant {
             (Resource::Replication { name: a, .. }, Resource::Replication { name: b, .. }) => {
                 a == b
             }
+            (Resource::Processor { name: a, .. }, Resource::Processor { name: b, .. }) => a == b,
             _ => false,
         };
         if self.action.privilege == Some(privilege) && same_resource {

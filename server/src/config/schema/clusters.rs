@@ -199,9 +199,8 @@ fn flink(value: &Value<'_>) -> Result<FlinkConfig, ConfigError> {
         properties.insert(key.name.to_string(), text.value);
     }
     if properties.get("bootstrap.servers").is_none_or(|s| s.trim().is_empty()) {
-        return Err(given.error(
-            "has no bootstrap.servers; give the brokers Flink connects to, as host:port",
-        ));
+        return Err(given
+            .error("has no bootstrap.servers; give the brokers Flink connects to, as host:port"));
     }
     let savepoints = match map.get("savepoints") {
         None => None,

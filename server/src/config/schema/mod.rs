@@ -16,8 +16,8 @@ use crate::config::checks::{is_cluster_name, nearest, parse_duration, parse_http
 use crate::config::reader::{Document, Map, Value};
 use crate::config::{
     AuditConfig, AuditTopic, AuthConfig, Binding, ClusterConfig, Config, ConfigError,
-    ConnectConfig, FlinkConfig, LogFormat, MaskStrategy, MaskingRule, McpConfig, MirrorConfig, OidcConfig,
-    RegistryConfig, ResourcePatterns, SaslConfig, SaslMechanism, Secret, TlsConfig,
+    ConnectConfig, FlinkConfig, LogFormat, MaskStrategy, MaskingRule, McpConfig, MirrorConfig,
+    OidcConfig, RegistryConfig, ResourcePatterns, SaslConfig, SaslMechanism, Secret, TlsConfig,
 };
 
 const TOP_KEYS: &[&str] = &[
