@@ -13,6 +13,7 @@ pub mod kafka;
 pub mod masking;
 pub mod mcp;
 pub mod metrics;
+pub mod processor;
 pub mod records;
 pub mod registry;
 pub mod replication;

@@ -1,0 +1,354 @@
+//! What klens reads of a processor's statement before Flink sees it: the topic it writes (the
+//! `INSERT INTO` target), the query after it, and the names it may read (after `FROM` and
+//! `JOIN`). klens declares as tables only those of them the caller may use; Flink's planner is
+//! the judge of what the statement really reads and writes (see [`plan_tables`]), so this scan
+//! only has to find every name a statement could mean, never to understand the query.
+
+/// The parts of `INSERT INTO <topic> <query>`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Statement {
+    /// The topic written.
+    pub output: String,
+    /// The query whose rows are written, as typed (without a trailing `;`).
+    pub query: String,
+    /// Every name the query may read a table by, each once, in order of appearance; names it
+    /// defines itself (`WITH x AS (...)`) left out.
+    pub inputs: Vec<String>,
+}
+
+/// The longest statement klens takes.
+pub const MAX_STATEMENT: usize = 64 * 1024;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Token {
+    /// A bare word, as typed.
+    Word(String),
+    /// A name in backticks, unquoted.
+    Quoted(String),
+    /// A string literal or anything else that is not a name.
+    Other(char),
+}
+
+/// The tokens of `sql` with their byte offsets; comments and string literals passed over.
+fn tokens(sql: &str) -> Result<Vec<(usize, Token)>, String> {
+    let bytes = sql.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        let c = bytes[i];
+        if c.is_ascii_whitespace() {
+            i += 1;
+        } else if c == b'-' && bytes.get(i + 1) == Some(&b'-') {
+            while i < bytes.len() && bytes[i] != b'\n' {
+                i += 1;
+            }
+        } else if c == b'/' && bytes.get(i + 1) == Some(&b'*') {
+            let end = sql[i + 2..].find("*/").ok_or("a comment opened with /* is not closed")?;
+            i += 2 + end + 2;
+        } else if c == b'\'' || c == b'"' {
+            // A string ('it''s') or a double-quoted literal: skipped whole.
+            let start = i;
+            i += 1;
+            loop {
+                match bytes.get(i) {
+                    None => {
+                        return Err(format!("a string opened at character {start} is not closed"))
+                    }
+                    Some(&q) if q == c && bytes.get(i + 1) == Some(&c) => i += 2,
+                    Some(&q) if q == c => {
+                        i += 1;
+                        break;
+                    }
+                    Some(_) => i += 1,
+                }
+            }
+            out.push((start, Token::Other('\'')));
+        } else if c == b'`' {
+            let start = i;
+            let mut name = String::new();
+            i += 1;
+            loop {
+                match bytes.get(i) {
+                    None => {
+                        return Err(format!(
+                            "a name opened with ` at character {start} is not closed"
+                        ))
+                    }
+                    Some(b'`') if bytes.get(i + 1) == Some(&b'`') => {
+                        name.push('`');
+                        i += 2;
+                    }
+                    Some(b'`') => {
+                        i += 1;
+                        break;
+                    }
+                    Some(_) => {
+                        let ch = sql[i..].chars().next().unwrap_or_default();
+                        name.push(ch);
+                        i += ch.len_utf8();
+                    }
+                }
+            }
+            out.push((start, Token::Quoted(name)));
+        } else if c.is_ascii_alphanumeric() || c == b'_' || c >= 0x80 {
+            let start = i;
+            while i < bytes.len()
+                && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_' || bytes[i] >= 0x80)
+            {
+                i += 1;
+            }
+            out.push((start, Token::Word(sql[start..i].to_string())));
+        } else {
+            out.push((i, Token::Other(c as char)));
+            i += 1;
+        }
+    }
+    Ok(out)
+}
+
+fn is_keyword(token: &Token, word: &str) -> bool {
+    matches!(token, Token::Word(w) if w.eq_ignore_ascii_case(word))
+}
+
+/// A table name at `at`: one name, bare or in backticks. A dotted path (a catalog's table) is
+/// refused: a processor reads and writes the cluster's topics only.
+fn table_at(tokens: &[(usize, Token)], at: usize) -> Result<Option<(String, usize)>, String> {
+    let name = match tokens.get(at).map(|t| &t.1) {
+        Some(Token::Quoted(n)) => n.clone(),
+        Some(Token::Word(w)) if !RESERVED.iter().any(|r| w.eq_ignore_ascii_case(r)) => w.clone(),
+        _ => return Ok(None),
+    };
+    if matches!(tokens.get(at + 1).map(|t| &t.1), Some(Token::Other('.'))) {
+        return Err(format!(
+            "{name}.… names a table of a catalog; a processor reads and writes topics of its own \
+             cluster, named alone (in backticks when the name has - or .)"
+        ));
+    }
+    Ok(Some((name, at + 1)))
+}
+
+/// Words after FROM or JOIN that do not start a table name.
+const RESERVED: &[&str] = &["LATERAL", "TABLE", "UNNEST", "SELECT", "VALUES"];
+
+/// Reads `INSERT INTO <topic> [(<columns>)] <query>`.
+pub fn parse(sql: &str) -> Result<Statement, String> {
+    if sql.len() > MAX_STATEMENT {
+        return Err(format!("the statement is over {} KiB", MAX_STATEMENT / 1024));
+    }
+    let tokens = tokens(sql)?;
+    let starts =
+        tokens.len() >= 2 && is_keyword(&tokens[0].1, "INSERT") && is_keyword(&tokens[1].1, "INTO");
+    if !starts {
+        return Err("a processor is one INSERT INTO <topic> SELECT … statement".to_string());
+    }
+    let Some((output, mut at)) = table_at(&tokens, 2)? else {
+        return Err("INSERT INTO needs the topic to write, such as INSERT INTO `big-orders`".into());
+    };
+    // A column list after the topic.
+    if matches!(tokens.get(at).map(|t| &t.1), Some(Token::Other('('))) {
+        let mut depth = 0usize;
+        while let Some((_, t)) = tokens.get(at) {
+            at += 1;
+            match t {
+                Token::Other('(') => depth += 1,
+                Token::Other(')') => {
+                    depth -= 1;
+                    if depth == 0 {
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    let Some(&(query_start, _)) = tokens.get(at) else {
+        return Err(format!("INSERT INTO {output} needs a query after it (SELECT … FROM …)"));
+    };
+    // One statement: a `;` may only end it.
+    let mut end = sql.len();
+    if let Some(semi) = tokens[at..].iter().position(|t| t.1 == Token::Other(';')) {
+        if at + semi + 1 < tokens.len() {
+            return Err("a processor is one statement; remove what follows the ;".to_string());
+        }
+        end = tokens[at + semi].0;
+    }
+    let query = sql[query_start..end].trim().to_string();
+    let body = &tokens[at..];
+
+    // Names the query defines for itself: `WITH a AS (...), b AS (...)`.
+    let mut defined: Vec<String> = Vec::new();
+    if body.first().is_some_and(|t| is_keyword(&t.1, "WITH")) {
+        let mut i = 1;
+        while let Some((name, next)) = table_at(body, i).ok().flatten() {
+            if !body.get(next).is_some_and(|t| is_keyword(&t.1, "AS")) {
+                break;
+            }
+            defined.push(name);
+            // Past the parenthesised query, to a `,` (another one) or the main query.
+            let mut depth = 0usize;
+            i = next + 1;
+            while let Some((_, t)) = body.get(i) {
+                i += 1;
+                match t {
+                    Token::Other('(') => depth += 1,
+                    Token::Other(')') => {
+                        depth = depth.saturating_sub(1);
+                        if depth == 0 {
+                            break;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            if body.get(i).is_some_and(|t| t.1 == Token::Other(',')) {
+                i += 1;
+            } else {
+                break;
+            }
+        }
+    }
+
+    let mut inputs: Vec<String> = Vec::new();
+    let add = |name: String, inputs: &mut Vec<String>| {
+        if !defined.contains(&name) && !inputs.contains(&name) {
+            inputs.push(name);
+        }
+    };
+    let mut i = 0;
+    while i < body.len() {
+        if is_keyword(&body[i].1, "FROM") || is_keyword(&body[i].1, "JOIN") {
+            let mut j = i + 1;
+            // `FROM a [AS] x, b [AS] y`: each name of the list.
+            while let Some((name, next)) = table_at(body, j)? {
+                add(name, &mut inputs);
+                j = next;
+                if body.get(j).is_some_and(|t| is_keyword(&t.1, "AS")) {
+                    j += 1;
+                }
+                if matches!(body.get(j).map(|t| &t.1), Some(Token::Word(w)) if !is_clause(w)) {
+                    j += 1;
+                }
+                if body.get(j).is_some_and(|t| t.1 == Token::Other(',')) {
+                    j += 1;
+                } else {
+                    break;
+                }
+            }
+            i = j.max(i + 1);
+        } else {
+            i += 1;
+        }
+    }
+    Ok(Statement { output, query, inputs })
+}
+
+/// Words that end a FROM item rather than alias it.
+fn is_clause(word: &str) -> bool {
+    const CLAUSES: &[&str] = &[
+        "WHERE",
+        "GROUP",
+        "HAVING",
+        "ORDER",
+        "LIMIT",
+        "JOIN",
+        "INNER",
+        "LEFT",
+        "RIGHT",
+        "FULL",
+        "CROSS",
+        "ON",
+        "UNION",
+        "EXCEPT",
+        "INTERSECT",
+        "WINDOW",
+        "FOR",
+        "MATCH_RECOGNIZE",
+    ];
+    CLAUSES.iter().any(|c| word.eq_ignore_ascii_case(c))
+}
+
+/// The tables Flink's plan (`EXPLAIN PLAN FOR ...`, its abstract syntax tree) scans and writes:
+/// `LogicalTableScan(table=[[catalog, database, name]])` and `LogicalSink(table=[catalog.
+/// database.name], ...)`, in the session's default catalog and database.
+pub fn plan_tables(plan: &str) -> (Vec<String>, Vec<String>) {
+    const SCAN: &str = "LogicalTableScan(table=[[default_catalog, default_database, ";
+    const SINK: &str = "LogicalSink(table=[default_catalog.default_database.";
+    let mut scans: Vec<String> = Vec::new();
+    let mut sinks: Vec<String> = Vec::new();
+    // Only the abstract syntax tree: the optimized plans repeat the same tables.
+    let tree = plan.split("== Optimized").next().unwrap_or_default();
+    for (marker, out) in [(SCAN, &mut scans), (SINK, &mut sinks)] {
+        for (at, _) in tree.match_indices(marker) {
+            let rest = &tree[at + marker.len()..];
+            let name = rest.split(']').next().unwrap_or_default().to_string();
+            if !out.contains(&name) {
+                out.push(name);
+            }
+        }
+    }
+    (scans, sinks)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_output_query_and_inputs_of_a_statement() {
+        let s = parse(
+            "INSERT INTO `big-orders` SELECT o.order_id, c.name FROM orders AS o \
+             JOIN `customers.v2` c ON o.customer = c.id WHERE o.total > 500;",
+        )
+        .expect("parsed");
+        assert_eq!(s.output, "big-orders");
+        assert_eq!(s.inputs, ["orders", "customers.v2"]);
+        assert!(s.query.starts_with("SELECT o.order_id"));
+        assert!(s.query.ends_with("o.total > 500"));
+    }
+
+    #[test]
+    fn lists_after_from_comments_strings_and_defined_names() {
+        let s = parse(
+            "insert into out (a, b)\n-- FROM hidden\nWITH recent AS (SELECT * FROM `orders` /* FROM \
+             other */) SELECT 'FROM fake', x FROM recent r, payments p, `ledger` WHERE x IN \
+             (SELECT y FROM refunds)",
+        )
+        .expect("parsed");
+        assert_eq!(s.output, "out");
+        assert_eq!(s.inputs, ["orders", "payments", "ledger", "refunds"]);
+    }
+
+    #[test]
+    fn refuses_what_is_not_one_insert_into_a_topic() {
+        for (sql, says) in [
+            ("SELECT * FROM orders", "one INSERT INTO"),
+            ("INSERT INTO SELECT 1", "needs the topic"),
+            ("INSERT INTO out", "needs a query"),
+            ("INSERT INTO out SELECT * FROM a; DROP TABLE a", "one statement"),
+            ("INSERT INTO cat.db.out SELECT * FROM a", "catalog"),
+            ("INSERT INTO out SELECT * FROM cat.db.a", "catalog"),
+            ("INSERT INTO out SELECT 'open FROM a", "not closed"),
+            ("INSERT INTO `out SELECT 1", "not closed"),
+            ("INSERT INTO out SELECT 1 /* open", "not closed"),
+        ] {
+            let error = parse(sql).expect_err(sql);
+            assert!(error.contains(says), "{sql}: {error}");
+        }
+        assert!(parse(&"x".repeat(MAX_STATEMENT + 1)).is_err());
+    }
+
+    #[test]
+    fn a_quoted_name_keeps_its_doubled_backtick() {
+        let s = parse("INSERT INTO `a``b` SELECT * FROM `c`").expect("parsed");
+        assert_eq!(s.output, "a`b");
+        assert_eq!(s.inputs, ["c"]);
+    }
+
+    #[test]
+    fn the_tables_a_plan_scans_and_writes() {
+        let plan = "== Abstract Syntax Tree ==\nLogicalSink(table=[default_catalog.default_database.big-orders], fields=[a])\n+- LogicalProject(a=[$0])\n   +- LogicalJoin(condition=[true])\n      :- LogicalTableScan(table=[[default_catalog, default_database, orders]])\n      +- LogicalTableScan(table=[[default_catalog, default_database, customers.v2]])\n\n== Optimized Physical Plan ==\nSink(table=[default_catalog.default_database.big-orders])\n+- TableSourceScan(table=[[default_catalog, default_database, orders]])\nLogicalTableScan(table=[[default_catalog, default_database, not-in-the-tree]])\n";
+        let (scans, sinks) = plan_tables(plan);
+        assert_eq!(scans, ["orders", "customers.v2"]);
+        assert_eq!(sinks, ["big-orders"]);
+    }
+}
