@@ -292,8 +292,10 @@ impl Decision {
             )),
             Decision::ProtectedTopic => Some(ApiError::new(
                 ErrorCode::ProtectedTopic,
-                "This topic holds klens's own audit log: nobody reads its records or changes it \
-                 through klens. Holders of AUDIT read its events on the Audit log page.",
+                "This topic holds klens's own state (its audit log, or its SQL processors' \
+                 definitions): nobody reads its records or changes it through klens. Holders of \
+                 AUDIT read the audit's events on the Audit log page, holders of SQL_PROCESSORS \
+                 the processors on the Processors page.",
             )),
             Decision::MissingPrivilege(p, resource) => Some(ApiError {
                 privilege: Some(p),

@@ -6,6 +6,7 @@ pub mod auth;
 pub mod catalog;
 pub mod config;
 pub mod connect;
+pub mod flink;
 #[cfg(test)]
 mod fuzz;
 pub mod http;

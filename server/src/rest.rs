@@ -55,14 +55,22 @@ pub fn api_error(e: RestError) -> app::ApiError {
 const MAX_MESSAGE: usize = 2000;
 
 /// The message of an error answer (`{"error_code": .., "message": ..}`, the shape both the
-/// registry and Connect use), else the start of its body, without control characters.
+/// registry and Connect use; of Flink's `{"errors": [..]}` the line of its last `Caused by:`,
+/// where the cause is, deep in a stack trace), else the start of its body, without control
+/// characters.
 pub fn error_message(body: &[u8]) -> String {
     #[derive(Deserialize)]
     struct Answer {
         message: Option<String>,
+        errors: Option<Vec<String>>,
     }
     let text = match serde_json::from_slice::<Answer>(body) {
-        Ok(Answer { message: Some(m) }) => m,
+        Ok(Answer { message: Some(m), .. }) => m,
+        Ok(Answer { errors: Some(errors), .. }) => {
+            let all = errors.join("\n");
+            let from = all.rfind("Caused by: ").unwrap_or(0);
+            all[from..].lines().next().unwrap_or_default().to_string()
+        }
         _ => String::from_utf8_lossy(body).into_owned(),
     };
     let mut text: String = text.chars().filter(|c| !c.is_control()).collect();

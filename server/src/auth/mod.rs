@@ -330,6 +330,13 @@ impl Policy {
                 .and_then(|a| a.topic.as_ref())
                 .map(|t| (t.cluster.clone(), t.name.clone()))
                 .into_iter()
+                .chain(
+                    config
+                        .clusters
+                        .iter()
+                        .filter(|c| c.flink.is_some())
+                        .map(|c| (c.name.clone(), crate::processor::DEFINITIONS_TOPIC.to_string())),
+                )
                 .collect(),
         }
     }

@@ -246,6 +246,9 @@ pub struct ClusterEntry {
     /// How MirrorMaker's clients reach this cluster (`mirror.properties`), when it may take
     /// part in replications.
     pub mirror: Option<std::collections::BTreeMap<String, String>>,
+    /// Where this cluster's SQL processors run (`clusters[].flink`), or why klens could not
+    /// set up its clients.
+    flink: Option<Result<Arc<crate::flink::Flink>, String>>,
     state: RwLock<ClusterState>,
     rate_history: Mutex<rates::RateHistory>,
     /// Groups someone has open, and when they last asked.
@@ -339,6 +342,31 @@ impl ClusterEntry {
     /// client asks before the bootstrap servers.
     pub fn known_brokers_now(&self) -> Vec<crate::kafka::Broker> {
         self.state().metadata.map(|m| m.brokers.clone()).unwrap_or_default()
+    }
+
+    /// This cluster's Flink: `None` when it has none configured, else it or why klens could not
+    /// set up its clients (a `NOT_CONFIGURED` or `CLIENT` answer).
+    pub fn flink(&self) -> Result<Arc<crate::flink::Flink>, ApiError> {
+        match &self.flink {
+            None => Err(ApiError::new(
+                ErrorCode::NotConfigured,
+                format!(
+                    "Cluster \"{}\" has no Flink for SQL processors (clusters[].flink in the \
+                     config).",
+                    self.name
+                ),
+            )),
+            Some(Err(reason)) => Err(ApiError::new(
+                ErrorCode::Client,
+                format!("klens could not set up Flink for cluster \"{}\": {reason}", self.name),
+            )),
+            Some(Ok(flink)) => Ok(Arc::clone(flink)),
+        }
+    }
+
+    /// Whether SQL processors may run on this cluster.
+    pub fn has_flink(&self) -> bool {
+        self.flink.is_some()
     }
 
     /// The names of this cluster's Connect clusters, in config order.
@@ -506,6 +534,7 @@ impl Catalog {
                         .map(|k| (k.name.clone(), crate::connect::Connect::new(k).map(Arc::new)))
                         .collect(),
                     mirror: c.mirror.as_ref().map(|m| m.properties.clone()),
+                    flink: c.flink.as_ref().map(|f| crate::flink::Flink::new(f, c).map(Arc::new)),
                     state: RwLock::new(ClusterState::default()),
                     rate_history: Mutex::new(rates::RateHistory::default()),
                     watched: Mutex::new(HashMap::new()),

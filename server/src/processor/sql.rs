@@ -14,6 +14,8 @@ pub struct Statement {
     /// Every name the query may read a table by, each once, in order of appearance; names it
     /// defines itself (`WITH x AS (...)`) left out.
     pub inputs: Vec<String>,
+    /// Where the query starts in the statement: its line and column, from 1.
+    pub query_at: (usize, usize),
 }
 
 /// The longest statement klens takes.
@@ -173,6 +175,10 @@ pub fn parse(sql: &str) -> Result<Statement, String> {
         end = tokens[at + semi].0;
     }
     let query = sql[query_start..end].trim().to_string();
+    let before = &sql[..query_start];
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().unwrap_or_default().chars().count() + 1;
+    let query_at = (line, column);
     let body = &tokens[at..];
 
     // Names the query defines for itself: `WITH a AS (...), b AS (...)`.
@@ -239,7 +245,46 @@ pub fn parse(sql: &str) -> Result<Statement, String> {
             i += 1;
         }
     }
-    Ok(Statement { output, query, inputs })
+    Ok(Statement { output, query, inputs, query_at })
+}
+
+/// Flink's message about `prefix` followed by the query of `statement` (a statement klens
+/// wrapped the query in), its `line L, column C` places moved to where they are in the
+/// statement as its author wrote it.
+pub fn placed_in_statement(message: &str, prefix: &str, statement: &Statement) -> String {
+    let (query_line, query_column) = statement.query_at;
+    let width = prefix.chars().count();
+    let mut out = String::with_capacity(message.len());
+    let mut rest = message;
+    while let Some(at) = rest.find("line ") {
+        out.push_str(&rest[..at]);
+        let tail = &rest[at + "line ".len()..];
+        let digits = |t: &str| t.chars().take_while(char::is_ascii_digit).collect::<String>();
+        let line = digits(tail);
+        let after_line = &tail[line.len()..];
+        let moved = after_line.strip_prefix(", column ").and_then(|t| {
+            let column = digits(t);
+            let (l, c) = (line.parse::<usize>().ok()?, column.parse::<usize>().ok()?);
+            let (l, c) = if l == 1 {
+                (query_line, (c.checked_sub(width)? + query_column).saturating_sub(1))
+            } else {
+                (query_line + l - 1, c)
+            };
+            Some((format!("line {l}, column {c}"), &t[column.len()..]))
+        });
+        match moved {
+            Some((text, remaining)) => {
+                out.push_str(&text);
+                rest = remaining;
+            }
+            None => {
+                out.push_str("line ");
+                rest = tail;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Words that end a FROM item rather than alias it.
@@ -335,6 +380,27 @@ mod tests {
             assert!(error.contains(says), "{sql}: {error}");
         }
         assert!(parse(&"x".repeat(MAX_STATEMENT + 1)).is_err());
+    }
+
+    #[test]
+    fn places_in_a_wrapped_query_are_moved_to_the_statement() {
+        let s = parse("INSERT INTO out\nSELECT a,\n  b FROM secret").expect("parsed");
+        assert_eq!(s.query_at, (2, 1));
+        let prefix = "CREATE TEMPORARY VIEW v AS ";
+        let message = "From line 2, column 10 to line 2, column 15: Object 'secret' not found; \
+                       at line 1, column 28";
+        assert_eq!(
+            placed_in_statement(message, prefix, &s),
+            "From line 3, column 10 to line 3, column 15: Object 'secret' not found; at line 2, \
+             column 1"
+        );
+        let same_line = parse("INSERT INTO out SELECT x FROM t").expect("parsed");
+        assert_eq!(same_line.query_at, (1, 17));
+        assert_eq!(
+            placed_in_statement("at line 1, column 30", prefix, &same_line),
+            "at line 1, column 19"
+        );
+        assert_eq!(placed_in_statement("a line 7 here", prefix, &same_line), "a line 7 here");
     }
 
     #[test]

@@ -408,6 +408,32 @@ pub async fn for_replication(
     Ok(read(link, request).await?.records)
 }
 
+/// The newest `limit` records of `topic` (at most `max_bytes` each), raw, from which a SQL
+/// processor's author is shown the topic's columns, and where a preview of it starts: per
+/// partition, `per_partition` records before its end (or its start). Read only under the grant
+/// of RECORDS on the topic.
+pub async fn for_processor(
+    grant: &Grant, link: &Link, topic: &Topic, limit: usize, max_bytes: u64, per_partition: i64,
+) -> Result<(Vec<RawRecord>, Vec<(i32, i64)>), ApiError> {
+    grant.require_topic(Privilege::Records, &topic.name)?;
+    let deadline = Instant::now() + PAGE_DEADLINE;
+    let clients = link.clients()?;
+    let bounds = bounds(&clients, topic, deadline).await?;
+    let starts =
+        bounds.iter().map(|(p, (low, high))| (*p, (*high - per_partition).max(*low))).collect();
+    let ends = bounds.iter().map(|(p, (_, high))| (*p, *high)).collect();
+    let request = PageRequest {
+        topic: topic.name.clone(),
+        start: Start::Backward(ends),
+        bounds,
+        limit: limit.max(1),
+        filter: None,
+        deadline,
+        max_bytes: Some(max_bytes),
+    };
+    Ok((read(link, request).await?.records, starts))
+}
+
 async fn read(link: &Link, request: PageRequest) -> Result<PageRead, ApiError> {
     let config = link.reader().clone();
     pool::run("reading records", move || read_page(&config, &request)).await

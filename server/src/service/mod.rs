@@ -43,6 +43,7 @@ pub mod findings;
 pub mod groups;
 pub mod identity;
 pub mod limits;
+pub mod processors;
 pub mod produce;
 pub mod quotas;
 pub mod records;

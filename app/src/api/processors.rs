@@ -1,0 +1,165 @@
+//! SQL processors (SQL_PROCESSORS to read, MANAGE_SQL_PROCESSORS to change): one
+//! `INSERT INTO <topic> SELECT ...` statement each, run by the cluster's Apache Flink, its
+//! definition kept in the cluster's own compacted topic. Created after a preview (a dry run).
+
+use serde::{Deserialize, Serialize};
+
+use super::{Answer, Arg};
+use leptos::server_fn::codec::{GetUrl, Json};
+
+/// One processor as listed.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProcessorSummary {
+    pub name: String,
+    /// The topics it reads, as Flink's plan named them.
+    pub inputs: Vec<String>,
+    /// The topic it writes.
+    pub output: String,
+    /// What Flink says of its job (RUNNING, FAILED, RESTARTING, ...), `STOPPED` once stopped
+    /// with a savepoint, `UNKNOWN` when Flink does not know its job.
+    pub state: String,
+    /// `running` or `stopped`: what klens was last asked to keep it at.
+    pub desired: String,
+    pub parallelism: u32,
+    /// Flink's id of its job of the moment (the last one, once stopped).
+    pub job: Option<String>,
+    /// The lag of its consumer group (`klens-processor-<name>`) on its inputs, when known.
+    pub lag: Option<u64>,
+}
+
+impl ProcessorSummary {
+    /// The processor as the decision sees it: covered by a scope through all its topics.
+    pub fn resource(&self) -> crate::access::Resource {
+        let mut topics = self.inputs.clone();
+        if !topics.contains(&self.output) {
+            topics.push(self.output.clone());
+        }
+        crate::access::Resource::Processor { name: self.name.clone(), topics }
+    }
+}
+
+/// `GET /api/processors`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProcessorList {
+    pub cluster: String,
+    /// Whether the cluster has a Flink configured.
+    pub configured: bool,
+    /// Why Flink's jobs could not be read (states are then `UNKNOWN`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    pub processors: Vec<ProcessorSummary>,
+}
+
+/// `GET /api/processor`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProcessorDetail {
+    pub cluster: String,
+    pub processor: ProcessorSummary,
+    pub sql: String,
+    /// Where its last stop left its state.
+    pub savepoint: Option<String>,
+    /// Flink's newest exception of its job, in words.
+    pub last_exception: Option<String>,
+    /// The consumer group it reads under.
+    pub group: String,
+    pub created_by: Option<String>,
+    pub created_at: i64,
+    pub changed_at: i64,
+}
+
+/// The arguments of `create_processor` as sent.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ProcessorArgs {
+    pub cluster: String,
+    /// `[a-z0-9-_.]`, unique in the cluster.
+    #[serde(default)]
+    pub name: Arg<String>,
+    /// One `INSERT INTO <topic> SELECT ... FROM <topic> ...` statement.
+    #[serde(default)]
+    pub sql: Arg<String>,
+    /// How many parallel instances; default 1.
+    #[serde(default)]
+    pub parallelism: Arg<u32>,
+    /// `true`: the preview (plan, tables, first rows from the newest records); nothing runs on.
+    #[serde(default)]
+    pub dry_run: Arg<bool>,
+}
+
+/// The answer of `create_processor`: its preview, and whether it now runs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ProcessorCreated {
+    pub cluster: String,
+    pub name: String,
+    pub dry_run: bool,
+    /// Flink's plan of the statement (its abstract syntax tree and optimized plans).
+    pub plan: String,
+    /// The topics the plan reads, and the one it writes.
+    pub reads: Vec<String>,
+    pub writes: String,
+    /// A dry run's first rows of the query, from the newest records of its inputs.
+    pub columns: Vec<String>,
+    pub rows: Vec<Vec<serde_json::Value>>,
+    /// Flink's id of the job started (not for a dry run).
+    pub job: Option<String>,
+}
+
+/// The arguments of the changes to one processor as sent.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ProcessorName {
+    pub cluster: String,
+    #[serde(default)]
+    pub name: Arg<String>,
+    /// For `scale_processor`: the new parallelism.
+    #[serde(default)]
+    pub parallelism: Arg<u32>,
+}
+
+/// The answer of a change to one processor.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProcessorChanged {
+    pub cluster: String,
+    pub name: String,
+    /// `stop`, `resume`, `scale` or `delete`.
+    pub action: String,
+    /// Where a stop (or a scale) left its state.
+    pub savepoint: Option<String>,
+    /// Flink's id of the job a resume or a scale started.
+    pub job: Option<String>,
+}
+
+serve! {
+    /// The processors of a cluster the caller may see (SQL_PROCESSORS on each), with their
+    /// state from Flink.
+    GetUrl "processors" fn processors(cluster: String) -> ProcessorList as Processors;
+
+    /// One processor: its statement, state, savepoint and last exception (SQL_PROCESSORS).
+    GetUrl "processor" fn processor(
+        cluster: String, #[server(default)] name: Arg<String>
+    ) -> ProcessorDetail as Processor;
+
+    /// Creates a processor and starts it, or previews it with `dry_run` (MANAGE_SQL_PROCESSORS
+    /// on it, RECORDS on each topic it reads, PRODUCE on the one it writes).
+    Json "create_processor" fn create_processor(
+        #[server(flatten)] args: ProcessorArgs
+    ) -> ProcessorCreated as CreateProcessor;
+
+    /// Stops a processor with a savepoint (as `create_processor`, on its topics now).
+    Json "stop_processor" fn stop_processor(
+        #[server(flatten)] args: ProcessorName
+    ) -> ProcessorChanged as StopProcessor;
+
+    /// Starts a stopped processor again from its savepoint.
+    Json "resume_processor" fn resume_processor(
+        #[server(flatten)] args: ProcessorName
+    ) -> ProcessorChanged as ResumeProcessor;
+
+    /// Stops a processor with a savepoint and starts it from it at a new parallelism.
+    Json "scale_processor" fn scale_processor(
+        #[server(flatten)] args: ProcessorName
+    ) -> ProcessorChanged as ScaleProcessor;
+
+    /// Cancels a processor's job and forgets the processor.
+    Json "delete_processor" fn delete_processor(
+        #[server(flatten)] args: ProcessorName
+    ) -> ProcessorChanged as DeleteProcessor;
+}

@@ -1,0 +1,562 @@
+//! SQL processors on the cluster's Apache Flink (processors.md). A processor is shown to a
+//! caller holding SQL_PROCESSORS on it (a scope covers it when it covers every topic it reads
+//! and writes); every change needs MANAGE_SQL_PROCESSORS on it and, at the time of the change,
+//! RECORDS on each topic it reads and PRODUCE on the one it writes.
+//!
+//! Topics become tables only as the caller may use them: klens declares, in a fresh gateway
+//! session, exactly the statement's names the caller holds RECORDS on (inputs) and PRODUCE on
+//! (the output); any other name stays undeclared, and Flink answers that it does not know it,
+//! as it does for a topic that does not exist. Flink's own plan (`EXPLAIN`) then names the
+//! tables the statement reads and writes, which are decided again before anything runs.
+
+use app::access::{Action, Resource};
+use app::api::{
+    ProcessorArgs, ProcessorChanged, ProcessorCreated, ProcessorDetail, ProcessorList,
+    ProcessorName, ProcessorSummary,
+};
+use app::{ApiError, ErrorCode, Privilege};
+
+use super::{Granted, Service};
+use crate::audit::Attempt;
+use crate::auth::Caller;
+use crate::flink::{Flink, Job, Session};
+use crate::processor::ddl::{self, Reading};
+use crate::processor::{self as model, sql, Definition};
+
+/// How many of a topic's newest records show its columns.
+const SAMPLE: usize = 50;
+/// The largest record sampled.
+const SAMPLE_BYTES: u64 = 256 * 1024;
+/// How many of each partition's newest records a preview reads, and the rows it shows.
+const PREVIEW_PER_PARTITION: i64 = 200;
+const PREVIEW_ROWS: usize = 20;
+/// The view a statement's query is declared as, to learn its columns.
+const QUERY_VIEW: &str = "klens_query";
+
+fn now_ms() -> i64 {
+    crate::auth::oidc::now_ms()
+}
+
+/// The state shown for a definition and the job Flink knows of it.
+fn state_of(definition: &Definition, job: Option<&Job>) -> String {
+    match (definition.desired.as_str(), job) {
+        ("stopped", _) => "STOPPED".into(),
+        (_, Some(job)) => job.state.clone(),
+        (_, None) => "UNKNOWN".into(),
+    }
+}
+
+fn summary(
+    entry: &crate::catalog::ClusterEntry, d: &Definition, job: Option<&Job>,
+) -> ProcessorSummary {
+    ProcessorSummary {
+        name: d.name.clone(),
+        inputs: d.inputs.clone(),
+        output: d.output.clone(),
+        state: state_of(d, job),
+        desired: d.desired.clone(),
+        parallelism: d.parallelism,
+        job: d.job.clone(),
+        lag: entry.group(&model::group_of(&d.name)).and_then(|g| g.lag),
+    }
+}
+
+/// The processors of `cluster` the caller may see, with their jobs' states.
+pub async fn processors(
+    service: &Service, caller: &Caller, cluster: &str,
+) -> Result<ProcessorList, ApiError> {
+    let access = service.access(caller, cluster)?;
+    if !access.can(Privilege::SqlProcessors) {
+        return Err(access
+            .decide(&Action::new(Privilege::SqlProcessors, Resource::Cluster))
+            .into_error(cluster)
+            .unwrap_or_else(|| ApiError::unknown_cluster(cluster)));
+    }
+    let granted = service.decide(caller, cluster, Action::catalog())?;
+    let entry = granted.entry;
+    if !entry.has_flink() {
+        return Ok(ProcessorList {
+            cluster: cluster.into(),
+            configured: false,
+            error: None,
+            processors: Vec::new(),
+        });
+    }
+    let flink = entry.flink()?;
+    let definitions = flink.store.all().await?;
+    let (jobs, error) = match flink.jobs().await {
+        Ok(jobs) => (jobs, None),
+        Err(e) => (Vec::new(), Some(e.message)),
+    };
+    let processors = definitions
+        .values()
+        .filter(|d| access.can_on(Privilege::SqlProcessors, &d.resource()))
+        .map(|d| {
+            let job = d.job.as_ref().and_then(|id| jobs.iter().find(|j| &j.jid == id));
+            summary(&entry, d, job)
+        })
+        .collect();
+    Ok(ProcessorList { cluster: cluster.into(), configured: true, error, processors })
+}
+
+/// A processor the caller may see (SQL_PROCESSORS on it), else `NOT_FOUND` as for one that
+/// does not exist.
+async fn find(
+    service: &Service, caller: &Caller, cluster: &str, name: &str, privilege: Privilege,
+) -> Result<(Granted, Definition, std::sync::Arc<Flink>), ApiError> {
+    let access = service.access(caller, cluster)?;
+    let entry = service.decide(caller, cluster, Action::catalog())?.entry;
+    let flink = entry.flink()?;
+    let missing = || {
+        ApiError::not_found(format!(
+            "There is no processor named \"{name}\" in cluster \"{cluster}\"."
+        ))
+    };
+    if privilege.is_write() && !access.writable {
+        return Err(ApiError::read_only_cluster(cluster));
+    }
+    let definition = flink.store.all().await?.remove(name).ok_or_else(missing)?;
+    // One the caller holds nothing on is one that does not exist; one they see but may not
+    // change is refused for the privilege.
+    let resource = definition.resource();
+    if !access.holds(Privilege::SqlProcessors, &resource)
+        && !access.holds(Privilege::ManageSqlProcessors, &resource)
+    {
+        return Err(missing());
+    }
+    let granted = service.decide(caller, cluster, Action::new(privilege, definition.resource()))?;
+    Ok((granted, definition, flink))
+}
+
+pub async fn processor(
+    service: &Service, caller: &Caller, cluster: &str, name: app::api::Arg<String>,
+) -> Result<ProcessorDetail, ApiError> {
+    let name = name.required("name")?;
+    let (granted, d, flink) =
+        find(service, caller, cluster, &name, Privilege::SqlProcessors).await?;
+    let resource = d.resource();
+    let job = match &d.job {
+        Some(id) => flink.job(&granted.grant, &resource, id).await.ok().flatten(),
+        None => None,
+    };
+    let last_exception = match (&d.job, d.desired.as_str()) {
+        (Some(id), "running") => {
+            flink.last_exception(&granted.grant, &resource, id).await.ok().flatten()
+        }
+        _ => None,
+    };
+    Ok(ProcessorDetail {
+        cluster: cluster.into(),
+        processor: summary(&granted.entry, &d, job.as_ref()),
+        sql: d.sql.clone(),
+        savepoint: d.savepoint.clone(),
+        last_exception,
+        group: model::group_of(&d.name),
+        created_by: d.created_by.clone(),
+        created_at: d.created_at,
+        changed_at: d.changed_at,
+    })
+}
+
+/// Who the audit would name, for the definition.
+fn author(caller: &Caller) -> Option<String> {
+    caller
+        .user()
+        .map(|u| u.name.clone().or_else(|| u.email.clone()).unwrap_or_else(|| u.subject.clone()))
+}
+
+/// The statement's tables declared in `session` as the caller may use them: each input the
+/// caller holds RECORDS on (an existing topic; its columns from its newest records), the
+/// output if they hold PRODUCE on it (its columns from the query). Answers the inputs
+/// declared. A name left out is simply unknown to Flink.
+async fn declare(
+    service: &Service, caller: &Caller, cluster: &str, flink: &Flink, session: &Session<'_>,
+    statement: &sql::Statement, reading: impl Fn(&[(i32, i64)]) -> Reading,
+) -> Result<Vec<String>, ApiError> {
+    let mut declared = Vec::new();
+    for input in &statement.inputs {
+        let Ok(granted) = service.decide_topic(caller, cluster, Privilege::Records, Some(input))
+        else {
+            continue;
+        };
+        let Ok(Some(topic)) = granted.entry.topic_metadata(input) else {
+            continue;
+        };
+        let (records, starts) = crate::records::for_processor(
+            &granted.grant,
+            &granted.link(),
+            &topic,
+            SAMPLE,
+            SAMPLE_BYTES,
+            PREVIEW_PER_PARTITION,
+        )
+        .await?;
+        let columns = ddl::infer(records.iter().filter_map(|r| r.value.as_deref()));
+        let ddl = ddl::input_table(
+            input,
+            columns.as_deref(),
+            &flink.config.properties,
+            &reading(&starts),
+        );
+        session.run(&ddl, 1).await?;
+        declared.push(input.clone());
+    }
+    let output_usable = service
+        .decide_topic(caller, cluster, Privilege::Produce, Some(&statement.output))
+        .ok()
+        .and_then(|g| g.entry.topic_metadata(&statement.output).ok().flatten())
+        .is_some();
+    if output_usable {
+        // The query's own columns, as Flink types them, are the output's.
+        let prefix = format!("CREATE TEMPORARY VIEW {QUERY_VIEW} AS ");
+        session.run(&format!("{prefix}{}", statement.query), 1).await.map_err(|e| ApiError {
+            message: sql::placed_in_statement(&e.message, &prefix, statement),
+            ..e
+        })?;
+        let described =
+            session.run(&format!("DESCRIBE {QUERY_VIEW}"), crate::flink::MAX_ROWS).await?;
+        let columns: Vec<(String, String)> = described
+            .rows
+            .iter()
+            .filter_map(|row| {
+                Some((row.first()?.as_str()?.to_string(), row.get(1)?.as_str()?.to_string()))
+            })
+            .collect();
+        let ddl = ddl::output_table(&statement.output, &columns, &flink.config.properties);
+        session.run(&ddl, 1).await?;
+    }
+    Ok(declared)
+}
+
+/// Runs `EXPLAIN PLAN FOR` the statement and answers the plan and the tables it reads and
+/// writes, which must all be declared ones (they are: Flink knows no other).
+async fn plan(
+    session: &Session<'_>, sql: &str,
+) -> Result<(String, Vec<String>, Vec<String>), ApiError> {
+    let explained = session.run(&format!("EXPLAIN PLAN FOR {sql}"), 1).await?;
+    let plan = explained
+        .rows
+        .first()
+        .and_then(|r| r.first())
+        .and_then(|v| v.as_str())
+        .unwrap_or_default()
+        .to_string();
+    let (reads, writes) = sql::plan_tables(&plan);
+    Ok((plan, reads, writes))
+}
+
+/// The grants a change needs at its time, besides MANAGE_SQL_PROCESSORS: RECORDS on each
+/// input, PRODUCE on the output.
+fn topics_allowed(
+    service: &Service, caller: &Caller, cluster: &str, inputs: &[String], output: &str,
+) -> Result<(), ApiError> {
+    for input in inputs {
+        service.decide_topic(caller, cluster, Privilege::Records, Some(input))?;
+    }
+    service.decide_topic(caller, cluster, Privilege::Produce, Some(output))?;
+    Ok(())
+}
+
+/// Opens a session that runs jobs as `name`'s at `parallelism`, from `savepoint` if given.
+async fn job_session<'f>(
+    flink: &'f Flink, granted: &Granted, resource: &Resource, name: &str, parallelism: u32,
+    savepoint: Option<&str>,
+) -> Result<Session<'f>, ApiError> {
+    let mut properties = serde_json::json!({
+        "pipeline.name": model::job_name(name),
+        "parallelism.default": parallelism.to_string(),
+    });
+    if let Some(savepoint) = savepoint {
+        properties["execution.savepoint.path"] = serde_json::json!(savepoint);
+    }
+    flink.session(&granted.grant, resource, properties).await
+}
+
+/// Starts `definition`'s statement as a job in a fresh session, its tables declared as the
+/// caller may use them now; answers the job's id.
+async fn start(
+    service: &Service, caller: &Caller, cluster: &str, flink: &Flink, granted: &Granted,
+    definition: &Definition, savepoint: Option<&str>,
+) -> Result<String, ApiError> {
+    let statement = sql::parse(&definition.sql).map_err(|e| ApiError::bad_request("sql", e))?;
+    let resource = definition.resource();
+    let session =
+        job_session(flink, granted, &resource, &definition.name, definition.parallelism, savepoint)
+            .await?;
+    let group = model::group_of(&definition.name);
+    let run = async {
+        declare(service, caller, cluster, flink, &session, &statement, |_| {
+            Reading::Group(group.clone())
+        })
+        .await?;
+        let inserted = session.run(&definition.sql, 1).await?;
+        inserted
+            .rows
+            .first()
+            .and_then(|r| r.first())
+            .and_then(|v| v.as_str())
+            .map(str::to_string)
+            .ok_or_else(|| {
+                ApiError::new(ErrorCode::Client, "Flink started no job for the statement.")
+            })
+    };
+    let answer = run.await;
+    session.close().await;
+    answer
+}
+
+/// Creates a processor after its preview, or answers the preview alone (`dry_run`). Decided
+/// writable → MANAGE_SQL_PROCESSORS on the processor and its output, then the statement judged
+/// and declared as the caller may use its topics, then Flink's plan decided again (its inputs
+/// and output), then recorded, then started.
+async fn create(
+    service: &Service, caller: &Caller, args: ProcessorArgs,
+) -> Result<ProcessorCreated, ApiError> {
+    let attempt = Attempt::of(&args.cluster, Privilege::ManageSqlProcessors, &args, &[]);
+    let cluster = args.cluster.clone();
+    let write = async {
+        let name = args.name.clone().required("name")?;
+        let text = args.sql.clone().required("sql")?;
+        let statement = sql::parse(&text).map_err(|e| ApiError::bad_request("sql", e))?;
+        let at_first =
+            Resource::Processor { name: name.clone(), topics: vec![statement.output.clone()] };
+        let mut granted = service.decide(
+            caller,
+            &cluster,
+            Action::new(Privilege::ManageSqlProcessors, at_first.clone()),
+        )?;
+        if !model::is_name(&name) {
+            return Err(ApiError::bad_request(
+                "name",
+                "A processor's name is 1 to 100 of a-z, 0-9, -, _ and . (it names its job and group).",
+            ));
+        }
+        let parallelism = args.parallelism.clone().or("parallelism", 1)?;
+        if !(1..=model::MAX_PARALLELISM).contains(&parallelism) {
+            return Err(ApiError::bad_request(
+                "parallelism",
+                format!("The parallelism is 1 to {}.", model::MAX_PARALLELISM),
+            ));
+        }
+        let dry_run = args.dry_run.clone().or("dry_run", false)?;
+        let flink = granted.entry.flink()?;
+        if flink.store.all().await?.contains_key(&name) {
+            return Err(ApiError::new(
+                ErrorCode::Admin,
+                format!("Cluster \"{cluster}\" has a processor named \"{name}\" already."),
+            ));
+        }
+        // A preview is a write attempt too: recorded before Flink sees the statement.
+        service.open(&mut granted.grant).await?;
+        let session = job_session(&flink, &granted, &at_first, &name, parallelism, None).await?;
+        let preview = async {
+            let reading = |starts: &[(i32, i64)]| {
+                if dry_run {
+                    Reading::Newest(starts.to_vec())
+                } else {
+                    Reading::Group(model::group_of(&name))
+                }
+            };
+            declare(service, caller, &cluster, &flink, &session, &statement, reading).await?;
+            let (plan, reads, writes) = plan(&session, &text).await?;
+            let [written] = writes.as_slice() else {
+                return Err(ApiError::bad_request("sql", "A processor writes exactly one topic."));
+            };
+            // Flink's plan is the judge: decided again on what it reads and writes.
+            let resource = Resource::Processor {
+                name: name.clone(),
+                topics: reads.iter().cloned().chain([written.clone()]).collect(),
+            };
+            service.decide(
+                caller,
+                &cluster,
+                Action::new(Privilege::ManageSqlProcessors, resource),
+            )?;
+            topics_allowed(service, caller, &cluster, &reads, written)?;
+            Ok((plan, reads, written.clone()))
+        };
+        let (plan, reads, writes) = match preview.await {
+            Ok(p) => p,
+            Err(e) => {
+                session.close().await;
+                return Err(e);
+            }
+        };
+        let mut answer = ProcessorCreated {
+            cluster: cluster.clone(),
+            name: name.clone(),
+            dry_run,
+            plan,
+            reads: reads.clone(),
+            writes: writes.clone(),
+            columns: Vec::new(),
+            rows: Vec::new(),
+            job: None,
+        };
+        if dry_run {
+            let rows = session.run(&statement.query, PREVIEW_ROWS).await;
+            session.close().await;
+            let rows = rows?;
+            answer.columns = rows.columns;
+            answer.rows = rows.rows;
+            return Ok(answer);
+        }
+        let inserted = session.run(&text, 1).await;
+        session.close().await;
+        let job = inserted?
+            .rows
+            .first()
+            .and_then(|r| r.first())
+            .and_then(|v| v.as_str())
+            .map(str::to_string)
+            .ok_or_else(|| {
+                ApiError::new(ErrorCode::Client, "Flink started no job for the statement.")
+            })?;
+        let now = now_ms();
+        let definition = Definition {
+            name: name.clone(),
+            sql: text.clone(),
+            parallelism,
+            inputs: reads,
+            output: writes,
+            desired: "running".into(),
+            job: Some(job.clone()),
+            savepoint: None,
+            created_by: author(caller),
+            created_at: now,
+            changed_at: now,
+        };
+        if let Err(e) = flink.store.put(&definition).await {
+            // Not kept, so not left running either.
+            let _ = flink.cancel(&granted.grant, &definition.resource(), &job).await;
+            return Err(e);
+        }
+        answer.job = Some(job);
+        Ok(answer)
+    };
+    service.audited(caller, attempt, |_| None, write).await
+}
+
+/// One change to a processor.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Change {
+    Stop,
+    Resume,
+    Scale,
+    Delete,
+}
+
+impl Change {
+    fn word(self) -> &'static str {
+        match self {
+            Change::Stop => "stop",
+            Change::Resume => "resume",
+            Change::Scale => "scale",
+            Change::Delete => "delete",
+        }
+    }
+}
+
+/// Stops, resumes, scales or deletes a processor: decided writable → MANAGE_SQL_PROCESSORS on
+/// it (else, unseen, `NOT_FOUND`), RECORDS on its inputs and PRODUCE on its output now, then
+/// recorded, then done on Flink and kept in its definition.
+async fn change(
+    service: &Service, caller: &Caller, args: ProcessorName, change: Change,
+) -> Result<ProcessorChanged, ApiError> {
+    let attempt = Attempt::of(&args.cluster, Privilege::ManageSqlProcessors, &args, &[]);
+    let cluster = args.cluster.clone();
+    let write = async {
+        let name = args.name.clone().required("name")?;
+        let (mut granted, mut d, flink) =
+            find(service, caller, &cluster, &name, Privilege::ManageSqlProcessors).await?;
+        topics_allowed(service, caller, &cluster, &d.inputs, &d.output)?;
+        let parallelism = match change {
+            Change::Scale => {
+                let p = args.parallelism.clone().required("parallelism")?;
+                if !(1..=model::MAX_PARALLELISM).contains(&p) {
+                    return Err(ApiError::bad_request(
+                        "parallelism",
+                        format!("The parallelism is 1 to {}.", model::MAX_PARALLELISM),
+                    ));
+                }
+                p
+            }
+            _ => d.parallelism,
+        };
+        let running = d.desired == "running";
+        match change {
+            Change::Stop if !running => {
+                return Err(ApiError::new(
+                    ErrorCode::Admin,
+                    format!("Processor \"{name}\" is stopped already."),
+                ))
+            }
+            Change::Resume if running => {
+                return Err(ApiError::new(
+                    ErrorCode::Admin,
+                    format!("Processor \"{name}\" runs already."),
+                ))
+            }
+            _ => {}
+        }
+        service.open(&mut granted.grant).await?;
+        let resource = d.resource();
+        let directory = flink.config.savepoints.clone();
+        let mut answer = ProcessorChanged {
+            cluster: cluster.clone(),
+            name: name.clone(),
+            action: change.word().into(),
+            savepoint: None,
+            job: None,
+        };
+        // A running job first stops with a savepoint (a delete cancels it).
+        if running && change != Change::Resume {
+            if let Some(job) = d.job.clone() {
+                let alive = flink.job(&granted.grant, &resource, &job).await?.is_some_and(|j| {
+                    matches!(
+                        j.state.as_str(),
+                        "RUNNING" | "RESTARTING" | "CREATED" | "INITIALIZING"
+                    )
+                });
+                if change == Change::Delete {
+                    if alive {
+                        flink.cancel(&granted.grant, &resource, &job).await?;
+                    }
+                } else if alive {
+                    let savepoint =
+                        flink.stop(&granted.grant, &resource, &job, directory.as_deref()).await?;
+                    d.savepoint = Some(savepoint.clone());
+                    answer.savepoint = Some(savepoint);
+                }
+            }
+        }
+        if change == Change::Delete {
+            flink.store.remove(&name).await?;
+            return Ok(answer);
+        }
+        d.changed_at = now_ms();
+        d.parallelism = parallelism;
+        if change == Change::Stop {
+            d.desired = "stopped".into();
+            flink.store.put(&d).await?;
+            return Ok(answer);
+        }
+        let savepoint = d.savepoint.clone();
+        let job =
+            start(service, caller, &cluster, &flink, &granted, &d, savepoint.as_deref()).await?;
+        d.desired = "running".into();
+        d.job = Some(job.clone());
+        flink.store.put(&d).await?;
+        answer.job = Some(job);
+        Ok(answer)
+    };
+    service.audited(caller, attempt, |_| None, write).await
+}
+
+serves!(app::api::Processors, |s, c, a| processors(&s, &c, &a.cluster));
+serves!(app::api::Processor, |s, c, a| processor(&s, &c, &a.cluster, a.name));
+serves!(app::api::CreateProcessor, |s, c, a| create(&s, &c, a.args));
+serves!(app::api::StopProcessor, |s, c, a| change(&s, &c, a.args, Change::Stop));
+serves!(app::api::ResumeProcessor, |s, c, a| change(&s, &c, a.args, Change::Resume));
+serves!(app::api::ScaleProcessor, |s, c, a| change(&s, &c, a.args, Change::Scale));
+serves!(app::api::DeleteProcessor, |s, c, a| change(&s, &c, a.args, Change::Delete));
