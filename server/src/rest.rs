@@ -55,9 +55,9 @@ pub fn api_error(e: RestError) -> app::ApiError {
 const MAX_MESSAGE: usize = 2000;
 
 /// The message of an error answer (`{"error_code": .., "message": ..}`, the shape both the
-/// registry and Connect use; of Flink's `{"errors": [..]}` the line of its last `Caused by:`,
-/// where the cause is, deep in a stack trace), else the start of its body, without control
-/// characters.
+/// registry and Connect use; of Flink's `{"errors": [..]}` the line of its deepest `Caused by:`
+/// that says where in the statement the fault is, else of its deepest one, found deep in a
+/// stack trace), else the start of its body, without control characters.
 pub fn error_message(body: &[u8]) -> String {
     #[derive(Deserialize)]
     struct Answer {
@@ -68,8 +68,15 @@ pub fn error_message(body: &[u8]) -> String {
         Ok(Answer { message: Some(m), .. }) => m,
         Ok(Answer { errors: Some(errors), .. }) => {
             let all = errors.join("\n");
-            let from = all.rfind("Caused by: ").unwrap_or(0);
-            all[from..].lines().next().unwrap_or_default().to_string()
+            // The deepest cause that says where in a statement it is, else the deepest one.
+            let causes: Vec<&str> =
+                all.lines().map(str::trim).filter(|l| l.starts_with("Caused by: ")).collect();
+            let placed =
+                causes.iter().rev().find(|l| l.contains("line ") && l.contains(", column "));
+            placed.or(causes.last()).map_or_else(
+                || all.lines().next().unwrap_or_default().to_string(),
+                |l| l.to_string(),
+            )
         }
         _ => String::from_utf8_lossy(body).into_owned(),
     };
@@ -220,4 +227,28 @@ impl RestClient {
 /// removes tabs and line breaks before it reads a segment as a dot segment.
 pub fn rewritten_by_url(segment: &str) -> bool {
     segment == "." || segment == ".." || segment.chars().any(char::is_control)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flink_errors_say_the_cause_that_places_the_fault() {
+        let body = serde_json::json!({"errors": [
+            "Internal server error.",
+            "<Exception on server side:\norg.apache.flink.table.gateway.api.utils.SqlGatewayException: x\n\tat a.b(C.java:1)\nCaused by: org.apache.flink.table.api.ValidationException: SQL validation failed. From line 3, column 6 to line 3, column 30: Object 'secret' not found\n\tat d\nCaused by: org.apache.calcite.runtime.CalciteContextException: From line 3, column 6 to line 3, column 30: Object 'secret' not found\n\tat e\nCaused by: org.apache.calcite.sql.validate.SqlValidatorException: Object 'secret' not found\n\tat f\n\nEnd of exception on server side>"
+        ]})
+        .to_string();
+        assert_eq!(
+            error_message(body.as_bytes()),
+            "Caused by: org.apache.calcite.runtime.CalciteContextException: From line 3, column 6 \
+             to line 3, column 30: Object 'secret' not found"
+        );
+        let unplaced =
+            serde_json::json!({"errors": ["x\nCaused by: a.B: first\nCaused by: c.D: last\n\tat"]});
+        assert_eq!(error_message(unplaced.to_string().as_bytes()), "Caused by: c.D: last");
+        let registry = serde_json::json!({"error_code": 40401, "message": "Subject not found"});
+        assert_eq!(error_message(registry.to_string().as_bytes()), "Subject not found");
+    }
 }

@@ -245,6 +245,18 @@ impl Flink {
     }
 }
 
+/// Flink's verdict on a statement (the gateway answered, with an error) is the author's to
+/// fix: `BAD_REQUEST` on `sql`; not reaching Flink stays `CLIENT`.
+fn statement_error(e: RestError) -> ApiError {
+    let answered = e.status.is_some() && !e.refused;
+    let error = flink_error(e);
+    if answered {
+        ApiError::bad_request("sql", error.message)
+    } else {
+        error
+    }
+}
+
 fn require_read(grant: &Grant, processor: &Resource) -> Result<(), ApiError> {
     grant
         .require(Privilege::SqlProcessors, processor)
@@ -277,7 +289,7 @@ impl Session<'_> {
                 Some(("application/json", body)),
             )
             .await
-            .map_err(flink_error)?;
+            .map_err(statement_error)?;
         let op = submitted.operation;
         let deadline = Instant::now() + RESULT_WAIT;
         let mut rows = Rows::default();
@@ -292,7 +304,7 @@ impl Session<'_> {
                     None,
                 )
                 .await
-                .map_err(flink_error)?;
+                .map_err(statement_error)?;
             let kind = page.get("resultType").and_then(Value::as_str).unwrap_or_default();
             if let Some(columns) = page.pointer("/results/columns").and_then(Value::as_array) {
                 if rows.columns.is_empty() {

@@ -325,7 +325,8 @@ pub fn plan_tables(plan: &str) -> (Vec<String>, Vec<String>) {
     for (marker, out) in [(SCAN, &mut scans), (SINK, &mut sinks)] {
         for (at, _) in tree.match_indices(marker) {
             let rest = &tree[at + marker.len()..];
-            let name = rest.split(']').next().unwrap_or_default().to_string();
+            // A scan may go on with `, metadata=[...]`; a topic's name has no `,` or `]`.
+            let name = rest.split([']', ',']).next().unwrap_or_default().to_string();
             if !out.contains(&name) {
                 out.push(name);
             }
@@ -412,7 +413,7 @@ mod tests {
 
     #[test]
     fn the_tables_a_plan_scans_and_writes() {
-        let plan = "== Abstract Syntax Tree ==\nLogicalSink(table=[default_catalog.default_database.big-orders], fields=[a])\n+- LogicalProject(a=[$0])\n   +- LogicalJoin(condition=[true])\n      :- LogicalTableScan(table=[[default_catalog, default_database, orders]])\n      +- LogicalTableScan(table=[[default_catalog, default_database, customers.v2]])\n\n== Optimized Physical Plan ==\nSink(table=[default_catalog.default_database.big-orders])\n+- TableSourceScan(table=[[default_catalog, default_database, orders]])\nLogicalTableScan(table=[[default_catalog, default_database, not-in-the-tree]])\n";
+        let plan = "== Abstract Syntax Tree ==\nLogicalSink(table=[default_catalog.default_database.big-orders], fields=[a])\n+- LogicalProject(a=[$0])\n   +- LogicalJoin(condition=[true])\n      :- LogicalTableScan(table=[[default_catalog, default_database, orders, metadata=[partition, offset]]])\n      +- LogicalTableScan(table=[[default_catalog, default_database, customers.v2]])\n\n== Optimized Physical Plan ==\nSink(table=[default_catalog.default_database.big-orders])\n+- TableSourceScan(table=[[default_catalog, default_database, orders]])\nLogicalTableScan(table=[[default_catalog, default_database, not-in-the-tree]])\n";
         let (scans, sinks) = plan_tables(plan);
         assert_eq!(scans, ["orders", "customers.v2"]);
         assert_eq!(sinks, ["big-orders"]);

@@ -19,6 +19,7 @@ mod groups;
 mod masking;
 mod mcp;
 mod metrics;
+mod processors;
 mod produce;
 mod quotas;
 mod records;

@@ -1,0 +1,323 @@
+//! SQL processors through klens, against the dev stack's Kafka and Flink: a processor that
+//! filters and reshapes real JSON records, its output read back by a consumer of its own; its
+//! job seen by Flink's REST API; stopped with a savepoint and resumed with no record lost or
+//! doubled; scaled; deleted. And the refusals: each missing grant answered before any job
+//! reaches Flink, a topic the caller may not read answered exactly as one that does not exist,
+//! and a statement error with its line and column.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use rdkafka::consumer::{BaseConsumer, Consumer};
+use rdkafka::message::Message;
+use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
+use rdkafka::ClientConfig;
+use serde_json::{json, Value};
+
+use crate::support::*;
+
+/// dev/stack's Flink: the JobManager's REST API and the SQL Gateway.
+const FLINK_REST: &str = "http://127.0.0.1:18086";
+const FLINK_GATEWAY: &str = "http://127.0.0.1:18087";
+
+fn yaml(rest: &str) -> String {
+    format!(
+        "clusters:\n  - name: local\n    bootstrap_servers: {OPEN_PORT}\n    writable: true\n    flink:\n      sql_gateway: {FLINK_GATEWAY}\n      rest: {FLINK_REST}\n      properties:\n        bootstrap.servers: {OPEN_PORT}\n{rest}"
+    )
+}
+
+/// Orders as JSON: `id`, `total` (ten times the id), a nested `ship.city`; keyed by id.
+fn produce_orders(topic: &str, ids: std::ops::Range<i64>) {
+    let producer: BaseProducer =
+        ClientConfig::new().set("bootstrap.servers", OPEN_PORT).create().expect("producer");
+    for id in ids {
+        let value = json!({"id": id, "total": (id * 10) as f64, "ship": {"city": format!("city-{}", id % 3)}, "tags": ["a"]})
+            .to_string();
+        let key = format!("k{id}");
+        producer
+            .send(BaseRecord::to(topic).key(&key).payload(&value))
+            .unwrap_or_else(|(e, _)| panic!("send: {e}"));
+    }
+    producer.flush(Duration::from_secs(10)).expect("flush");
+}
+
+/// Every value of `topic` a consumer of its own reads, as JSON, until `count` or `wait`.
+fn read_json(topic: &str, count: usize, wait: Duration) -> Vec<Value> {
+    let consumer: BaseConsumer = ClientConfig::new()
+        .set("bootstrap.servers", OPEN_PORT)
+        .set("group.id", unique("it-proc-reader"))
+        .set("auto.offset.reset", "earliest")
+        .set("enable.auto.commit", "false")
+        .create()
+        .expect("consumer");
+    consumer.subscribe(&[topic]).expect("subscribe");
+    let deadline = std::time::Instant::now() + wait;
+    let mut values = Vec::new();
+    while values.len() < count && std::time::Instant::now() < deadline {
+        if let Some(Ok(m)) = consumer.poll(Duration::from_millis(200)) {
+            if let Some(v) = m.payload().and_then(|p| serde_json::from_slice(p).ok()) {
+                values.push(v);
+            }
+        }
+    }
+    // A moment more: anything beyond `count` would be a doubled record.
+    let until = std::time::Instant::now() + Duration::from_secs(2);
+    while std::time::Instant::now() < until {
+        if let Some(Ok(m)) = consumer.poll(Duration::from_millis(200)) {
+            if let Some(v) = m.payload().and_then(|p| serde_json::from_slice(p).ok()) {
+                values.push(v);
+            }
+        }
+    }
+    values
+}
+
+async fn flink_get(path: &str) -> Value {
+    reqwest::get(format!("{FLINK_REST}/{path}"))
+        .await
+        .expect("Flink answers")
+        .json()
+        .await
+        .expect("JSON")
+}
+
+/// The jobs Flink knows under a processor's job name, with their states.
+async fn jobs_named(processor: &str) -> Vec<(String, String)> {
+    let overview = flink_get("jobs/overview").await;
+    let name = format!("klens-processor-{processor}");
+    overview["jobs"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|j| j["name"] == name)
+        .map(|j| {
+            (
+                j["jid"].as_str().unwrap_or_default().to_string(),
+                j["state"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect()
+}
+
+async fn job_state(id: &str) -> String {
+    flink_get(&format!("jobs/{id}")).await["state"].as_str().unwrap_or_default().to_string()
+}
+
+async fn wait_for_state(id: &str, states: &[&str]) -> String {
+    let mut state = String::new();
+    for _ in 0..100 {
+        state = job_state(id).await;
+        if states.contains(&state.as_str()) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    state
+}
+
+/// The ids of the output's records, each with how often it came.
+fn counted(values: &[Value]) -> BTreeMap<i64, usize> {
+    let mut ids = BTreeMap::new();
+    for v in values {
+        *ids.entry(v["id"].as_i64().unwrap_or(-1)).or_default() += 1;
+    }
+    ids
+}
+
+#[tokio::test]
+async fn a_processor_filters_records_and_keeps_them_through_stop_resume_and_scale() {
+    let input = unique("it-proc-in");
+    let output = unique("it-proc-out");
+    let name = unique("it-proc").replace('_', "-");
+    create_topic(&input, 2).await;
+    create_topic(&output, 1).await;
+    produce_orders(&input, 0..20);
+    let (router, catalog) = router_and_catalog(&yaml("")).await;
+    let local = catalog.get("local").expect("local");
+    refresh_until(local, |e| e.topic_metadata(&output).ok().flatten().is_some()).await;
+    let sql = format!(
+        "INSERT INTO `{output}`\nSELECT id, total, ship.city AS city\nFROM `{input}` WHERE total >= 100"
+    );
+    let body =
+        |dry_run: bool| json!({"cluster": "local", "name": name, "sql": sql, "dry_run": dry_run});
+
+    // The preview: Flink's plan, what it reads and writes, the first rows; no job stays.
+    let (code, preview) = post(&router, "/api/create_processor", body(true)).await;
+    assert_eq!(code, 200, "{preview}");
+    assert_eq!(preview["reads"], json!([input]), "{preview}");
+    assert_eq!(preview["writes"], json!(output), "{preview}");
+    assert_eq!(preview["columns"], json!(["id", "total", "city"]), "{preview}");
+    let rows = preview["rows"].as_array().expect("rows");
+    assert!(!rows.is_empty() && rows.len() <= 20, "{preview}");
+    assert!(rows.iter().all(|r| r[1].as_f64().is_some_and(|t| t >= 100.0)), "{preview}");
+    assert!(preview["plan"].as_str().is_some_and(|p| p.contains("LogicalFilter")), "{preview}");
+    assert!(read_json(&output, 1, Duration::from_secs(1)).is_empty(), "a preview wrote records");
+
+    // Created: ten orders of the twenty pass, reshaped, as a consumer of its own reads them.
+    let (code, created) = post(&router, "/api/create_processor", body(false)).await;
+    assert_eq!(code, 200, "{created}");
+    let job = created["job"].as_str().expect("a job").to_string();
+    assert_eq!(wait_for_state(&job, &["RUNNING"]).await, "RUNNING");
+    let first = read_json(&output, 10, Duration::from_secs(60));
+    assert_eq!(counted(&first), (10..20).map(|i| (i, 1)).collect(), "{first:?}");
+    assert!(first.contains(&json!({"id": 10, "total": 100.0, "city": "city-1"})), "{first:?}");
+    let (code, listed) = get_json(&router, "/api/processors?cluster=local").await;
+    assert_eq!(code, 200);
+    let mine = listed["processors"].as_array().into_iter().flatten().find(|p| p["name"] == name);
+    assert_eq!(mine.map(|p| p["state"].clone()), Some(json!("RUNNING")), "{listed}");
+
+    // Stopped with a savepoint: Flink finishes the job; records written meanwhile wait.
+    let (code, stopped) =
+        post(&router, "/api/stop_processor", json!({"cluster": "local", "name": name})).await;
+    assert_eq!(code, 200, "{stopped}");
+    let savepoint = stopped["savepoint"].as_str().expect("a savepoint").to_string();
+    assert!(savepoint.contains("savepoint"), "{savepoint}");
+    assert_eq!(wait_for_state(&job, &["FINISHED"]).await, "FINISHED");
+    let (_, detail) = get_json(&router, &format!("/api/processor?cluster=local&name={name}")).await;
+    assert_eq!(
+        (detail["processor"]["state"].as_str(), detail["savepoint"].as_str()),
+        (Some("STOPPED"), Some(savepoint.as_str())),
+        "{detail}"
+    );
+    produce_orders(&input, 20..30);
+
+    // Resumed from the savepoint: the new orders come once, none of the first again.
+    let (code, resumed) =
+        post(&router, "/api/resume_processor", json!({"cluster": "local", "name": name})).await;
+    assert_eq!(code, 200, "{resumed}");
+    let second_job = resumed["job"].as_str().expect("a job").to_string();
+    assert_ne!(second_job, job);
+    let all = read_json(&output, 20, Duration::from_secs(60));
+    assert_eq!(counted(&all), (10..30).map(|i| (i, 1)).collect(), "lost or doubled: {all:?}");
+
+    // Scaled to two: a job of parallelism 2 from the next savepoint.
+    let (code, scaled) = post(
+        &router,
+        "/api/scale_processor",
+        json!({"cluster": "local", "name": name, "parallelism": 2}),
+    )
+    .await;
+    assert_eq!(code, 200, "{scaled}");
+    let third_job = scaled["job"].as_str().expect("a job").to_string();
+    assert_eq!(wait_for_state(&third_job, &["RUNNING"]).await, "RUNNING");
+    let vertices = flink_get(&format!("jobs/{third_job}")).await;
+    let parallelism: Vec<i64> = vertices["vertices"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|v| v["parallelism"].as_i64())
+        .collect();
+    assert!(parallelism.contains(&2), "{vertices}");
+
+    // Deleted: its job cancelled, the processor gone from the list.
+    let (code, deleted) =
+        post(&router, "/api/delete_processor", json!({"cluster": "local", "name": name})).await;
+    assert_eq!(code, 200, "{deleted}");
+    assert_eq!(wait_for_state(&third_job, &["CANCELED"]).await, "CANCELED");
+    let (_, listed) = get_json(&router, "/api/processors?cluster=local").await;
+    assert!(!listed.to_string().contains(&name), "{listed}");
+}
+
+#[tokio::test]
+async fn refusals_come_before_flink_runs_anything_and_a_hidden_topic_is_a_missing_one() {
+    let n = unique("x").trim_start_matches("x-").to_string();
+    let input = format!("payments-it-proc-in-{n}");
+    let output = format!("payments-it-proc-out-{n}");
+    let secret = format!("it-proc-hidden-{n}");
+    let missing = format!("it-proc-absent-{n}");
+    create_topic(&input, 1).await;
+    create_topic(&output, 1).await;
+    create_topic(&secret, 1).await;
+    produce_orders(&input, 0..3);
+    produce_orders(&secret, 0..3);
+    // alice kafka-admins, bob kafka-viewers, dave kafka-operators and kafka-viewers, erin
+    // payments-team, carol nothing.
+    let roles = "  roles:\n    all: [sql_processors, manage_sql_processors, records, produce]\n    no-produce: [sql_processors, manage_sql_processors, records]\n    viewer: [sql_processors, records]\n  bindings:\n    - groups: [kafka-admins]\n      role: all\n    - groups: [kafka-viewers]\n      role: viewer\n    - groups: [kafka-operators]\n      role: no-produce\n    - groups: [payments-team]\n      role: all\n      resources:\n        topics: [\"payments-*\"]\n";
+    let (router, catalog) = router_and_catalog(&yaml(&auth_block(roles))).await;
+    let local = catalog.get("local").expect("local");
+    refresh_until(local, |e| e.topic_metadata(&secret).ok().flatten().is_some()).await;
+    let body = |name: &str, sql: String| json!({"cluster": "local", "name": name, "sql": sql, "dry_run": true});
+
+    // bob holds no MANAGE_SQL_PROCESSORS.
+    let bob = sign_in(&router, "bob").await;
+    let name = format!("it-proc-{n}");
+    let (code, refused) = post_as(
+        &router,
+        &bob,
+        "/api/create_processor",
+        body(&name, format!("INSERT INTO `{output}` SELECT * FROM `{input}`")),
+    )
+    .await;
+    assert_eq!(
+        (code.as_u16(), refused["privilege"].as_str()),
+        (403, Some("MANAGE_SQL_PROCESSORS")),
+        "{refused}"
+    );
+    // carol sees no cluster.
+    let carol = sign_in(&router, "carol").await;
+    let (code, refused) = post_as(
+        &router,
+        &carol,
+        "/api/create_processor",
+        body(&name, format!("INSERT INTO `{output}` SELECT * FROM `{input}`")),
+    )
+    .await;
+    assert_eq!(
+        (code.as_u16(), refused["code"].as_str()),
+        (404, Some("UNKNOWN_CLUSTER")),
+        "{refused}"
+    );
+    // dave may not write the output: it is never declared, and Flink does not know it.
+    let dave = sign_in(&router, "dave").await;
+    let (code, refused) = post_as(
+        &router,
+        &dave,
+        "/api/create_processor",
+        body(&name, format!("INSERT INTO `{output}` SELECT * FROM `{input}`")),
+    )
+    .await;
+    assert_ne!(code.as_u16(), 200, "{refused}");
+    assert!(refused["message"].as_str().is_some_and(|m| m.contains(&output)), "{refused}");
+
+    // erin's scope covers payments-*: a topic outside it answers exactly as a missing one.
+    let erin = sign_in(&router, "erin").await;
+    let sql = |from: &str| format!("INSERT INTO `{output}`\nSELECT id, total\nFROM `{from}`");
+    let (code_hidden, hidden) =
+        post_as(&router, &erin, "/api/create_processor", body(&name, sql(&secret))).await;
+    let (code_missing, absent) =
+        post_as(&router, &erin, "/api/create_processor", body(&name, sql(&missing))).await;
+    assert_eq!(code_hidden, code_missing);
+    assert_eq!(code_hidden.as_u16(), 400, "{hidden}");
+    let hidden_words = hidden["message"].as_str().unwrap_or_default().replace(&secret, "T");
+    let absent_words = absent["message"].as_str().unwrap_or_default().replace(&missing, "T");
+    assert_eq!(hidden_words, absent_words);
+    assert!(hidden_words.contains("line 3, column"), "{hidden_words}");
+    // Inside her scope her preview runs.
+    let (code, preview) =
+        post_as(&router, &erin, "/api/create_processor", body(&name, sql(&input))).await;
+    assert_eq!(code, 200, "{preview}");
+
+    // A statement error says where it is.
+    let alice = sign_in(&router, "alice").await;
+    let (code, wrong) = post_as(
+        &router,
+        &alice,
+        "/api/create_processor",
+        body(&name, format!("INSERT INTO `{output}` SELECT nope FROM `{input}`")),
+    )
+    .await;
+    assert_eq!(code.as_u16(), 400, "{wrong}");
+    assert!(
+        wrong["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("line 1, column") && m.contains("nope")),
+        "{wrong}"
+    );
+
+    // None of it left a job with Flink.
+    assert!(
+        jobs_named(&name).await.iter().all(|(_, s)| s != "RUNNING"),
+        "{:?}",
+        jobs_named(&name).await
+    );
+}
