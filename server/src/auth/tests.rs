@@ -320,3 +320,43 @@ mcp:
     assert!(on(&Subject::Mcp, Records, Resource::topic("ledger")).is_ok());
     assert!(on(&Subject::Mcp, Records, Resource::topic("payments-eu")).is_err());
 }
+
+/// A cluster with Flink keeps its processors' definitions in a topic nobody reads or changes
+/// through klens, whatever they hold; a cluster without Flink has no such topic.
+#[test]
+fn the_definitions_topic_of_a_cluster_with_flink_is_protected() {
+    let policy = policy(
+        "clusters:
+  - name: prod
+    bootstrap_servers: p:9092
+    writable: true
+    flink:
+      sql_gateway: http://gw:8083
+      rest: http://jm:8081
+      properties:
+        bootstrap.servers: p:9092
+  - name: staging
+    bootstrap_servers: s:9092
+    writable: true
+",
+    );
+    let topic = Resource::topic(crate::processor::DEFINITIONS_TOPIC);
+    for privilege in
+        [Privilege::Records, Privilege::Produce, Privilege::DeleteTopics, Privilege::Unmask]
+    {
+        let refused =
+            policy.decide(&Subject::Anonymous, "prod", Action::new(privilege, topic.clone()));
+        assert_eq!(
+            refused.map(|_| ()).map_err(|e| e.code),
+            Err(ErrorCode::ProtectedTopic),
+            "{privilege}"
+        );
+        let elsewhere =
+            policy.decide(&Subject::Anonymous, "staging", Action::new(privilege, topic.clone()));
+        assert!(elsewhere.is_ok(), "{privilege} on staging");
+    }
+    // Its configs stay readable, as the audit topic's do.
+    assert!(policy
+        .decide(&Subject::Anonymous, "prod", Action::new(Privilege::TopicConfigs, topic))
+        .is_ok());
+}
