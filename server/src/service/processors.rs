@@ -112,8 +112,13 @@ async fn find(
             "There is no processor named \"{name}\" in cluster \"{cluster}\"."
         ))
     };
-    if privilege.is_write() && !access.writable {
-        return Err(ApiError::read_only_cluster(cluster));
+    // A read-only cluster, or a caller holding the privilege on no processor at all, is refused
+    // before any processor is looked up.
+    if privilege.is_write() && !access.writable || !access.can(privilege) {
+        let unnamed = Resource::Processor { name: name.to_string(), topics: Vec::new() };
+        if let Some(refused) = access.decide(&Action::new(privilege, unnamed)).into_error(cluster) {
+            return Err(refused);
+        }
     }
     let definition = flink.store.all().await?.remove(name).ok_or_else(missing)?;
     // One the caller holds nothing on is one that does not exist; one they see but may not

@@ -5,9 +5,11 @@
 //! and TypeScript SDKs talk to a real listener in the browser suite.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
+use rdkafka::ClientConfig;
 use serde_json::{json, Value};
 use server::catalog::Catalog;
 use server::service::Service;
@@ -21,7 +23,7 @@ pub(crate) const SECRET: &str = "mcp-test-secret";
 fn yaml(privileges: &str, secret: bool) -> String {
     let cluster = |name: &str, writable: bool| {
         format!(
-            "{}    writable: {writable}\n    schema_registry:\n      url: http://127.0.0.1:18081/apis/ccompat/v7\n    connect:\n      - name: dev\n        url: {CONNECT}\n",
+            "{}    writable: {writable}\n    schema_registry:\n      url: http://127.0.0.1:18081/apis/ccompat/v7\n    connect:\n      - name: dev\n        url: {CONNECT}\n    flink:\n      sql_gateway: http://127.0.0.1:18087\n      rest: http://127.0.0.1:18086\n      properties:\n        bootstrap.servers: {OPEN_PORT}\n",
             scram_cluster(name, "klens-secret")
         )
     };
@@ -350,6 +352,31 @@ async fn reads_are_bounded_and_answer_the_catalog() {
 /// data (writes as dry runs, so the table changes nothing).
 /// The connector the matrix describes, made through Connect's REST API.
 const MATRIX_SINK: &str = "it-mcp-matrix-sink";
+/// A processor defined for the matrix: its definition only, as klens keeps it (no job).
+const MATRIX_PROCESSOR: &str = "it-mcp-matrix-processor";
+
+/// Writes `MATRIX_PROCESSOR`'s definition into the stack's definitions topic, as klens's store
+/// would, so that describing it reads a real record.
+async fn define_matrix_processor() {
+    use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
+    use rdkafka::client::DefaultClientContext;
+    use rdkafka::producer::{FutureProducer, FutureRecord};
+    let topic = server::processor::DEFINITIONS_TOPIC;
+    let admin: AdminClient<DefaultClientContext> =
+        ClientConfig::new().set("bootstrap.servers", OPEN_PORT).create().expect("admin");
+    let new = NewTopic::new(topic, 1, TopicReplication::Fixed(1)).set("cleanup.policy", "compact");
+    let _ = admin.create_topics([&new], &AdminOptions::new()).await.expect("answered");
+    let definition = json!({"name": MATRIX_PROCESSOR, "sql": "INSERT INTO `orders-copy` SELECT * FROM `orders`", "parallelism": 1, "inputs": ["orders"], "output": "orders-copy", "desired": "stopped", "created_at": 0, "changed_at": 0}).to_string();
+    let producer: FutureProducer =
+        ClientConfig::new().set("bootstrap.servers", OPEN_PORT).create().expect("producer");
+    producer
+        .send(
+            FutureRecord::to(topic).key(MATRIX_PROCESSOR).payload(&definition),
+            Duration::from_secs(10),
+        )
+        .await
+        .expect("defined");
+}
 
 fn sample(tool: &str, cluster: &str) -> Value {
     let schema = r#"{"type": "record", "name": "M", "fields": [{"name": "a", "type": "int"}]}"#;
@@ -363,6 +390,7 @@ fn sample(tool: &str, cluster: &str) -> Value {
         "klens_connector_describe" => {
             json!({"cluster": cluster, "connect": "dev", "name": MATRIX_SINK})
         }
+        "klens_processor_describe" => json!({"cluster": cluster, "name": MATRIX_PROCESSOR}),
         "klens_records_read" => json!({"cluster": cluster, "topic": "orders", "limit": 3}),
         "klens_record_get" => {
             json!({"cluster": cluster, "topic": "orders", "partition": 0, "offset": 0})
@@ -384,7 +412,8 @@ fn sample(tool: &str, cluster: &str) -> Value {
 /// outside cluster: the answer is the decision's, and the same the UI's would be.
 #[tokio::test]
 async fn every_tool_answers_the_decision_for_every_ceiling_and_cluster() {
-    let all = "records, topic_configs, broker_configs, schema_text, acls, audit, connectors, replications, create_topics, produce, register_schemas";
+    let all = "records, topic_configs, broker_configs, schema_text, acls, audit, connectors, replications, sql_processors, create_topics, produce, register_schemas";
+    define_matrix_processor().await;
     let file = std::env::temp_dir().join(MATRIX_SINK);
     let sink = serde_json::json!({
         "connector.class": "org.apache.kafka.connect.file.FileStreamSinkConnector",
@@ -398,7 +427,7 @@ async fn every_tool_answers_the_decision_for_every_ceiling_and_cluster() {
         .iter()
         .map(|t| (t.name.to_string(), t.privilege.map(|p| p.wire_name().to_string()), t.write))
         .collect();
-    assert_eq!(tools.len(), 20);
+    assert_eq!(tools.len(), 22);
     for (tool, privilege, write) in &tools {
         for (ceiling, holds) in [(&full, true), (&bare, false)] {
             for cluster in ["rw", "ro", "outside"] {
