@@ -69,6 +69,7 @@ demo: demo-ready
 	dev/demo-config > target/demo-config.yaml
 	@echo
 	@echo "klens: http://127.0.0.1:8080   (config: target/demo-config.yaml, Ctrl-C to stop)"
+	dev/demo-processor > target/demo-processor.log 2>&1 &
 	target/demo/klens --config target/demo-config.yaml
 
 ## The same with sign-in through the local OIDC provider (users in README.md).

@@ -370,6 +370,10 @@ class Seeder:
                             "timestamp": value["created_at"]})
         self.produce("orders", records)
 
+    def big_orders(self) -> None:
+        """The topic `make demo`'s SQL processor writes the orders over 500 into (dev/demo-processor)."""
+        self.ensure_topic("big-orders", 1)
+
     def payments_avro(self) -> None:
         rng = random.Random("payments_avro")  # deterministic data per topic
         subject = "payments-avro-value"
@@ -764,6 +768,7 @@ def main() -> None:
     s.scram_users()
     s.acls()
     s.orders()
+    s.big_orders()
     s.payments_avro()
     s.users_proto()
     s.shipments_json()
