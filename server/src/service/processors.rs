@@ -187,6 +187,19 @@ async fn declare(
         let Ok(Some(topic)) = granted.entry.topic_metadata(input) else {
             continue;
         };
+        // A query can move a masked field into one no rule names, so a topic masked for the
+        // caller is an input only for a caller holding UNMASK on it. They read its records,
+        // so saying so tells them nothing new.
+        if service.mask(caller, cluster, input).is_some() {
+            return Err(ApiError::bad_request(
+                "sql",
+                format!(
+                    "Topic \"{input}\" is masked for you (the masking rules name it): a processor \
+                     reads it only for a caller holding UNMASK on it, since a query could copy a \
+                     masked field into one no rule masks."
+                ),
+            ));
+        }
         let (records, starts) = crate::records::for_processor(
             &granted.grant,
             &granted.link(),
@@ -262,13 +275,13 @@ fn topics_allowed(
     Ok(())
 }
 
-/// Opens a session that runs jobs as `name`'s at `parallelism`, from `savepoint` if given.
+/// Opens a session that runs jobs under `job_name` at `parallelism`, from `savepoint` if given.
 async fn job_session<'f>(
-    flink: &'f Flink, granted: &Granted, resource: &Resource, name: &str, parallelism: u32,
+    flink: &'f Flink, granted: &Granted, resource: &Resource, job_name: &str, parallelism: u32,
     savepoint: Option<&str>,
 ) -> Result<Session<'f>, ApiError> {
     let mut properties = serde_json::json!({
-        "pipeline.name": model::job_name(name),
+        "pipeline.name": job_name,
         "parallelism.default": parallelism.to_string(),
     });
     if let Some(savepoint) = savepoint {
@@ -285,8 +298,9 @@ async fn start(
 ) -> Result<String, ApiError> {
     let statement = sql::parse(&definition.sql).map_err(|e| ApiError::bad_request("sql", e))?;
     let resource = definition.resource();
+    let job_name = model::job_name(&definition.name);
     let session =
-        job_session(flink, granted, &resource, &definition.name, definition.parallelism, savepoint)
+        job_session(flink, granted, &resource, &job_name, definition.parallelism, savepoint)
             .await?;
     let group = model::group_of(&definition.name);
     let run = async {
@@ -353,7 +367,11 @@ async fn create(
         }
         // A preview is a write attempt too: recorded before Flink sees the statement.
         service.open(&mut granted.grant).await?;
-        let session = job_session(&flink, &granted, &at_first, &name, parallelism, None).await?;
+        // A preview's bounded job is named apart from the processor's own.
+        let job_name =
+            if dry_run { format!("klens-preview-{name}") } else { model::job_name(&name) };
+        let session =
+            job_session(&flink, &granted, &at_first, &job_name, parallelism, None).await?;
         let preview = async {
             let reading = |starts: &[(i32, i64)]| {
                 if dry_run {

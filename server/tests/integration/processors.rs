@@ -81,15 +81,15 @@ async fn flink_get(path: &str) -> Value {
         .expect("JSON")
 }
 
-/// The jobs Flink knows under a processor's job name, with their states.
+/// The jobs Flink knows under a processor's job name or its previews', with their states.
 async fn jobs_named(processor: &str) -> Vec<(String, String)> {
     let overview = flink_get("jobs/overview").await;
-    let name = format!("klens-processor-{processor}");
+    let names = [format!("klens-processor-{processor}"), format!("klens-preview-{processor}")];
     overview["jobs"]
         .as_array()
         .into_iter()
         .flatten()
-        .filter(|j| j["name"] == name)
+        .filter(|j| names.iter().any(|n| j["name"] == n.as_str()))
         .map(|j| {
             (
                 j["jid"].as_str().unwrap_or_default().to_string(),
@@ -225,17 +225,24 @@ async fn refusals_come_before_flink_runs_anything_and_a_hidden_topic_is_a_missin
     let output = format!("payments-it-proc-out-{n}");
     let secret = format!("it-proc-hidden-{n}");
     let missing = format!("it-proc-absent-{n}");
+    let masked = format!("payments-it-proc-masked-{n}");
     create_topic(&input, 1).await;
+    create_topic(&masked, 1).await;
     create_topic(&output, 1).await;
     create_topic(&secret, 1).await;
     produce_orders(&input, 0..3);
     produce_orders(&secret, 0..3);
+    produce_orders(&masked, 0..3);
     // alice kafka-admins, bob kafka-viewers, dave kafka-operators and kafka-viewers, erin
     // payments-team, carol nothing.
     let roles = "  roles:\n    all: [sql_processors, manage_sql_processors, records, produce]\n    no-produce: [sql_processors, manage_sql_processors, records]\n    viewer: [sql_processors, records]\n  bindings:\n    - groups: [kafka-admins]\n      role: all\n    - groups: [kafka-viewers]\n      role: viewer\n    - groups: [kafka-operators]\n      role: no-produce\n    - groups: [payments-team]\n      role: all\n      resources:\n        topics: [\"payments-*\"]\n";
-    let (router, catalog) = router_and_catalog(&yaml(&auth_block(roles))).await;
+    let masking = format!(
+        "masking:\n  - topics: [\"{masked}\"]\n    fields: [total]\n    strategy: redact\n"
+    );
+    let (router, catalog) =
+        router_and_catalog(&yaml(&format!("{masking}{}", auth_block(roles)))).await;
     let local = catalog.get("local").expect("local");
-    refresh_until(local, |e| e.topic_metadata(&secret).ok().flatten().is_some()).await;
+    refresh_until(local, |e| e.topic_metadata(&masked).ok().flatten().is_some()).await;
     let body = |name: &str, sql: String| json!({"cluster": "local", "name": name, "sql": sql, "dry_run": true});
 
     // bob holds no MANAGE_SQL_PROCESSORS.
@@ -292,6 +299,12 @@ async fn refusals_come_before_flink_runs_anything_and_a_hidden_topic_is_a_missin
     let absent_words = absent["message"].as_str().unwrap_or_default().replace(&missing, "T");
     assert_eq!(hidden_words, absent_words);
     assert!(hidden_words.contains("line 3, column"), "{hidden_words}");
+    // A topic masked for her (she holds no UNMASK) is no input: a query could copy the masked
+    // field into another.
+    let (code, refused) =
+        post_as(&router, &erin, "/api/create_processor", body(&name, sql(&masked))).await;
+    assert_eq!((code.as_u16(), refused["field"].as_str()), (400, Some("sql")), "{refused}");
+    assert!(refused["message"].as_str().is_some_and(|m| m.contains("masked for you")), "{refused}");
     // Inside her scope her preview runs.
     let (code, preview) =
         post_as(&router, &erin, "/api/create_processor", body(&name, sql(&input))).await;
