@@ -389,23 +389,7 @@ pub async fn for_replication(
         return Err(ApiError::new(app::ErrorCode::Client, "Not a replication's read."));
     }
     grant.require(privilege, replication)?;
-    let deadline = Instant::now() + PAGE_DEADLINE;
-    let clients = link.clients()?;
-    let mut bounds = bounds(&clients, topic, deadline).await?;
-    if let Some(only) = only {
-        bounds.retain(|p, _| *p == only);
-    }
-    let ends = bounds.iter().map(|(p, (_, high))| (*p, *high)).collect();
-    let request = PageRequest {
-        topic: topic.name.clone(),
-        start: Start::Backward(ends),
-        bounds,
-        limit: limit.max(1),
-        filter: None,
-        deadline,
-        max_bytes: Some(max_bytes),
-    };
-    Ok(read(link, request).await?.records)
+    Ok(newest(link, topic, only, limit, max_bytes).await?.0)
 }
 
 /// The newest `limit` records of `topic` (at most `max_bytes` each), raw, from which a SQL
@@ -416,22 +400,35 @@ pub async fn for_processor(
     grant: &Grant, link: &Link, topic: &Topic, limit: usize, max_bytes: u64, per_partition: i64,
 ) -> Result<(Vec<RawRecord>, Vec<(i32, i64)>), ApiError> {
     grant.require_topic(Privilege::Records, &topic.name)?;
-    let deadline = Instant::now() + PAGE_DEADLINE;
-    let clients = link.clients()?;
-    let bounds = bounds(&clients, topic, deadline).await?;
+    let (records, bounds) = newest(link, topic, None, limit, max_bytes).await?;
     let starts =
         bounds.iter().map(|(p, (low, high))| (*p, (*high - per_partition).max(*low))).collect();
+    Ok((records, starts))
+}
+
+/// The newest `limit` records of `topic` (of partition `only`, or of all) of at most
+/// `max_bytes` each, and the partitions' bounds they were read within. The callers above hold
+/// the grant for it.
+async fn newest(
+    link: &Link, topic: &Topic, only: Option<i32>, limit: usize, max_bytes: u64,
+) -> Result<(Vec<RawRecord>, Bounds), ApiError> {
+    let deadline = Instant::now() + PAGE_DEADLINE;
+    let clients = link.clients()?;
+    let mut bounds = bounds(&clients, topic, deadline).await?;
+    if let Some(only) = only {
+        bounds.retain(|p, _| *p == only);
+    }
     let ends = bounds.iter().map(|(p, (_, high))| (*p, *high)).collect();
     let request = PageRequest {
         topic: topic.name.clone(),
         start: Start::Backward(ends),
-        bounds,
+        bounds: bounds.clone(),
         limit: limit.max(1),
         filter: None,
         deadline,
         max_bytes: Some(max_bytes),
     };
-    Ok((read(link, request).await?.records, starts))
+    Ok((read(link, request).await?.records, bounds))
 }
 
 async fn read(link: &Link, request: PageRequest) -> Result<PageRead, ApiError> {

@@ -290,6 +290,17 @@ async fn job_session<'f>(
     flink.session(&granted.grant, resource, properties).await
 }
 
+/// The id of the job an `INSERT` started: the one value of its answer.
+fn job_of(inserted: crate::flink::Rows) -> Result<String, ApiError> {
+    inserted
+        .rows
+        .first()
+        .and_then(|r| r.first())
+        .and_then(|v| v.as_str())
+        .map(str::to_string)
+        .ok_or_else(|| ApiError::new(ErrorCode::Client, "Flink started no job for the statement."))
+}
+
 /// Starts `definition`'s statement as a job in a fresh session, its tables declared as the
 /// caller may use them now; answers the job's id.
 async fn start(
@@ -308,16 +319,7 @@ async fn start(
             Reading::Group(group.clone())
         })
         .await?;
-        let inserted = session.run(&definition.sql, 1).await?;
-        inserted
-            .rows
-            .first()
-            .and_then(|r| r.first())
-            .and_then(|v| v.as_str())
-            .map(str::to_string)
-            .ok_or_else(|| {
-                ApiError::new(ErrorCode::Client, "Flink started no job for the statement.")
-            })
+        job_of(session.run(&definition.sql, 1).await?)
     };
     let answer = run.await;
     session.close().await;
@@ -426,15 +428,7 @@ async fn create(
         }
         let inserted = session.run(&text, 1).await;
         session.close().await;
-        let job = inserted?
-            .rows
-            .first()
-            .and_then(|r| r.first())
-            .and_then(|v| v.as_str())
-            .map(str::to_string)
-            .ok_or_else(|| {
-                ApiError::new(ErrorCode::Client, "Flink started no job for the statement.")
-            })?;
+        let job = job_of(inserted?)?;
         let now = now_ms();
         let definition = Definition {
             name: name.clone(),
