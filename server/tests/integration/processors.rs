@@ -132,7 +132,11 @@ async fn a_processor_filters_records_and_keeps_them_through_stop_resume_and_scal
     create_topic(&input, 2).await;
     create_topic(&output, 1).await;
     produce_orders(&input, 0..20);
-    let (router, catalog) = router_and_catalog(&yaml("")).await;
+    let dir = std::env::temp_dir().join(unique("klens-proc-audit"));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let audit = dir.join("audit.ndjson");
+    let (router, catalog) =
+        router_and_catalog(&yaml(&format!("audit:\n  file: {}\n", audit.display()))).await;
     let local = catalog.get("local").expect("local");
     refresh_until(local, |e| e.topic_metadata(&output).ok().flatten().is_some()).await;
     let sql = format!(
@@ -216,6 +220,29 @@ async fn a_processor_filters_records_and_keeps_them_through_stop_resume_and_scal
     assert_eq!(wait_for_state(&third_job, &["CANCELED"]).await, "CANCELED");
     let (_, listed) = get_json(&router, "/api/processors?cluster=local").await;
     assert!(!listed.to_string().contains(&name), "{listed}");
+
+    // Every change, the preview too, was recorded before Flink saw it and after, under
+    // MANAGE_SQL_PROCESSORS on the processor.
+    let events: Vec<Value> = std::fs::read_to_string(&audit)
+        .expect("the audit file")
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect();
+    let recorded: Vec<(String, String, bool)> = events
+        .iter()
+        .map(|e| {
+            assert_eq!(e["privilege"], "MANAGE_SQL_PROCESSORS", "{e}");
+            let resource = (e["resource"]["kind"].as_str(), e["resource"]["name"].as_str());
+            assert_eq!(resource, (Some("processor"), Some(name.as_str())), "{e}");
+            let phase = e["phase"].as_str().unwrap_or_default().to_string();
+            let decision = e["decision"].as_str().unwrap_or_default().to_string();
+            (phase, decision, e["dry_run"].as_bool().unwrap_or_default())
+        })
+        .collect();
+    let phases: Vec<&str> = recorded.iter().map(|(p, ..)| p.as_str()).collect();
+    assert_eq!(phases, ["attempt", "outcome"].repeat(6), "{events:?}");
+    assert!(recorded.iter().all(|(_, decision, _)| decision == "allowed"), "{recorded:?}");
+    assert_eq!(recorded.iter().filter(|(_, _, dry)| *dry).count(), 2, "{recorded:?}");
 }
 
 #[tokio::test]
