@@ -281,6 +281,9 @@ async fn job_session<'f>(
     savepoint: Option<&str>,
 ) -> Result<Session<'f>, ApiError> {
     let mut properties = serde_json::json!({
+        // No hint may change a declared table's options (its topic, its client properties):
+        // the statement is refused with one anyway, and Flink refuses one besides.
+        "table.dynamic-table-options.enabled": "false",
         "pipeline.name": job_name,
         "parallelism.default": parallelism.to_string(),
     });

@@ -332,6 +332,13 @@ async fn refusals_come_before_flink_runs_anything_and_a_hidden_topic_is_a_missin
         post_as(&router, &erin, "/api/create_processor", body(&name, sql(&masked))).await;
     assert_eq!((code.as_u16(), refused["field"].as_str()), (400, Some("sql")), "{refused}");
     assert!(refused["message"].as_str().is_some_and(|m| m.contains("masked for you")), "{refused}");
+    // A hint cannot point a table she may use at a topic she may not.
+    let hinted = format!(
+        "INSERT INTO `{output}` SELECT id, total FROM `{input}` /*+ OPTIONS('topic'='{secret}') */"
+    );
+    let (code, refused) =
+        post_as(&router, &erin, "/api/create_processor", body(&name, hinted)).await;
+    assert_eq!((code.as_u16(), refused["field"].as_str()), (400, Some("sql")), "{refused}");
     // Inside her scope her preview runs.
     let (code, preview) =
         post_as(&router, &erin, "/api/create_processor", body(&name, sql(&input))).await;
