@@ -245,12 +245,21 @@ impl Flink {
     }
 }
 
-/// Flink's verdict on a statement (the gateway answered, with an error) is the author's to
-/// fix: `BAD_REQUEST` on `sql`; not reaching Flink stays `CLIENT`.
+/// Flink's verdict on a statement (a parse or validation error, or a plan it cannot make) is
+/// the author's to fix: `BAD_REQUEST` on `sql`; anything else (not reaching Flink, a session
+/// gone, a job failing) stays Flink's, `CLIENT`.
 fn statement_error(e: RestError) -> ApiError {
-    let answered = e.status.is_some() && !e.refused;
+    const VERDICTS: &[&str] = &[
+        "ValidationException",
+        "ParseException",
+        "SqlValidatorException",
+        "CalciteContextException",
+        "TableException",
+    ];
+    let verdict =
+        e.status.is_some() && !e.refused && VERDICTS.iter().any(|v| e.message.contains(v));
     let error = flink_error(e);
-    if answered {
+    if verdict {
         ApiError::bad_request("sql", error.message)
     } else {
         error

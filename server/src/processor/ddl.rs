@@ -210,6 +210,32 @@ pub fn output_table(
     )
 }
 
+/// A column type as Flink's `DESCRIBE` prints it, made fit to declare again: its time
+/// attribute marks (`*PROCTIME*`, `*ROWTIME*`) dropped, and refused unless it is words, digits,
+/// `<>(),` and spaces, with names in backticks (doubled inside): nothing a type could use to end
+/// the column list of the statement it goes into.
+pub fn column_type(printed: &str) -> Result<String, String> {
+    let text = printed.replace(" *PROCTIME*", "").replace(" *ROWTIME*", "");
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '`' {
+            loop {
+                match chars.next() {
+                    Some('`') if chars.peek() == Some(&'`') => {
+                        chars.next();
+                    }
+                    Some('`') => break,
+                    Some(_) => {}
+                    None => return Err(format!("the column type {printed:?} is not closed")),
+                }
+            }
+        } else if !(c.is_ascii_alphanumeric() || "_<>(), ".contains(c)) {
+            return Err(format!("klens cannot declare a column of type {printed:?}"));
+        }
+    }
+    Ok(text)
+}
+
 /// The Kafka client properties of `clusters[].flink.properties`, as table options.
 fn connection(properties: &BTreeMap<String, String>) -> Vec<String> {
     properties
@@ -267,6 +293,26 @@ mod tests {
         let wide: Vec<String> = (0..500).map(|i| format!("\"f{i}\": {i}")).collect();
         let wide = format!("{{{}}}", wide.join(", "));
         assert_eq!(infer_of(&[&wide]).expect("object").len(), MAX_FIELDS);
+    }
+
+    #[test]
+    fn printed_types_are_declared_again_only_when_plain() {
+        for (printed, declared) in [
+            ("BIGINT NOT NULL", "BIGINT NOT NULL"),
+            ("TIMESTAMP_LTZ(3) *PROCTIME*", "TIMESTAMP_LTZ(3)"),
+            (
+                "ROW<`city` STRING, `a``b` DECIMAL(10, 2)>",
+                "ROW<`city` STRING, `a``b` DECIMAL(10, 2)>",
+            ),
+            ("MAP<STRING, BYTES>", "MAP<STRING, BYTES>"),
+        ] {
+            assert_eq!(column_type(printed).as_deref(), Ok(declared), "{printed}");
+        }
+        for bad in
+            ["STRING) WITH ('connector' = 'x'", "ROW<`open STRING>", "INT; DROP", "STRING -- x"]
+        {
+            assert!(column_type(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]

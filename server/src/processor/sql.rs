@@ -48,9 +48,7 @@ fn tokens(sql: &str) -> Result<Vec<(usize, Token)>, String> {
             // A hint (`/*+ OPTIONS('topic' = ...) */`) would change a declared table's options,
             // the topic it reads among them.
             if bytes.get(i + 2) == Some(&b'+') {
-                return Err("SQL hints (/*+ ... */) are not taken in a processor: they could \
-                            change what a table reads"
-                    .to_string());
+                return Err(HINTS.to_string());
             }
             let end = sql[i + 2..].find("*/").ok_or("a comment opened with /* is not closed")?;
             i += 2 + end + 2;
@@ -136,6 +134,10 @@ fn table_at(tokens: &[(usize, Token)], at: usize) -> Result<Option<(String, usiz
     Ok(Some((name, at + 1)))
 }
 
+const HINTS: &str =
+    "SQL hints (/*+ ... */) are not taken in a processor: they could change what a table reads \
+     or writes";
+
 /// Words after FROM or JOIN that do not start a table name.
 const RESERVED: &[&str] = &["LATERAL", "TABLE", "UNNEST", "SELECT", "VALUES"];
 
@@ -143,6 +145,12 @@ const RESERVED: &[&str] = &["LATERAL", "TABLE", "UNNEST", "SELECT", "VALUES"];
 pub fn parse(sql: &str) -> Result<Statement, String> {
     if sql.len() > MAX_STATEMENT {
         return Err(format!("the statement is over {} KiB", MAX_STATEMENT / 1024));
+    }
+    // Anywhere, whatever this scanner takes it for: Flink's parser reads comments and strings
+    // in ways of its own (`//` comments, `\r` line ends, escaped quotes), and a hint there
+    // would change what a table reads or writes.
+    if sql.contains("/*+") {
+        return Err(HINTS.to_string());
     }
     let tokens = tokens(sql)?;
     let starts =
@@ -272,10 +280,11 @@ pub fn placed_in_statement(message: &str, prefix: &str, statement: &Statement) -
         let moved = after_line.strip_prefix(", column ").and_then(|t| {
             let column = digits(t);
             let (l, c) = (line.parse::<usize>().ok()?, column.parse::<usize>().ok()?);
+            // Flink echoes what the statement holds: numbers of any size, checked.
             let (l, c) = if l == 1 {
-                (query_line, (c.checked_sub(width)? + query_column).saturating_sub(1))
+                (query_line, c.checked_sub(width)?.checked_add(query_column)?.saturating_sub(1))
             } else {
-                (query_line + l - 1, c)
+                (query_line.checked_add(l)?.checked_sub(1)?, c)
             };
             Some((format!("line {l}, column {c}"), &t[column.len()..]))
         });
@@ -319,19 +328,29 @@ fn is_clause(word: &str) -> bool {
     CLAUSES.iter().any(|c| word.eq_ignore_ascii_case(c))
 }
 
-/// The tables Flink's plan (`EXPLAIN PLAN FOR ...`, its abstract syntax tree) scans and writes:
+/// The tables Flink's plan (`EXPLAIN PLAN FOR ...`) scans and writes, from its
 /// `LogicalTableScan(table=[[catalog, database, name]])` and `LogicalSink(table=[catalog.
-/// database.name], ...)`, in the session's default catalog and database.
-pub fn plan_tables(plan: &str) -> (Vec<String>, Vec<String>) {
-    const SCAN: &str = "LogicalTableScan(table=[[default_catalog, default_database, ";
-    const SINK: &str = "LogicalSink(table=[default_catalog.default_database.";
+/// database.name], ...)` lines, each once. The whole plan is read (a name or literal of the
+/// statement can print anything into it, but can only add entries, which the checks after this
+/// refuse, never hide one); a table of another catalog or a hint anywhere in it is refused.
+pub fn plan_tables(plan: &str) -> Result<(Vec<String>, Vec<String>), String> {
+    const DEFAULT_SCAN: &str = "[[default_catalog, default_database, ";
+    const DEFAULT_SINK: &str = "[default_catalog.default_database.";
+    if plan.contains("hints=[") {
+        return Err("Flink's plan carries a hint; a processor takes none".to_string());
+    }
     let mut scans: Vec<String> = Vec::new();
     let mut sinks: Vec<String> = Vec::new();
-    // Only the abstract syntax tree: the optimized plans repeat the same tables.
-    let tree = plan.split("== Optimized").next().unwrap_or_default();
-    for (marker, out) in [(SCAN, &mut scans), (SINK, &mut sinks)] {
-        for (at, _) in tree.match_indices(marker) {
-            let rest = &tree[at + marker.len()..];
+    for (marker, prefix, out) in
+        [("TableScan(table=", DEFAULT_SCAN, &mut scans), ("Sink(table=", DEFAULT_SINK, &mut sinks)]
+    {
+        for (at, _) in plan.match_indices(marker) {
+            let rest = &plan[at + marker.len()..];
+            let Some(rest) = rest.strip_prefix(prefix) else {
+                return Err("Flink's plan uses a table of another catalog; a processor reads \
+                            and writes topics of its own cluster only"
+                    .to_string());
+            };
             // A scan may go on with `, metadata=[...]`; a topic's name has no `,` or `]`.
             let name = rest.split([']', ',']).next().unwrap_or_default().to_string();
             if !out.contains(&name) {
@@ -339,7 +358,7 @@ pub fn plan_tables(plan: &str) -> (Vec<String>, Vec<String>) {
             }
         }
     }
-    (scans, sinks)
+    Ok((scans, sinks))
 }
 
 #[cfg(test)]
@@ -384,6 +403,8 @@ mod tests {
             ("INSERT INTO `out SELECT 1", "not closed"),
             ("INSERT INTO out SELECT 1 /* open", "not closed"),
             ("INSERT INTO out SELECT * FROM a /*+ OPTIONS('topic'='b') */", "hints"),
+            ("INSERT INTO out /*+ OPTIONS('topic'='b') */ SELECT * FROM a", "hints"),
+            ("INSERT INTO out SELECT * FROM a // '\n/*+ OPTIONS('topic'='b') */", "hints"),
         ] {
             let error = parse(sql).expect_err(sql);
             assert!(error.contains(says), "{sql}: {error}");
@@ -474,8 +495,26 @@ mod tests {
     #[test]
     fn the_tables_a_plan_scans_and_writes() {
         let plan = "== Abstract Syntax Tree ==\nLogicalSink(table=[default_catalog.default_database.big-orders], fields=[a])\n+- LogicalProject(a=[$0])\n   +- LogicalJoin(condition=[true])\n      :- LogicalTableScan(table=[[default_catalog, default_database, orders, metadata=[partition, offset]]])\n      +- LogicalTableScan(table=[[default_catalog, default_database, customers.v2]])\n\n== Optimized Physical Plan ==\nSink(table=[default_catalog.default_database.big-orders])\n+- TableSourceScan(table=[[default_catalog, default_database, orders]])\nLogicalTableScan(table=[[default_catalog, default_database, not-in-the-tree]])\n";
-        let (scans, sinks) = plan_tables(plan);
-        assert_eq!(scans, ["orders", "customers.v2"]);
+        // A name or literal can print a line into the plan: it adds an entry (which the service
+        // then refuses), it hides none.
+        let (scans, sinks) = plan_tables(plan).expect("read");
+        assert_eq!(scans, ["orders", "customers.v2", "not-in-the-tree"]);
         assert_eq!(sinks, ["big-orders"]);
+        let spoofed = "LogicalSink(table=[default_catalog.default_database.out], fields=[== Optimized])\n+- LogicalProject(x=['== Optimized'])\n   +- LogicalTableScan(table=[[default_catalog, default_database, secret]])\n";
+        assert_eq!(plan_tables(spoofed).expect("read").0, ["secret"]);
+        for refused in [
+            "LogicalTableScan(table=[[other_catalog, db, t]])",
+            "LogicalSink(table=[hive.db.t], fields=[a])",
+            "LogicalTableScan(table=[[default_catalog, default_database, t]], hints=[[[OPTIONS inheritPath:[] options:{topic=x}]]])",
+        ] {
+            assert!(plan_tables(refused).is_err(), "{refused}");
+        }
+    }
+
+    #[test]
+    fn huge_places_in_flinks_message_are_left_as_they_are() {
+        let s = parse("INSERT INTO out\nSELECT x FROM t").expect("parsed");
+        let message = "Column 'line 18446744073709551615, column 1' not found";
+        assert_eq!(placed_in_statement(message, "", &s), message);
     }
 }

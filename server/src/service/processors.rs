@@ -30,6 +30,8 @@ const SAMPLE_BYTES: u64 = 256 * 1024;
 /// How many of each partition's newest records a preview reads, and the rows it shows.
 const PREVIEW_PER_PARTITION: i64 = 200;
 const PREVIEW_ROWS: usize = 20;
+/// How often a processor's job checkpoints.
+const CHECKPOINTS: &str = "10 s";
 /// The view a statement's query is declared as, to learn its columns.
 const QUERY_VIEW: &str = "klens_query";
 
@@ -233,13 +235,17 @@ async fn declare(
         })?;
         let described =
             session.run(&format!("DESCRIBE {QUERY_VIEW}"), crate::flink::MAX_ROWS).await?;
-        let columns: Vec<(String, String)> = described
-            .rows
-            .iter()
-            .filter_map(|row| {
-                Some((row.first()?.as_str()?.to_string(), row.get(1)?.as_str()?.to_string()))
-            })
-            .collect();
+        let mut columns: Vec<(String, String)> = Vec::new();
+        for row in &described.rows {
+            let (Some(name), Some(printed)) =
+                (row.first().and_then(|v| v.as_str()), row.get(1).and_then(|v| v.as_str()))
+            else {
+                continue;
+            };
+            let declared =
+                ddl::column_type(printed).map_err(|e| ApiError::bad_request("sql", e))?;
+            columns.push((name.to_string(), declared));
+        }
         let ddl = ddl::output_table(&statement.output, &columns, &flink.config.properties);
         session.run(&ddl, 1).await?;
     }
@@ -259,7 +265,7 @@ async fn plan(
         .and_then(|v| v.as_str())
         .unwrap_or_default()
         .to_string();
-    let (reads, writes) = sql::plan_tables(&plan);
+    let (reads, writes) = sql::plan_tables(&plan).map_err(|e| ApiError::bad_request("sql", e))?;
     Ok((plan, reads, writes))
 }
 
@@ -290,6 +296,9 @@ async fn job_session<'f>(
     if let Some(savepoint) = savepoint {
         properties["execution.savepoint.path"] = serde_json::json!(savepoint);
     }
+    // Checkpoints commit the group's offsets (its lag) and let a failed job resume; a
+    // cluster's own interval, when it sets one, is overridden for processors.
+    properties["execution.checkpointing.interval"] = serde_json::json!(CHECKPOINTS);
     flink.session(&granted.grant, resource, properties).await
 }
 
@@ -385,23 +394,34 @@ async fn create(
                     Reading::Group(model::group_of(&name))
                 }
             };
-            declare(service, caller, &cluster, &flink, &session, &statement, reading).await?;
+            let declared =
+                declare(service, caller, &cluster, &flink, &session, &statement, reading).await?;
             let (plan, reads, writes) = plan(&session, &text).await?;
             let [written] = writes.as_slice() else {
                 return Err(ApiError::bad_request("sql", "A processor writes exactly one topic."));
             };
-            // Flink's plan is the judge: decided again on what it reads and writes.
+            // Flink knows no table klens did not declare; a plan that says otherwise (a name
+            // printed into it) is not taken.
+            if written != &statement.output || reads.iter().any(|r| !declared.contains(r)) {
+                return Err(ApiError::bad_request(
+                    "sql",
+                    "Flink's plan names tables klens did not declare; rename what the \
+                     statement calls its columns and values, or write it plainer.",
+                ));
+            }
+            // Decided again on what it may read (every input declared, whether the plan shows
+            // it or not) and what it writes.
             let resource = Resource::Processor {
                 name: name.clone(),
-                topics: reads.iter().cloned().chain([written.clone()]).collect(),
+                topics: declared.iter().cloned().chain([written.clone()]).collect(),
             };
             service.decide(
                 caller,
                 &cluster,
                 Action::new(Privilege::ManageSqlProcessors, resource),
             )?;
-            topics_allowed(service, caller, &cluster, &reads, written)?;
-            Ok((plan, reads, written.clone()))
+            topics_allowed(service, caller, &cluster, &declared, written)?;
+            Ok((plan, declared, written.clone()))
         };
         let (plan, reads, writes) = match preview.await {
             Ok(p) => p,
@@ -547,6 +567,10 @@ async fn change(
                         flink.stop(&granted.grant, &resource, &job, directory.as_deref()).await?;
                     d.savepoint = Some(savepoint.clone());
                     answer.savepoint = Some(savepoint);
+                } else {
+                    // A job that failed or ended since: an older savepoint would replay what
+                    // its group has committed since; it starts from the group's offsets.
+                    d.savepoint = None;
                 }
             }
         }
@@ -555,12 +579,15 @@ async fn change(
             return Ok(answer);
         }
         d.changed_at = now_ms();
-        d.parallelism = parallelism;
-        if change == Change::Stop {
+        // Kept stopped with its savepoint first: a scale whose start then fails loses neither.
+        if change != Change::Resume {
             d.desired = "stopped".into();
             flink.store.put(&d).await?;
+        }
+        if change == Change::Stop {
             return Ok(answer);
         }
+        d.parallelism = parallelism;
         let savepoint = d.savepoint.clone();
         let job =
             start(service, caller, &cluster, &flink, &granted, &d, savepoint.as_deref()).await?;
