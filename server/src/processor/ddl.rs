@@ -59,6 +59,7 @@ impl Type {
             )),
             Value::Object(map) => Type::Row(
                 map.iter()
+                    .filter(|(k, _)| is_field_name(k))
                     .take(MAX_FIELDS)
                     .map(|(k, v)| (k.clone(), Type::of(v, depth + 1)))
                     .collect(),
@@ -88,6 +89,13 @@ impl Type {
             _ => Type::String,
         }
     }
+}
+
+/// Whether a JSON field may be a column: a name Flink takes (not empty, at most 128
+/// characters, no control character). A record a producer wrote with another field still reads;
+/// the field is simply no column.
+fn is_field_name(name: &str) -> bool {
+    !name.is_empty() && name.chars().count() <= 128 && !name.chars().any(char::is_control)
 }
 
 /// The columns of a topic whose sampled values are all JSON objects, `None` when there is no
@@ -281,6 +289,10 @@ mod tests {
         assert_eq!(infer_of(&[r#"{"a": 1}"#, "[1, 2]"]), None);
         assert_eq!(infer_of(&[r#"{"a": 1}"#, "not json"]), None);
         assert_eq!(infer_of(&[]), None);
+        // Field names Flink would refuse are no columns.
+        let long = "f".repeat(200);
+        let odd = format!(r#"{{"": 1, "{long}": 2, "a\nb": 3, "ok": 4}}"#);
+        assert_eq!(infer_of(&[&odd]).expect("object"), [("ok".to_string(), Type::Bigint)]);
         // The record's own columns keep their names.
         assert_eq!(infer_of(&[r#"{"kafka_key": 1, "k": 2}"#]).expect("object").len(), 1);
     }
