@@ -34,6 +34,9 @@ pub struct Flink {
     pub config: FlinkConfig,
     /// The processors' definitions, in the cluster's own topic.
     pub store: store::Store,
+    /// Held by a change of a processor from the look at its definition to the write of the
+    /// new one, so that two changes of this klens never both start a job for one name.
+    pub changing: tokio::sync::Mutex<()>,
 }
 
 /// A statement's answer: its columns and its rows (as JSON values, Flink's row format).
@@ -86,6 +89,7 @@ impl Flink {
             rest: client("Flink REST API", &config.rest)?,
             config: config.clone(),
             store: store::Store::new(cluster)?,
+            changing: tokio::sync::Mutex::new(()),
         })
     }
 

@@ -373,6 +373,9 @@ async fn create(
         }
         let dry_run = args.dry_run.clone().or("dry_run", false)?;
         let flink = granted.entry.flink()?;
+        // Until its definition is written (or the preview answered): a second create of the
+        // name waits, then finds it.
+        let _changing = flink.changing.lock().await;
         if flink.store.all().await?.contains_key(&name) {
             return Err(ApiError::new(
                 ErrorCode::Admin,
@@ -507,8 +510,22 @@ async fn change(
     let cluster = args.cluster.clone();
     let write = async {
         let name = args.name.clone().required("name")?;
-        let (mut granted, mut d, flink) =
+        let (mut granted, found, flink) =
             find(service, caller, &cluster, &name, Privilege::ManageSqlProcessors).await?;
+        // One change of a processor at a time: read again under the lock, as it stands now
+        // (the decision above was on the same definition's topics, which a change never moves).
+        let _changing = flink.changing.lock().await;
+        let mut d = flink
+            .store
+            .all()
+            .await?
+            .remove(&name)
+            .filter(|d| d.topics() == found.topics())
+            .ok_or_else(|| {
+                ApiError::not_found(format!(
+                    "There is no processor named \"{name}\" in cluster \"{cluster}\"."
+                ))
+            })?;
         topics_allowed(service, caller, &cluster, &d.inputs, &d.output)?;
         let parallelism = match change {
             Change::Scale => {
