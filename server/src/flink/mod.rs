@@ -48,6 +48,14 @@ pub struct Rows {
     pub partial: bool,
 }
 
+impl Rows {
+    /// The first value of the first row as text: what `EXPLAIN` (its plan) and an `INSERT`
+    /// (its job's id) answer.
+    pub fn first_text(&self) -> Option<&str> {
+        self.rows.first().and_then(|r| r.first()).and_then(Value::as_str)
+    }
+}
+
 /// A job as the JobManager reports it.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
 pub struct Job {
@@ -119,22 +127,8 @@ impl Flink {
         &self, grant: &Grant, processor: &Resource, id: &str,
     ) -> Result<Option<Job>, ApiError> {
         require_read(grant, processor)?;
-        #[derive(Deserialize)]
-        struct Detail {
-            jid: String,
-            name: String,
-            state: String,
-            #[serde(rename = "start-time", default)]
-            start_time: i64,
-        }
-        let detail: Option<Detail> =
-            self.rest.get_with(&["jobs", id], &[]).await.map_err(flink_error)?;
-        Ok(detail.map(|d| Job {
-            jid: d.jid,
-            name: d.name,
-            state: d.state,
-            start_time: d.start_time,
-        }))
+        // A job's details carry the same fields as the overview's entries, and more.
+        self.rest.get_with(&["jobs", id], &[]).await.map_err(flink_error)
     }
 
     /// Every job the JobManager knows, for klens's own overview of processors (not a caller's

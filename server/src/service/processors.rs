@@ -9,6 +9,8 @@
 //! as it does for a topic that does not exist. Flink's own plan (`EXPLAIN`) then names the
 //! tables the statement reads and writes, which are decided again before anything runs.
 
+use std::sync::Arc;
+
 use app::access::{Action, Resource};
 use app::api::{
     ProcessorArgs, ProcessorChanged, ProcessorCreated, ProcessorDetail, ProcessorList,
@@ -105,15 +107,9 @@ pub async fn processors(
 /// does not exist.
 async fn find(
     service: &Service, caller: &Caller, cluster: &str, name: &str, privilege: Privilege,
-) -> Result<(Granted, Definition, std::sync::Arc<Flink>), ApiError> {
+    flink: &Flink,
+) -> Result<(Granted, Definition), ApiError> {
     let access = service.access(caller, cluster)?;
-    let entry = service.decide(caller, cluster, Action::catalog())?.entry;
-    let flink = entry.flink()?;
-    let missing = || {
-        ApiError::not_found(format!(
-            "There is no processor named \"{name}\" in cluster \"{cluster}\"."
-        ))
-    };
     // A read-only cluster, or a caller holding the privilege on no processor at all, is refused
     // before any processor is looked up.
     if privilege.is_write() && !access.writable || !access.can(privilege) {
@@ -122,25 +118,31 @@ async fn find(
             return Err(refused);
         }
     }
-    let definition = flink.store.all().await?.remove(name).ok_or_else(missing)?;
+    let definition = flink.store.all().await?.remove(name).ok_or_else(|| missing(cluster, name))?;
     // One the caller holds nothing on is one that does not exist; one they see but may not
     // change is refused for the privilege.
     let resource = definition.resource();
     if !access.holds(Privilege::SqlProcessors, &resource)
         && !access.holds(Privilege::ManageSqlProcessors, &resource)
     {
-        return Err(missing());
+        return Err(missing(cluster, name));
     }
     let granted = service.decide(caller, cluster, Action::new(privilege, definition.resource()))?;
-    Ok((granted, definition, flink))
+    Ok((granted, definition))
+}
+
+/// The Flink of a cluster the caller sees.
+fn flink_of(service: &Service, caller: &Caller, cluster: &str) -> Result<Arc<Flink>, ApiError> {
+    service.decide(caller, cluster, Action::catalog())?.entry.flink()
 }
 
 pub async fn processor(
     service: &Service, caller: &Caller, cluster: &str, name: app::api::Arg<String>,
 ) -> Result<ProcessorDetail, ApiError> {
     let name = name.required("name")?;
-    let (granted, d, flink) =
-        find(service, caller, cluster, &name, Privilege::SqlProcessors).await?;
+    let flink = flink_of(service, caller, cluster)?;
+    let (granted, d) =
+        find(service, caller, cluster, &name, Privilege::SqlProcessors, &flink).await?;
     let resource = d.resource();
     let job = match &d.job {
         Some(id) => flink.job(&granted.grant, &resource, id).await.ok().flatten(),
@@ -258,13 +260,7 @@ async fn plan(
     session: &Session<'_>, sql: &str,
 ) -> Result<(String, Vec<String>, Vec<String>), ApiError> {
     let explained = session.run(&format!("EXPLAIN PLAN FOR {sql}"), 1).await?;
-    let plan = explained
-        .rows
-        .first()
-        .and_then(|r| r.first())
-        .and_then(|v| v.as_str())
-        .unwrap_or_default()
-        .to_string();
+    let plan = explained.first_text().unwrap_or_default().to_string();
     let (reads, writes) = sql::plan_tables(&plan).map_err(|e| ApiError::bad_request("sql", e))?;
     Ok((plan, reads, writes))
 }
@@ -305,12 +301,29 @@ async fn job_session<'f>(
 /// The id of the job an `INSERT` started: the one value of its answer.
 fn job_of(inserted: crate::flink::Rows) -> Result<String, ApiError> {
     inserted
-        .rows
-        .first()
-        .and_then(|r| r.first())
-        .and_then(|v| v.as_str())
+        .first_text()
         .map(str::to_string)
         .ok_or_else(|| ApiError::new(ErrorCode::Client, "Flink started no job for the statement."))
+}
+
+/// A parallelism as sent, `default` when not: 1 to [`model::MAX_PARALLELISM`].
+fn parallelism_of(sent: app::api::Arg<u32>, default: Option<u32>) -> Result<u32, ApiError> {
+    let p = match default {
+        Some(default) => sent.or("parallelism", default)?,
+        None => sent.required("parallelism")?,
+    };
+    if !(1..=model::MAX_PARALLELISM).contains(&p) {
+        return Err(ApiError::bad_request(
+            "parallelism",
+            format!("The parallelism is 1 to {}.", model::MAX_PARALLELISM),
+        ));
+    }
+    Ok(p)
+}
+
+/// The answer for a processor that does not exist, or that the caller may not see.
+fn missing(cluster: &str, name: &str) -> ApiError {
+    ApiError::not_found(format!("There is no processor named \"{name}\" in cluster \"{cluster}\"."))
 }
 
 /// Starts `definition`'s statement as a job in a fresh session, its tables declared as the
@@ -364,13 +377,7 @@ async fn create(
                 "A processor's name is 1 to 100 of a-z, 0-9, -, _ and . (it names its job and group).",
             ));
         }
-        let parallelism = args.parallelism.clone().or("parallelism", 1)?;
-        if !(1..=model::MAX_PARALLELISM).contains(&parallelism) {
-            return Err(ApiError::bad_request(
-                "parallelism",
-                format!("The parallelism is 1 to {}.", model::MAX_PARALLELISM),
-            ));
-        }
+        let parallelism = parallelism_of(args.parallelism.clone(), Some(1))?;
         let dry_run = args.dry_run.clone().or("dry_run", false)?;
         let flink = granted.entry.flink()?;
         // Until its definition is written (or the preview answered): a second create of the
@@ -510,34 +517,15 @@ async fn change(
     let cluster = args.cluster.clone();
     let write = async {
         let name = args.name.clone().required("name")?;
-        let (mut granted, found, flink) =
-            find(service, caller, &cluster, &name, Privilege::ManageSqlProcessors).await?;
-        // One change of a processor at a time: read again under the lock, as it stands now
-        // (the decision above was on the same definition's topics, which a change never moves).
+        let flink = flink_of(service, caller, &cluster)?;
+        // One change of a processor at a time: its definition is read and decided on under
+        // the lock, as it stands now.
         let _changing = flink.changing.lock().await;
-        let mut d = flink
-            .store
-            .all()
-            .await?
-            .remove(&name)
-            .filter(|d| d.topics() == found.topics())
-            .ok_or_else(|| {
-                ApiError::not_found(format!(
-                    "There is no processor named \"{name}\" in cluster \"{cluster}\"."
-                ))
-            })?;
+        let (mut granted, mut d) =
+            find(service, caller, &cluster, &name, Privilege::ManageSqlProcessors, &flink).await?;
         topics_allowed(service, caller, &cluster, &d.inputs, &d.output)?;
         let parallelism = match change {
-            Change::Scale => {
-                let p = args.parallelism.clone().required("parallelism")?;
-                if !(1..=model::MAX_PARALLELISM).contains(&p) {
-                    return Err(ApiError::bad_request(
-                        "parallelism",
-                        format!("The parallelism is 1 to {}.", model::MAX_PARALLELISM),
-                    ));
-                }
-                p
-            }
+            Change::Scale => parallelism_of(args.parallelism.clone(), None)?,
             _ => d.parallelism,
         };
         let running = d.desired == "running";
