@@ -57,6 +57,7 @@ privileges! {
     Replications => "replications", "REPLICATIONS", false;
     ReplicateFrom => "replicate_from", "REPLICATE_FROM", false;
     SqlProcessors => "sql_processors", "SQL_PROCESSORS", false;
+    Topology => "topology", "TOPOLOGY", false;
     CreateTopics => "create_topics", "CREATE_TOPICS", true;
     DeleteTopics => "delete_topics", "DELETE_TOPICS", true;
     AlterTopicConfigs => "alter_topic_configs", "ALTER_TOPIC_CONFIGS", true;
@@ -110,7 +111,7 @@ impl Privilege {
         use Privilege::*;
         match self {
             Records | TopicConfigs | CreateTopics | DeleteTopics | AlterTopicConfigs
-            | AddPartitions | DeleteRecords | Produce | Unmask => ResourceKind::Topic,
+            | AddPartitions | DeleteRecords | Produce | Unmask | Topology => ResourceKind::Topic,
             ResetOffsets | DeleteOffsets | DeleteGroups => ResourceKind::Group,
             SchemaText | RegisterSchemas | SetCompatibility | DeleteSchemas => {
                 ResourceKind::Subject
@@ -170,9 +171,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn eleven_reads_and_twenty_two_writes() {
+    fn twelve_reads_and_twenty_two_writes() {
         let writes = Privilege::ALL.iter().filter(|p| p.is_write()).count();
-        assert_eq!(Privilege::ALL.len() - writes, 11);
+        assert_eq!(Privilege::ALL.len() - writes, 12);
         assert_eq!(writes, 22);
     }
 

@@ -22,3 +22,4 @@ pub mod rest;
 #[cfg(test)]
 mod rooms;
 pub mod service;
+pub mod topology;

@@ -43,6 +43,7 @@ mod replications;
 mod schemas;
 mod search;
 mod topics;
+mod topology;
 mod users;
 mod window;
 
@@ -67,6 +68,7 @@ pub use replications::*;
 pub use schemas::*;
 pub use search::*;
 pub use topics::*;
+pub use topology::*;
 pub use users::*;
 pub use window::*;
 

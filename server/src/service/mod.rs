@@ -50,6 +50,7 @@ pub mod records;
 pub mod replications;
 pub mod schemas;
 pub mod topics;
+pub mod topology;
 pub mod users;
 pub mod views;
 

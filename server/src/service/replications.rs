@@ -89,6 +89,18 @@ fn everything(service: &Service) -> Vec<Found> {
     found
 }
 
+/// Every replication klens made, with its state (the worst of its connectors'), for the flow
+/// of data; who may see each is the caller's to decide.
+pub(crate) fn specs_and_states(service: &Service) -> Vec<(Spec, String)> {
+    everything(service)
+        .into_iter()
+        .map(|found| {
+            let (state, _, _) = state_of(&found, None);
+            (found.spec, state)
+        })
+        .collect()
+}
+
 /// Whether the caller, holding `access` on one end of it, sees the replication.
 fn visible(access: &ClusterAccess, found: &Found) -> bool {
     (found.spec.source == access.name || found.spec.target == access.name)

@@ -32,4 +32,5 @@ mod security;
 mod sign_in;
 mod sizes;
 mod topics;
+mod topology;
 mod users;

@@ -391,6 +391,7 @@ fn sample(tool: &str, cluster: &str) -> Value {
             json!({"cluster": cluster, "connect": "dev", "name": MATRIX_SINK})
         }
         "klens_processor_describe" => json!({"cluster": cluster, "name": MATRIX_PROCESSOR}),
+        "klens_topology" => json!({"cluster": cluster, "kind": "topic", "name": "orders"}),
         "klens_records_read" => json!({"cluster": cluster, "topic": "orders", "limit": 3}),
         "klens_record_get" => {
             json!({"cluster": cluster, "topic": "orders", "partition": 0, "offset": 0})
@@ -412,7 +413,7 @@ fn sample(tool: &str, cluster: &str) -> Value {
 /// outside cluster: the answer is the decision's, and the same the UI's would be.
 #[tokio::test]
 async fn every_tool_answers_the_decision_for_every_ceiling_and_cluster() {
-    let all = "records, topic_configs, broker_configs, schema_text, acls, audit, connectors, replications, sql_processors, create_topics, produce, register_schemas";
+    let all = "records, topic_configs, broker_configs, schema_text, acls, audit, connectors, replications, sql_processors, topology, create_topics, produce, register_schemas";
     define_matrix_processor().await;
     let file = std::env::temp_dir().join(MATRIX_SINK);
     let sink = serde_json::json!({
@@ -427,7 +428,7 @@ async fn every_tool_answers_the_decision_for_every_ceiling_and_cluster() {
         .iter()
         .map(|t| (t.name.to_string(), t.privilege.map(|p| p.wire_name().to_string()), t.write))
         .collect();
-    assert_eq!(tools.len(), 22);
+    assert_eq!(tools.len(), 23);
     for (tool, privilege, write) in &tools {
         for (ceiling, holds) in [(&full, true), (&bare, false)] {
             for cluster in ["rw", "ro", "outside"] {

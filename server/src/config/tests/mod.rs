@@ -94,7 +94,7 @@ macro_rules! oidc {
 }
 
 const ALL_PRIVILEGES: &str = "records, topic_configs, broker_configs, schema_text, acls, audit, \
-    unmask, connectors, replications, replicate_from, sql_processors, create_topics, delete_topics, alter_topic_configs, add_partitions, delete_records, produce, \
+    unmask, connectors, replications, replicate_from, sql_processors, topology, create_topics, delete_topics, alter_topic_configs, add_partitions, delete_records, produce, \
     reset_offsets, delete_offsets, delete_groups, register_schemas, set_compatibility, \
     delete_schemas, create_acls, delete_acls, alter_quotas, set_scram_credentials, \
     delete_scram_credentials, alter_broker_configs, manage_connectors, manage_replications, \

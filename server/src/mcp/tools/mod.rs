@@ -15,6 +15,7 @@ pub mod fit;
 mod processors;
 mod records;
 mod schemas;
+mod topology;
 mod writes;
 
 use std::future::Future;
@@ -63,6 +64,7 @@ pub static TOOLS: LazyLock<Vec<&'static ToolSpec>> = LazyLock::new(|| {
         access::TOOLS,
         connect::TOOLS,
         processors::TOOLS,
+        topology::TOOLS,
         writes::TOOLS,
     ]
     .into_iter()
@@ -215,7 +217,7 @@ mod tests {
 
     #[test]
     fn every_tool_says_what_it_needs_and_that_its_data_is_data() {
-        assert_eq!(TOOLS.len(), 22);
+        assert_eq!(TOOLS.len(), 23);
         for t in TOOLS.iter() {
             let tool = tool_of(t);
             let description = tool.description.as_deref().unwrap_or_default();

@@ -1,0 +1,65 @@
+//! The data flow around one node of a cluster (TOPOLOGY): the topics, the groups that read
+//! them, the connectors that write or read them and the replications that copy them, as far
+//! as the caller may see, laid out and drawn on the server.
+
+use serde::{Deserialize, Serialize};
+
+use super::{Answer, Arg};
+use leptos::server_fn::codec::GetUrl;
+
+/// One node of the flow.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FlowNode {
+    /// `topic`, `group`, `connector` or `replication`.
+    pub kind: String,
+    pub name: String,
+    /// The cluster of a topic (a replication's other end is on another one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cluster: Option<String>,
+    /// The Connect cluster of a connector.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub connect: Option<String>,
+    /// Its state in a few words, where klens knows it.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub detail: String,
+    /// Steps from the node the flow is about.
+    pub hops: u8,
+    /// How many of the nodes it reads from, and writes to, the caller may not see.
+    pub hidden_upstream: usize,
+    pub hidden_downstream: usize,
+}
+
+/// Data flowing from one node to another (by their places in [`FlowGraph::nodes`]).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FlowEdge {
+    pub from: usize,
+    pub to: usize,
+    /// Whether Kafka or an engine says so (`true`) or klens inferred it.
+    pub exact: bool,
+    /// Where klens knows it from, in words.
+    pub source: String,
+}
+
+/// `GET /api/flow`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FlowGraph {
+    pub cluster: String,
+    /// The node it is about: its place in `nodes`.
+    pub focus: usize,
+    pub hops: u8,
+    pub nodes: Vec<FlowNode>,
+    pub edges: Vec<FlowEdge>,
+    /// What klens knows and does not, in sentences.
+    pub coverage: Vec<String>,
+    /// The flow drawn as SVG, each node a link to its page.
+    pub svg: String,
+}
+
+serve! {
+    /// The flow around a topic, group, connector (`connect/name`) or replication, `hops`
+    /// steps up and down (1 to 5, 1 by default), as far as the caller sees (TOPOLOGY).
+    GetUrl "flow" fn flow(
+        cluster: String, kind: String, #[server(default)] name: Arg<String>,
+        #[server(default)] hops: Option<u8>
+    ) -> FlowGraph as Flow;
+}

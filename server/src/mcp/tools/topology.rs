@@ -1,0 +1,52 @@
+//! The flow tool: the data flow around one node, as JSON (the page draws the same as SVG).
+
+use app::Privilege;
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use super::{object, parse, to_json, Answer, ToolSpec};
+use crate::auth::Caller;
+use crate::service::{topology, Service};
+
+pub(super) const TOOLS: &[ToolSpec] = &[ToolSpec {
+    name: "klens_topology",
+    privilege: Some(Privilege::Topology),
+    write: false,
+    idempotent: true,
+    description: "How data flows around one topic, consumer group, connector or replication of a cluster: the topics it reads and writes, the groups that read them, the connectors and replications that move them, up to `hops` steps up and down (1 to 5). Each edge says where klens knows it from; nodes the ceiling may not see are only counted (hidden_upstream, hidden_downstream), never named; `coverage` says what is not drawn. Needs TOPOLOGY.",
+    schema: || {
+        object(
+            json!({
+                "cluster": {"type": "string", "description": "A cluster from klens_clusters_list."},
+                "kind": {"type": "string", "enum": ["topic", "group", "connector", "replication"]},
+                "name": {"type": "string", "description": "The node's name; a connector's is connect/name."},
+                "hops": {"type": "integer", "minimum": 1, "maximum": 5, "default": 1}
+            }),
+            &["cluster", "kind", "name"],
+        )
+    },
+    run: flow,
+}];
+
+#[derive(Deserialize)]
+struct FlowArgs {
+    cluster: String,
+    kind: String,
+    #[serde(default)]
+    name: app::api::Arg<String>,
+    #[serde(default)]
+    hops: Option<u8>,
+}
+
+fn flow<'a>(s: &'a Service, c: &'a Caller, arguments: Value) -> Answer<'a> {
+    Box::pin(async move {
+        let a: FlowArgs = parse(arguments)?;
+        let call = app::api::Flow { cluster: a.cluster, kind: a.kind, name: a.name, hops: a.hops };
+        let mut answer = to_json(topology::flow(s, c, call).await?)?;
+        // The drawing is for the page.
+        if let Value::Object(map) = &mut answer {
+            map.remove("svg");
+        }
+        Ok(answer)
+    })
+}

@@ -1,0 +1,267 @@
+//! The flow of data around one node (TOPOLOGY), built from the catalog alone: no Kafka call
+//! on this path. Nodes are exactly what the caller sees elsewhere: topics and groups as the
+//! (possibly scoped) catalog shows them, connectors to holders of CONNECTORS on them,
+//! replications to holders of REPLICATIONS on them. A neighbour outside that is counted and
+//! never named ([`crate::topology`]).
+
+use std::collections::HashMap;
+
+use app::access::{ClusterAccess, Resource};
+use app::api::{Arg, Flow, FlowEdge, FlowGraph, FlowNode};
+use app::{ApiError, Privilege};
+
+use super::identity::refusal;
+use super::Service;
+use crate::auth::Caller;
+use crate::topology::{draw, Evidence, Graph, Key};
+
+/// The most steps a flow reaches up or down.
+const MOST_HOPS: u8 = 5;
+
+/// The flow around the node `call` names, as far as `caller` sees.
+pub async fn flow(service: &Service, caller: &Caller, call: Flow) -> Result<FlowGraph, ApiError> {
+    let Flow { cluster, kind, name, hops } = call;
+    let args = serde_json::json!({ "kind": kind, "name": name, "hops": hops });
+    let read = async {
+        let access = service.access(caller, &cluster)?;
+        let name = given(name)?;
+        let focus = match kind.as_str() {
+            "topic" => {
+                // Decided on the topic itself, as a scope grants it.
+                service.decide_topic(caller, &cluster, Privilege::Topology, Some(&name))?;
+                Key::Topic { cluster: cluster.clone(), name: name.clone() }
+            }
+            other => {
+                if let Some(refused) = refusal(&access, &cluster, Privilege::Topology) {
+                    return Err(refused);
+                }
+                focus_key(service, other, &name, &cluster)?
+            }
+        };
+        let hops = hops.unwrap_or(1);
+        if !(1..=MOST_HOPS).contains(&hops) {
+            return Err(ApiError::bad_request(
+                "hops",
+                format!("hops is from 1 to {MOST_HOPS}, not {hops}."),
+            ));
+        }
+        let built = build(service, &cluster);
+        let missing = || {
+            ApiError::not_found(format!(
+                "There is no {} \"{name}\" in cluster \"{cluster}\".",
+                focus.kind()
+            ))
+        };
+        let start = built.graph.find(&focus).ok_or_else(missing)?;
+        let visible = |key: &Key| built.visible(service, caller, &access, key);
+        let view = built.graph.around(start, hops, visible).ok_or_else(missing)?;
+        let focus_at = view.nodes.iter().position(|n| n.key == focus).unwrap_or_default();
+        let title = format!("The flow of data around {} {name}", focus.kind());
+        let svg = draw::svg(&view, &cluster, focus_at, &title);
+        let nodes = view.nodes.iter().map(flow_node).collect();
+        let edges = view
+            .edges
+            .iter()
+            .map(|e| FlowEdge {
+                from: e.from,
+                to: e.to,
+                exact: e.evidence.exact(),
+                source: e.evidence.words().to_string(),
+            })
+            .collect();
+        Ok(FlowGraph {
+            cluster: cluster.clone(),
+            focus: focus_at,
+            hops,
+            nodes,
+            edges,
+            coverage: built.coverage,
+            svg,
+        })
+    };
+    service.audited_read(caller, &cluster, Privilege::Topology, &args, read).await
+}
+
+fn given(name: Arg<String>) -> Result<String, ApiError> {
+    let name = name.required("name")?;
+    if name.is_empty() {
+        return Err(ApiError::bad_request("name", "name is empty."));
+    }
+    Ok(name)
+}
+
+/// The key of a node that is not a topic, from the kind and name a caller gave.
+fn focus_key(service: &Service, kind: &str, name: &str, cluster: &str) -> Result<Key, ApiError> {
+    match kind {
+        "group" => Ok(Key::Group(name.to_string())),
+        "connector" => match name.split_once('/') {
+            Some((connect, name)) if !connect.is_empty() && !name.is_empty() => {
+                Ok(Key::Connector { connect: connect.to_string(), name: name.to_string() })
+            }
+            _ => Err(ApiError::bad_request(
+                "name",
+                "A connector is named by its Connect cluster and its name: connect/name.",
+            )),
+        },
+        // Only the replication's name is given: its ends are those of the replication of
+        // that name the cluster takes part in (none found: a key no graph holds).
+        "replication" => {
+            let ends = super::replications::specs_and_states(service)
+                .into_iter()
+                .map(|(spec, _)| spec)
+                .find(|s| s.name == name && (s.source == cluster || s.target == cluster));
+            let (source, target) = ends.map(|s| (s.source, s.target)).unwrap_or_default();
+            Ok(Key::Replication { name: name.to_string(), source, target })
+        }
+        other => Err(ApiError::bad_request(
+            "kind",
+            format!("kind is topic, group, connector or replication, not \"{other}\"."),
+        )),
+    }
+}
+
+fn flow_node(node: &crate::topology::ViewNode) -> FlowNode {
+    let (cluster, connect) = match &node.key {
+        Key::Topic { cluster, .. } => (Some(cluster.clone()), None),
+        Key::Connector { connect, .. } => (None, Some(connect.clone())),
+        Key::Group(_) | Key::Replication { .. } => (None, None),
+    };
+    FlowNode {
+        kind: node.key.kind().to_string(),
+        name: node.key.name().to_string(),
+        cluster,
+        connect,
+        detail: node.detail.clone(),
+        hops: node.hops,
+        hidden_upstream: node.hidden_up,
+        hidden_downstream: node.hidden_down,
+    }
+}
+
+/// The whole flow of one cluster, with what the visibility of its nodes depends on.
+struct Built {
+    graph: Graph,
+    /// What a scope covers a group or a connector through (their topics).
+    resources: HashMap<Key, Resource>,
+    coverage: Vec<String>,
+}
+
+impl Built {
+    /// Whether `caller` (holding `access` on the cluster drawn) may see `key`.
+    fn visible(
+        &self, service: &Service, caller: &Caller, access: &ClusterAccess, key: &Key,
+    ) -> bool {
+        match key {
+            Key::Topic { cluster, name } if *cluster == access.name => {
+                access.sees(&Resource::topic(name.clone()))
+            }
+            Key::Topic { cluster, name } => service
+                .access(caller, cluster)
+                .is_ok_and(|other| other.sees(&Resource::topic(name.clone()))),
+            // A sink's group Kafka has not listed yet is known by its name alone.
+            Key::Group(name) => match self.resources.get(key) {
+                Some(resource) => access.sees(resource),
+                None => access.sees(&Resource::group(name.clone())),
+            },
+            Key::Connector { .. } => {
+                self.resources.get(key).is_some_and(|r| access.holds(Privilege::Connectors, r))
+            }
+            Key::Replication { name, .. } => access.holds(
+                Privilege::Replications,
+                &Resource::Replication { name: name.clone(), connect: None },
+            ),
+        }
+    }
+}
+
+/// The flow of `cluster` from the catalog: groups from their offsets and assignments,
+/// connectors from their topics, replications from their selection over the source
+/// cluster's topics.
+fn build(service: &Service, cluster: &str) -> Built {
+    let mut graph = Graph::default();
+    let mut resources = HashMap::new();
+    let mut coverage = Vec::new();
+    let Some(entry) = service.catalog.get(cluster) else {
+        return Built { graph, resources, coverage };
+    };
+    let state = entry.state();
+    let topic = |name: &str| Key::Topic { cluster: cluster.to_string(), name: name.to_string() };
+    if let Some(metadata) = &state.metadata {
+        for t in &metadata.topics {
+            graph.node(topic(&t.name));
+        }
+    }
+    match &state.groups.data {
+        Some(groups) => {
+            for g in groups.iter() {
+                let key = Key::Group(g.id.clone());
+                let members = g.members.len();
+                let plural = if members == 1 { "" } else { "s" };
+                graph.describe(key.clone(), format!("{}, {members} member{plural}", g.state));
+                let read = g.offsets.iter().map(|(t, _, _)| t);
+                let assigned = g.members.iter().flat_map(|m| m.assignments.iter().map(|(t, _)| t));
+                for t in read.chain(assigned) {
+                    graph.flow(topic(t), key.clone(), Evidence::GroupReads);
+                }
+                resources.insert(key, g.resource());
+            }
+        }
+        None => coverage.push(format!(
+            "Consumer groups are not drawn: {}",
+            state.groups.error.as_deref().unwrap_or("klens has not read them yet.")
+        )),
+    }
+    for (connect, part) in &state.connect {
+        if let Some(error) = &part.error {
+            coverage.push(format!("Connect cluster \"{connect}\" could not be read: {error}"));
+        }
+        for c in part.data.as_deref().map(Vec::as_slice).unwrap_or_default() {
+            if c.is_mirror() {
+                continue;
+            }
+            let key = Key::Connector { connect: connect.clone(), name: c.name.clone() };
+            graph.describe(key.clone(), format!("{}, {}", c.kind, c.state));
+            let topics = crate::connect::topics_of(&c.kind, &c.config, &c.active_topics)
+                .unwrap_or_else(|| c.active_topics.clone());
+            for t in &topics {
+                if c.kind == "sink" {
+                    graph.flow(topic(t), key.clone(), Evidence::ConnectorTopics);
+                } else {
+                    graph.flow(key.clone(), topic(t), Evidence::ConnectorTopics);
+                }
+            }
+            if let Some(group) = c.group() {
+                graph.flow(key.clone(), Key::Group(group), Evidence::SinkGroup);
+            }
+            resources.insert(key, c.resource(connect));
+        }
+    }
+    for (spec, replication_state) in super::replications::specs_and_states(service) {
+        if spec.source != cluster && spec.target != cluster {
+            continue;
+        }
+        let key = Key::Replication {
+            name: spec.name.clone(),
+            source: spec.source.clone(),
+            target: spec.target.clone(),
+        };
+        graph.describe(
+            key.clone(),
+            format!("{} → {}, {replication_state}", spec.source, spec.target),
+        );
+        let Some(source) = service.catalog.get(&spec.source) else { continue };
+        let Some(metadata) = source.state().metadata.clone() else { continue };
+        for t in metadata.topics.iter().filter(|t| spec.copies(&t.name)) {
+            let from = Key::Topic { cluster: spec.source.clone(), name: t.name.clone() };
+            let to = Key::Topic { cluster: spec.target.clone(), name: spec.target_topic(&t.name) };
+            graph.flow(from, key.clone(), Evidence::ReplicationCopies);
+            graph.flow(key.clone(), to, Evidence::ReplicationCopies);
+        }
+    }
+    coverage.push(
+        "Producers are not drawn yet: a topic with no writer here may still have one.".to_string(),
+    );
+    Built { graph, resources, coverage }
+}
+
+serves!(app::api::Flow, |s, c, a| flow(&s, &c, a));

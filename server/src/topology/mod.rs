@@ -1,0 +1,238 @@
+//! The data flow of a cluster as a graph: topics, the groups that read them, the connectors
+//! that write or read them, the replications that copy them between clusters. Pure: the
+//! service builds a [`Graph`] from the catalog, then [`Graph::around`] keeps one node's
+//! neighbourhood as far as the caller may see it, and [`draw`] lays it out as SVG.
+//!
+//! What must never happen here: a node the caller may not see named anywhere in a view. A
+//! hidden neighbour is only counted, and the walk never goes through one.
+
+pub mod draw;
+
+use std::collections::{BTreeMap, HashMap, VecDeque};
+
+/// A node: what it is and the names that tell it apart.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Key {
+    /// A topic of `cluster` (the one drawn, or the other end of a replication).
+    Topic { cluster: String, name: String },
+    /// A consumer group of the cluster drawn.
+    Group(String),
+    /// A connector of the Connect cluster `connect`.
+    Connector { connect: String, name: String },
+    /// A replication, by name, with the clusters it copies from and into.
+    Replication { name: String, source: String, target: String },
+}
+
+impl Key {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Key::Topic { .. } => "topic",
+            Key::Group(_) => "group",
+            Key::Connector { .. } => "connector",
+            Key::Replication { .. } => "replication",
+        }
+    }
+
+    /// The name a person reads on the node.
+    pub fn name(&self) -> &str {
+        match self {
+            Key::Topic { name, .. }
+            | Key::Group(name)
+            | Key::Connector { name, .. }
+            | Key::Replication { name, .. } => name,
+        }
+    }
+
+    /// Its order left to right when nothing else decides: writers before topics before
+    /// readers.
+    fn rank(&self) -> u8 {
+        match self {
+            Key::Topic { .. } => 1,
+            Key::Replication { .. } | Key::Connector { .. } => 2,
+            Key::Group(_) => 3,
+        }
+    }
+}
+
+/// Where an edge comes from, and whether Kafka or an engine said it (exact) or klens inferred
+/// it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Evidence {
+    /// A group's committed offsets or its members' assignments.
+    GroupReads,
+    /// The topics Connect says a connector used, or those its config names.
+    ConnectorTopics,
+    /// The group a sink connector commits under.
+    SinkGroup,
+    /// A replication's selection and naming policy.
+    ReplicationCopies,
+}
+
+impl Evidence {
+    pub fn exact(self) -> bool {
+        match self {
+            Evidence::GroupReads
+            | Evidence::ConnectorTopics
+            | Evidence::SinkGroup
+            | Evidence::ReplicationCopies => true,
+        }
+    }
+
+    /// In words, for the edge's title and the JSON.
+    pub fn words(self) -> &'static str {
+        match self {
+            Evidence::GroupReads => "committed offsets and assignments",
+            Evidence::ConnectorTopics => "the connector's topics",
+            Evidence::SinkGroup => "the sink's consumer group",
+            Evidence::ReplicationCopies => "the replication's selection and naming",
+        }
+    }
+}
+
+/// A node's facts besides its key: its state in a few words.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Facts {
+    pub detail: String,
+}
+
+/// The whole flow of what the catalog knows, each node once.
+#[derive(Default)]
+pub struct Graph {
+    keys: Vec<Key>,
+    facts: Vec<Facts>,
+    index: HashMap<Key, usize>,
+    /// Per node, the nodes its data flows to, and why.
+    out: Vec<Vec<(usize, Evidence)>>,
+    /// Per node, the nodes its data comes from.
+    into: Vec<Vec<(usize, Evidence)>>,
+}
+
+impl Graph {
+    /// The node of `key`, added when new.
+    pub fn node(&mut self, key: Key) -> usize {
+        if let Some(&at) = self.index.get(&key) {
+            return at;
+        }
+        let at = self.keys.len();
+        self.index.insert(key.clone(), at);
+        self.keys.push(key);
+        self.facts.push(Facts::default());
+        self.out.push(Vec::new());
+        self.into.push(Vec::new());
+        at
+    }
+
+    /// Sets what a node says of itself.
+    pub fn describe(&mut self, key: Key, detail: impl Into<String>) {
+        let at = self.node(key);
+        self.facts[at].detail = detail.into();
+    }
+
+    /// Data flows from `from` to `to`, as `evidence` says (once per pair).
+    pub fn flow(&mut self, from: Key, to: Key, evidence: Evidence) {
+        let (a, b) = (self.node(from), self.node(to));
+        if a == b || self.out[a].iter().any(|(n, _)| *n == b) {
+            return;
+        }
+        self.out[a].push((b, evidence));
+        self.into[b].push((a, evidence));
+    }
+
+    pub fn find(&self, key: &Key) -> Option<usize> {
+        self.index.get(key).copied()
+    }
+
+    pub fn len(&self) -> usize {
+        self.keys.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.keys.is_empty()
+    }
+
+    /// The neighbourhood of `start`: the nodes up to `hops` steps upstream and downstream
+    /// that `visible` lets the caller see, reached only through such nodes, with the edges
+    /// between them and, per node kept, how many of its neighbours are hidden. `None` when
+    /// `start` itself is hidden.
+    pub fn around(&self, start: usize, hops: u8, visible: impl Fn(&Key) -> bool) -> Option<View> {
+        // Asked only of the nodes the walk meets, each once.
+        let mut known: Vec<Option<bool>> = vec![None; self.keys.len()];
+        let mut seen = |at: usize| *known[at].get_or_insert_with(|| visible(&self.keys[at]));
+        if start >= self.keys.len() || !seen(start) {
+            return None;
+        }
+        let mut depth: BTreeMap<usize, u8> = BTreeMap::from([(start, 0)]);
+        for links in [&self.out, &self.into] {
+            let mut queue = VecDeque::from([(start, 0u8)]);
+            let mut reached: HashMap<usize, u8> = HashMap::from([(start, 0)]);
+            while let Some((at, d)) = queue.pop_front() {
+                if d >= hops {
+                    continue;
+                }
+                for &(next, _) in &links[at] {
+                    if !reached.contains_key(&next) && seen(next) {
+                        reached.insert(next, d + 1);
+                        queue.push_back((next, d + 1));
+                    }
+                }
+            }
+            for (node, d) in reached {
+                let kept = depth.entry(node).or_insert(d);
+                *kept = (*kept).min(d);
+            }
+        }
+        let mut hidden =
+            |links: &[(usize, Evidence)]| links.iter().filter(|(n, _)| !seen(*n)).count();
+        let nodes: Vec<ViewNode> = depth
+            .iter()
+            .map(|(&at, &hops)| ViewNode {
+                key: self.keys[at].clone(),
+                detail: self.facts[at].detail.clone(),
+                hops,
+                hidden_up: hidden(&self.into[at]),
+                hidden_down: hidden(&self.out[at]),
+            })
+            .collect();
+        let place: HashMap<usize, usize> = depth.keys().enumerate().map(|(i, &n)| (n, i)).collect();
+        let mut edges = Vec::new();
+        for (&at, &i) in &place {
+            for &(next, evidence) in &self.out[at] {
+                if let Some(&j) = place.get(&next) {
+                    edges.push(ViewEdge { from: i, to: j, evidence });
+                }
+            }
+        }
+        edges.sort_by_key(|e| (e.from, e.to));
+        Some(View { nodes, edges })
+    }
+}
+
+/// One node of a view.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ViewNode {
+    pub key: Key,
+    pub detail: String,
+    /// Steps from the node the view is about.
+    pub hops: u8,
+    /// Neighbours the caller may not see, upstream and downstream: counted, never named.
+    pub hidden_up: usize,
+    pub hidden_down: usize,
+}
+
+/// One edge of a view, between two of its nodes (by their place in [`View::nodes`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ViewEdge {
+    pub from: usize,
+    pub to: usize,
+    pub evidence: Evidence,
+}
+
+/// What one caller sees around one node.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct View {
+    pub nodes: Vec<ViewNode>,
+    pub edges: Vec<ViewEdge>,
+}
+
+#[cfg(test)]
+mod tests;

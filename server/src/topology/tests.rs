@@ -1,0 +1,138 @@
+use super::draw::{layout, svg};
+use super::*;
+
+fn topic(name: &str) -> Key {
+    Key::Topic { cluster: "local".into(), name: name.into() }
+}
+
+fn group(name: &str) -> Key {
+    Key::Group(name.into())
+}
+
+fn sink(name: &str) -> Key {
+    Key::Connector { connect: "main".into(), name: name.into() }
+}
+
+/// orders → payments-app, orders → audit-sink (commits as connect-audit-sink),
+/// secret → orders-enricher ← orders, orders-enricher is a group that reads both.
+fn shop() -> Graph {
+    let mut g = Graph::default();
+    g.flow(topic("orders"), group("payments-app"), Evidence::GroupReads);
+    g.flow(topic("orders"), sink("audit-sink"), Evidence::ConnectorTopics);
+    g.flow(sink("audit-sink"), group("connect-audit-sink"), Evidence::SinkGroup);
+    g.flow(topic("orders"), group("enricher"), Evidence::GroupReads);
+    g.flow(topic("secret"), group("enricher"), Evidence::GroupReads);
+    g.flow(topic("secret"), group("secret-reader"), Evidence::GroupReads);
+    g.describe(group("payments-app"), "Stable, lag 12");
+    g
+}
+
+/// The view around `key`, which must be there and visible.
+fn around(g: &Graph, key: &Key, hops: u8, visible: impl Fn(&Key) -> bool) -> View {
+    let start = g.find(key).expect("the node is in the graph");
+    g.around(start, hops, visible).expect("the node is visible")
+}
+
+fn node<'a>(view: &'a View, key: &Key) -> &'a ViewNode {
+    view.nodes.iter().find(|n| n.key == *key).expect("the node is in the view")
+}
+
+fn names(view: &View) -> Vec<&str> {
+    view.nodes.iter().map(|n| n.key.name()).collect()
+}
+
+#[test]
+fn one_hop_around_a_topic_keeps_its_readers_and_counts_nothing_hidden() {
+    let g = shop();
+    let view = around(&g, &topic("orders"), 1, |_| true);
+    assert_eq!(names(&view), ["orders", "payments-app", "audit-sink", "enricher"]);
+    assert!(view.nodes.iter().all(|n| n.hidden_up == 0 && n.hidden_down == 0));
+    assert_eq!(view.edges.len(), 3);
+    // Two hops reach the sink's group; the other topic the enricher reads is neither up nor
+    // down from orders.
+    let two = around(&g, &topic("orders"), 2, |_| true);
+    let group_of_sink = node(&two, &group("connect-audit-sink"));
+    assert_eq!(group_of_sink.hops, 2);
+    assert!(!names(&two).contains(&"secret"));
+    // Up from the enricher: both topics it reads.
+    let up = around(&g, &group("enricher"), 1, |_| true);
+    assert_eq!(names(&up), ["orders", "enricher", "secret"]);
+}
+
+#[test]
+fn a_hidden_neighbour_is_counted_never_named_and_never_walked_through() {
+    let mut g = shop();
+    // orders → a hidden copier → orders-copy: the copy is only reached through it.
+    g.flow(topic("orders"), sink("copier"), Evidence::ConnectorTopics);
+    g.flow(sink("copier"), topic("orders-copy"), Evidence::ConnectorTopics);
+    let visible = |k: &Key| *k != topic("secret") && *k != sink("copier");
+    let view = around(&g, &group("enricher"), 3, visible);
+    assert!(!names(&view).contains(&"secret"));
+    let enricher = node(&view, &group("enricher"));
+    assert_eq!((enricher.hidden_up, enricher.hidden_down), (1, 0));
+    let drawn = svg(&view, "local", 1, "around the enricher");
+    assert!(!drawn.contains("secret"), "{drawn}");
+    assert!(drawn.contains("+1 hidden"), "{drawn}");
+    let down = around(&g, &topic("orders"), 3, visible);
+    assert!(!names(&down).contains(&"orders-copy"), "{:?}", names(&down));
+    assert!(!names(&down).contains(&"copier"));
+    assert_eq!(down.nodes[0].hidden_down, 1);
+    // A hidden start has no view at all.
+    assert_eq!(g.around(g.find(&topic("secret")).expect("secret"), 1, visible), None);
+}
+
+#[test]
+fn writers_sit_left_of_what_they_write_and_no_boxes_overlap() {
+    let mut g = shop();
+    g.flow(
+        Key::Replication { name: "dr".into(), source: "remote".into(), target: "local".into() },
+        topic("secret"),
+        Evidence::ReplicationCopies,
+    );
+    g.flow(
+        Key::Topic { cluster: "remote".into(), name: "secret".into() },
+        Key::Replication { name: "dr".into(), source: "remote".into(), target: "local".into() },
+        Evidence::ReplicationCopies,
+    );
+    let view = around(&g, &group("enricher"), 5, |_| true);
+    let placed = layout(&view);
+    for e in &view.edges {
+        assert!(placed.layer[e.from] < placed.layer[e.to], "{e:?}");
+        assert!(placed.at[e.from].0 < placed.at[e.to].0);
+    }
+    for a in 0..view.nodes.len() {
+        for b in a + 1..view.nodes.len() {
+            let ((ax, ay), (bx, by)) = (placed.at[a], placed.at[b]);
+            let apart = (ax - bx).abs() >= 220.0 || (ay - by).abs() >= 48.0;
+            assert!(apart, "{:?} and {:?} overlap", view.nodes[a].key, view.nodes[b].key);
+        }
+    }
+    assert!(placed.width > 0.0 && placed.height > 0.0);
+}
+
+#[test]
+fn a_cycle_is_laid_out_and_drawn() {
+    let mut g = Graph::default();
+    g.flow(topic("a"), sink("copier"), Evidence::ConnectorTopics);
+    g.flow(sink("copier"), topic("b"), Evidence::ConnectorTopics);
+    g.flow(topic("b"), sink("back"), Evidence::ConnectorTopics);
+    g.flow(sink("back"), topic("a"), Evidence::ConnectorTopics);
+    let view = around(&g, &topic("a"), 5, |_| true);
+    assert_eq!(view.nodes.len(), 4);
+    let placed = layout(&view);
+    let mut layers = placed.layer.clone();
+    layers.sort();
+    assert_eq!(layers, [0, 1, 2, 3]);
+    assert!(svg(&view, "local", 0, "a").ends_with("</svg>"));
+}
+
+#[test]
+fn names_are_escaped_and_linked_by_their_encoding() {
+    let mut g = Graph::default();
+    g.flow(topic("a<b>&\"c\""), group("g/1 ?x"), Evidence::GroupReads);
+    let view = around(&g, &topic("a<b>&\"c\""), 1, |_| true);
+    let drawn = svg(&view, "local", 0, "t");
+    assert!(drawn.contains("a&lt;b&gt;&amp;&quot;c&quot;"), "{drawn}");
+    assert!(drawn.contains(r#"href="/c/local/groups/g%2F1%20%3Fx""#), "{drawn}");
+    assert!(!drawn.contains("<b>"));
+}
