@@ -32,6 +32,7 @@ use pages::{
     clusters::ClustersPage,
     connectors::{ConnectorPage, ConnectorsPage},
     data::{RecordPage, TopicDataPage},
+    flow::FlowPage,
     group::GroupPage,
     groups::GroupsPage,
     not_found::NotFoundPage,
@@ -132,6 +133,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/c/:cluster/connectors/:connect/:name") view=ConnectorPage ssr=SsrMode::Async />
                     <Route path=path!("/c/:cluster/replications") view=ReplicationsPage ssr=SsrMode::Async />
                     <Route path=path!("/c/:cluster/replications/:name") view=ReplicationPage ssr=SsrMode::Async />
+                    <Route path=path!("/c/:cluster/flow") view=FlowPage ssr=SsrMode::Async />
                 </Routes>
             </Layout>
         </Router>

@@ -39,6 +39,7 @@ const PAGES: Shown[] = [
   { slug: 'audit', path: '/c/local/audit', main: true },
   { slug: 'connectors', path: '/c/local/connectors', main: true },
   { slug: 'connector', path: '/c/local/connectors/dev-connect/demo-lines-sink' },
+  { slug: 'flow', path: '/c/local/flow?kind=topic&name=connect-lines&hops=2', main: true },
   // The read-only cluster: its pages offer no change, and must fit all the same.
   { slug: 'ro-topics', path: '/c/local-ro/topics' },
 ];

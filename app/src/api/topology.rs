@@ -4,7 +4,9 @@
 
 use serde::{Deserialize, Serialize};
 
+#[cfg(feature = "ssr")]
 use super::{Answer, Arg};
+#[cfg(feature = "ssr")]
 use leptos::server_fn::codec::GetUrl;
 
 /// One node of the flow.
@@ -57,7 +59,10 @@ pub struct FlowGraph {
 
 serve! {
     /// The flow around a topic, group, connector (`connect/name`) or replication, `hops`
-    /// steps up and down (1 to 5, 1 by default), as far as the caller sees (TOPOLOGY).
+    /// steps up and down (1 to 5, 1 by default), as far as the caller sees (TOPOLOGY). The
+    /// Flow page calls it only while the server renders it, so the browser's bundle leaves it
+    /// out.
+    #[cfg(feature = "ssr")]
     GetUrl "flow" fn flow(
         cluster: String, kind: String, #[server(default)] name: Arg<String>,
         #[server(default)] hops: Option<u8>

@@ -15,7 +15,7 @@ pub struct Crumb {
 }
 
 /// The sections of a cluster and their names in the navigation.
-const SECTIONS: [(&str, &str); 9] = [
+const SECTIONS: [(&str, &str); 10] = [
     ("topics", "Topics"),
     ("groups", "Consumer groups"),
     ("brokers", "Brokers"),
@@ -25,6 +25,7 @@ const SECTIONS: [(&str, &str); 9] = [
     ("quotas", "Quotas"),
     ("audit", "Audit log"),
     ("connectors", "Connectors"),
+    ("flow", "Flow"),
 ];
 
 /// The tabs of a topic or a broker, by their path segment.

@@ -69,6 +69,21 @@ where
     loaded(answer, keep, named)
 }
 
+/// HTML the server makes for a page (the Flow page's drawing), in the same wrapper as
+/// [`Loaded`]: made while the server renders the page, and kept by the browser as it came
+/// (`html` gives it nothing to add, so nothing of it is in the bundle).
+pub fn served_html(
+    html: impl Fn() -> Pin<Box<dyn Future<Output = String> + Send>> + Send + Sync + 'static,
+) -> AnyView {
+    let answer: Answer = Arc::new(move |_| {
+        let html = html();
+        Box::pin(
+            async move { Ok(view! { <div class="served" inner_html=html.await /> }.into_any()) },
+        )
+    });
+    loaded(answer, false, None)
+}
+
 type Answer = Arc<
     dyn Fn(CallerAccess) -> Pin<Box<dyn Future<Output = Result<AnyView, ApiError>> + Send>>
         + Send

@@ -10,6 +10,7 @@ use leptos_meta::Title;
 use leptos_router::hooks::use_params_map;
 
 use super::connector_offsets::ConnectorOffsets;
+use super::flow::FlowLink;
 use crate::api::{
     connector, connector_plugins, connectors, create_connector, delete_connector, pause_connector,
     restart_connector, restart_task, resume_connector, stop_connector, update_connector,
@@ -221,13 +222,16 @@ pub fn ConnectorPage() -> impl IntoView {
         <Notice notice=notice />
         <Loaded of=detail named=Signal::derive(name) ok=move |d: ConnectorDetail, access: CallerAccess| {
             let may = allows(access.on(&d.cluster), Privilege::ManageConnectors, &d.connector.resource());
-            view! { <ConnectorView d=d may=may changed=changed /> }.into_any()
+            let flow = access.on(&d.cluster).is_some_and(|a| a.can(Privilege::Topology));
+            view! { <ConnectorView d=d may=may flow=flow changed=changed /> }.into_any()
         } />
     }
 }
 
 #[component]
-fn ConnectorView(d: ConnectorDetail, may: bool, changed: Callback<String>) -> impl IntoView {
+fn ConnectorView(
+    d: ConnectorDetail, may: bool, flow: bool, changed: Callback<String>,
+) -> impl IntoView {
     let c = d.connector.clone();
     let cluster = d.cluster.clone();
     let group = d.group.clone();
@@ -237,6 +241,7 @@ fn ConnectorView(d: ConnectorDetail, may: bool, changed: Callback<String>) -> im
         <div class="page-head">
             <h1 class="cut" title=c.name.clone()>{c.name.clone()} " " {connector_state(&c.state)}</h1>
             <div class="actions">
+                {flow.then(|| view! { <FlowLink cluster=cluster.clone() kind="connector" name=format!("{}/{}", c.connect, c.name) /> })}
                 {may.then(|| {
                     let initial = config_text(d.config.iter().filter(|v| v.name != "name").map(|v| (v.name.as_str(), v.value.as_str())));
                     view! {

@@ -6,6 +6,7 @@ use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::{use_navigate, use_params_map};
 
+use super::flow::FlowLink;
 use super::group_changes::{DeleteGroup, DeleteOffsets, ResetOffsets};
 use super::groups::state_badge;
 use crate::access::{ClusterAccess, Resource as Target};
@@ -24,6 +25,7 @@ struct May {
     reset: bool,
     delete_offsets: bool,
     delete_group: bool,
+    flow: bool,
     reset_topics: Vec<String>,
     delete_topics: Vec<String>,
 }
@@ -44,6 +46,7 @@ impl May {
             reset: on_group(Privilege::ResetOffsets),
             delete_offsets: on_group(Privilege::DeleteOffsets),
             delete_group: on_group(Privilege::DeleteGroups),
+            flow: access.is_some_and(|a| a.can(Privilege::Topology)),
             reset_topics: on_topics(Privilege::ResetOffsets),
             delete_topics: on_topics(Privilege::DeleteOffsets),
         }
@@ -84,6 +87,7 @@ fn GroupView(
             <h1 class="mono">{group.group.clone()}</h1>
             {state_badge(&group.state)}
             <div class="actions">
+                {may.flow.then(|| view! { <FlowLink cluster=cluster.clone() kind="group" name=group.group.clone() /> })}
                 {may.reset.then(|| view! {
                     <ResetOffsets cluster=cluster.clone() group=group.group.clone() topics=may.reset_topics.clone() on_done=changed />
                 })}

@@ -9,6 +9,7 @@ pub mod clusters;
 pub mod connector_offsets;
 pub mod connectors;
 pub mod data;
+pub mod flow;
 pub mod group;
 pub mod group_changes;
 pub mod groups;

@@ -9,6 +9,7 @@ use leptos_meta::Title;
 use leptos_router::hooks::use_params_map;
 
 use super::connectors::connector_state;
+use super::flow::FlowLink;
 use super::group_changes::PlanTable;
 use crate::api::{
     create_replication, delete_replication, failover_group, pause_replication, replication,
@@ -135,14 +136,15 @@ pub fn ReplicationPage() -> impl IntoView {
             let manage = here && allows(target, Privilege::ManageReplications, &on);
             let offsets = here && allows(target, Privilege::ReplicationOffsets, &on);
             let sources = access.clusters();
-            view! { <ReplicationView d=d manage=manage offsets=offsets sources=sources changed=changed /> }.into_any()
+            let flow = access.on(&d.cluster).is_some_and(|a| a.can(Privilege::Topology));
+            view! { <ReplicationView d=d manage=manage offsets=offsets flow=flow sources=sources changed=changed /> }.into_any()
         } />
     }
 }
 
 #[component]
 fn ReplicationView(
-    d: ReplicationDetail, manage: bool, offsets: bool, sources: Vec<String>,
+    d: ReplicationDetail, manage: bool, offsets: bool, flow: bool, sources: Vec<String>,
     changed: Callback<String>,
 ) -> impl IntoView {
     let r = d.replication.clone();
@@ -160,6 +162,7 @@ fn ReplicationView(
         <div class="page-head">
             <h1 class="cut" title=r.name.clone()>{r.name.clone()} " " {connector_state(&r.state)} " " {health(&r.health)}</h1>
             <div class="actions">
+                {flow.then(|| view! { <FlowLink cluster=cluster.clone() kind="replication" name=r.name.clone() /> })}
                 {manage.then(|| view! {
                     <ReplicationForm cluster=cluster.clone() connects=vec![r.connect.clone()] sources=sources
                         editing=Some(r.clone()) on_done=changed />

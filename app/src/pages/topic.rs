@@ -7,6 +7,7 @@ use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::{use_navigate, use_params_map};
 
+use super::flow::FlowLink;
 use super::groups::state_badge;
 use super::produce::ProduceRecord;
 use super::topic_changes::{AddPartitions, DeleteRecords};
@@ -73,6 +74,7 @@ pub fn TopicPage() -> impl IntoView {
                     <h1 class="mono">{t.name.clone()}</h1>
                     {t.internal.then(|| view! { <span class="badge">"Internal"</span> })}
                     <div class="actions">
+                        {may(Privilege::Topology).then(|| view! { <FlowLink cluster=cluster() kind="topic" name=t.name.clone() /> })}
                         {write.then(|| view! { <ProduceRecord cluster=cluster() topic=t.name.clone() partitions=Some(count) label="Produce record" /> })}
                         {add.then(|| view! { <AddPartitions cluster=cluster() topic=t.name.clone() current=count on_done=changed /> })}
                         {cut.then(|| view! { <DeleteRecords cluster=cluster() topic=t.name.clone() partitions=count on_done=changed /> })}

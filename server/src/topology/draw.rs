@@ -9,13 +9,14 @@ use app::format::query_value;
 
 use super::{Key, View};
 
-const NODE_W: f32 = 220.0;
-const NODE_H: f32 = 48.0;
-const GAP_X: f32 = 96.0;
+pub(crate) const NODE_W: f32 = 200.0;
+pub(crate) const NODE_H: f32 = 48.0;
+const GAP_X: f32 = 72.0;
 const GAP_Y: f32 = 20.0;
 const PAD: f32 = 16.0;
-/// Characters of a name shown on a node; the rest is in its title.
-const LABEL_CHARS: usize = 26;
+/// Characters of a name, and of the line under it, shown on a node; the rest is in its title.
+const NAME_CHARS: usize = 24;
+const DETAIL_CHARS: usize = 32;
 /// Ordering passes over the layers (down, then up, each time).
 const PASSES: usize = 4;
 
@@ -197,7 +198,9 @@ pub fn svg(view: &View, drawn: &str, focus: usize, title: &str) -> String {
     let (w, h) = (placed.width.max(NODE_W), placed.height.max(NODE_H));
     let _ = write!(
         s,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" class="flow" viewBox="0 0 {w} {h}" width="{w}" height="{h}" role="group" aria-label="{}">"#,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" class="flow" viewBox="0 0 {w} {h}" width="{w}" height="{h}" style="min-width:{}px" role="group" aria-label="{}">"#,
+        // A wide flow shrinks to its box down to this, then scrolls inside it.
+        (w * 0.7).round(),
         escape(title)
     );
     s.push_str(r#"<defs><marker id="flow-arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto"><path d="M0,0L10,5L0,10z" class="flow-arrowhead"/></marker></defs>"#);
@@ -233,16 +236,16 @@ pub fn svg(view: &View, drawn: &str, focus: usize, title: &str) -> String {
         }
         let _ = write!(
             s,
-            r#"<a href="{}" class="{class}"><title>{} {}</title><rect x="{x}" y="{y}" width="{NODE_W}" height="{NODE_H}" rx="6"/><text class="flow-name" x="{}" y="{}">{}</text><text class="flow-detail" x="{}" y="{}">{}</text></a>"#,
+            r#"<a href="{}" class="{class}"><title>{} ({})</title><rect x="{x}" y="{y}" width="{NODE_W}" height="{NODE_H}" rx="6"/><text class="flow-name" x="{}" y="{}">{}</text><text class="flow-detail" x="{}" y="{}">{}</text></a>"#,
             escape(&href(key, drawn)),
-            escape(key.kind()),
             escape(key.name()),
+            escape(&about),
             x + 10.0,
             y + 20.0,
-            escape(&label(key.name())),
+            escape(&label(key.name(), NAME_CHARS)),
             x + 10.0,
             y + 38.0,
-            escape(&label(&about)),
+            escape(&label(&about, DETAIL_CHARS)),
         );
         for (count, hx, anchor) in
             [(node.hidden_up, x - 6.0, "end"), (node.hidden_down, x + NODE_W + 6.0, "start")]
@@ -261,11 +264,11 @@ pub fn svg(view: &View, drawn: &str, focus: usize, title: &str) -> String {
 }
 
 /// A name cut to what fits a node, with an ellipsis.
-fn label(text: &str) -> String {
-    if text.chars().count() <= LABEL_CHARS {
+fn label(text: &str, most: usize) -> String {
+    if text.chars().count() <= most {
         return text.to_string();
     }
-    let mut cut: String = text.chars().take(LABEL_CHARS - 1).collect();
+    let mut cut: String = text.chars().take(most - 1).collect();
     cut.push('…');
     cut
 }

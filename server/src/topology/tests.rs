@@ -1,4 +1,4 @@
-use super::draw::{layout, svg};
+use super::draw::{layout, svg, NODE_H, NODE_W};
 use super::*;
 
 fn topic(name: &str) -> Key {
@@ -103,7 +103,7 @@ fn writers_sit_left_of_what_they_write_and_no_boxes_overlap() {
     for a in 0..view.nodes.len() {
         for b in a + 1..view.nodes.len() {
             let ((ax, ay), (bx, by)) = (placed.at[a], placed.at[b]);
-            let apart = (ax - bx).abs() >= 220.0 || (ay - by).abs() >= 48.0;
+            let apart = (ax - bx).abs() >= NODE_W || (ay - by).abs() >= NODE_H;
             assert!(apart, "{:?} and {:?} overlap", view.nodes[a].key, view.nodes[b].key);
         }
     }

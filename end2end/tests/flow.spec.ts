@@ -1,0 +1,75 @@
+import { test, expect } from '@playwright/test';
+import { openHydrated } from './helpers';
+
+// The Flow page against dev/seed's connect-lines: the FileStream source writes it, the sink reads
+// it and commits under its own group. Connect's REST API is the independent word on the topics
+// each connector uses; the page draws what the server laid out, each node a link.
+
+const CONNECT = 'http://127.0.0.1:18083';
+const SOURCE = '/c/local/connectors/dev-connect/demo-lines-source';
+const SINK = '/c/local/connectors/dev-connect/demo-lines-sink';
+const TOPIC = '/c/local/topics/connect-lines';
+
+test('the flow around a topic draws its writer left of it and its readers right of it, each a link', async ({ page }) => {
+  for (const name of ['demo-lines-source', 'demo-lines-sink']) {
+    const said = await (await page.request.get(`${CONNECT}/connectors/${name}/topics`)).json();
+    expect(said[name].topics).toContain('connect-lines');
+  }
+  const problems = await openHydrated(page, TOPIC);
+  await page.locator('.page-head').getByRole('link', { name: 'Flow' }).click();
+  await expect(page).toHaveURL(/\/c\/local\/flow\?kind=topic&name=connect-lines&hops=1$/);
+  const drawing = page.locator('.flow-box svg');
+  const node = (href: string) => drawing.locator(`a[href="${href}"]`);
+  await expect(node(SOURCE)).toHaveCount(1);
+  await expect(node(SINK)).toHaveCount(1);
+  await expect(node(TOPIC)).toHaveClass(/flow-focus/);
+  const x = async (href: string) => Number(await node(href).locator('rect').getAttribute('x'));
+  expect(await x(SOURCE)).toBeLessThan(await x(TOPIC));
+  expect(await x(TOPIC)).toBeLessThan(await x(SINK));
+  await expect(page.locator('.flow-coverage')).toContainText('Producers are not drawn yet');
+
+  // Two steps reach the group the sink commits under.
+  await page.getByRole('group', { name: 'Steps up and down' }).getByRole('link', { name: '2', exact: true }).click();
+  await expect(page).toHaveURL(/hops=2$/);
+  await expect(node('/c/local/groups/connect-demo-lines-sink')).toHaveCount(1);
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await page.screenshot({ path: test.info().outputPath(`flow-${scheme}.png`), fullPage: true });
+  }
+
+  // Keyboard: from the last step, Tab reaches a node of the drawing, and Enter opens its page.
+  await page.getByRole('link', { name: '5', exact: true }).focus();
+  await page.keyboard.press('Tab');
+  const focused = await page.evaluate(() => document.activeElement?.closest('svg') ? document.activeElement.getAttribute('href') : null);
+  expect(focused).toMatch(/^\/c\/local\//);
+  await page.keyboard.press('Enter');
+  await expect(page).toHaveURL(new RegExp(`${focused!.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`));
+  expect(problems).toEqual([]);
+});
+
+test('a flow the caller may not draw says why, in the page', async ({ page }) => {
+  const problems = await openHydrated(page, '/c/local/flow?kind=topic&name=connect-lines&hops=9');
+  await expect(page.getByRole('alert')).toContainText('hops is from 1 to 5');
+  const more = await openHydrated(page, '/c/local/flow?kind=group&name=no-such-group');
+  await expect(page.getByRole('alert')).toContainText('There is no group "no-such-group"');
+  expect([...problems, ...more]).toEqual([]);
+});
+
+test('the flow of a replication joins the clusters it copies between', async ({ page }) => {
+  test.setTimeout(120_000);
+  // dev/seed's demo-eu copies remote's eu-invoices into local as remote.eu-invoices; klens reads
+  // Connect every few seconds, so the page is read again until the replication is there.
+  const path = '/c/local/flow?kind=replication&name=demo-eu&hops=1';
+  const problems = await openHydrated(page, path);
+  const drawing = page.locator('.flow-box svg');
+  const copy = drawing.locator('a[href="/c/local/topics/remote.eu-invoices"]');
+  for (let i = 0; i < 90 && (await copy.count()) === 0; i++) {
+    await page.waitForTimeout(1000);
+    await page.reload();
+  }
+  await expect(drawing.locator('a[href="/c/remote/topics/eu-invoices"]')).toHaveCount(1);
+  await expect(copy).toHaveCount(1);
+  await expect(drawing.locator('a[href="/c/local/replications/demo-eu"]')).toHaveClass(/flow-focus/);
+  await expect(drawing.locator('a[href="/c/remote/topics/eu-invoices"]')).toContainText('topic on remote');
+  expect(problems).toEqual([]);
+});
