@@ -267,10 +267,24 @@ class Seeder:
         raise SystemExit(f"dev/seed: topic {name} did not get leaders for its partitions in time")
 
     def offsets(self, name: str, spec: OffsetSpec) -> dict[int, int]:
-        md = self.admin.list_topics(topic=name, timeout=TIMEOUT).topics[name]
-        req = {TopicPartition(name, p): spec for p in md.partitions}
-        res = self.admin.list_offsets(req, request_timeout=TIMEOUT)
-        return {tp.partition: fut.result(timeout=TIMEOUT).offset for tp, fut in res.items()}
+        # Just after a restart of a stack that keeps its data, a leader may answer with an epoch
+        # the client's metadata does not know yet (UNKNOWN_LEADER_EPOCH): ask again a few times.
+        for attempt in range(10):
+            md = self.admin.list_topics(topic=name, timeout=TIMEOUT).topics[name]
+            req = {TopicPartition(name, p): spec for p in md.partitions}
+            res = self.admin.list_offsets(req, request_timeout=TIMEOUT)
+            try:
+                return {tp.partition: fut.result(timeout=TIMEOUT).offset for tp, fut in res.items()}
+            except KafkaException as e:
+                err = e.args[0]
+                settling = isinstance(err, KafkaError) and (
+                    err.retriable()
+                    or err.code() in (KafkaError.UNKNOWN_LEADER_EPOCH, KafkaError.NOT_LEADER_FOR_PARTITION,
+                                      KafkaError.LEADER_NOT_AVAILABLE))
+                if attempt == 9 or not settling:
+                    raise
+                time.sleep(0.5)
+        raise AssertionError("unreachable")
 
     def record_count(self, name: str) -> int:
         end = self.offsets(name, OffsetSpec.latest())

@@ -44,6 +44,10 @@ test('the flow around a topic draws its writer left of it and its readers right 
   expect(focused).toMatch(/^\/c\/local\//);
   await page.keyboard.press('Enter');
   await expect(page).toHaveURL(new RegExp(`${focused!.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`));
+  // Back to the flow: the router cannot draw it, so the page comes whole from the server again.
+  await page.goBack();
+  await expect(page).toHaveURL(/hops=2$/);
+  await expect(node(SINK)).toHaveCount(1);
   expect(problems).toEqual([]);
 });
 

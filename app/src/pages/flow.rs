@@ -2,7 +2,7 @@
 //! replication (TOPOLOGY). The server lays the flow out, draws it and writes the page's head and
 //! its steps into the page it sends; the browser keeps that as it came and adds nothing to it,
 //! so no part of the flow is in the WASM bundle. Links to this page load it whole
-//! (`rel="external"`) for that reason.
+//! (`rel="external"`) for that reason, and a page reached by the router (Back to it) loads itself again.
 
 use leptos::prelude::*;
 use leptos_meta::Title;
@@ -71,9 +71,16 @@ async fn drawn(cluster: String, kind: String, name: String, hops: String) -> Str
     html
 }
 
-/// In the browser the page keeps what the server wrote.
+/// In the browser the page keeps what the server wrote. Reached by the router once the app
+/// runs (Back or Forward to it), it has nothing to show, so it is loaded whole from the server.
 #[cfg(not(feature = "ssr"))]
 async fn drawn(_: String, _: String, _: String, _: String) -> String {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    // Set by the page's first drawing in this document, the one the server sent.
+    static SHOWN: AtomicBool = AtomicBool::new(false);
+    if SHOWN.swap(true, Ordering::Relaxed) {
+        let _ = window().location().reload();
+    }
     String::new()
 }
 
