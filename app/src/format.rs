@@ -47,6 +47,23 @@ pub fn or_dash<T>(value: Option<T>, format: impl FnOnce(T) -> String) -> String 
     value.map(format).unwrap_or_else(|| "—".to_string())
 }
 
+/// `text` as HTML text or a quoted attribute value holds it.
+#[cfg(feature = "ssr")]
+pub fn escape_html(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 /// Percent-encodes a value for a URL path segment or query value: names of groups and subjects
 /// may hold `/`, `?`, `#`, `&` or spaces.
 pub fn query_value(value: &str) -> String {

@@ -9,6 +9,9 @@ use super::{Answer, Arg};
 #[cfg(feature = "ssr")]
 use leptos::server_fn::codec::GetUrl;
 
+/// The most steps a flow reaches up or down from its node.
+pub const FLOW_MOST_HOPS: u8 = 5;
+
 /// One node of the flow.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FlowNode {

@@ -39,14 +39,14 @@ fn flow_href(cluster: &str, kind: &str, name: &str, hops: u8) -> String {
 /// not know, or why there is none.
 #[cfg(feature = "ssr")]
 async fn drawn(cluster: String, kind: String, name: String, hops: String) -> String {
-    /// The most steps the page offers, as the server allows.
-    const MOST_HOPS: u8 = 5;
+    use crate::api::FLOW_MOST_HOPS;
+    use crate::format::escape_html as escaped;
     let hops = hops.parse::<u8>().ok();
     let mut html = format!(
         r#"<div class="page-head"><h1>Flow of <span class="mono">{}</span></h1><div class="actions" role="group" aria-label="Steps up and down">Steps: "#,
         escaped(&name)
     );
-    for n in 1..=MOST_HOPS {
+    for n in 1..=FLOW_MOST_HOPS {
         let current = if hops.unwrap_or(1) == n { r#" aria-current="page""# } else { "" };
         let href = escaped(&flow_href(&cluster, &kind, &name, n));
         html.push_str(&format!(
@@ -82,11 +82,6 @@ async fn drawn(_: String, _: String, _: String, _: String) -> String {
         let _ = window().location().reload();
     }
     String::new()
-}
-
-#[cfg(feature = "ssr")]
-fn escaped(text: &str) -> String {
-    text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }
 
 /// "Flow": the link from a node's page to the flow of data around it.

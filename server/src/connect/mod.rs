@@ -72,13 +72,23 @@ pub struct Task {
 }
 
 impl Connector {
+    /// The topics it uses as far as they are knowable ([`topics_of`]), `None` otherwise.
+    pub fn topics(&self) -> Option<Vec<String>> {
+        topics_of(&self.kind, &self.config, &self.active_topics)
+    }
+
+    /// The topics it uses: the knowable ones, else those Connect says it used so far.
+    pub fn used_topics(&self) -> Vec<String> {
+        self.topics().unwrap_or_else(|| self.active_topics.clone())
+    }
+
     /// The connector as the decision sees it: its Connect cluster and the topics it uses, or
     /// `None` for topics its config does not make knowable.
     pub fn resource(&self, connect: &str) -> Resource {
         Resource::Connector {
             connect: connect.to_string(),
             name: self.name.clone(),
-            topics: topics_of(&self.kind, &self.config, &self.active_topics),
+            topics: self.topics(),
         }
     }
 

@@ -7,16 +7,13 @@
 use std::collections::HashMap;
 
 use app::access::{ClusterAccess, Resource};
-use app::api::{Arg, Flow, FlowEdge, FlowGraph, FlowNode};
+use app::api::{Arg, Flow, FlowEdge, FlowGraph, FlowNode, FLOW_MOST_HOPS};
 use app::{ApiError, Privilege};
 
 use super::identity::refusal;
 use super::Service;
 use crate::auth::Caller;
 use crate::topology::{draw, Evidence, Graph, Key};
-
-/// The most steps a flow reaches up or down.
-const MOST_HOPS: u8 = 5;
 
 /// The flow around the node `call` names, as far as `caller` sees.
 pub async fn flow(service: &Service, caller: &Caller, call: Flow) -> Result<FlowGraph, ApiError> {
@@ -25,38 +22,40 @@ pub async fn flow(service: &Service, caller: &Caller, call: Flow) -> Result<Flow
     let read = async {
         let access = service.access(caller, &cluster)?;
         let name = given(name)?;
-        let focus = match kind.as_str() {
-            "topic" => {
-                // Decided on the topic itself, as a scope grants it.
+        // A topic the catalog lists (and the caller sees) is a node even when nothing reads
+        // or writes it.
+        let mut listed = None;
+        if kind == "topic" {
+            // Decided on the topic itself, as a scope grants it.
+            let granted =
                 service.decide_topic(caller, &cluster, Privilege::Topology, Some(&name))?;
-                Key::Topic { cluster: cluster.clone(), name: name.clone() }
-            }
-            other => {
-                if let Some(refused) = refusal(&access, &cluster, Privilege::Topology) {
-                    return Err(refused);
-                }
-                focus_key(service, other, &name, &cluster)?
-            }
-        };
+            listed = granted.topic.map(|_| topic_key(&cluster, &name));
+        } else if let Some(refused) = refusal(&access, &cluster, Privilege::Topology) {
+            return Err(refused);
+        }
+        let focus = Focus::of(&kind, &name)?;
         let hops = hops.unwrap_or(1);
-        if !(1..=MOST_HOPS).contains(&hops) {
+        if !(1..=FLOW_MOST_HOPS).contains(&hops) {
             return Err(ApiError::bad_request(
                 "hops",
-                format!("hops is from 1 to {MOST_HOPS}, not {hops}."),
+                format!("hops is from 1 to {FLOW_MOST_HOPS}, not {hops}."),
             ));
         }
-        let built = build(service, &cluster);
+        let mut built = build(service, &cluster);
+        if let Some(key) = listed {
+            built.graph.node(key);
+        }
         let missing = || {
-            ApiError::not_found(format!(
-                "There is no {} \"{name}\" in cluster \"{cluster}\".",
-                focus.kind()
-            ))
+            ApiError::not_found(format!("There is no {kind} \"{name}\" in cluster \"{cluster}\"."))
         };
-        let start = built.graph.find(&focus).ok_or_else(missing)?;
-        let visible = |key: &Key| built.visible(service, caller, &access, key);
+        let start = focus.find(&built.graph, &cluster).ok_or_else(missing)?;
+        // Every cluster the caller sees, for the topics at either end of a replication.
+        let seen = service.policy.visible(&caller.subject());
+        let visible = |key: &Key| built.visible(&seen, &access, key);
         let view = built.graph.around(start, hops, visible).ok_or_else(missing)?;
-        let focus_at = view.nodes.iter().position(|n| n.key == focus).unwrap_or_default();
-        let title = format!("The flow of data around {} {name}", focus.kind());
+        // The node the view is about is the one no step away.
+        let focus_at = view.nodes.iter().position(|n| n.hops == 0).unwrap_or_default();
+        let title = format!("The flow of data around {kind} {name}");
         let svg = draw::svg(&view, &cluster, focus_at, &title);
         let nodes = view.nodes.iter().map(flow_node).collect();
         let edges = view
@@ -90,33 +89,55 @@ fn given(name: Arg<String>) -> Result<String, ApiError> {
     Ok(name)
 }
 
-/// The key of a node that is not a topic, from the kind and name a caller gave.
-fn focus_key(service: &Service, kind: &str, name: &str, cluster: &str) -> Result<Key, ApiError> {
-    match kind {
-        "group" => Ok(Key::Group(name.to_string())),
-        "connector" => match name.split_once('/') {
-            Some((connect, name)) if !connect.is_empty() && !name.is_empty() => {
-                Ok(Key::Connector { connect: connect.to_string(), name: name.to_string() })
+fn topic_key(cluster: &str, name: &str) -> Key {
+    Key::Topic { cluster: cluster.to_string(), name: name.to_string() }
+}
+
+/// The node a caller asked about.
+enum Focus {
+    /// A topic of the cluster drawn.
+    Topic(String),
+    Node(Key),
+    /// A replication, by name alone: its ends are those of the one the cluster's flow holds.
+    Replication(String),
+}
+
+impl Focus {
+    /// From the kind and name a caller gave.
+    fn of(kind: &str, name: &str) -> Result<Focus, ApiError> {
+        Ok(Focus::Node(match kind {
+            "topic" => return Ok(Focus::Topic(name.to_string())),
+            "group" => Key::Group(name.to_string()),
+            "connector" => {
+                match name.split_once('/') {
+                    Some((connect, name)) if !connect.is_empty() && !name.is_empty() => {
+                        Key::Connector { connect: connect.to_string(), name: name.to_string() }
+                    }
+                    _ => return Err(ApiError::bad_request(
+                        "name",
+                        "A connector is named by its Connect cluster and its name: connect/name.",
+                    )),
+                }
             }
-            _ => Err(ApiError::bad_request(
-                "name",
-                "A connector is named by its Connect cluster and its name: connect/name.",
-            )),
-        },
-        // Only the replication's name is given: its ends are those of the replication of
-        // that name the cluster takes part in (none found: a key no graph holds).
-        "replication" => {
-            let ends = super::replications::specs_and_states(service)
-                .into_iter()
-                .map(|(spec, _)| spec)
-                .find(|s| s.name == name && (s.source == cluster || s.target == cluster));
-            let (source, target) = ends.map(|s| (s.source, s.target)).unwrap_or_default();
-            Ok(Key::Replication { name: name.to_string(), source, target })
+            "replication" => return Ok(Focus::Replication(name.to_string())),
+            other => {
+                return Err(ApiError::bad_request(
+                    "kind",
+                    format!("kind is topic, group, connector or replication, not \"{other}\"."),
+                ))
+            }
+        }))
+    }
+
+    /// Its node in `graph`, the flow of `cluster`.
+    fn find(&self, graph: &Graph, cluster: &str) -> Option<usize> {
+        match self {
+            Focus::Topic(name) => graph.find(&topic_key(cluster, name)),
+            Focus::Node(key) => graph.find(key),
+            Focus::Replication(name) => {
+                graph.position(|k| matches!(k, Key::Replication { name: n, .. } if n == name))
+            }
         }
-        other => Err(ApiError::bad_request(
-            "kind",
-            format!("kind is topic, group, connector or replication, not \"{other}\"."),
-        )),
     }
 }
 
@@ -147,17 +168,14 @@ struct Built {
 }
 
 impl Built {
-    /// Whether `caller` (holding `access` on the cluster drawn) may see `key`.
-    fn visible(
-        &self, service: &Service, caller: &Caller, access: &ClusterAccess, key: &Key,
-    ) -> bool {
+    /// Whether a caller may see `key`, holding `access` on the cluster drawn and `seen` on
+    /// every cluster they see.
+    fn visible(&self, seen: &[ClusterAccess], access: &ClusterAccess, key: &Key) -> bool {
         match key {
-            Key::Topic { cluster, name } if *cluster == access.name => {
-                access.sees(&Resource::topic(name.clone()))
-            }
-            Key::Topic { cluster, name } => service
-                .access(caller, cluster)
-                .is_ok_and(|other| other.sees(&Resource::topic(name.clone()))),
+            Key::Topic { cluster, name } => seen
+                .iter()
+                .find(|a| a.name == *cluster)
+                .is_some_and(|a| a.sees(&Resource::topic(name.clone()))),
             // A sink's group Kafka has not listed yet is known by its name alone.
             Key::Group(name) => match self.resources.get(key) {
                 Some(resource) => access.sees(resource),
@@ -185,12 +203,7 @@ fn build(service: &Service, cluster: &str) -> Built {
         return Built { graph, resources, coverage };
     };
     let state = entry.state();
-    let topic = |name: &str| Key::Topic { cluster: cluster.to_string(), name: name.to_string() };
-    if let Some(metadata) = &state.metadata {
-        for t in &metadata.topics {
-            graph.node(topic(&t.name));
-        }
-    }
+    let topic = |name: &str| topic_key(cluster, name);
     match &state.groups.data {
         Some(groups) => {
             for g in groups.iter() {
@@ -221,9 +234,7 @@ fn build(service: &Service, cluster: &str) -> Built {
             }
             let key = Key::Connector { connect: connect.clone(), name: c.name.clone() };
             graph.describe(key.clone(), format!("{}, {}", c.kind, c.state));
-            let topics = crate::connect::topics_of(&c.kind, &c.config, &c.active_topics)
-                .unwrap_or_else(|| c.active_topics.clone());
-            for t in &topics {
+            for t in &c.used_topics() {
                 if c.kind == "sink" {
                     graph.flow(topic(t), key.clone(), Evidence::ConnectorTopics);
                 } else {

@@ -5,7 +5,7 @@
 
 use std::fmt::Write as _;
 
-use app::format::query_value;
+use app::format::{escape_html, query_value};
 
 use super::{Key, View};
 
@@ -275,18 +275,7 @@ fn label(text: &str, most: usize) -> String {
 
 /// Text and attribute values as XML reads them.
 fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            // What XML 1.0 cannot hold at all (Kafka's names cannot have it; a group id can).
-            c if (c as u32) < 0x20 && !matches!(c, '\t' | '\n' | '\r') => out.push('\u{FFFD}'),
-            c => out.push(c),
-        }
-    }
-    out
+    // What XML 1.0 cannot hold at all (Kafka's names cannot have it; a group id can).
+    let held = |c: char| (c as u32) >= 0x20 || matches!(c, '\t' | '\n' | '\r');
+    escape_html(&text.chars().map(|c| if held(c) { c } else { '\u{FFFD}' }).collect::<String>())
 }

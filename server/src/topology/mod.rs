@@ -89,17 +89,12 @@ impl Evidence {
     }
 }
 
-/// A node's facts besides its key: its state in a few words.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Facts {
-    pub detail: String,
-}
-
 /// The whole flow of what the catalog knows, each node once.
 #[derive(Default)]
 pub struct Graph {
     keys: Vec<Key>,
-    facts: Vec<Facts>,
+    /// Per node, its state in a few words.
+    details: Vec<String>,
     index: HashMap<Key, usize>,
     /// Per node, the nodes its data flows to, and why.
     out: Vec<Vec<(usize, Evidence)>>,
@@ -116,7 +111,7 @@ impl Graph {
         let at = self.keys.len();
         self.index.insert(key.clone(), at);
         self.keys.push(key);
-        self.facts.push(Facts::default());
+        self.details.push(String::new());
         self.out.push(Vec::new());
         self.into.push(Vec::new());
         at
@@ -125,7 +120,7 @@ impl Graph {
     /// Sets what a node says of itself.
     pub fn describe(&mut self, key: Key, detail: impl Into<String>) {
         let at = self.node(key);
-        self.facts[at].detail = detail.into();
+        self.details[at] = detail.into();
     }
 
     /// Data flows from `from` to `to`, as `evidence` says (once per pair).
@@ -142,12 +137,9 @@ impl Graph {
         self.index.get(key).copied()
     }
 
-    pub fn len(&self) -> usize {
-        self.keys.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.keys.is_empty()
+    /// The first node whose key `pick` takes.
+    pub fn position(&self, pick: impl Fn(&Key) -> bool) -> Option<usize> {
+        self.keys.iter().position(pick)
     }
 
     /// The neighbourhood of `start`: the nodes up to `hops` steps upstream and downstream
@@ -187,7 +179,7 @@ impl Graph {
             .iter()
             .map(|(&at, &hops)| ViewNode {
                 key: self.keys[at].clone(),
-                detail: self.facts[at].detail.clone(),
+                detail: self.details[at].clone(),
                 hops,
                 hidden_up: hidden(&self.into[at]),
                 hidden_down: hidden(&self.out[at]),

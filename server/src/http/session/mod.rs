@@ -296,13 +296,9 @@ fn failure(status: StatusCode, message: &str) -> Response {
          <h1>Sign-in failed</h1><p role=\"alert\">{}</p><p><a href=\"/auth/login\">Try again</a></p>\
          </main></body></html>",
         crate::http::assets::css_href(),
-        escape(message)
+        app::format::escape_html(message)
     );
     (status, Html(body)).into_response()
-}
-
-fn escape(text: &str) -> String {
-    text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }
 
 #[cfg(test)]
@@ -356,6 +352,9 @@ mod tests {
 
     #[test]
     fn failure_pages_escape_what_they_show() {
-        assert_eq!(escape("<b>\"x\" & y</b>"), "&lt;b&gt;&quot;x&quot; &amp; y&lt;/b&gt;");
+        assert_eq!(
+            app::format::escape_html("<b>\"x\" & y</b>"),
+            "&lt;b&gt;&quot;x&quot; &amp; y&lt;/b&gt;"
+        );
     }
 }

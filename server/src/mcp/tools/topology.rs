@@ -1,7 +1,6 @@
 //! The flow tool: the data flow around one node, as JSON (the page draws the same as SVG).
 
 use app::Privilege;
-use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::{object, parse, to_json, Answer, ToolSpec};
@@ -20,7 +19,7 @@ pub(super) const TOOLS: &[ToolSpec] = &[ToolSpec {
                 "cluster": {"type": "string", "description": "A cluster from klens_clusters_list."},
                 "kind": {"type": "string", "enum": ["topic", "group", "connector", "replication"]},
                 "name": {"type": "string", "description": "The node's name; a connector's is connect/name."},
-                "hops": {"type": "integer", "minimum": 1, "maximum": 5, "default": 1}
+                "hops": {"type": "integer", "minimum": 1, "maximum": app::api::FLOW_MOST_HOPS, "default": 1}
             }),
             &["cluster", "kind", "name"],
         )
@@ -28,21 +27,9 @@ pub(super) const TOOLS: &[ToolSpec] = &[ToolSpec {
     run: flow,
 }];
 
-#[derive(Deserialize)]
-struct FlowArgs {
-    cluster: String,
-    kind: String,
-    #[serde(default)]
-    name: app::api::Arg<String>,
-    #[serde(default)]
-    hops: Option<u8>,
-}
-
 fn flow<'a>(s: &'a Service, c: &'a Caller, arguments: Value) -> Answer<'a> {
     Box::pin(async move {
-        let a: FlowArgs = parse(arguments)?;
-        let call = app::api::Flow { cluster: a.cluster, kind: a.kind, name: a.name, hops: a.hops };
-        let mut answer = to_json(topology::flow(s, c, call).await?)?;
+        let mut answer = to_json(topology::flow(s, c, parse(arguments)?).await?)?;
         // The drawing is for the page.
         if let Value::Object(map) = &mut answer {
             map.remove("svg");

@@ -52,10 +52,7 @@ fn seen_connectors(
 pub fn using_topic(
     service: &Service, caller: &Caller, cluster: &str, topic: &str,
 ) -> Vec<ConnectorRef> {
-    seen_connectors(service, caller, cluster, |c| {
-        let topics = crate::connect::topics_of(&c.kind, &c.config, &c.active_topics);
-        topics.unwrap_or_else(|| c.active_topics.clone()).iter().any(|t| t == topic)
-    })
+    seen_connectors(service, caller, cluster, |c| c.used_topics().iter().any(|t| t == topic))
 }
 
 /// The sink the caller sees that commits under `group`.
@@ -103,7 +100,7 @@ fn connectors_access(
 }
 
 pub(super) fn summary(connect: &str, c: &Connector, traces: bool) -> ConnectorSummary {
-    let topics = crate::connect::topics_of(&c.kind, &c.config, &c.active_topics);
+    let topics = c.topics();
     let failed = |state: &str, trace: &Option<String>| {
         (state == "FAILED").then(|| trace.as_deref().map(first_cause)).flatten()
     };

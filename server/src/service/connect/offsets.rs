@@ -179,8 +179,7 @@ pub(crate) fn check_offsets(
     if connector.kind != "sink" {
         return Ok(());
     }
-    let topics =
-        crate::connect::topics_of(&connector.kind, &connector.config, &connector.active_topics);
+    let topics = connector.topics();
     let whole = |n: Option<&serde_json::Value>| n.and_then(serde_json::Value::as_i64);
     for (i, o) in wanted.iter().enumerate() {
         let topic = o.partition.get("kafka_topic").and_then(|t| t.as_str());
