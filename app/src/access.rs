@@ -37,6 +37,10 @@ pub struct ClusterAccess {
     /// is offered only where one can run into or out of it.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub mirrored: bool,
+    /// Whether the cluster has a Flink for SQL processors (`clusters[].flink`): the
+    /// Processors page is offered only where processors can run.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub processors: bool,
 }
 
 /// Privileges held on the resources some patterns cover (one scoped binding, or the MCP
@@ -405,6 +409,7 @@ mod tests {
             protected_topics: Vec::new(),
             connects: Vec::new(),
             mirrored: false,
+            processors: false,
         }
     }
 

@@ -36,6 +36,7 @@ use pages::{
     group::GroupPage,
     groups::GroupsPage,
     not_found::NotFoundPage,
+    processors::{ProcessorPage, ProcessorsPage},
     quotas::QuotasPage,
     replications::{ReplicationPage, ReplicationsPage},
     schemas::SchemasPage,
@@ -133,6 +134,8 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/c/:cluster/connectors/:connect/:name") view=ConnectorPage ssr=SsrMode::Async />
                     <Route path=path!("/c/:cluster/replications") view=ReplicationsPage ssr=SsrMode::Async />
                     <Route path=path!("/c/:cluster/replications/:name") view=ReplicationPage ssr=SsrMode::Async />
+                    <Route path=path!("/c/:cluster/processors") view=ProcessorsPage ssr=SsrMode::Async />
+                    <Route path=path!("/c/:cluster/processors/:name") view=ProcessorPage ssr=SsrMode::Async />
                     <Route path=path!("/c/:cluster/flow") view=FlowPage ssr=SsrMode::Async />
                 </Routes>
             </Layout>

@@ -207,6 +207,7 @@ export const writes: WriteRow[] = [
   // allowed call changes, its clean-up puts back (and Connect's own status is what it reads).
   ...connectorRows(),
   ...replicationRows(),
+  ...processorRows(),
 ];
 
 /** Waits until Connect itself says the seeded sink and its tasks run again, so that the next
@@ -317,5 +318,40 @@ function replicationRows(): WriteRow[] {
     row('failover_group', 'REPLICATION_OFFSETS', 'Fail over eu-billing', {
       body: (c) => ({ ...absent(c), group: 'eu-billing', dry_run: true }),
     }),
+  ];
+}
+
+/** The SQL processors: the page of the processor end2end/run has the open instance create
+ * (dev/demo-processor's big-orders), and changes that name one that does not exist. */
+function processorRows(): WriteRow[] {
+  const page = (c: string) => `/c/${c}/processors/big-orders`;
+  // Allowed, each ends in NOT_FOUND and big-orders keeps running.
+  const absent = (c: string) => ({ cluster: c, name: unique('e2e-absent-processor'), parallelism: 2 });
+  const row = (api: string, button: string, extra: Partial<WriteRow> = {}): WriteRow => ({
+    api,
+    privilege: 'MANAGE_SQL_PROCESSORS',
+    page,
+    button,
+    body: absent,
+    allowedStatus: 404,
+    ...extra,
+  });
+  return [
+    // A preview: Flink plans it and runs a bounded query that writes nowhere.
+    row('create_processor', 'New processor', {
+      page: (c) => `/c/${c}/processors`,
+      body: (c) => ({
+        cluster: c,
+        name: unique('e2e-matrix-processor'),
+        sql: 'INSERT INTO `big-orders` SELECT order_id, total FROM `orders` WHERE total > 500',
+        dry_run: true,
+      }),
+      allowedStatus: 200,
+      chosenInForm: true,
+    }),
+    row('stop_processor', 'Stop'),
+    row('resume_processor', 'Resume'),
+    row('scale_processor', 'Scale'),
+    row('delete_processor', 'Delete processor'),
   ];
 }

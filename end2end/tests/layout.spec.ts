@@ -40,6 +40,7 @@ const PAGES: Shown[] = [
   { slug: 'connectors', path: '/c/local/connectors', main: true },
   { slug: 'connector', path: '/c/local/connectors/dev-connect/demo-lines-sink' },
   { slug: 'flow', path: '/c/local/flow?kind=topic&name=connect-lines&hops=2', main: true },
+  { slug: 'processors', path: '/c/local/processors', main: true },
   // The read-only cluster: its pages offer no change, and must fit all the same.
   { slug: 'ro-topics', path: '/c/local-ro/topics' },
 ];

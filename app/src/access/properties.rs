@@ -114,6 +114,7 @@ impl Random {
             protected_topics: Vec::new(),
             connects: Vec::new(),
             mirrored: false,
+            processors: false,
         }
     }
 }

@@ -127,6 +127,16 @@ pub struct ProcessorChanged {
     pub job: Option<String>,
 }
 
+/// `GET /api/processor_table`: a topic as a processor's statement would read it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProcessorColumns {
+    pub cluster: String,
+    pub topic: String,
+    /// Its columns and their types in Flink's SQL: the value's fields (JSON values, from its
+    /// newest records) or `kafka_value` (any other value, as bytes), then the record's own.
+    pub columns: Vec<(String, String)>,
+}
+
 serve! {
     /// The processors of a cluster the caller may see (SQL_PROCESSORS on each), with their
     /// state from Flink.
@@ -136,6 +146,12 @@ serve! {
     GetUrl "processor" fn processor(
         cluster: String, #[server(default)] name: Arg<String>
     ) -> ProcessorDetail as Processor;
+
+    /// The columns a processor reading `topic` would have (MANAGE_SQL_PROCESSORS on the
+    /// cluster, RECORDS on the topic): what the editor offers as it is written.
+    GetUrl "processor_table" fn processor_table(
+        cluster: String, #[server(default)] topic: Arg<String>
+    ) -> ProcessorColumns as ProcessorTable;
 
     /// Creates a processor and starts it, or previews it with `dry_run` (MANAGE_SQL_PROCESSORS
     /// on it, RECORDS on each topic it reads, PRODUCE on the one it writes).

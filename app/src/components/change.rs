@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 
-use crate::api::{ConnectorChanged, ReplicationChanged};
+use crate::api::{ConnectorChanged, ProcessorChanged, ReplicationChanged};
 use crate::error::ApiError;
 use crate::format::query_value;
 
@@ -15,6 +15,15 @@ pub trait ObjectChanged {
 }
 
 impl ObjectChanged for ConnectorChanged {
+    fn cluster(&self) -> &str {
+        &self.cluster
+    }
+    fn action(&self) -> &str {
+        &self.action
+    }
+}
+
+impl ObjectChanged for ProcessorChanged {
     fn cluster(&self) -> &str {
         &self.cluster
     }

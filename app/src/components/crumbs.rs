@@ -15,7 +15,7 @@ pub struct Crumb {
 }
 
 /// The sections of a cluster and their names in the navigation.
-const SECTIONS: [(&str, &str); 10] = [
+const SECTIONS: [(&str, &str); 12] = [
     ("topics", "Topics"),
     ("groups", "Consumer groups"),
     ("brokers", "Brokers"),
@@ -25,6 +25,8 @@ const SECTIONS: [(&str, &str); 10] = [
     ("quotas", "Quotas"),
     ("audit", "Audit log"),
     ("connectors", "Connectors"),
+    ("replications", "Replications"),
+    ("processors", "SQL processors"),
     ("flow", "Flow"),
 ];
 
@@ -181,6 +183,17 @@ mod tests {
                 ("team/a b", None),
             ])
         );
+    }
+
+    #[test]
+    fn the_data_flow_sections_are_named_as_the_navigation_names_them() {
+        for (section, name) in [("replications", "Replications"), ("processors", "SQL processors")]
+        {
+            assert_eq!(
+                labels(&format!("/c/local/{section}/x"))[2..],
+                trail(&[(name, Some(&format!("/c/local/{section}"))), ("x", None)])[..]
+            );
+        }
     }
 
     #[test]

@@ -111,6 +111,7 @@ fn ClusterNav() -> impl IntoView {
                                             let audit = c.can(crate::Privilege::Audit);
                                             let connectors = !c.connects.is_empty() && c.can(crate::Privilege::Connectors);
                                             let replications = c.mirrored && c.can(crate::Privilege::Replications);
+                                            let processors = c.processors && c.can(crate::Privilege::SqlProcessors);
                                             view! {
                                                 <li>
                                                     <A href=overview exact=true>{c.name.clone()}</A>
@@ -128,6 +129,9 @@ fn ClusterNav() -> impl IntoView {
                                                         })}
                                                         {replications.then(|| view! {
                                                             <li><A href=section("replications")>"Replications"</A></li>
+                                                        })}
+                                                        {processors.then(|| view! {
+                                                            <li><A href=section("processors")>"SQL processors"</A></li>
                                                         })}
                                                         {quotas.then(|| view! {
                                                             <li><A href=section("quotas")>"Quotas"</A></li>

@@ -14,6 +14,7 @@ pub mod group;
 pub mod group_changes;
 pub mod groups;
 pub mod not_found;
+pub mod processors;
 pub mod produce;
 pub mod quotas;
 pub mod replications;

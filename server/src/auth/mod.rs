@@ -266,6 +266,8 @@ struct ClusterRules {
     connects: Vec<String>,
     /// Whether it has `mirror` settings, which whoami passes on for the Replications page.
     mirrored: bool,
+    /// Whether it has a Flink, which whoami passes on for the Processors page.
+    processors: bool,
 }
 
 /// The access rules of one config.
@@ -315,6 +317,7 @@ impl Policy {
                     scoped_catalog: c.scoped_catalog,
                     connects: c.connect.iter().map(|k| k.name.clone()).collect(),
                     mirrored: c.mirror.is_some(),
+                    processors: c.flink.is_some(),
                 })
                 .collect(),
             auth: config.auth.is_some(),
@@ -357,6 +360,7 @@ impl Policy {
             scoped_catalog: rules.scoped_catalog && !held.unscoped,
             connects: rules.connects.clone(),
             mirrored: rules.mirrored,
+            processors: rules.processors,
             scopes: held.scopes,
             protected_topics: self
                 .protected

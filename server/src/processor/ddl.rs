@@ -146,6 +146,24 @@ const RECORD_COLUMNS: &str = "`kafka_key` BYTES, \
      `kafka_timestamp` TIMESTAMP_LTZ(3) METADATA FROM 'timestamp' VIRTUAL, \
      `kafka_headers` MAP<STRING, BYTES> METADATA FROM 'headers' VIRTUAL";
 
+/// The columns of a topic's table as [`input_table`] declares them, each with its type.
+pub fn input_columns(columns: Option<&[(String, Type)]>) -> Vec<(String, String)> {
+    let value: Vec<(String, String)> = match columns {
+        Some(columns) if !columns.is_empty() => {
+            columns.iter().map(|(n, t)| (n.clone(), t.sql())).collect()
+        }
+        _ => vec![("kafka_value".into(), "BYTES".into())],
+    };
+    let record = [
+        ("kafka_key", "BYTES"),
+        ("kafka_partition", "INT"),
+        ("kafka_offset", "BIGINT"),
+        ("kafka_timestamp", "TIMESTAMP_LTZ(3)"),
+        ("kafka_headers", "MAP<STRING, BYTES>"),
+    ];
+    value.into_iter().chain(record.map(|(n, t)| (n.to_string(), t.to_string()))).collect()
+}
+
 /// `CREATE TEMPORARY TABLE` for a topic read by a processor: `columns` from [`infer`] (JSON
 /// values), or the value as one BYTES column `kafka_value`.
 pub fn input_table(
@@ -258,6 +276,25 @@ mod tests {
 
     fn infer_of(values: &[&str]) -> Option<Vec<(String, Type)>> {
         infer(values.iter().map(|v| v.as_bytes()))
+    }
+
+    /// The editor's columns are the table's: each, with its type, in the order the DDL
+    /// declares them, for a JSON topic and a topic of bytes.
+    #[test]
+    fn the_editor_shows_the_columns_the_table_declares() {
+        let json = infer_of(&[r#"{"id": "a", "total": 10}"#]);
+        for columns in [json.as_deref(), None] {
+            let ddl = input_table("t", columns, &BTreeMap::new(), &Reading::Group("g".into()));
+            let mut from = 0;
+            for (name, sql_type) in input_columns(columns) {
+                let declared = format!("{} {sql_type}", quote(&name));
+                let at = ddl[from..].find(&declared).unwrap_or_else(|| {
+                    panic!("{declared} is not declared after byte {from} of {ddl}")
+                });
+                from += at + declared.len();
+            }
+        }
+        assert_eq!(input_columns(None)[0], ("kafka_value".to_string(), "BYTES".to_string()));
     }
 
     #[test]

@@ -13,8 +13,8 @@ use std::sync::Arc;
 
 use app::access::{Action, Resource};
 use app::api::{
-    ProcessorArgs, ProcessorChanged, ProcessorCreated, ProcessorDetail, ProcessorList,
-    ProcessorName, ProcessorSummary,
+    ProcessorArgs, ProcessorChanged, ProcessorColumns, ProcessorCreated, ProcessorDetail,
+    ProcessorList, ProcessorName, ProcessorSummary,
 };
 use app::{ApiError, ErrorCode, Privilege};
 
@@ -65,17 +65,26 @@ fn summary(
     }
 }
 
+/// The caller's access to `cluster` when they hold `privilege` on some processor of it, else
+/// the refusal naming it.
+fn held_somewhere(
+    service: &Service, caller: &Caller, cluster: &str, privilege: Privilege,
+) -> Result<app::access::ClusterAccess, ApiError> {
+    let access = service.access(caller, cluster)?;
+    if !access.can(privilege) {
+        return Err(access
+            .decide(&Action::new(privilege, Resource::Cluster))
+            .into_error(cluster)
+            .unwrap_or_else(|| ApiError::unknown_cluster(cluster)));
+    }
+    Ok(access)
+}
+
 /// The processors of `cluster` the caller may see, with their jobs' states.
 pub async fn processors(
     service: &Service, caller: &Caller, cluster: &str,
 ) -> Result<ProcessorList, ApiError> {
-    let access = service.access(caller, cluster)?;
-    if !access.can(Privilege::SqlProcessors) {
-        return Err(access
-            .decide(&Action::new(Privilege::SqlProcessors, Resource::Cluster))
-            .into_error(cluster)
-            .unwrap_or_else(|| ApiError::unknown_cluster(cluster)));
-    }
+    let access = held_somewhere(service, caller, cluster, Privilege::SqlProcessors)?;
     let granted = service.decide(caller, cluster, Action::catalog())?;
     let entry = granted.entry;
     if !entry.has_flink() {
@@ -103,21 +112,28 @@ pub async fn processors(
     Ok(ProcessorList { cluster: cluster.into(), configured: true, error, processors })
 }
 
-/// A processor the caller may see (SQL_PROCESSORS on it), else `NOT_FOUND` as for one that
-/// does not exist.
-async fn find(
+/// A read-only cluster (for a change), or a caller holding `privilege` on no processor at
+/// all, refused before any processor or Flink is looked up.
+fn refused_early(
     service: &Service, caller: &Caller, cluster: &str, name: &str, privilege: Privilege,
-    flink: &Flink,
-) -> Result<(Granted, Definition), ApiError> {
+) -> Result<(), ApiError> {
     let access = service.access(caller, cluster)?;
-    // A read-only cluster, or a caller holding the privilege on no processor at all, is refused
-    // before any processor is looked up.
     if privilege.is_write() && !access.writable || !access.can(privilege) {
         let unnamed = Resource::Processor { name: name.to_string(), topics: Vec::new() };
         if let Some(refused) = access.decide(&Action::new(privilege, unnamed)).into_error(cluster) {
             return Err(refused);
         }
     }
+    Ok(())
+}
+
+/// A processor the caller may see (SQL_PROCESSORS on it), else `NOT_FOUND` as for one that
+/// does not exist; [`refused_early`] comes first.
+async fn find(
+    service: &Service, caller: &Caller, cluster: &str, name: &str, privilege: Privilege,
+    flink: &Flink,
+) -> Result<(Granted, Definition), ApiError> {
+    let access = service.access(caller, cluster)?;
     let definition = flink.store.all().await?.remove(name).ok_or_else(|| missing(cluster, name))?;
     // One the caller holds nothing on is one that does not exist; one they see but may not
     // change is refused for the privilege.
@@ -140,6 +156,7 @@ pub async fn processor(
     service: &Service, caller: &Caller, cluster: &str, name: app::api::Arg<String>,
 ) -> Result<ProcessorDetail, ApiError> {
     let name = name.required("name")?;
+    refused_early(service, caller, cluster, &name, Privilege::SqlProcessors)?;
     let flink = flink_of(service, caller, cluster)?;
     let (granted, d) =
         find(service, caller, cluster, &name, Privilege::SqlProcessors, &flink).await?;
@@ -174,6 +191,60 @@ fn author(caller: &Caller) -> Option<String> {
         .map(|u| u.name.clone().or_else(|| u.email.clone()).unwrap_or_else(|| u.subject.clone()))
 }
 
+/// A topic the caller may read, as an input sees it: its value's columns (from its newest
+/// records) and where each partition's newest records a preview reads start.
+async fn sampled(
+    service: &Service, caller: &Caller, cluster: &str, granted: &Granted,
+    topic: &crate::kafka::Topic,
+) -> Result<(Option<Vec<(String, ddl::Type)>>, Vec<(i32, i64)>), ApiError> {
+    // A query can move a masked field into one no rule names, so a topic masked for the
+    // caller is an input only for a caller holding UNMASK on it. They read its records, so
+    // saying so tells them nothing new.
+    if service.mask(caller, cluster, &topic.name).is_some() {
+        return Err(ApiError::bad_request(
+            "sql",
+            format!(
+                "Topic \"{}\" is masked for you (the masking rules name it): a processor reads it \
+                 only for a caller holding UNMASK on it, since a query could copy a masked field \
+                 into one no rule masks.",
+                topic.name
+            ),
+        ));
+    }
+    let (records, starts) = crate::records::for_processor(
+        &granted.grant,
+        &granted.link(),
+        topic,
+        SAMPLE,
+        SAMPLE_BYTES,
+        PREVIEW_PER_PARTITION,
+    )
+    .await?;
+    Ok((ddl::infer(records.iter().filter_map(|r| r.value.as_deref())), starts))
+}
+
+/// The columns a processor reading `topic` would have: for the editor, to a caller who may
+/// write processors (MANAGE_SQL_PROCESSORS somewhere on the cluster) and read the topic
+/// (RECORDS); read from its newest records, so recorded as a read of them.
+pub async fn table(
+    service: &Service, caller: &Caller, cluster: &str, topic: app::api::Arg<String>,
+) -> Result<ProcessorColumns, ApiError> {
+    let name = topic.clone().required("topic")?;
+    held_somewhere(service, caller, cluster, Privilege::ManageSqlProcessors)?;
+    let args = serde_json::json!({ "cluster": cluster, "topic": name });
+    let read = async {
+        let granted = service.decide_topic(caller, cluster, Privilege::Records, Some(&name))?;
+        let topic = granted.listed_topic(&name)?;
+        let (columns, _) = sampled(service, caller, cluster, &granted, &topic).await?;
+        Ok(ProcessorColumns {
+            cluster: cluster.into(),
+            topic: name.clone(),
+            columns: ddl::input_columns(columns.as_deref()),
+        })
+    };
+    service.audited_read(caller, cluster, Privilege::Records, &args, read).await
+}
+
 /// The statement's tables declared in `session` as the caller may use them: each input the
 /// caller holds RECORDS on (an existing topic; its columns from its newest records), the
 /// output if they hold PRODUCE on it (its columns from the query). Answers the inputs
@@ -191,29 +262,7 @@ async fn declare(
         let Ok(Some(topic)) = granted.entry.topic_metadata(input) else {
             continue;
         };
-        // A query can move a masked field into one no rule names, so a topic masked for the
-        // caller is an input only for a caller holding UNMASK on it. They read its records,
-        // so saying so tells them nothing new.
-        if service.mask(caller, cluster, input).is_some() {
-            return Err(ApiError::bad_request(
-                "sql",
-                format!(
-                    "Topic \"{input}\" is masked for you (the masking rules name it): a processor \
-                     reads it only for a caller holding UNMASK on it, since a query could copy a \
-                     masked field into one no rule masks."
-                ),
-            ));
-        }
-        let (records, starts) = crate::records::for_processor(
-            &granted.grant,
-            &granted.link(),
-            &topic,
-            SAMPLE,
-            SAMPLE_BYTES,
-            PREVIEW_PER_PARTITION,
-        )
-        .await?;
-        let columns = ddl::infer(records.iter().filter_map(|r| r.value.as_deref()));
+        let (columns, starts) = sampled(service, caller, cluster, &granted, &topic).await?;
         let ddl = ddl::input_table(
             input,
             columns.as_deref(),
@@ -517,6 +566,7 @@ async fn change(
     let cluster = args.cluster.clone();
     let write = async {
         let name = args.name.clone().required("name")?;
+        refused_early(service, caller, &cluster, &name, Privilege::ManageSqlProcessors)?;
         let flink = flink_of(service, caller, &cluster)?;
         // One change of a processor at a time: its definition is read and decided on under
         // the lock, as it stands now.
@@ -607,6 +657,7 @@ async fn change(
 
 serves!(app::api::Processors, |s, c, a| processors(&s, &c, &a.cluster));
 serves!(app::api::Processor, |s, c, a| processor(&s, &c, &a.cluster, a.name));
+serves!(app::api::ProcessorTable, |s, c, a| table(&s, &c, &a.cluster, a.topic));
 serves!(app::api::CreateProcessor, |s, c, a| create(&s, &c, a.args));
 serves!(app::api::StopProcessor, |s, c, a| change(&s, &c, a.args, Change::Stop));
 serves!(app::api::ResumeProcessor, |s, c, a| change(&s, &c, a.args, Change::Resume));

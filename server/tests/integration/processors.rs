@@ -361,6 +361,54 @@ async fn refusals_come_before_flink_runs_anything_and_a_hidden_topic_is_a_missin
         "{wrong}"
     );
 
+    // The editor's columns of a topic: its JSON fields typed as Flink reads them, then the
+    // record's own, for a caller who may write processors and read the topic.
+    let table = |caller: String, topic: String| {
+        let router = router.clone();
+        async move {
+            let path = format!("/api/processor_table?cluster=local&topic={topic}");
+            let (code, body) = get_as(&router, &caller, &path).await;
+            let json: Value = serde_json::from_slice(&body).expect("JSON");
+            (code.as_u16(), json)
+        }
+    };
+    let (code, columns) = table(erin.clone(), input.clone()).await;
+    assert_eq!(code, 200, "{columns}");
+    let typed: Vec<String> = columns["columns"]
+        .as_array()
+        .expect("columns")
+        .iter()
+        .map(|c| format!("{} {}", c[0].as_str().unwrap_or("?"), c[1].as_str().unwrap_or("?")))
+        .collect();
+    assert_eq!(
+        typed,
+        [
+            "id BIGINT",
+            "total DOUBLE",
+            "ship ROW<`city` STRING>",
+            "tags ARRAY<STRING>",
+            "kafka_key BYTES",
+            "kafka_partition INT",
+            "kafka_offset BIGINT",
+            "kafka_timestamp TIMESTAMP_LTZ(3)",
+            "kafka_headers MAP<STRING, BYTES>",
+        ]
+    );
+    // bob may not write processors; erin's scope hides a topic as it hides a missing one;
+    // a topic masked for her shows her no columns.
+    let (code, refused) = table(bob.clone(), input.clone()).await;
+    assert_eq!((code, refused["privilege"].as_str()), (403, Some("MANAGE_SQL_PROCESSORS")));
+    let (code_hidden, hidden) = table(erin.clone(), secret.clone()).await;
+    let (code_missing, absent) = table(erin.clone(), missing.clone()).await;
+    assert_eq!(code_hidden, code_missing, "{hidden} {absent}");
+    assert_ne!(code_hidden, 200, "{hidden}");
+    assert_eq!(
+        hidden["message"].as_str().unwrap_or_default().replace(&secret, "T"),
+        absent["message"].as_str().unwrap_or_default().replace(&missing, "T")
+    );
+    let (code, refused) = table(erin.clone(), masked.clone()).await;
+    assert_eq!((code, refused["field"].as_str()), (400, Some("sql")), "{refused}");
+
     // None of it left a job with Flink.
     assert!(
         jobs_named(&name).await.iter().all(|(_, s)| s != "RUNNING"),
