@@ -111,7 +111,7 @@ test('write a processor in the editor, see it run, then stop, resume, scale and 
   // The columns of a topic, as a statement would read it.
   await sheet.getByLabel('Columns of topic').fill(input);
   await sheet.getByRole('button', { name: 'Show columns' }).click();
-  const columns = sheet.locator('ul.columns');
+  const columns = sheet.locator(`ul[data-columns="${input}"]`);
   await expect(columns).toContainText('total BIGINT');
   await expect(columns).toContainText('city STRING');
   await expect(columns).toContainText('kafka_key BYTES');
@@ -122,6 +122,10 @@ test('write a processor in the editor, see it run, then stop, resume, scale and 
   await expect(sheet.locator('[data-figure="preview"]')).toContainText(`Reads ${input}; writes ${output}. 3 rows`, { timeout: 60_000 });
   await expect(sheet.getByRole('table', { name: 'Preview rows' }).locator('tbody tr')).toHaveCount(3);
   await expect(sheet.getByRole('table', { name: 'Preview rows' })).toContainText('1000');
+  // The input's columns as the processor will declare them, confirmed before Create.
+  await expect(sheet.locator(`ul[data-columns="${input}"]`).last()).toContainText('total BIGINT');
+  await expect(sheet.getByRole('button', { name: 'Create', exact: true })).toBeDisabled();
+  await sheet.getByLabel('These columns are right').check();
   // A preview runs nothing on and writes nothing.
   expect((await jobs(page, name)).filter((j) => j.state === 'RUNNING')).toEqual([]);
   for (const scheme of ['light', 'dark'] as const) {
@@ -145,6 +149,13 @@ test('write a processor in the editor, see it run, then stop, resume, scale and 
   await expect(page.getByRole('heading', { level: 1 })).toContainText(name);
   await expect(page.locator('pre.sql .sql-kw').first()).toHaveText('INSERT');
   await expect(page.locator('dl.facts')).toContainText(`klens-processor-${name}`);
+  // Its throughput by Flink's meters (read a few seconds after the job starts).
+  await expect
+    .poll(async () => {
+      await page.reload();
+      return page.locator('dl.facts [data-figure="throughput"]').textContent();
+    }, { timeout: 30_000 })
+    .toMatch(/rec\/s in · .* rec\/s out/);
   await shots(page, 'processor');
 
   // Stop: Flink ends the job with a savepoint, which the page then names.

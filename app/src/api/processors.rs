@@ -8,7 +8,7 @@ use super::{Answer, Arg};
 use leptos::server_fn::codec::{GetUrl, Json};
 
 /// One processor as listed.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ProcessorSummary {
     pub name: String,
     /// The topics it reads, as Flink's plan named them.
@@ -25,6 +25,15 @@ pub struct ProcessorSummary {
     pub job: Option<String>,
     /// The lag of its consumer group (`klens-processor-<name>`) on its inputs, when known.
     pub lag: Option<u64>,
+    /// Records per second its running job reads from its inputs and writes to its output, by
+    /// Flink's meters.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_per_second: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub written_per_second: Option<f64>,
+    /// For a job Flink failed or restarts, the first line of its newest exception.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cause: Option<String>,
 }
 
 impl ProcessorSummary {
@@ -39,7 +48,7 @@ impl ProcessorSummary {
 }
 
 /// `GET /api/processors`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ProcessorList {
     pub cluster: String,
     /// Whether the cluster has a Flink configured.
@@ -51,7 +60,7 @@ pub struct ProcessorList {
 }
 
 /// `GET /api/processor`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ProcessorDetail {
     pub cluster: String,
     pub processor: ProcessorSummary,
@@ -60,6 +69,10 @@ pub struct ProcessorDetail {
     pub savepoint: Option<String>,
     /// Flink's newest exception of its job, in words.
     pub last_exception: Option<String>,
+    /// Flink's plan of its statement when it was created (none for one created before klens
+    /// kept it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plan: Option<String>,
     /// The consumer group it reads under.
     pub group: String,
     pub created_by: Option<String>,
@@ -96,6 +109,10 @@ pub struct ProcessorCreated {
     /// The topics the plan reads, and the one it writes.
     pub reads: Vec<String>,
     pub writes: String,
+    /// The columns each topic read was declared with: what the processor keeps and declares
+    /// at every start, for its author to confirm before creating it.
+    #[serde(default)]
+    pub tables: Vec<ProcessorColumns>,
     /// A dry run's first rows of the query, from the newest records of its inputs.
     pub columns: Vec<String>,
     pub rows: Vec<Vec<serde_json::Value>>,
@@ -135,6 +152,10 @@ pub struct ProcessorColumns {
     /// Its columns and their types in Flink's SQL: the value's fields (JSON values, from its
     /// newest records) or `kafka_value` (any other value, as bytes), then the record's own.
     pub columns: Vec<(String, String)>,
+    /// What an author should know of the topic as an input (values klens sees in the
+    /// registry's wire format, which Flink reads as bytes here).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 serve! {

@@ -13,8 +13,9 @@ use leptos_router::hooks::use_params_map;
 use super::connectors::connector_state;
 use crate::api::{
     create_processor, delete_processor, processor, processor_table, processors, resume_processor,
-    scale_processor, stop_processor, ProcessorArgs, ProcessorChanged, ProcessorColumns,
-    ProcessorCreated, ProcessorDetail, ProcessorList, ProcessorName, ProcessorSummary,
+    scale_processor, search, stop_processor, HitKind, ProcessorArgs, ProcessorChanged,
+    ProcessorColumns, ProcessorCreated, ProcessorDetail, ProcessorList, ProcessorName,
+    ProcessorSummary,
 };
 use crate::components::access::allows;
 use crate::components::change::{follow_change, object_changes, TypedConfirm};
@@ -22,7 +23,7 @@ use crate::components::page::{use_changes, CallerAccess, Loaded, Notice, Offered
 use crate::components::table::DataTable;
 use crate::components::{use_cluster, ErrorAlert};
 use crate::error::ApiError;
-use crate::format::{or_dash, page_url, thousands, utc_timestamp};
+use crate::format::{or_dash, page_url, rate, thousands, utc_timestamp};
 use crate::Privilege;
 
 fn topic_links(cluster: &str, topics: &[String]) -> impl IntoView {
@@ -65,6 +66,7 @@ pub fn ProcessorsPage() -> impl IntoView {
                                 <th scope="col">"Writes"</th>
                                 <th scope="col">"State"</th>
                                 <th scope="col" class="num">"Parallelism"</th>
+                                <th scope="col" class="num">"Throughput"</th>
                                 <th scope="col" class="num">"Lag"</th>
                             </tr></thead>
                             <tbody>
@@ -78,17 +80,27 @@ pub fn ProcessorsPage() -> impl IntoView {
     }
 }
 
+/// Records per second in and out, by Flink's meters; a dash when its job does not run.
+fn throughput(p: &ProcessorSummary) -> String {
+    match (p.read_per_second, p.written_per_second) {
+        (Some(read), Some(written)) => format!("{} in · {} out", rate(read), rate(written)),
+        _ => "—".to_string(),
+    }
+}
+
 #[component]
 fn ProcessorRow(here: String, p: ProcessorSummary) -> impl IntoView {
     view! {
         <tr data-processor=p.name.clone()>
             <th scope="row" class="mono">
                 <a class="cut" href=page_url(&here, "processors", &p.name) title=p.name.clone()>{p.name.clone()}</a>
+                {p.cause.clone().map(|c| view! { <div class="cause error-text cut" title=c.clone()>{c.clone()}</div> })}
             </th>
             <td>{topic_links(&here, &p.inputs)}</td>
             <td>{topic_links(&here, std::slice::from_ref(&p.output))}</td>
             <td data-figure="state">{connector_state(&p.state)}</td>
             <td class="num">{p.parallelism}</td>
+            <td class="num" data-figure="throughput">{throughput(&p)}</td>
             <td class="num" data-figure="lag">{or_dash(p.lag, thousands)}</td>
         </tr>
     }
@@ -141,6 +153,7 @@ fn ProcessorView(d: ProcessorDetail, manage: bool, changed: Callback<String>) ->
             <dt>"Kept"</dt><dd>{if p.desired == "running" { "running" } else { "stopped" }}</dd>
             <dt>"Parallelism"</dt><dd data-figure="parallelism">{p.parallelism}</dd>
             <dt>"Consumer group"</dt><dd><a class="mono" href=page_url(&cluster, "groups", &d.group)>{d.group.clone()}</a></dd>
+            <dt>"Throughput"</dt><dd data-figure="throughput">{throughput(&p)}</dd>
             <dt>"Lag"</dt><dd data-figure="lag">{or_dash(p.lag, thousands)}</dd>
             <dt>"Flink job"</dt><dd class="mono">{or_dash(p.job.clone(), |j| j)}</dd>
             <dt>"Savepoint"</dt><dd class="mono" data-figure="savepoint">{or_dash(d.savepoint.clone(), |s| s)}</dd>
@@ -149,6 +162,9 @@ fn ProcessorView(d: ProcessorDetail, manage: bool, changed: Callback<String>) ->
         </dl>
         <h2>"Statement"</h2>
         <SqlText sql=d.sql.clone() />
+        {d.plan.clone().map(|plan| view! {
+            <details><summary>"Flink's plan of it, when it was created"</summary><pre class="trace">{plan}</pre></details>
+        })}
     }
 }
 
@@ -323,14 +339,19 @@ fn ProcessorForm(cluster: String, on_done: Callback<String>) -> impl IntoView {
     let sql = RwSignal::new(String::new());
     let parallelism = RwSignal::new("1".to_string());
     let preview = RwSignal::new(None::<ProcessorCreated>);
+    let confirmed = RwSignal::new(false);
     let error = RwSignal::new(None::<String>);
     let cluster = StoredValue::new(cluster);
-    // A preview holds for the statement it was made of.
+    // A preview, and its columns confirmed, hold for the statement it was made of.
     Effect::new(move |_| {
         name.track();
         sql.track();
         parallelism.track();
         preview.set(None);
+    });
+    Effect::new(move |_| {
+        preview.track();
+        confirmed.set(false);
     });
     let send = Action::new_local(move |dry_run: &bool| {
         let args = ProcessorArgs {
@@ -370,20 +391,21 @@ fn ProcessorForm(cluster: String, on_done: Callback<String>) -> impl IntoView {
                     <button type="button" class="button" disabled=move || send.pending().get()
                         on:click=move |_| { send.dispatch(true); }>"Preview"</button>
                     <button type="button" class="button button-primary"
-                        disabled=move || send.pending().get() || preview.get().is_none()
+                        disabled=move || send.pending().get() || preview.get().is_none() || !confirmed.get()
                         on:click=move |_| { send.dispatch(false); }>"Create"</button>
                     <button type="button" class="button" on:click=move |_| open.set(false)>"Cancel"</button>
                 </div>
                 {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
-                {move || preview.get().map(|p| view! { <Preview p=p /> })}
+                {move || preview.get().map(|p| view! { <Preview p=p confirmed=confirmed /> })}
             </div>
         </Show>
     }
 }
 
-/// A dry run's answer: what the statement reads and writes, its first rows and Flink's plan.
+/// A dry run's answer: what the statement reads and writes, the columns of what it reads for
+/// its author to confirm, its first rows and Flink's plan.
 #[component]
-fn Preview(p: ProcessorCreated) -> impl IntoView {
+fn Preview(p: ProcessorCreated, confirmed: RwSignal<bool>) -> impl IntoView {
     let cell = |v: &serde_json::Value| match v {
         serde_json::Value::String(s) => s.clone(),
         serde_json::Value::Null => "NULL".to_string(),
@@ -402,6 +424,21 @@ fn Preview(p: ProcessorCreated) -> impl IntoView {
             </tbody>
         </DataTable>
         <details><summary>"Flink's plan"</summary><pre class="trace">{p.plan}</pre></details>
+        {p.tables.into_iter().map(shown_columns).collect_view()}
+        <label class="inline"><input type="checkbox" prop:checked=move || confirmed.get()
+            on:change=move |ev| confirmed.set(event_target_checked(&ev)) />
+            "These columns are right: the processor declares them at every start"</label>
+    }
+}
+
+/// A topic's columns as a statement reads it.
+fn shown_columns(t: ProcessorColumns) -> impl IntoView {
+    view! {
+        <p class="muted">{format!("Columns of {}:", t.topic)}</p>
+        {t.note.map(|n| view! { <p class="note" data-figure="columns-note">{n}</p> })}
+        <ul class="columns mono" data-columns=t.topic.clone()>
+            {t.columns.into_iter().map(|(name, sql_type)| view! { <li>{name}" "<span class="muted">{sql_type}</span></li> }).collect_view()}
+        </ul>
     }
 }
 
@@ -413,24 +450,34 @@ fn Columns(cluster: String) -> impl IntoView {
     let ask = Action::new_local(move |topic: &String| {
         processor_table(cluster.get_value(), topic.trim().to_string().into())
     });
-    let shown = move |t: ProcessorColumns| {
-        view! {
-            <p class="muted">{format!("Columns of {}:", t.topic)}</p>
-            <ul class="columns mono">
-                {t.columns.into_iter().map(|(name, sql_type)| view! { <li>{name}" "<span class="muted">{sql_type}</span></li> }).collect_view()}
-            </ul>
+    // The cluster's topics whose names match what is typed, as the caller's search finds them.
+    let found = LocalResource::new(move || {
+        let q = topic.get();
+        async move {
+            if q.trim().is_empty() {
+                return Vec::new();
+            }
+            let hits = search(q.into(), cluster.get_value().into()).await.map(|r| r.hits);
+            hits.unwrap_or_default()
+                .into_iter()
+                .filter(|h| h.kind == HitKind::Topic)
+                .map(|h| h.name)
+                .collect::<Vec<_>>()
         }
-    };
+    });
     view! {
         <div class="header-row">
             <label>"Columns of topic"
-                <input type="text" class="mono" autocomplete="off" bind:value=topic />
+                <input type="text" class="mono" autocomplete="off" list="processor-topics" bind:value=topic />
             </label>
+            <datalist id="processor-topics">
+                {move || found.get().unwrap_or_default().into_iter().map(|t| view! { <option value=t></option> }).collect_view()}
+            </datalist>
             <button type="button" class="button" disabled=move || ask.pending().get()
                 on:click=move |_| { ask.dispatch(topic.get_untracked()); }>"Show columns"</button>
         </div>
         {move || ask.value().get().map(|answer| match answer {
-            Ok(t) => shown(t).into_any(),
+            Ok(t) => shown_columns(t).into_any(),
             Err(e) => view! { <p class="error" role="alert">{e.message}</p> }.into_any(),
         })}
     }

@@ -167,6 +167,67 @@ impl Flink {
         }))
     }
 
+    /// How fast a job reads and writes now (SQL_PROCESSORS or MANAGE_SQL_PROCESSORS on its
+    /// processor), from Flink's own meters summed over each vertex's parallel instances;
+    /// `None` when the JobManager does not know the job.
+    pub async fn throughput(
+        &self, grant: &Grant, processor: &Resource, id: &str,
+    ) -> Result<Option<Throughput>, ApiError> {
+        require_read(grant, processor)?;
+        #[derive(Deserialize)]
+        struct Vertex {
+            id: String,
+        }
+        #[derive(Deserialize)]
+        struct Detail {
+            #[serde(default)]
+            vertices: Vec<Vertex>,
+        }
+        #[derive(Deserialize)]
+        struct Listed {
+            id: String,
+        }
+        #[derive(Deserialize)]
+        struct Summed {
+            id: String,
+            #[serde(default)]
+            sum: f64,
+        }
+        let detail: Option<Detail> =
+            self.rest.get_with(&["jobs", id], &[]).await.map_err(flink_error)?;
+        let Some(detail) = detail else { return Ok(None) };
+        let mut rates = Throughput::default();
+        for vertex in detail.vertices.iter().take(MAX_VERTICES) {
+            let path = ["jobs", id, "vertices", vertex.id.as_str(), "metrics"];
+            let listed: Option<Vec<Listed>> =
+                self.rest.get_with(&path, &[]).await.map_err(flink_error)?;
+            let mut wanted: Vec<&str> = listed
+                .iter()
+                .flatten()
+                .map(|m| unindexed(&m.id))
+                .filter(|name| Meter::of(name).is_some())
+                .collect();
+            wanted.sort_unstable();
+            wanted.dedup();
+            if wanted.is_empty() {
+                continue;
+            }
+            let path = ["jobs", id, "vertices", vertex.id.as_str(), "subtasks", "metrics"];
+            let get = wanted.join(",");
+            let summed: Option<Vec<Summed>> =
+                self.rest.get_with(&path, &[("get", &get)]).await.map_err(flink_error)?;
+            for meter in summed.into_iter().flatten() {
+                let sum = if meter.sum.is_finite() { meter.sum.max(0.0) } else { 0.0 };
+                match Meter::of(&meter.id) {
+                    Some(Meter::Read) => rates.read += sum,
+                    Some(Meter::Written) => rates.written += sum,
+                    None => {}
+                }
+            }
+        }
+        Ok(Some(rates))
+    }
+
     /// Stops a job with a savepoint in `directory` (Flink's default when `None`) and waits for
     /// it; answers where the savepoint is (MANAGE_SQL_PROCESSORS on its processor).
     pub async fn stop(
@@ -261,6 +322,46 @@ fn statement_error(e: RestError) -> ApiError {
         ApiError::bad_request("sql", error.message)
     } else {
         error
+    }
+}
+
+/// The most vertices of one job whose meters klens reads.
+const MAX_VERTICES: usize = 32;
+
+/// Records per second a job reads from its inputs and writes to its output.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Throughput {
+    pub read: f64,
+    pub written: f64,
+}
+
+/// The meters that make a job's throughput, by their name within a vertex (its operator's
+/// name, then the meter): what a source emits, and what a sink's writer takes in to write.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Meter {
+    Read,
+    Written,
+}
+
+impl Meter {
+    fn of(name: &str) -> Option<Meter> {
+        if name.starts_with("Source__") && name.ends_with(".numRecordsOutPerSecond") {
+            Some(Meter::Read)
+        } else if name.ends_with("__Writer.numRecordsInPerSecond") {
+            Some(Meter::Written)
+        } else {
+            None
+        }
+    }
+}
+
+/// A vertex's metric id without the index of its parallel instance (`0.Source__t.x` → `Source__t.x`).
+fn unindexed(id: &str) -> &str {
+    match id.split_once('.') {
+        Some((index, rest)) if !index.is_empty() && index.bytes().all(|b| b.is_ascii_digit()) => {
+            rest
+        }
+        _ => id,
     }
 }
 
@@ -383,6 +484,26 @@ impl Session<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_job_reads_from_its_sources_and_writes_through_its_writers() {
+        let named = |id: &str| Meter::of(unindexed(id));
+        assert_eq!(named("0.Source__orders[10].numRecordsOutPerSecond"), Some(Meter::Read));
+        assert_eq!(named("3.big-orders[12]__Writer.numRecordsInPerSecond"), Some(Meter::Written));
+        // The same meters of other operators, and other meters of these, are not throughput.
+        for other in [
+            "0.Calc[11].numRecordsOutPerSecond",
+            "0.Source__orders[10].numBytesOutPerSecond",
+            "0.big-orders[12]__Committer.numRecordsInPerSecond",
+            "0.big-orders[12]__Writer.numRecordsOutPerSecond",
+            "0.numRecordsInPerSecond",
+        ] {
+            assert_eq!(named(other), None, "{other}");
+        }
+        assert_eq!(unindexed("Source__t.x"), "Source__t.x");
+        assert_eq!(unindexed("12.Source__t.x"), "Source__t.x");
+        assert_eq!(unindexed(".x"), ".x");
+    }
 
     #[test]
     fn an_error_says_its_last_cause_in_words() {

@@ -146,14 +146,24 @@ const RECORD_COLUMNS: &str = "`kafka_key` BYTES, \
      `kafka_timestamp` TIMESTAMP_LTZ(3) METADATA FROM 'timestamp' VIRTUAL, \
      `kafka_headers` MAP<STRING, BYTES> METADATA FROM 'headers' VIRTUAL";
 
-/// The columns of a topic's table as [`input_table`] declares them, each with its type.
-pub fn input_columns(columns: Option<&[(String, Type)]>) -> Vec<(String, String)> {
-    let value: Vec<(String, String)> = match columns {
-        Some(columns) if !columns.is_empty() => {
-            columns.iter().map(|(n, t)| (n.clone(), t.sql())).collect()
+/// A value's columns as a table declares them, each with its SQL type: the fields [`infer`]
+/// found (JSON values), or else the value as one BYTES column `kafka_value`. What a processor's
+/// definition keeps of each input, so that a restart declares what its author confirmed.
+pub fn value_columns(inferred: Option<Vec<(String, Type)>>) -> Vec<(String, String)> {
+    match inferred {
+        Some(fields) if !fields.is_empty() => {
+            fields.into_iter().map(|(n, t)| (n, t.sql())).collect()
         }
-        _ => vec![("kafka_value".into(), "BYTES".into())],
-    };
+        _ => vec![(RAW_VALUE.0.to_string(), RAW_VALUE.1.to_string())],
+    }
+}
+
+/// The one column of a value read as bytes.
+const RAW_VALUE: (&str, &str) = ("kafka_value", "BYTES");
+
+/// The columns of a topic's table as [`input_table`] declares them: the value's, then the
+/// record's own.
+pub fn input_columns(value: &[(String, String)]) -> Vec<(String, String)> {
     let record = [
         ("kafka_key", "BYTES"),
         ("kafka_partition", "INT"),
@@ -161,21 +171,29 @@ pub fn input_columns(columns: Option<&[(String, Type)]>) -> Vec<(String, String)
         ("kafka_timestamp", "TIMESTAMP_LTZ(3)"),
         ("kafka_headers", "MAP<STRING, BYTES>"),
     ];
-    value.into_iter().chain(record.map(|(n, t)| (n.to_string(), t.to_string()))).collect()
+    value.iter().cloned().chain(record.map(|(n, t)| (n.to_string(), t.to_string()))).collect()
 }
 
-/// `CREATE TEMPORARY TABLE` for a topic read by a processor: `columns` from [`infer`] (JSON
-/// values), or the value as one BYTES column `kafka_value`.
+/// `CREATE TEMPORARY TABLE` for a topic read by a processor, its value's columns from
+/// [`value_columns`]: a JSON value's fields, or its bytes. A column type (kept in a definition)
+/// is checked by [`column_type`] before it goes into the statement.
 pub fn input_table(
-    topic: &str, columns: Option<&[(String, Type)]>, properties: &BTreeMap<String, String>,
+    topic: &str, value: &[(String, String)], properties: &BTreeMap<String, String>,
     reading: &Reading,
-) -> String {
-    let (value_columns, format) = match columns {
-        Some(columns) if !columns.is_empty() => (
-            columns.iter().map(|(n, t)| format!("{} {}", quote(n), t.sql())).collect::<Vec<_>>(),
-            "'value.format' = 'json', 'value.json.ignore-parse-errors' = 'true'",
-        ),
-        _ => (vec!["`kafka_value` BYTES".to_string()], "'value.format' = 'raw'"),
+) -> Result<String, String> {
+    let raw = matches!(value, [(n, t)] if (n.as_str(), t.as_str()) == RAW_VALUE);
+    let format = if raw || value.is_empty() {
+        "'value.format' = 'raw'"
+    } else {
+        "'value.format' = 'json', 'value.json.ignore-parse-errors' = 'true'"
+    };
+    let value_columns = if value.is_empty() {
+        vec![format!("{} {}", quote(RAW_VALUE.0), RAW_VALUE.1)]
+    } else {
+        value
+            .iter()
+            .map(|(n, t)| Ok(format!("{} {}", quote(n), column_type(t)?)))
+            .collect::<Result<Vec<_>, String>>()?
     };
     let mut options = vec![
         "'connector' = 'kafka'".to_string(),
@@ -201,12 +219,12 @@ pub fn input_table(
         }
     }
     options.extend(connection(properties));
-    format!(
+    Ok(format!(
         "CREATE TEMPORARY TABLE {} ({}, {RECORD_COLUMNS}) WITH ({})",
         quote(topic),
         value_columns.join(", "),
         options.join(", ")
-    )
+    ))
 }
 
 /// `CREATE TEMPORARY TABLE` for the topic a processor writes: its rows as JSON objects of
@@ -282,11 +300,12 @@ mod tests {
     /// declares them, for a JSON topic and a topic of bytes.
     #[test]
     fn the_editor_shows_the_columns_the_table_declares() {
-        let json = infer_of(&[r#"{"id": "a", "total": 10}"#]);
-        for columns in [json.as_deref(), None] {
-            let ddl = input_table("t", columns, &BTreeMap::new(), &Reading::Group("g".into()));
+        let json = value_columns(infer_of(&[r#"{"id": "a", "total": 10}"#]));
+        for value in [json, value_columns(None)] {
+            let ddl = input_table("t", &value, &BTreeMap::new(), &Reading::Group("g".into()))
+                .expect("declared");
             let mut from = 0;
-            for (name, sql_type) in input_columns(columns) {
+            for (name, sql_type) in input_columns(&value) {
                 let declared = format!("{} {sql_type}", quote(&name));
                 let at = ddl[from..].find(&declared).unwrap_or_else(|| {
                     panic!("{declared} is not declared after byte {from} of {ddl}")
@@ -294,7 +313,17 @@ mod tests {
                 from += at + declared.len();
             }
         }
-        assert_eq!(input_columns(None)[0], ("kafka_value".to_string(), "BYTES".to_string()));
+        assert_eq!(value_columns(None), [("kafka_value".to_string(), "BYTES".to_string())]);
+    }
+
+    /// A definition's kept column types go into the statement only as types: one that would
+    /// end the column list is refused.
+    #[test]
+    fn a_kept_column_type_cannot_end_the_column_list() {
+        let kept = vec![("a".to_string(), "BIGINT) WITH ('topic' = 'x'".to_string())];
+        assert!(input_table("t", &kept, &BTreeMap::new(), &Reading::Group("g".into())).is_err());
+        let kept = vec![("a".to_string(), "ROW<`b` STRING>".to_string())];
+        assert!(input_table("t", &kept, &BTreeMap::new(), &Reading::Group("g".into())).is_ok());
     }
 
     #[test]
@@ -370,7 +399,13 @@ mod tests {
         assert_eq!(literal("it's"), "'it''s'");
         let properties: BTreeMap<String, String> =
             [("bootstrap.servers".to_string(), "k:9092".to_string())].into();
-        let ddl = input_table("or'ders", None, &properties, &Reading::Newest(vec![(0, 5), (1, 0)]));
+        let ddl = input_table(
+            "or'ders",
+            &value_columns(None),
+            &properties,
+            &Reading::Newest(vec![(0, 5), (1, 0)]),
+        )
+        .expect("declared");
         assert!(
             ddl.starts_with(
                 "CREATE TEMPORARY TABLE `or'ders` (`kafka_value` BYTES, `kafka_key` BYTES"

@@ -35,6 +35,9 @@ pub fn is_name(name: &str) -> bool {
         && !name.chars().all(|c| c == '.')
 }
 
+/// The most characters of Flink's plan a definition keeps.
+pub const MAX_PLAN: usize = 64 * 1024;
+
 /// What klens keeps of a processor, as the JSON value of its record in [`DEFINITIONS_TOPIC`].
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Definition {
@@ -46,6 +49,12 @@ pub struct Definition {
     pub inputs: Vec<String>,
     /// The topic it writes.
     pub output: String,
+    /// The value's columns of each input as its author saw them in the preview (the SQL types
+    /// of a JSON value's fields, or `kafka_value BYTES`): every start declares these, so a
+    /// restart after its topics' values changed reads them as its state was built. An input
+    /// missing here (a definition from before klens kept them) is inferred again.
+    #[serde(default)]
+    pub columns: std::collections::BTreeMap<String, Vec<(String, String)>>,
     /// Whether it should run: `running` or `stopped`.
     pub desired: String,
     /// Flink's id of its job of the moment (the last one, once stopped).
@@ -57,6 +66,9 @@ pub struct Definition {
     /// Who created it, as the audit names them.
     #[serde(default)]
     pub created_by: Option<String>,
+    /// Flink's plan of its statement when it was created (at most [`MAX_PLAN`] characters).
+    #[serde(default)]
+    pub plan: Option<String>,
     /// When it was created and last changed, ms since the epoch.
     pub created_at: i64,
     pub changed_at: i64,
@@ -100,10 +112,12 @@ mod tests {
             parallelism: 1,
             inputs: vec!["a".into(), "b".into()],
             output: "a".into(),
+            columns: Default::default(),
             desired: "running".into(),
             job: None,
             savepoint: None,
             created_by: None,
+            plan: None,
             created_at: 0,
             changed_at: 0,
         };

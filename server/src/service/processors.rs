@@ -62,6 +62,29 @@ fn summary(
         parallelism: d.parallelism,
         job: d.job.clone(),
         lag: entry.group(&model::group_of(&d.name)).and_then(|g| g.lag),
+        read_per_second: None,
+        written_per_second: None,
+        cause: None,
+    }
+}
+
+/// What Flink says of a processor's job besides its state: how fast a running job reads and
+/// writes, why a failing one fails. Left out when Flink does not answer.
+async fn from_flink(
+    flink: &Flink, granted: &Granted, resource: &Resource, p: &mut ProcessorSummary,
+) {
+    let Some(id) = p.job.clone() else { return };
+    match p.state.as_str() {
+        "RUNNING" => {
+            if let Ok(Some(rates)) = flink.throughput(&granted.grant, resource, &id).await {
+                p.read_per_second = Some(rates.read);
+                p.written_per_second = Some(rates.written);
+            }
+        }
+        "FAILED" | "FAILING" | "RESTARTING" => {
+            p.cause = flink.last_exception(&granted.grant, resource, &id).await.ok().flatten();
+        }
+        _ => {}
     }
 }
 
@@ -84,7 +107,7 @@ fn held_somewhere(
 pub async fn processors(
     service: &Service, caller: &Caller, cluster: &str,
 ) -> Result<ProcessorList, ApiError> {
-    let access = held_somewhere(service, caller, cluster, Privilege::SqlProcessors)?;
+    held_somewhere(service, caller, cluster, Privilege::SqlProcessors)?;
     let granted = service.decide(caller, cluster, Action::catalog())?;
     let entry = granted.entry;
     if !entry.has_flink() {
@@ -101,14 +124,22 @@ pub async fn processors(
         Ok(jobs) => (jobs, None),
         Err(e) => (Vec::new(), Some(e.message)),
     };
-    let processors = definitions
-        .values()
-        .filter(|d| access.can_on(Privilege::SqlProcessors, &d.resource()))
-        .map(|d| {
-            let job = d.job.as_ref().and_then(|id| jobs.iter().find(|j| &j.jid == id));
-            summary(&entry, d, job)
-        })
-        .collect();
+    let shown = definitions.values().filter_map(|d| {
+        let resource = d.resource();
+        let action = Action::new(Privilege::SqlProcessors, resource.clone());
+        let granted = service.decide(caller, cluster, action).ok()?;
+        let job = d.job.as_ref().and_then(|id| jobs.iter().find(|j| &j.jid == id));
+        Some((granted, resource, summary(&entry, d, job)))
+    });
+    // A running job's throughput and a failing one's cause, from Flink, all at once.
+    let processors = futures::future::join_all(shown.map(|(granted, resource, mut p)| {
+        let flink = &flink;
+        async move {
+            from_flink(flink, &granted, &resource, &mut p).await;
+            p
+        }
+    }))
+    .await;
     Ok(ProcessorList { cluster: cluster.into(), configured: true, error, processors })
 }
 
@@ -171,12 +202,15 @@ pub async fn processor(
         }
         _ => None,
     };
+    let mut processor = summary(&granted.entry, &d, job.as_ref());
+    from_flink(&flink, &granted, &resource, &mut processor).await;
     Ok(ProcessorDetail {
         cluster: cluster.into(),
-        processor: summary(&granted.entry, &d, job.as_ref()),
+        processor,
         sql: d.sql.clone(),
         savepoint: d.savepoint.clone(),
         last_exception,
+        plan: d.plan.clone(),
         group: model::group_of(&d.name),
         created_by: d.created_by.clone(),
         created_at: d.created_at,
@@ -191,26 +225,33 @@ fn author(caller: &Caller) -> Option<String> {
         .map(|u| u.name.clone().or_else(|| u.email.clone()).unwrap_or_else(|| u.subject.clone()))
 }
 
+/// Refuses a topic masked for the caller as an input: a query can move a masked field into one
+/// no rule names, so such a topic is an input only for a caller holding UNMASK on it. They read
+/// its records, so saying so tells them nothing new.
+fn unmasked(
+    service: &Service, caller: &Caller, cluster: &str, topic: &str,
+) -> Result<(), ApiError> {
+    if service.mask(caller, cluster, topic).is_none() {
+        return Ok(());
+    }
+    Err(ApiError::bad_request(
+        "sql",
+        format!(
+            "Topic \"{topic}\" is masked for you (the masking rules name it): a processor reads it \
+             only for a caller holding UNMASK on it, since a query could copy a masked field into \
+             one no rule masks."
+        ),
+    ))
+}
+
 /// A topic the caller may read, as an input sees it: its value's columns (from its newest
-/// records) and where each partition's newest records a preview reads start.
+/// records, see [`ddl::value_columns`]) and where each partition's newest records a preview
+/// reads start.
 async fn sampled(
     service: &Service, caller: &Caller, cluster: &str, granted: &Granted,
     topic: &crate::kafka::Topic,
-) -> Result<(Option<Vec<(String, ddl::Type)>>, Vec<(i32, i64)>), ApiError> {
-    // A query can move a masked field into one no rule names, so a topic masked for the
-    // caller is an input only for a caller holding UNMASK on it. They read its records, so
-    // saying so tells them nothing new.
-    if service.mask(caller, cluster, &topic.name).is_some() {
-        return Err(ApiError::bad_request(
-            "sql",
-            format!(
-                "Topic \"{}\" is masked for you (the masking rules name it): a processor reads it \
-                 only for a caller holding UNMASK on it, since a query could copy a masked field \
-                 into one no rule masks.",
-                topic.name
-            ),
-        ));
-    }
+) -> Result<Sample, ApiError> {
+    unmasked(service, caller, cluster, &topic.name)?;
     let (records, starts) = crate::records::for_processor(
         &granted.grant,
         &granted.link(),
@@ -220,7 +261,28 @@ async fn sampled(
         PREVIEW_PER_PARTITION,
     )
     .await?;
-    Ok((ddl::infer(records.iter().filter_map(|r| r.value.as_deref())), starts))
+    let values: Vec<&[u8]> = records.iter().filter_map(|r| r.value.as_deref()).collect();
+    Ok(Sample {
+        value: ddl::value_columns(ddl::infer(values.iter().copied())),
+        starts,
+        framed: !values.is_empty() && values.iter().all(|v| registry_framed(v)),
+    })
+}
+
+/// What a topic's newest records show of it as an input.
+struct Sample {
+    /// Its value's columns ([`ddl::value_columns`]).
+    value: Vec<(String, String)>,
+    /// Where each partition's newest records a preview reads start.
+    starts: Vec<(i32, i64)>,
+    /// Every value sampled is in the registry's wire format (a zero byte and a schema id first).
+    framed: bool,
+}
+
+/// Whether a value starts as the registry's serializers frame it: a zero byte, then a
+/// four-byte schema id.
+fn registry_framed(value: &[u8]) -> bool {
+    value.len() > 5 && value[0] == 0
 }
 
 /// The columns a processor reading `topic` would have: for the editor, to a caller who may
@@ -235,24 +297,31 @@ pub async fn table(
     let read = async {
         let granted = service.decide_topic(caller, cluster, Privilege::Records, Some(&name))?;
         let topic = granted.listed_topic(&name)?;
-        let (columns, _) = sampled(service, caller, cluster, &granted, &topic).await?;
+        let sample = sampled(service, caller, cluster, &granted, &topic).await?;
         Ok(ProcessorColumns {
             cluster: cluster.into(),
             topic: name.clone(),
-            columns: ddl::input_columns(columns.as_deref()),
+            columns: ddl::input_columns(&sample.value),
+            note: sample.framed.then(|| {
+                "Its values are in the schema registry's format (Avro, Protobuf or JSON Schema \
+                 behind a schema id), which the Flink here cannot decode: a processor reads them \
+                 as bytes (kafka_value)."
+                    .to_string()
+            }),
         })
     };
     service.audited_read(caller, cluster, Privilege::Records, &args, read).await
 }
 
 /// The statement's tables declared in `session` as the caller may use them: each input the
-/// caller holds RECORDS on (an existing topic; its columns from its newest records), the
-/// output if they hold PRODUCE on it (its columns from the query). Answers the inputs
-/// declared. A name left out is simply unknown to Flink.
+/// caller holds RECORDS on (an existing topic; its value's columns as `kept` has them, else
+/// from its newest records), the output if they hold PRODUCE on it (its columns from the
+/// query). Answers the inputs declared, with their value's columns. A name left out is simply
+/// unknown to Flink.
 async fn declare(
     service: &Service, caller: &Caller, cluster: &str, flink: &Flink, session: &Session<'_>,
-    statement: &sql::Statement, reading: impl Fn(&[(i32, i64)]) -> Reading,
-) -> Result<Vec<String>, ApiError> {
+    statement: &sql::Statement, reading: impl Fn(&[(i32, i64)]) -> Reading, kept: &Columns,
+) -> Result<Vec<(String, Vec<(String, String)>)>, ApiError> {
     let mut declared = Vec::new();
     for input in &statement.inputs {
         let Ok(granted) = service.decide_topic(caller, cluster, Privilege::Records, Some(input))
@@ -262,15 +331,22 @@ async fn declare(
         let Ok(Some(topic)) = granted.entry.topic_metadata(input) else {
             continue;
         };
-        let (columns, starts) = sampled(service, caller, cluster, &granted, &topic).await?;
-        let ddl = ddl::input_table(
-            input,
-            columns.as_deref(),
-            &flink.config.properties,
-            &reading(&starts),
-        );
+        let (value, starts) = match kept.get(input) {
+            Some(value) => {
+                unmasked(service, caller, cluster, input)?;
+                (value.clone(), Vec::new())
+            }
+            None => {
+                let sample = sampled(service, caller, cluster, &granted, &topic).await?;
+                (sample.value, sample.starts)
+            }
+        };
+        let ddl = ddl::input_table(input, &value, &flink.config.properties, &reading(&starts))
+            .map_err(|e| {
+                ApiError::new(ErrorCode::Client, format!("The columns kept for {input}: {e}"))
+            })?;
         session.run(&ddl, 1).await?;
-        declared.push(input.clone());
+        declared.push((input.clone(), value));
     }
     let output_usable = service
         .decide_topic(caller, cluster, Privilege::Produce, Some(&statement.output))
@@ -302,6 +378,9 @@ async fn declare(
     }
     Ok(declared)
 }
+
+/// The value's columns of each input of a processor, as its definition keeps them.
+type Columns = std::collections::BTreeMap<String, Vec<(String, String)>>;
 
 /// Runs `EXPLAIN PLAN FOR` the statement and answers the plan and the tables it reads and
 /// writes, which must all be declared ones (they are: Flink knows no other).
@@ -389,9 +468,17 @@ async fn start(
             .await?;
     let group = model::group_of(&definition.name);
     let run = async {
-        declare(service, caller, cluster, flink, &session, &statement, |_| {
-            Reading::Group(group.clone())
-        })
+        let reading = |_: &[(i32, i64)]| Reading::Group(group.clone());
+        declare(
+            service,
+            caller,
+            cluster,
+            flink,
+            &session,
+            &statement,
+            reading,
+            &definition.columns,
+        )
         .await?;
         job_of(session.run(&definition.sql, 1).await?)
     };
@@ -453,8 +540,18 @@ async fn create(
                     Reading::Group(model::group_of(&name))
                 }
             };
-            let declared =
-                declare(service, caller, &cluster, &flink, &session, &statement, reading).await?;
+            let tables = declare(
+                service,
+                caller,
+                &cluster,
+                &flink,
+                &session,
+                &statement,
+                reading,
+                &Columns::new(),
+            )
+            .await?;
+            let declared: Vec<String> = tables.iter().map(|(topic, _)| topic.clone()).collect();
             let (plan, reads, writes) = plan(&session, &text).await?;
             let [written] = writes.as_slice() else {
                 return Err(ApiError::bad_request("sql", "A processor writes exactly one topic."));
@@ -480,9 +577,9 @@ async fn create(
                 Action::new(Privilege::ManageSqlProcessors, resource),
             )?;
             topics_allowed(service, caller, &cluster, &declared, written)?;
-            Ok((plan, declared, written.clone()))
+            Ok((plan, tables, written.clone()))
         };
-        let (plan, reads, writes) = match preview.await {
+        let (plan, tables, writes) = match preview.await {
             Ok(p) => p,
             Err(e) => {
                 session.close().await;
@@ -494,8 +591,17 @@ async fn create(
             name: name.clone(),
             dry_run,
             plan,
-            reads: reads.clone(),
+            reads: tables.iter().map(|(topic, _)| topic.clone()).collect(),
             writes: writes.clone(),
+            tables: tables
+                .iter()
+                .map(|(topic, value)| ProcessorColumns {
+                    cluster: cluster.clone(),
+                    topic: topic.clone(),
+                    columns: ddl::input_columns(value),
+                    note: None,
+                })
+                .collect(),
             columns: Vec::new(),
             rows: Vec::new(),
             job: None,
@@ -516,12 +622,14 @@ async fn create(
             name: name.clone(),
             sql: text.clone(),
             parallelism,
-            inputs: reads,
+            inputs: answer.reads.clone(),
             output: writes,
+            columns: tables.into_iter().collect(),
             desired: "running".into(),
             job: Some(job.clone()),
             savepoint: None,
             created_by: author(caller),
+            plan: Some(answer.plan.chars().take(model::MAX_PLAN).collect()),
             created_at: now,
             changed_at: now,
         };

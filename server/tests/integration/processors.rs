@@ -41,6 +41,47 @@ fn produce_orders(topic: &str, ids: std::ops::Range<i64>) {
     producer.flush(Duration::from_secs(10)).expect("flush");
 }
 
+/// Orders as [`produce_orders`] writes them, with a field more.
+fn produce_orders_with_extra(topic: &str, ids: std::ops::Range<i64>) {
+    let producer: BaseProducer =
+        ClientConfig::new().set("bootstrap.servers", OPEN_PORT).create().expect("producer");
+    for id in ids {
+        let value = json!({"id": id, "total": (id * 10) as f64, "ship": {"city": format!("city-{}", id % 3)}, "tags": ["a"], "extra": {"deep": true}})
+            .to_string();
+        let key = format!("k{id}");
+        producer
+            .send(BaseRecord::to(topic).key(&key).payload(&value))
+            .unwrap_or_else(|(e, _)| panic!("send: {e}"));
+    }
+    producer.flush(Duration::from_secs(10)).expect("flush");
+}
+
+/// The newest definition of processor `name` in the definitions topic, as a consumer of its
+/// own reads it.
+fn definition(name: &str) -> Value {
+    let consumer: BaseConsumer = ClientConfig::new()
+        .set("bootstrap.servers", OPEN_PORT)
+        .set("group.id", unique("it-proc-definitions"))
+        .set("auto.offset.reset", "earliest")
+        .set("enable.auto.commit", "false")
+        .create()
+        .expect("consumer");
+    consumer.subscribe(&[server::processor::DEFINITIONS_TOPIC]).expect("subscribe");
+    let until = std::time::Instant::now() + Duration::from_secs(10);
+    let mut found = Value::Null;
+    while std::time::Instant::now() < until {
+        if let Some(Ok(m)) = consumer.poll(Duration::from_millis(200)) {
+            if m.key() == Some(name.as_bytes()) {
+                found =
+                    m.payload().and_then(|p| serde_json::from_slice(p).ok()).unwrap_or_default();
+            }
+        } else if !found.is_null() {
+            break;
+        }
+    }
+    found
+}
+
 /// Every value of `topic` a consumer of its own reads, as JSON, until `count` or `wait`.
 fn read_json(topic: &str, count: usize, wait: Duration) -> Vec<Value> {
     let consumer: BaseConsumer = ClientConfig::new()
@@ -169,6 +210,26 @@ async fn a_processor_filters_records_and_keeps_them_through_stop_resume_and_scal
     assert_eq!(code, 200);
     let mine = listed["processors"].as_array().into_iter().flatten().find(|p| p["name"] == name);
     assert_eq!(mine.map(|p| p["state"].clone()), Some(json!("RUNNING")), "{listed}");
+    // Its running job's throughput, by Flink's meters.
+    let (_, detail) = get_json(&router, &format!("/api/processor?cluster=local&name={name}")).await;
+    assert!(detail["processor"]["read_per_second"].as_f64().is_some_and(|r| r >= 0.0), "{detail}");
+    assert!(detail["plan"].as_str().is_some_and(|p| p.contains("LogicalFilter")), "{detail}");
+    // What the definitions topic keeps, as another consumer reads it: the columns the preview
+    // showed, which every start declares again.
+    let kept = definition(&name);
+    let shown: Vec<Value> =
+        preview["tables"][0]["columns"].as_array().expect("tables")[..4].to_vec();
+    assert_eq!(
+        json!([
+            ["id", "BIGINT"],
+            ["total", "DOUBLE"],
+            ["ship", "ROW<`city` STRING>"],
+            ["tags", "ARRAY<STRING>"]
+        ]),
+        json!(shown),
+        "{preview}"
+    );
+    assert_eq!(kept["columns"][&input], json!(shown), "{kept}");
 
     // Stopped with a savepoint: Flink finishes the job; records written meanwhile wait.
     let (code, stopped) =
@@ -183,7 +244,9 @@ async fn a_processor_filters_records_and_keeps_them_through_stop_resume_and_scal
         (Some("STOPPED"), Some(savepoint.as_str())),
         "{detail}"
     );
-    produce_orders(&input, 20..30);
+    // Written meanwhile with a field the author never saw: the resumed job declares the kept
+    // columns, and reads these orders as it read the others.
+    produce_orders_with_extra(&input, 20..30);
 
     // Resumed from the savepoint: the new orders come once, none of the first again.
     let (code, resumed) =
@@ -408,6 +471,13 @@ async fn refusals_come_before_flink_runs_anything_and_a_hidden_topic_is_a_missin
     );
     let (code, refused) = table(erin.clone(), masked.clone()).await;
     assert_eq!((code, refused["field"].as_str()), (400, Some("sql")), "{refused}");
+    // dev/seed's Avro topic, its values framed by the registry's serializer: bytes, and said so.
+    let (code, avro) = table(erin.clone(), "payments-avro".to_string()).await;
+    assert_eq!(code, 200, "{avro}");
+    assert_eq!(avro["columns"][0], json!(["kafka_value", "BYTES"]), "{avro}");
+    assert!(avro["note"].as_str().is_some_and(|n| n.contains("registry")), "{avro}");
+    let (_, plain) = table(erin.clone(), input.clone()).await;
+    assert!(plain.get("note").is_none(), "{plain}");
 
     // None of it left a job with Flink.
     assert!(
