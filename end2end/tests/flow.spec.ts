@@ -77,3 +77,33 @@ test('the flow of a replication joins the clusters it copies between', async ({ 
   await expect(drawing.locator('a[href="/c/remote/topics/eu-invoices"]')).toContainText('topic on remote');
   expect(problems).toEqual([]);
 });
+
+test('the flow of orders runs through the demo processor into big-orders, and the processor page links to it', async ({ page }) => {
+  // end2end/run has the open instance create dev/demo-processor's big-orders; Flink's REST API
+  // says it runs.
+  const jobs = (await (await page.request.get('http://127.0.0.1:18086/jobs/overview')).json()).jobs;
+  expect(jobs.some((j: { name: string; state: string }) => j.name === 'klens-processor-big-orders' && j.state === 'RUNNING')).toBe(true);
+  const problems = await openHydrated(page, '/c/local/processors/big-orders');
+  await page.locator('.page-head').getByRole('link', { name: 'Flow' }).click();
+  await expect(page).toHaveURL(/\/c\/local\/flow\?kind=processor&name=big-orders&hops=1$/);
+  const drawing = page.locator('.flow-box svg');
+  const node = (href: string) => drawing.locator(`a[href="${href}"]`);
+  const processor = '/c/local/processors/big-orders';
+  await expect(node(processor)).toHaveClass(/flow-focus/);
+  const x = async (href: string) => Number(await node(href).locator('rect').getAttribute('x'));
+  // orders → big-orders (the processor) → big-orders (the topic), left to right.
+  expect(await x('/c/local/topics/orders')).toBeLessThan(await x(processor));
+  expect(await x(processor)).toBeLessThan(await x('/c/local/topics/big-orders'));
+  await expect(node('/c/local/groups/klens-processor-big-orders')).toHaveCount(1);
+  // The same from the topic's side, two steps out.
+  await page.goto('/c/local/flow?kind=topic&name=orders&hops=2');
+  await expect(node(processor)).toHaveCount(1);
+  await expect(node('/c/local/topics/big-orders')).toHaveCount(1);
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await page.screenshot({ path: test.info().outputPath(`flow-orders-${scheme}.png`), fullPage: true });
+  }
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.screenshot({ path: test.info().outputPath('flow-orders-phone.png'), fullPage: true });
+  expect(problems).toEqual([]);
+});

@@ -11,6 +11,7 @@ use leptos_meta::Title;
 use leptos_router::hooks::use_params_map;
 
 use super::connectors::connector_state;
+use super::flow::FlowLink;
 use crate::api::{
     create_processor, delete_processor, processor, processor_table, processors, resume_processor,
     scale_processor, search, stop_processor, HitKind, ProcessorArgs, ProcessorChanged,
@@ -118,13 +119,16 @@ pub fn ProcessorPage() -> impl IntoView {
         <Notice notice=notice />
         <Loaded of=detail keep=true named=Signal::derive(name) ok=move |d: ProcessorDetail, access: CallerAccess| {
             let manage = allows(access.get(), Privilege::ManageSqlProcessors, &d.processor.resource());
-            view! { <ProcessorView d=d manage=manage changed=changed /> }.into_any()
+            let flow = access.get().is_some_and(|a| a.can(Privilege::Topology));
+            view! { <ProcessorView d=d manage=manage flow=flow changed=changed /> }.into_any()
         } />
     }
 }
 
 #[component]
-fn ProcessorView(d: ProcessorDetail, manage: bool, changed: Callback<String>) -> impl IntoView {
+fn ProcessorView(
+    d: ProcessorDetail, manage: bool, flow: bool, changed: Callback<String>,
+) -> impl IntoView {
     let p = d.processor.clone();
     let cluster = d.cluster.clone();
     let send = change_action(changed);
@@ -137,6 +141,7 @@ fn ProcessorView(d: ProcessorDetail, manage: bool, changed: Callback<String>) ->
         <div class="page-head">
             <h1 class="cut" title=p.name.clone()>{p.name.clone()} " " {connector_state(&p.state)}</h1>
             <div class="actions">
+                {flow.then(|| view! { <FlowLink cluster=cluster.clone() kind="processor" name=p.name.clone() /> })}
                 {manage.then(|| view! {
                     <ProcessorActions name=p.name.clone() running=p.desired == "running"
                         parallelism=p.parallelism one=one send=send />

@@ -378,6 +378,11 @@ pub struct Session<'f> {
 }
 
 impl Session<'_> {
+    /// The Flink the session is open on.
+    pub fn flink(&self) -> &Flink {
+        self.flink
+    }
+
     /// Runs one statement and reads its rows (up to [`MAX_ROWS`]), waiting for the first until
     /// [`RESULT_WAIT`]; `limit` stops reading after that many rows and closes the operation
     /// (which stops a preview's job).

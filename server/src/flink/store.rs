@@ -18,11 +18,16 @@ use crate::config::ClusterConfig;
 use crate::processor::{Definition, DEFINITIONS_TOPIC, MAX_PROCESSORS};
 use crate::records::scan::{read_spans, Span};
 
+/// How long [`Store::recent`] answers the definitions last read.
+const RECENT: Duration = Duration::from_secs(5);
+
 /// How long a read or a write of the topic may take.
 const WAIT: Duration = Duration::from_secs(10);
 
 pub struct Store {
     cluster: String,
+    /// The definitions as last read, and when: what [`Store::recent`] answers for a while.
+    last: std::sync::Mutex<Option<(std::time::Instant, BTreeMap<String, Definition>)>>,
     producer: FutureProducer,
     admin: AdminClient<DefaultClientContext>,
     reader: ClientConfig,
@@ -52,6 +57,7 @@ impl Store {
             .map_err(|e| format!("the processors' definitions admin client: {e}"))?;
         Ok(Store {
             cluster: cluster.name.clone(),
+            last: std::sync::Mutex::new(None),
             producer,
             admin,
             reader: crate::kafka::reader_config(cluster),
@@ -66,7 +72,22 @@ impl Store {
         let read = tokio::task::spawn_blocking(move || read_all(&producer, &reader))
             .await
             .map_err(|e| unavailable(&cluster, "read its processors", e))?;
-        read.map_err(|e| unavailable(&self.cluster, "read its processors", e))
+        let all = read.map_err(|e| unavailable(&self.cluster, "read its processors", e))?;
+        if let Ok(mut last) = self.last.lock() {
+            *last = Some((std::time::Instant::now(), all.clone()));
+        }
+        Ok(all)
+    }
+
+    /// The processors as read at most [`RECENT`] ago (read again when older): for the flow of
+    /// data, drawn on every call, which may be that much behind a change.
+    pub async fn recent(&self) -> Result<BTreeMap<String, Definition>, ApiError> {
+        if let Ok(last) = self.last.lock() {
+            if let Some((_, all)) = last.as_ref().filter(|(at, _)| at.elapsed() < RECENT) {
+                return Ok(all.clone());
+            }
+        }
+        self.all().await
     }
 
     /// Writes `definition` (replacing the one of its name), making the topic first if needed.
@@ -81,6 +102,10 @@ impl Store {
     }
 
     async fn send(&self, name: &str, value: Option<&[u8]>) -> Result<(), ApiError> {
+        // What was read before a change is not what is defined after it.
+        if let Ok(mut last) = self.last.lock() {
+            *last = None;
+        }
         self.make_topic().await?;
         let mut record = FutureRecord::<str, [u8]>::to(DEFINITIONS_TOPIC).key(name);
         if let Some(value) = value {

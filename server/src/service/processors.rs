@@ -319,9 +319,10 @@ pub async fn table(
 /// query). Answers the inputs declared, with their value's columns. A name left out is simply
 /// unknown to Flink.
 async fn declare(
-    service: &Service, caller: &Caller, cluster: &str, flink: &Flink, session: &Session<'_>,
+    service: &Service, caller: &Caller, cluster: &str, session: &Session<'_>,
     statement: &sql::Statement, reading: impl Fn(&[(i32, i64)]) -> Reading, kept: &Columns,
 ) -> Result<Vec<(String, Vec<(String, String)>)>, ApiError> {
+    let flink = session.flink();
     let mut declared = Vec::new();
     for input in &statement.inputs {
         let Ok(granted) = service.decide_topic(caller, cluster, Privilege::Records, Some(input))
@@ -469,17 +470,8 @@ async fn start(
     let group = model::group_of(&definition.name);
     let run = async {
         let reading = |_: &[(i32, i64)]| Reading::Group(group.clone());
-        declare(
-            service,
-            caller,
-            cluster,
-            flink,
-            &session,
-            &statement,
-            reading,
-            &definition.columns,
-        )
-        .await?;
+        declare(service, caller, cluster, &session, &statement, reading, &definition.columns)
+            .await?;
         job_of(session.run(&definition.sql, 1).await?)
     };
     let answer = run.await;
@@ -540,17 +532,9 @@ async fn create(
                     Reading::Group(model::group_of(&name))
                 }
             };
-            let tables = declare(
-                service,
-                caller,
-                &cluster,
-                &flink,
-                &session,
-                &statement,
-                reading,
-                &Columns::new(),
-            )
-            .await?;
+            let tables =
+                declare(service, caller, &cluster, &session, &statement, reading, &Columns::new())
+                    .await?;
             let declared: Vec<String> = tables.iter().map(|(topic, _)| topic.clone()).collect();
             let (plan, reads, writes) = plan(&session, &text).await?;
             let [written] = writes.as_slice() else {

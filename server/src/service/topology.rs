@@ -1,8 +1,9 @@
-//! The flow of data around one node (TOPOLOGY), built from the catalog alone: no Kafka call
-//! on this path. Nodes are exactly what the caller sees elsewhere: topics and groups as the
-//! (possibly scoped) catalog shows them, connectors to holders of CONNECTORS on them,
-//! replications to holders of REPLICATIONS on them. A neighbour outside that is counted and
-//! never named ([`crate::topology`]).
+//! The flow of data around one node (TOPOLOGY), built from the catalog and the processors'
+//! definitions as klens read them last (at most a few seconds ago; no other Kafka call on this
+//! path). Nodes are exactly what the caller sees elsewhere: topics and groups as the (possibly
+//! scoped) catalog shows them, connectors to holders of CONNECTORS on them, replications to
+//! holders of REPLICATIONS on them, SQL processors to holders of SQL_PROCESSORS on them. A
+//! neighbour outside that is counted and never named ([`crate::topology`]).
 
 use std::collections::HashMap;
 
@@ -41,7 +42,8 @@ pub async fn flow(service: &Service, caller: &Caller, call: Flow) -> Result<Flow
                 format!("hops is from 1 to {FLOW_MOST_HOPS}, not {hops}."),
             ));
         }
-        let mut built = build(service, &cluster);
+        let processors = processors_of(service, &cluster).await;
+        let mut built = build(service, &cluster, processors);
         if let Some(key) = listed {
             built.graph.node(key);
         }
@@ -120,10 +122,13 @@ impl Focus {
                 }
             }
             "replication" => return Ok(Focus::Replication(name.to_string())),
+            "processor" => Key::Processor(name.to_string()),
             other => {
                 return Err(ApiError::bad_request(
                     "kind",
-                    format!("kind is topic, group, connector or replication, not \"{other}\"."),
+                    format!(
+                    "kind is topic, group, connector, replication or processor, not \"{other}\"."
+                ),
                 ))
             }
         }))
@@ -145,7 +150,7 @@ fn flow_node(node: &crate::topology::ViewNode) -> FlowNode {
     let (cluster, connect) = match &node.key {
         Key::Topic { cluster, .. } => (Some(cluster.clone()), None),
         Key::Connector { connect, .. } => (None, Some(connect.clone())),
-        Key::Group(_) | Key::Replication { .. } => (None, None),
+        Key::Group(_) | Key::Replication { .. } | Key::Processor(_) => (None, None),
     };
     FlowNode {
         kind: node.key.kind().to_string(),
@@ -188,14 +193,32 @@ impl Built {
                 Privilege::Replications,
                 &Resource::Replication { name: name.clone(), connect: None },
             ),
+            Key::Processor(_) => {
+                self.resources.get(key).is_some_and(|r| access.holds(Privilege::SqlProcessors, r))
+            }
         }
     }
+}
+
+/// The processors of `cluster` as klens read them last (a few seconds ago at most), none where
+/// it has no Flink; why not, when they could not be read.
+async fn processors_of(
+    service: &Service, cluster: &str,
+) -> Result<Vec<crate::processor::Definition>, String> {
+    let Some(entry) = service.catalog.get(cluster).filter(|e| e.has_flink()) else {
+        return Ok(Vec::new());
+    };
+    let flink = entry.flink().map_err(|e| e.message)?;
+    let all = flink.store.recent().await.map_err(|e| e.message)?;
+    Ok(all.into_values().collect())
 }
 
 /// The flow of `cluster` from the catalog: groups from their offsets and assignments,
 /// connectors from their topics, replications from their selection over the source
 /// cluster's topics.
-fn build(service: &Service, cluster: &str) -> Built {
+fn build(
+    service: &Service, cluster: &str, processors: Result<Vec<crate::processor::Definition>, String>,
+) -> Built {
     let mut graph = Graph::default();
     let mut resources = HashMap::new();
     let mut coverage = Vec::new();
@@ -268,6 +291,22 @@ fn build(service: &Service, cluster: &str) -> Built {
             graph.flow(from, key.clone(), Evidence::ReplicationCopies);
             graph.flow(key.clone(), to, Evidence::ReplicationCopies);
         }
+    }
+    match processors {
+        Ok(processors) => {
+            for d in processors {
+                let key = Key::Processor(d.name.clone());
+                graph.describe(key.clone(), format!("SQL processor, {}", d.desired));
+                for t in &d.inputs {
+                    graph.flow(topic(t), key.clone(), Evidence::ProcessorPlan);
+                }
+                graph.flow(key.clone(), topic(&d.output), Evidence::ProcessorPlan);
+                let group = Key::Group(crate::processor::group_of(&d.name));
+                graph.flow(key.clone(), group, Evidence::ProcessorGroup);
+                resources.insert(key, d.resource());
+            }
+        }
+        Err(error) => coverage.push(format!("SQL processors are not drawn: {error}")),
     }
     coverage.push(
         "Producers are not drawn yet: a topic with no writer here may still have one.".to_string(),

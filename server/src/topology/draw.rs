@@ -187,6 +187,9 @@ pub fn href(key: &Key, drawn: &str) -> String {
         Key::Replication { name, .. } => {
             format!("/c/{}/replications/{}", query_value(drawn), query_value(name))
         }
+        Key::Processor(name) => {
+            format!("/c/{}/processors/{}", query_value(drawn), query_value(name))
+        }
     }
 }
 

@@ -21,6 +21,8 @@ pub enum Key {
     Connector { connect: String, name: String },
     /// A replication, by name, with the clusters it copies from and into.
     Replication { name: String, source: String, target: String },
+    /// A SQL processor of the cluster drawn.
+    Processor(String),
 }
 
 impl Key {
@@ -30,6 +32,7 @@ impl Key {
             Key::Group(_) => "group",
             Key::Connector { .. } => "connector",
             Key::Replication { .. } => "replication",
+            Key::Processor(_) => "processor",
         }
     }
 
@@ -39,7 +42,8 @@ impl Key {
             Key::Topic { name, .. }
             | Key::Group(name)
             | Key::Connector { name, .. }
-            | Key::Replication { name, .. } => name,
+            | Key::Replication { name, .. }
+            | Key::Processor(name) => name,
         }
     }
 
@@ -48,7 +52,7 @@ impl Key {
     fn rank(&self) -> u8 {
         match self {
             Key::Topic { .. } => 1,
-            Key::Replication { .. } | Key::Connector { .. } => 2,
+            Key::Replication { .. } | Key::Connector { .. } | Key::Processor(_) => 2,
             Key::Group(_) => 3,
         }
     }
@@ -66,6 +70,10 @@ pub enum Evidence {
     SinkGroup,
     /// A replication's selection and naming policy.
     ReplicationCopies,
+    /// The tables Flink's plan of a processor reads and writes.
+    ProcessorPlan,
+    /// The group a processor's job reads under.
+    ProcessorGroup,
 }
 
 impl Evidence {
@@ -74,7 +82,9 @@ impl Evidence {
             Evidence::GroupReads
             | Evidence::ConnectorTopics
             | Evidence::SinkGroup
-            | Evidence::ReplicationCopies => true,
+            | Evidence::ReplicationCopies
+            | Evidence::ProcessorPlan
+            | Evidence::ProcessorGroup => true,
         }
     }
 
@@ -85,6 +95,8 @@ impl Evidence {
             Evidence::ConnectorTopics => "the connector's topics",
             Evidence::SinkGroup => "the sink's consumer group",
             Evidence::ReplicationCopies => "the replication's selection and naming",
+            Evidence::ProcessorPlan => "the processor's plan in Flink",
+            Evidence::ProcessorGroup => "the processor's consumer group",
         }
     }
 }

@@ -5,11 +5,9 @@
 //! and TypeScript SDKs talk to a real listener in the browser suite.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
-use rdkafka::ClientConfig;
 use serde_json::{json, Value};
 use server::catalog::Catalog;
 use server::service::Service;
@@ -358,24 +356,7 @@ const MATRIX_PROCESSOR: &str = "it-mcp-matrix-processor";
 /// Writes `MATRIX_PROCESSOR`'s definition into the stack's definitions topic, as klens's store
 /// would, so that describing it reads a real record.
 async fn define_matrix_processor() {
-    use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
-    use rdkafka::client::DefaultClientContext;
-    use rdkafka::producer::{FutureProducer, FutureRecord};
-    let topic = server::processor::DEFINITIONS_TOPIC;
-    let admin: AdminClient<DefaultClientContext> =
-        ClientConfig::new().set("bootstrap.servers", OPEN_PORT).create().expect("admin");
-    let new = NewTopic::new(topic, 1, TopicReplication::Fixed(1)).set("cleanup.policy", "compact");
-    let _ = admin.create_topics([&new], &AdminOptions::new()).await.expect("answered");
-    let definition = json!({"name": MATRIX_PROCESSOR, "sql": "INSERT INTO `orders-copy` SELECT * FROM `orders`", "parallelism": 1, "inputs": ["orders"], "output": "orders-copy", "desired": "stopped", "created_at": 0, "changed_at": 0}).to_string();
-    let producer: FutureProducer =
-        ClientConfig::new().set("bootstrap.servers", OPEN_PORT).create().expect("producer");
-    producer
-        .send(
-            FutureRecord::to(topic).key(MATRIX_PROCESSOR).payload(&definition),
-            Duration::from_secs(10),
-        )
-        .await
-        .expect("defined");
+    define_processor(json!({"name": MATRIX_PROCESSOR, "sql": "INSERT INTO `orders-copy` SELECT * FROM `orders`", "parallelism": 1, "inputs": ["orders"], "output": "orders-copy", "desired": "stopped", "created_at": 0, "changed_at": 0})).await;
 }
 
 fn sample(tool: &str, cluster: &str) -> Value {

@@ -28,26 +28,19 @@ fn yaml(rest: &str) -> String {
 
 /// Orders as JSON: `id`, `total` (ten times the id), a nested `ship.city`; keyed by id.
 fn produce_orders(topic: &str, ids: std::ops::Range<i64>) {
-    let producer: BaseProducer =
-        ClientConfig::new().set("bootstrap.servers", OPEN_PORT).create().expect("producer");
-    for id in ids {
-        let value = json!({"id": id, "total": (id * 10) as f64, "ship": {"city": format!("city-{}", id % 3)}, "tags": ["a"]})
-            .to_string();
-        let key = format!("k{id}");
-        producer
-            .send(BaseRecord::to(topic).key(&key).payload(&value))
-            .unwrap_or_else(|(e, _)| panic!("send: {e}"));
-    }
-    producer.flush(Duration::from_secs(10)).expect("flush");
+    produce_orders_with(topic, ids, None);
 }
 
-/// Orders as [`produce_orders`] writes them, with a field more.
-fn produce_orders_with_extra(topic: &str, ids: std::ops::Range<i64>) {
+/// Orders as [`produce_orders`] writes them, with a field `extra` more when given.
+fn produce_orders_with(topic: &str, ids: std::ops::Range<i64>, extra: Option<Value>) {
     let producer: BaseProducer =
         ClientConfig::new().set("bootstrap.servers", OPEN_PORT).create().expect("producer");
     for id in ids {
-        let value = json!({"id": id, "total": (id * 10) as f64, "ship": {"city": format!("city-{}", id % 3)}, "tags": ["a"], "extra": {"deep": true}})
-            .to_string();
+        let mut value = json!({"id": id, "total": (id * 10) as f64, "ship": {"city": format!("city-{}", id % 3)}, "tags": ["a"]});
+        if let Some(extra) = &extra {
+            value["extra"] = extra.clone();
+        }
+        let value = value.to_string();
         let key = format!("k{id}");
         producer
             .send(BaseRecord::to(topic).key(&key).payload(&value))
@@ -246,7 +239,7 @@ async fn a_processor_filters_records_and_keeps_them_through_stop_resume_and_scal
     );
     // Written meanwhile with a field the author never saw: the resumed job declares the kept
     // columns, and reads these orders as it read the others.
-    produce_orders_with_extra(&input, 20..30);
+    produce_orders_with(&input, 20..30, Some(json!({"deep": true})));
 
     // Resumed from the savepoint: the new orders come once, none of the first again.
     let (code, resumed) =

@@ -527,3 +527,26 @@ pub(crate) async fn delete_connector(base: &str, name: &str) {
         .send()
         .await;
 }
+
+/// Writes a processor's definition (its JSON as klens keeps it) into the stack's definitions
+/// topic, as klens's store would, making the topic first if needed.
+pub(crate) async fn define_processor(definition: serde_json::Value) {
+    use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
+    use rdkafka::client::DefaultClientContext;
+    use rdkafka::producer::{FutureProducer, FutureRecord};
+    let topic = server::processor::DEFINITIONS_TOPIC;
+    let admin: AdminClient<DefaultClientContext> =
+        ClientConfig::new().set("bootstrap.servers", OPEN_PORT).create().expect("admin");
+    let new = NewTopic::new(topic, 1, TopicReplication::Fixed(1)).set("cleanup.policy", "compact");
+    let _ = admin.create_topics([&new], &AdminOptions::new()).await.expect("answered");
+    let name = definition["name"].as_str().expect("a name").to_string();
+    let producer: FutureProducer =
+        ClientConfig::new().set("bootstrap.servers", OPEN_PORT).create().expect("producer");
+    producer
+        .send(
+            FutureRecord::to(topic).key(&name).payload(&definition.to_string()),
+            std::time::Duration::from_secs(10),
+        )
+        .await
+        .expect("defined");
+}

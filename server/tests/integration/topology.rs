@@ -122,6 +122,77 @@ async fn a_flow_draws_what_kafka_and_connect_hold_and_hides_what_a_scope_does_no
     delete_connector(CONNECT, &their_sink).await;
 }
 
+#[tokio::test]
+async fn processors_stand_between_the_topics_they_read_and_write_as_far_as_a_scope_covers_them() {
+    let covered = unique("it-flowp");
+    let input = format!("{covered}-in");
+    let output = format!("{covered}-out");
+    let other_output = unique("it-fpother-out");
+    for topic in [&input, &output, &other_output] {
+        create_topic(topic, 1).await;
+    }
+    let mine = format!("{covered}-p");
+    let theirs = unique("it-fpother-p");
+    let defined = |name: &str, output: &str| serde_json::json!({"name": name, "sql": "", "parallelism": 1, "inputs": [input], "output": output, "desired": "stopped", "created_at": 0, "changed_at": 0});
+    define_processor(defined(&mine, &output)).await;
+    define_processor(defined(&theirs, &other_output)).await;
+    let yaml = format!(
+        "clusters:\n  - name: local\n    bootstrap_servers: {OPEN_PORT}\n    writable: true\n    catalog: scoped\n    flink:\n      sql_gateway: http://127.0.0.1:18087\n      rest: http://127.0.0.1:18086\n      properties:\n        bootstrap.servers: {OPEN_PORT}\n{}",
+        auth_block(&format!(
+            "  roles:\n    flow: [topology, sql_processors]\n  bindings:\n    - groups: [payments-team]\n      role: flow\n      resources:\n        topics: [\"{covered}*\"]\n    - groups: [kafka-admins]\n      role: flow\n"
+        )),
+    );
+    let (router, catalog) = router_and_catalog(&yaml).await;
+    let local = catalog.get("local").expect("local");
+    refresh_until(local, |e| e.topic_metadata(&other_output).ok().flatten().is_some()).await;
+    let flow_of =
+        |kind: &str, name: &str| format!("/api/flow?cluster=local&kind={kind}&name={name}&hops=1");
+    let read = |cookie: String, path: String| {
+        let router = router.clone();
+        async move {
+            let (code, raw) = get_as(&router, &cookie, &path).await;
+            (code.as_u16(), String::from_utf8_lossy(&raw).to_string())
+        }
+    };
+
+    // alice: both processors read the topic, each through Flink's plan.
+    let alice = sign_in(&router, "alice").await;
+    let (code, text) = read(alice.clone(), flow_of("topic", &input)).await;
+    assert_eq!(code, 200, "{text}");
+    let flow: Value = serde_json::from_slice(text.as_bytes()).expect("JSON");
+    let at = place(&flow, "topic", &input).expect("the topic");
+    for name in [&mine, &theirs] {
+        let p = place(&flow, "processor", name).unwrap_or_else(|| panic!("{name}: {flow}"));
+        let e = edge(&flow, at, p).expect("topic → processor");
+        assert_eq!(e["source"], "the processor's plan in Flink", "{flow}");
+    }
+    assert!(text.contains(&format!("href=\\\"/c/local/processors/{mine}\\\"")), "{text}");
+    // Around the processor: what it reads, what it writes, the group it reads under.
+    let (code, text) = read(alice.clone(), flow_of("processor", &mine)).await;
+    assert_eq!(code, 200, "{text}");
+    let flow: Value = serde_json::from_slice(text.as_bytes()).expect("JSON");
+    let p = place(&flow, "processor", &mine).expect("the processor");
+    assert_eq!(flow["focus"], p);
+    assert!(edge(&flow, p, place(&flow, "topic", &output).expect("its output")).is_some());
+    let group = format!("klens-processor-{mine}");
+    assert!(edge(&flow, p, place(&flow, "group", &group).expect("its group")).is_some(), "{flow}");
+
+    // erin: her processor is drawn; the other writes outside her scope, so it is counted and
+    // never named, and around it she finds nothing, as around one that does not exist.
+    let erin = sign_in(&router, "erin").await;
+    let (code, text) = read(erin.clone(), flow_of("topic", &input)).await;
+    assert_eq!(code, 200, "{text}");
+    let flow: Value = serde_json::from_slice(text.as_bytes()).expect("JSON");
+    assert!(place(&flow, "processor", &mine).is_some(), "{flow}");
+    assert!(!text.contains(&theirs) && !text.contains(&other_output), "{text}");
+    assert_eq!(node(&flow, "topic", &input).expect("topic")["hidden_downstream"], 1, "{flow}");
+    let absent = unique("it-fpother-absent");
+    let (code_h, hidden) = read(erin.clone(), flow_of("processor", &theirs)).await;
+    let (code_a, missing) = read(erin.clone(), flow_of("processor", &absent)).await;
+    assert_eq!((code_h, code_a), (404, 404));
+    assert_eq!(hidden.replace(&theirs, "X"), missing.replace(&absent, "X"));
+}
+
 /// The one topic Connect says `connector`'s config names.
 async fn connector_topic(connector: &str) -> String {
     let config: Value = reqwest::Client::new()

@@ -12,12 +12,12 @@ pub(super) const TOOLS: &[ToolSpec] = &[ToolSpec {
     privilege: Some(Privilege::Topology),
     write: false,
     idempotent: true,
-    description: "How data flows around one topic, consumer group, connector or replication of a cluster: the topics it reads and writes, the groups that read them, the connectors and replications that move them, up to `hops` steps up and down (1 to 5). Each edge says where klens knows it from; nodes the ceiling may not see are only counted (hidden_upstream, hidden_downstream), never named; `coverage` says what is not drawn. Needs TOPOLOGY.",
+    description: "How data flows around one topic, consumer group, connector, replication or SQL processor of a cluster: the topics it reads and writes, the groups that read them, the connectors, replications and processors that move them, up to `hops` steps up and down (1 to 5). Each edge says where klens knows it from; nodes the ceiling may not see are only counted (hidden_upstream, hidden_downstream), never named; `coverage` says what is not drawn. Needs TOPOLOGY.",
     schema: || {
         object(
             json!({
                 "cluster": {"type": "string", "description": "A cluster from klens_clusters_list."},
-                "kind": {"type": "string", "enum": ["topic", "group", "connector", "replication"]},
+                "kind": {"type": "string", "enum": ["topic", "group", "connector", "replication", "processor"]},
                 "name": {"type": "string", "description": "The node's name; a connector's is connect/name."},
                 "hops": {"type": "integer", "minimum": 1, "maximum": app::api::FLOW_MOST_HOPS, "default": 1}
             }),
