@@ -121,6 +121,9 @@ test('write a processor in the editor, see it run, then stop, resume, scale and 
   await sheet.getByRole('button', { name: 'Preview' }).click();
   await expect(sheet.locator('[data-figure="preview"]')).toContainText(`Reads ${input}; writes ${output}. 3 rows`, { timeout: 60_000 });
   await expect(sheet.getByRole('table', { name: 'Preview rows' }).locator('tbody tr')).toHaveCount(3);
+  // Drawn with its rows, not squeezed to nothing by the sheet's other contents.
+  const rowsBox = sheet.locator('.table-box').filter({ has: page.getByRole('table', { name: 'Preview rows' }) });
+  expect(await rowsBox.evaluate((e) => e.getBoundingClientRect().height)).toBeGreaterThan(60);
   await expect(sheet.getByRole('table', { name: 'Preview rows' })).toContainText('1000');
   // The input's columns as the processor will declare them, confirmed before Create.
   await expect(sheet.locator(`ul[data-columns="${input}"]`).last()).toContainText('total BIGINT');
@@ -162,11 +165,15 @@ test('write a processor in the editor, see it run, then stop, resume, scale and 
   await page.getByRole('button', { name: 'Stop', exact: true }).click();
   await expect(page.getByRole('status')).toContainText(`Stopped ${name}; its state is in`, { timeout: 60_000 });
   await newestJob(page, name, 'FINISHED');
+  // The page read again: Stop is no longer offered, Resume is.
+  await expect(page.getByRole('button', { name: 'Stop', exact: true })).toBeDisabled();
   await expect(page.locator('[data-figure="savepoint"]')).not.toHaveText('—');
   // Resume from it: a new job.
   await page.getByRole('button', { name: 'Resume', exact: true }).click();
   await expect(page.getByRole('status')).toContainText(`${name}: resume done; Flink runs it as job`, { timeout: 60_000 });
   await newestJob(page, name, 'RUNNING');
+  // Once the page has read it again (a sheet opened before that would be drawn anew).
+  await expect(page.getByRole('button', { name: 'Resume', exact: true })).toBeDisabled();
   // Scale to two.
   await page.getByRole('button', { name: 'Scale', exact: true }).click();
   const scale = page.getByRole('dialog', { name: 'Scale processor' });
