@@ -48,7 +48,8 @@ fn connector_url(cluster: &str, connect: &str, name: &str) -> String {
     format!("/c/{}/connectors/{}/{}", query_value(cluster), query_value(connect), query_value(name))
 }
 
-fn topic_links(cluster: &str, topics: &[String]) -> impl IntoView {
+/// Each of `topics` as a link to its page.
+pub(super) fn topic_links(cluster: &str, topics: &[String]) -> impl IntoView {
     topics
         .iter()
         .map(|t| view! { <a class="mono" href=page_url(cluster, "topics", t)>{t.clone()}</a>" " })

@@ -10,7 +10,7 @@ use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::use_params_map;
 
-use super::connectors::connector_state;
+use super::connectors::{connector_state, topic_links};
 use super::flow::FlowLink;
 use crate::api::{
     create_processor, delete_processor, processor, processor_table, processors, resume_processor,
@@ -26,13 +26,6 @@ use crate::components::{use_cluster, ErrorAlert};
 use crate::error::ApiError;
 use crate::format::{or_dash, page_url, rate, thousands, utc_timestamp};
 use crate::Privilege;
-
-fn topic_links(cluster: &str, topics: &[String]) -> impl IntoView {
-    topics
-        .iter()
-        .map(|t| view! { <a class="mono" href=page_url(cluster, "topics", t)>{t.clone()}</a>" " })
-        .collect_view()
-}
 
 #[component]
 pub fn ProcessorsPage() -> impl IntoView {

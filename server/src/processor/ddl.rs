@@ -139,12 +139,15 @@ pub enum Reading {
     Newest(Vec<(i32, i64)>),
 }
 
-/// The columns every table has besides the value's: the record's key, its place and its time.
-const RECORD_COLUMNS: &str = "`kafka_key` BYTES, \
-     `kafka_partition` INT METADATA FROM 'partition' VIRTUAL, \
-     `kafka_offset` BIGINT METADATA FROM 'offset' VIRTUAL, \
-     `kafka_timestamp` TIMESTAMP_LTZ(3) METADATA FROM 'timestamp' VIRTUAL, \
-     `kafka_headers` MAP<STRING, BYTES> METADATA FROM 'headers' VIRTUAL";
+/// The columns every table has besides the value's: the record's key, its place and its time,
+/// each with its type and where Flink takes it from (the key, or the record's metadata).
+const RECORD_COLUMNS: [(&str, &str, &str); 5] = [
+    ("kafka_key", "BYTES", ""),
+    ("kafka_partition", "INT", " METADATA FROM 'partition' VIRTUAL"),
+    ("kafka_offset", "BIGINT", " METADATA FROM 'offset' VIRTUAL"),
+    ("kafka_timestamp", "TIMESTAMP_LTZ(3)", " METADATA FROM 'timestamp' VIRTUAL"),
+    ("kafka_headers", "MAP<STRING, BYTES>", " METADATA FROM 'headers' VIRTUAL"),
+];
 
 /// A value's columns as a table declares them, each with its SQL type: the fields [`infer`]
 /// found (JSON values), or else the value as one BYTES column `kafka_value`. What a processor's
@@ -164,14 +167,8 @@ const RAW_VALUE: (&str, &str) = ("kafka_value", "BYTES");
 /// The columns of a topic's table as [`input_table`] declares them: the value's, then the
 /// record's own.
 pub fn input_columns(value: &[(String, String)]) -> Vec<(String, String)> {
-    let record = [
-        ("kafka_key", "BYTES"),
-        ("kafka_partition", "INT"),
-        ("kafka_offset", "BIGINT"),
-        ("kafka_timestamp", "TIMESTAMP_LTZ(3)"),
-        ("kafka_headers", "MAP<STRING, BYTES>"),
-    ];
-    value.iter().cloned().chain(record.map(|(n, t)| (n.to_string(), t.to_string()))).collect()
+    let record = RECORD_COLUMNS.iter().map(|(n, t, _)| (n.to_string(), t.to_string()));
+    value.iter().cloned().chain(record).collect()
 }
 
 /// `CREATE TEMPORARY TABLE` for a topic read by a processor, its value's columns from
@@ -219,10 +216,11 @@ pub fn input_table(
         }
     }
     options.extend(connection(properties));
+    let record = RECORD_COLUMNS.iter().map(|(n, t, from)| format!("{} {t}{from}", quote(n)));
     Ok(format!(
-        "CREATE TEMPORARY TABLE {} ({}, {RECORD_COLUMNS}) WITH ({})",
+        "CREATE TEMPORARY TABLE {} ({}) WITH ({})",
         quote(topic),
-        value_columns.join(", "),
+        value_columns.into_iter().chain(record).collect::<Vec<_>>().join(", "),
         options.join(", ")
     ))
 }

@@ -88,11 +88,10 @@ async fn from_flink(
     }
 }
 
-/// The caller's access to `cluster` when they hold `privilege` on some processor of it, else
-/// the refusal naming it.
+/// Refuses a caller holding `privilege` on no processor of `cluster`, naming it.
 fn held_somewhere(
     service: &Service, caller: &Caller, cluster: &str, privilege: Privilege,
-) -> Result<app::access::ClusterAccess, ApiError> {
+) -> Result<(), ApiError> {
     let access = service.access(caller, cluster)?;
     if !access.can(privilege) {
         return Err(access
@@ -100,7 +99,7 @@ fn held_somewhere(
             .into_error(cluster)
             .unwrap_or_else(|| ApiError::unknown_cluster(cluster)));
     }
-    Ok(access)
+    Ok(())
 }
 
 /// The processors of `cluster` the caller may see, with their jobs' states.
@@ -196,14 +195,16 @@ pub async fn processor(
         Some(id) => flink.job(&granted.grant, &resource, id).await.ok().flatten(),
         None => None,
     };
+    let mut processor = summary(&granted.entry, &d, job.as_ref());
+    from_flink(&flink, &granted, &resource, &mut processor).await;
+    // A failing job's cause is its newest exception, read already.
     let last_exception = match (&d.job, d.desired.as_str()) {
+        _ if processor.cause.is_some() => processor.cause.clone(),
         (Some(id), "running") => {
             flink.last_exception(&granted.grant, &resource, id).await.ok().flatten()
         }
         _ => None,
     };
-    let mut processor = summary(&granted.entry, &d, job.as_ref());
-    from_flink(&flink, &granted, &resource, &mut processor).await;
     Ok(ProcessorDetail {
         cluster: cluster.into(),
         processor,
@@ -291,7 +292,7 @@ fn registry_framed(value: &[u8]) -> bool {
 pub async fn table(
     service: &Service, caller: &Caller, cluster: &str, topic: app::api::Arg<String>,
 ) -> Result<ProcessorColumns, ApiError> {
-    let name = topic.clone().required("topic")?;
+    let name = topic.required("topic")?;
     held_somewhere(service, caller, cluster, Privilege::ManageSqlProcessors)?;
     let args = serde_json::json!({ "cluster": cluster, "topic": name });
     let read = async {
