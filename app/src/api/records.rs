@@ -101,13 +101,24 @@ pub struct RecordPage {
     /// With `key`: the partitions read, those the key hashes to.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub key_partitions: Option<Vec<i32>>,
+    /// With `expr`: the records scanned that the expression could not be evaluated on (a
+    /// field some records lack, a comparison of other types); they are left out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unevaluated: Option<Unevaluated>,
+}
+
+/// Records an expression could not be evaluated on: how many, and why the first one failed.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Unevaluated {
+    pub records: u64,
+    pub first: String,
 }
 
 serve! {
     /// Pages of a topic's records: from `from=earliest|latest` (default latest: the newest
     /// `limit`), an `offset` (with `partition`), a `timestamp`, or a `cursor` from an earlier page.
     /// `q` keeps records whose key, value or a header contains it (ignoring case), or equals it
-    /// with `exact=true`.
+    /// with `exact=true`; `expr` keeps those a CEL expression over the record answers true for.
     GetUrl "records" fn records(#[server(flatten)] args: RecordArgs) -> RecordPage as Records;
 }
 
@@ -133,6 +144,9 @@ pub struct RecordArgs {
     pub q: Arg<String>,
     #[serde(default)]
     pub exact: Arg<bool>,
+    /// A CEL expression over each record (`key`, `value`, `headers`, `offset`, …).
+    #[serde(default)]
+    pub expr: Arg<String>,
     /// Find by key: only records with exactly this key, read only from the partitions the key
     /// hashes to.
     #[serde(default)]
@@ -160,6 +174,7 @@ impl RecordArgs {
             cursor: self.cursor.optional("cursor")?,
             q: self.q.optional("q")?,
             exact: self.exact.or("exact", false)?,
+            expr: self.expr.optional("expr")?,
             key: self.key.optional("key")?,
             key_encoding: self.key_encoding.optional("key_encoding")?,
             partitioner: self.partitioner.optional("partitioner")?,
@@ -180,6 +195,7 @@ pub struct RecordQuery {
     pub cursor: Option<String>,
     pub q: Option<String>,
     pub exact: bool,
+    pub expr: Option<String>,
     pub key: Option<String>,
     pub key_encoding: Option<String>,
     pub partitioner: Option<String>,

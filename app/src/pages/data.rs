@@ -58,6 +58,8 @@ struct DataQuery {
     timestamp: String,
     q: String,
     exact: bool,
+    /// A CEL expression over each record.
+    expr: String,
     cursor: Option<String>,
     /// Find by key: the key as text; only its partitions are read.
     key: String,
@@ -93,6 +95,9 @@ impl DataQuery {
                 url.push_str("&exact=true");
             }
         }
+        if !self.expr.is_empty() {
+            url.push_str(&format!("&expr={}", query_value(&self.expr)));
+        }
         url
     }
 
@@ -111,6 +116,9 @@ impl DataQuery {
         }
         if self.exact {
             parts.push("exact=true".into());
+        }
+        if !self.expr.is_empty() {
+            parts.push(format!("expr={}", query_value(&self.expr)));
         }
         if !self.key.is_empty() {
             parts.push(format!("key={}", query_value(&self.key)));
@@ -135,6 +143,7 @@ fn DataTab(cluster: String, topic: String) -> impl IntoView {
             timestamp: q.get("timestamp").unwrap_or_default(),
             q: q.get("q").unwrap_or_default(),
             exact: q.get("exact").is_some_and(|e| e == "true" || e == "on"),
+            expr: q.get("expr").map(|e| e.trim().to_string()).unwrap_or_default(),
             cursor: q.get("cursor").filter(|c| !c.is_empty()),
             key: q.get("key").unwrap_or_default(),
             latest_only: q.get("latest").is_some_and(|e| e == "true" || e == "on"),
@@ -157,6 +166,7 @@ fn DataTab(cluster: String, topic: String) -> impl IntoView {
                     _ => (None, None, Some("latest".to_string())),
                 };
                 let q = Some(dq.q.clone()).filter(|q| !q.is_empty());
+                let expr = Some(dq.expr.clone()).filter(|e| !e.is_empty());
                 let key = Some(dq.key.clone()).filter(|k| !k.is_empty());
                 let limit = (key.is_some() && dq.latest_only).then_some(1u32);
                 records(RecordArgs {
@@ -170,6 +180,7 @@ fn DataTab(cluster: String, topic: String) -> impl IntoView {
                     cursor: dq.cursor.clone().into(),
                     q: q.into(),
                     exact: dq.exact.into(),
+                    expr: expr.into(),
                     key: key.into(),
                     key_encoding: Arg::Missing,
                     partitioner: Arg::Missing,
@@ -225,7 +236,21 @@ fn DataTab(cluster: String, topic: String) -> impl IntoView {
                 <button type="submit" class="button button-primary">"Show"</button>
                 <ExportDownload href=Signal::derive(move || query.read().export_url(&c, &t)) filename=file_name />
                 <ZoneSwitch />
+                <label class="expr">"Expression (CEL)"
+                    <input type="search" name="expr" class="mono" spellcheck="false" autocomplete="off"
+                        placeholder="value.qty > 5 && headers.source == 'web'"
+                        title="Over each record as you see it: key, value, keyText, valueText, headers, partition, offset, timestamp, size, schemaId"
+                        aria-describedby="expr-fault"
+                        prop:value=move || query.read().expr.clone() />
+                </label>
             </div>
+            <Transition fallback=|| ()>
+                {move || Suspend::new(async move {
+                    page.await.err().filter(|e| e.field.as_deref() == Some("expr")).map(|e| view! {
+                        <p class="hint" id="expr-fault" role="alert">{e.message}</p>
+                    })
+                })}
+            </Transition>
         </Form>
         <LiveTail cluster=tail_cluster topic=tail_topic />
         <Transition fallback=|| view! { <div class="skeleton-table"></div> }>
@@ -248,6 +273,12 @@ fn DataTab(cluster: String, topic: String) -> impl IntoView {
                             } else {
                                 format!("Scanned {} records.", thousands(page.scanned))
                             };
+                            if let Some(u) = &page.unevaluated {
+                                note.push_str(&format!(
+                                    " The expression could not be evaluated on {} of them, left out (the first: {}).",
+                                    thousands(u.records), u.first
+                                ));
+                            }
                             if let Some(ps) = &page.key_partitions {
                                 let list = ps.iter().map(i32::to_string).collect::<Vec<_>>().join(" and ");
                                 note.push_str(&format!(
@@ -267,6 +298,8 @@ fn DataTab(cluster: String, topic: String) -> impl IntoView {
                                 </nav>
                             }.into_any()
                         }
+                        // The expression's fault is shown under its field.
+                        Err(e) if e.field.as_deref() == Some("expr") => ().into_any(),
                         Err(e) => view! { <ErrorAlert error=e /> }.into_any(),
                     }
                 })

@@ -1,47 +1,67 @@
 //! The server-side filter of pages, exports and the tail: text in a record's key, value or a
-//! header. On a topic the caller sees masked, the filter looks at the record as it is shown,
-//! masked, never at its bytes: a filter must not tell what the caller may not see.
+//! header, and a CEL expression over the record (`expr.rs`). On a topic the caller sees
+//! masked, both look at the record as it is shown, masked, never at its bytes: a filter must
+//! not tell what the caller may not see.
 
-use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 
-use app::api::Encoded;
+use app::api::{Encoded, Record, Unevaluated};
 use app::ApiError;
 use tokio::runtime::Handle;
 
-use super::decode::Schemas;
-use super::{decode_all, RawRecord};
+use super::decode::{Loaded, Schemas};
+use super::expr::Expression;
+use super::RawRecord;
 use crate::masking::TopicMask;
 
-/// The server-side filter: text in the key, the value, or a header (its key or value).
+/// The server-side filter: text in the key, the value, or a header (its key or value), and
+/// an expression; a record passes when it passes all that is set.
 #[derive(Clone, Debug)]
 pub struct Filter {
-    /// Empty: no text to look for (a filter by key alone).
+    /// Empty: no text to look for (a filter by key or expression alone).
     needle: String,
     exact: bool,
     /// Only records with exactly this key.
     key: Option<Vec<u8>>,
-    /// The topic is masked for the caller: the text is looked for in what they see.
-    masked: Option<MaskedView>,
+    expression: Option<Arc<Expression>>,
+    /// How the record is decoded (and masked) for the caller, when the text is looked for in
+    /// what they see or the expression reads decoded parts.
+    view: Option<View>,
+    /// Records the expression could not be evaluated on (shared by the filter's clones).
+    misses: Arc<Misses>,
 }
 
-/// What a filter reads of a record on a topic masked for the caller: the record decoded (with
-/// the schemas it needs, fetched on the runtime) and masked.
+/// Records an expression failed on: how many, and the first reason.
+#[derive(Debug, Default)]
+struct Misses {
+    count: AtomicU64,
+    first: Mutex<Option<String>>,
+}
+
+/// How a filter sees a record: decoded with the schemas it needs (fetched on the runtime the
+/// first time one is met), and masked when the caller sees the topic masked.
 #[derive(Clone)]
-pub struct MaskedView {
+pub struct View {
     topic: String,
     schemas: Arc<Schemas>,
-    mask: Arc<TopicMask>,
+    mask: Option<Arc<TopicMask>>,
     handle: Handle,
+    /// The decoders met so far, so that a scan asks the runtime only for new schema ids.
+    loaded: Arc<Mutex<Loaded>>,
 }
 
-impl std::fmt::Debug for MaskedView {
+/// The most decoders one filter keeps; past it, it starts again from none.
+const VIEW_SCHEMAS: usize = 256;
+
+impl std::fmt::Debug for View {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("MaskedView").field("topic", &self.topic).finish_non_exhaustive()
+        f.debug_struct("View").field("topic", &self.topic).finish_non_exhaustive()
     }
 }
 
-impl MaskedView {
-    /// `filter`, reading records through `mask` when there is one. Called on the runtime,
+impl View {
+    /// `filter`, seeing records through `mask` when there is one. Called on the runtime,
     /// whose handle the blocking scan uses to fetch schemas.
     pub fn over(
         filter: Filter, topic: &str, schemas: &Arc<Schemas>, mask: Option<&Arc<TopicMask>>,
@@ -53,33 +73,40 @@ impl MaskedView {
         filter: Filter, topic: &str, schemas: &Arc<Schemas>, mask: Option<&Arc<TopicMask>>,
         handle: Handle,
     ) -> Filter {
-        let masked = mask.map(|mask| MaskedView {
+        let decodes = filter.expression.as_ref().is_some_and(|e| e.uses().decoded());
+        let view = (mask.is_some() || decodes).then(|| View {
             topic: topic.to_string(),
             schemas: Arc::clone(schemas),
-            mask: Arc::clone(mask),
+            mask: mask.map(Arc::clone),
             handle,
+            loaded: Arc::default(),
         });
-        Filter { masked, ..filter }
+        Filter { view, ..filter }
     }
 
-    /// The key and value of `r` as the caller sees them, as text. Blocks: call it from a
+    /// `r` as the caller sees it. Blocks when a schema must be fetched: call it from a
     /// blocking thread, never from a task.
-    fn shown(&self, r: &RawRecord) -> (Option<String>, Option<String>) {
-        let decoded = self.handle.block_on(decode_all(
-            std::slice::from_ref(r),
-            &self.topic,
-            &self.schemas,
-            Some(self.mask.as_ref()),
-        ));
-        let text = |e: &Encoded| match &e.data {
-            serde_json::Value::Null => None,
-            serde_json::Value::String(s) => Some(s.clone()),
-            other => Some(other.to_string()),
-        };
-        match decoded.first() {
-            Some(record) => (text(&record.key), text(&record.value)),
-            None => (None, None),
+    fn decoded(&self, r: &RawRecord) -> Record {
+        let mut loaded = self.loaded.lock().unwrap_or_else(PoisonError::into_inner);
+        let missing: Vec<u32> =
+            [self.schemas.wanted(r.key.as_deref()), self.schemas.wanted(r.value.as_deref())]
+                .into_iter()
+                .flatten()
+                .filter(|id| !loaded.0.contains_key(id))
+                .collect();
+        if !missing.is_empty() {
+            let more = self.handle.block_on(self.schemas.load(missing));
+            if loaded.0.len() + more.0.len() > VIEW_SCHEMAS {
+                loaded.0.clear();
+            }
+            loaded.0.extend(more.0);
         }
+        let mut record = r.decode(&self.topic, &self.schemas, &loaded);
+        drop(loaded);
+        if let Some(mask) = &self.mask {
+            mask.apply(&mut record);
+        }
+        record
     }
 }
 
@@ -87,15 +114,41 @@ impl MaskedView {
 const MAX_FILTER: usize = 500;
 
 impl Filter {
-    /// The filter of a request's `q` and `exact`, if any; BAD_REQUEST for an overlong one.
-    pub fn parse(q: Option<&str>, exact: bool) -> Result<Option<Filter>, ApiError> {
-        match q {
-            Some(q) if q.chars().count() > MAX_FILTER => Err(ApiError::bad_request(
+    /// The filter of a request's `q`, `exact` and `expr`, if any; BAD_REQUEST for an
+    /// overlong text or an expression that does not compile (saying where).
+    pub fn parse(
+        q: Option<&str>, exact: bool, expr: Option<&str>,
+    ) -> Result<Option<Filter>, ApiError> {
+        if q.is_some_and(|q| q.chars().count() > MAX_FILTER) {
+            return Err(ApiError::bad_request(
                 "q",
                 format!("A filter is at most {MAX_FILTER} characters."),
+            ));
+        }
+        let expression = match expr {
+            Some(e) => Some(Arc::new(
+                Expression::compile(e).map_err(|f| ApiError::bad_request("expr", f.sentence()))?,
             )),
-            Some(q) => Ok(Filter::new(q, exact)),
-            None => Ok(None),
+            None => None,
+        };
+        let text = q.and_then(|q| Filter::new(q, exact));
+        Ok(match (text, expression) {
+            (text, None) => text,
+            (Some(text), Some(expression)) => Some(Filter { expression: Some(expression), ..text }),
+            (None, Some(expression)) => {
+                Some(Filter { expression: Some(expression), ..Filter::blank() })
+            }
+        })
+    }
+
+    fn blank() -> Filter {
+        Filter {
+            needle: String::new(),
+            exact: false,
+            key: None,
+            expression: None,
+            view: None,
+            misses: Arc::default(),
         }
     }
 
@@ -104,14 +157,12 @@ impl Filter {
             return None;
         }
         let needle = if exact { text.to_string() } else { text.to_lowercase() };
-        Some(Filter { needle, exact, key: None, masked: None })
+        Some(Filter { needle, exact, ..Filter::blank() })
     }
 
-    /// Records whose key is exactly `key`, and that `text` (if any) keeps.
-    pub fn for_key(key: Vec<u8>, text: Option<Filter>) -> Filter {
-        let (needle, exact, masked) =
-            text.map_or((String::new(), false, None), |f| (f.needle, f.exact, f.masked));
-        Filter { needle, exact, key: Some(key), masked }
+    /// Records whose key is exactly `key`, and that `rest` (if any) keeps.
+    pub fn for_key(key: Vec<u8>, rest: Option<Filter>) -> Filter {
+        Filter { key: Some(key), ..rest.unwrap_or_else(Filter::blank) }
     }
 
     fn hits(&self, bytes: &[u8]) -> bool {
@@ -123,28 +174,65 @@ impl Filter {
         }
     }
 
+    /// Whether `r` passes. Blocks when a schema must be fetched (see [`View`]).
     pub fn matches(&self, r: &RawRecord) -> bool {
         if let Some(key) = &self.key {
             if r.key.as_deref() != Some(key.as_slice()) {
                 return false;
             }
-            if self.needle.is_empty() {
-                return true;
+        }
+        // Decoded at most once, and only when the text or the expression needs it.
+        let mut shown: Option<Record> = None;
+        if !self.needle.is_empty() {
+            let headers = || {
+                r.headers.iter().any(|(k, v)| {
+                    self.hits(k.as_bytes()) || v.as_deref().is_some_and(|v| self.hits(v))
+                })
+            };
+            let found = match self.view.as_ref().filter(|v| v.mask.is_some()) {
+                Some(view) => {
+                    let record = shown.insert(view.decoded(r));
+                    let text = |e: &Encoded| match &e.data {
+                        serde_json::Value::Null => None,
+                        serde_json::Value::String(s) => Some(s.clone()),
+                        other => Some(other.to_string()),
+                    };
+                    text(&record.key).is_some_and(|k| self.hits(k.as_bytes()))
+                        || text(&record.value).is_some_and(|v| self.hits(v.as_bytes()))
+                        || headers()
+                }
+                None => {
+                    r.key.as_deref().is_some_and(|k| self.hits(k))
+                        || r.value.as_deref().is_some_and(|v| self.hits(v))
+                        || headers()
+                }
+            };
+            if !found {
+                return false;
             }
         }
-        let headers = || {
-            r.headers
-                .iter()
-                .any(|(k, v)| self.hits(k.as_bytes()) || v.as_deref().is_some_and(|v| self.hits(v)))
+        let Some(expression) = &self.expression else {
+            return true;
         };
-        if let Some(view) = &self.masked {
-            let (key, value) = view.shown(r);
-            return key.is_some_and(|k| self.hits(k.as_bytes()))
-                || value.is_some_and(|v| self.hits(v.as_bytes()))
-                || headers();
+        if expression.uses().decoded() && shown.is_none() {
+            shown = self.view.as_ref().map(|view| view.decoded(r));
         }
-        r.key.as_deref().is_some_and(|k| self.hits(k))
-            || r.value.as_deref().is_some_and(|v| self.hits(v))
-            || headers()
+        match expression.test(r, shown.as_ref()) {
+            Ok(pass) => pass,
+            Err(reason) => {
+                if self.misses.count.fetch_add(1, Ordering::Relaxed) == 0 {
+                    *self.misses.first.lock().unwrap_or_else(PoisonError::into_inner) =
+                        Some(reason);
+                }
+                false
+            }
+        }
+    }
+
+    /// The records the expression could not be evaluated on so far, if any.
+    pub fn unevaluated(&self) -> Option<Unevaluated> {
+        let records = self.misses.count.load(Ordering::Relaxed);
+        let first = self.misses.first.lock().unwrap_or_else(PoisonError::into_inner).clone();
+        (records > 0).then(|| Unevaluated { records, first: first.unwrap_or_default() })
     }
 }

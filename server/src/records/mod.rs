@@ -28,6 +28,7 @@ mod avro;
 mod cursor;
 pub mod decode;
 pub mod encode;
+mod expr;
 mod filter;
 pub mod lines;
 mod page;
@@ -49,7 +50,7 @@ use rdkafka::message::{Headers, Message};
 
 pub use self::cursor::{Bounds, Cursor};
 use self::decode::{Loaded, Schemas};
-pub use self::filter::{Filter, MaskedView};
+pub use self::filter::{Filter, View};
 pub use self::page::{
     backward_page, forward_page, page_answer, read_page, PageRead, PageRequest, PAGE_DEADLINE,
 };
@@ -222,8 +223,8 @@ pub async fn page(
     mask: Option<Arc<TopicMask>>,
 ) -> Result<RecordPage, ApiError> {
     grant.require_topic(Privilege::Records, &topic.name)?;
-    let filter = Filter::parse(query.q.as_deref(), query.exact)?
-        .map(|f| MaskedView::over(f, &topic.name, schemas, mask.as_ref()));
+    let filter = Filter::parse(query.q.as_deref(), query.exact, query.expr.as_deref())?
+        .map(|f| View::over(f, &topic.name, schemas, mask.as_ref()));
     let by_key = key_search(query, topic)?;
     let deadline = Instant::now() + PAGE_DEADLINE;
     let clients = link.clients()?;
@@ -240,6 +241,8 @@ pub async fn page(
         None => None,
     };
     let (start, limit) = plan(query, &bounds, at_time.as_ref())?;
+    // A clone shares the count of records the expression could not be evaluated on.
+    let judged = filter.clone();
     let request = PageRequest {
         topic: topic.name.clone(),
         start,
@@ -252,6 +255,7 @@ pub async fn page(
     let read = read(link, request).await?;
     let mut answer = page_answer(&topic.name, schemas, read, mask.as_deref()).await;
     answer.key_partitions = searched;
+    answer.unevaluated = judged.and_then(|f| f.unevaluated());
     Ok(answer)
 }
 

@@ -196,5 +196,6 @@ pub async fn page_answer(
         scanned: read.scanned,
         partial: read.partial,
         key_partitions: None,
+        unevaluated: None,
     }
 }

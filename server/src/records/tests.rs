@@ -146,6 +146,41 @@ fn a_filter_by_key_wants_exactly_that_key() {
     assert!(!Filter::for_key(Vec::new(), None).matches(&r), "no key is not the empty key");
 }
 
+#[test]
+fn an_expression_filter_decodes_once_and_counts_what_it_could_not_evaluate() {
+    let runtime = tokio::runtime::Builder::new_current_thread().build().expect("runtime");
+    let schemas = Arc::new(Schemas::new(None));
+    let filter = |q: Option<&str>, expr: &str| {
+        let f = Filter::parse(q, false, Some(expr)).expect("compiles").expect("a filter");
+        View::with_handle(f, "t", &schemas, None, runtime.handle().clone())
+    };
+    let mut big = record(0, 1, 0);
+    big.value = Some(br#"{"qty": 7, "note": "rush"}"#.to_vec());
+    let mut small = record(0, 2, 0);
+    small.value = Some(br#"{"qty": 2}"#.to_vec());
+    let text = record(0, 3, 0);
+    let f = filter(None, "value.qty > 5");
+    assert!(f.matches(&big));
+    assert!(!f.matches(&small));
+    assert!(f.unevaluated().is_none(), "a false answer is not a failure");
+    assert!(!f.matches(&text), "a string has no fields");
+    let missed = f.unevaluated().expect("one record failed");
+    assert_eq!(missed.records, 1);
+    assert!(!missed.first.is_empty());
+    // Text and expression together: both must hold.
+    assert!(filter(Some("RUSH"), "value.qty > 5").matches(&big));
+    assert!(!filter(Some("slow"), "value.qty > 5").matches(&big));
+    // By key, then the expression.
+    big.key = Some(b"k".to_vec());
+    let by_key = Filter::for_key(b"k".to_vec(), Some(filter(None, "offset == 1")));
+    assert!(by_key.matches(&big));
+    assert!(!Filter::for_key(b"j".to_vec(), Some(filter(None, "offset == 1"))).matches(&big));
+    let fault = Filter::parse(None, false, Some("value.qty >")).expect_err("does not parse");
+    assert_eq!(fault.code, ErrorCode::BadRequest);
+    assert_eq!(fault.field.as_deref(), Some("expr"));
+    assert!(fault.message.starts_with("Column "), "{}", fault.message);
+}
+
 /// Regression (hardening issue): bounds with the low watermark above the high one (a topic
 /// recreated between the two reads) panicked a request in `clamp`.
 #[test]

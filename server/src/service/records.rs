@@ -15,7 +15,7 @@ use crate::kafka::Link;
 use crate::masking::TopicMask;
 use crate::records::decode::Schemas;
 use crate::records::stream::TailEvent;
-use crate::records::{self, Filter, MaskedView, Span};
+use crate::records::{self, Filter, Span, View};
 
 pub async fn records(
     service: &Service, caller: &Caller, args: RecordArgs,
@@ -89,6 +89,9 @@ pub struct StreamArgs {
     pub q: Arg<String>,
     #[serde(default)]
     pub exact: Arg<bool>,
+    /// A CEL expression each record must pass, as on pages.
+    #[serde(default)]
+    pub expr: Arg<String>,
 }
 
 /// A stream after the decision and the checks: where it reads, fixed now, and how. It holds
@@ -136,14 +139,18 @@ async fn stream_read(
     let partition = args.partition.optional("partition")?;
     let from = args.from.or("from", default_from.to_string())?;
     let to = args.to.optional("to")?;
-    let filter = Filter::parse(args.q.optional("q")?.as_deref(), args.exact.or("exact", false)?)?;
+    let filter = Filter::parse(
+        args.q.optional("q")?.as_deref(),
+        args.exact.or("exact", false)?,
+        args.expr.optional("expr")?.as_deref(),
+    )?;
     let topic = granted.listed_topic(&name)?;
     let permit = service.streams.admit(caller)?;
     let link = granted.link();
     let spans = records::stream_spans(&granted.grant, &link, &topic, partition, &from).await?;
     let schemas = service.schemas(&args.cluster);
     let mask = service.mask(caller, &args.cluster, &name);
-    let filter = filter.map(|f| MaskedView::over(f, &name, &schemas, mask.as_ref()));
+    let filter = filter.map(|f| View::over(f, &name, &schemas, mask.as_ref()));
     Ok(Stream {
         permit,
         cluster: args.cluster.clone(),

@@ -31,7 +31,8 @@ pub(super) const TOOLS: &[ToolSpec] = &[
                 "from": {"type": "string", "enum": ["earliest", "latest"]},
                 "limit": {"type": "integer", "minimum": 1, "maximum": RECORDS_MAX},
                 "cursor": {"type": "string", "description": "The `next` of an earlier page."},
-                "q": {"type": "string", "description": "Only records whose key, value or headers contain this text."}
+                "q": {"type": "string", "description": "Only records whose key, value or headers contain this text."},
+                "expr": {"type": "string", "maxLength": 4096, "description": "Only records this CEL expression answers true for. It sees the record as you do (masked where you see it masked): `key`, `value` (decoded: a map for JSON, Avro, Protobuf and JSON Schema, else a string), `keyText`, `valueText`, `headers` (map of string), `partition`, `offset`, `timestamp`, `size`, `schemaId`. Example: `value.qty > 5 && headers.source == 'web'`."}
             }),
             &["cluster", "topic"],
         ),
