@@ -181,6 +181,26 @@ async fn a_caller_without_unmask_never_gets_a_masked_value_by_any_form() {
         assert_eq!(page.records.len(), found, "filter {q:?}");
     }
 
+    // So does an expression: on the real value it finds nothing, on the shown one it finds.
+    for (expr, found) in [
+        (format!("valueText.contains('{CARD}')"), 0),
+        (format!("has(value.card) && value.card.number == '{CARD}'"), 0),
+        (format!("has(value.customer) && value.customer.email == '{EMAIL}'"), 0),
+        ("keyText == 'customer-7' || key == 'customer-7'".to_string(), 0),
+        ("has(value.card) && value.card.number.endsWith('1111')".to_string(), 2),
+        ("value == '****'".to_string(), 1),
+    ] {
+        let page = service::records::records(
+            &service,
+            &caller,
+            args(json!({"cluster": "rw", "topic": topic, "from": "earliest", "expr": expr})),
+        )
+        .await
+        .expect("a page");
+        assert_eq!(page.records.len(), found, "expression {expr:?}");
+        assert_hidden("a page by expression", &serde_json::to_string(&page).expect("JSON"));
+    }
+
     // A search by key would tell the masked key apart: it needs UNMASK.
     let refused = service::records::records(
         &service,
@@ -196,7 +216,12 @@ async fn a_caller_without_unmask_never_gets_a_masked_value_by_any_form() {
     let exported = export(&service, &caller, &topic, None).await;
     assert_hidden("the export", &exported);
     assert_eq!(exported.lines().count(), 3, "{exported}");
-    assert_eq!(export(&service, &caller, &topic, Some(CARD)).await, "");
+    assert_eq!(export(&service, &caller, &topic, Some(("q", CARD))).await, "");
+    let on_card = format!("valueText.contains('{CARD}')");
+    assert_eq!(export(&service, &caller, &topic, Some(("expr", &on_card))).await, "");
+    let shown =
+        export(&service, &caller, &topic, Some(("expr", "valueText.contains('1111')"))).await;
+    assert_eq!(shown.lines().count(), 2, "{shown}");
 
     // The tail, with a record written after it starts.
     let tailed = tail_one(&service, &caller, &topic).await;
@@ -306,11 +331,14 @@ async fn unmask_shows_the_records_as_kafka_holds_them() {
     assert!(!page.records[0].value.masked);
 }
 
-/// The NDJSON export of `topic` for `caller`, filtered by `q`, as text.
-async fn export(service: &Service, caller: &Caller, topic: &str, q: Option<&str>) -> String {
+/// The NDJSON export of `topic` for `caller`, filtered by `filter` (`q` or `expr`, and its
+/// text), as text.
+async fn export(
+    service: &Service, caller: &Caller, topic: &str, filter: Option<(&str, &str)>,
+) -> String {
     let mut query = json!({"cluster": "rw", "topic": topic});
-    if let Some(q) = q {
-        query["q"] = json!(q);
+    if let Some((name, text)) = filter {
+        query[name] = json!(text);
     }
     let stream = service::records::stream(service, caller, args(query), "earliest")
         .await

@@ -34,7 +34,7 @@ fn yaml(privileges: &str, secret: bool) -> String {
     )
 }
 
-async fn mcp_router(yaml: &str) -> axum::Router {
+pub(crate) async fn mcp_router(yaml: &str) -> axum::Router {
     let config = config(yaml);
     let catalog = Arc::new(Catalog::new(&config));
     for entry in catalog.clusters() {
