@@ -294,7 +294,7 @@ fn parse(source: &str) -> Result<(Program, Uses), Fault> {
     let fault = |errors: cel::ParseErrors| match errors.errors.into_iter().next() {
         Some(e) => {
             let (line, column) = (e.pos.0.max(1) as usize, e.pos.1.max(1) as usize);
-            Fault { line, column, message: e.msg }
+            Fault { line, column, message: plain_message(&e.msg) }
         }
         None => Fault::at(source, 0, "the expression does not parse"),
     };
@@ -324,6 +324,18 @@ fn parse(source: &str) -> Result<(Program, Uses), Fault> {
 
 /// Where a refusal points (a node, and the name of the call it is), and why.
 type Refusal = (u64, Option<String>, String);
+
+/// The parser's message in fewer words: its end named as such, and a long list of the tokens
+/// it expected left out.
+fn plain_message(message: &str) -> String {
+    let message = message
+        .replace("mismatched input '<EOF>'", "the expression ends early")
+        .replace("'<EOF>'", "the end");
+    match message.find(" expecting {") {
+        Some(at) if message.len() - at > 60 => message[..at].to_string(),
+        _ => message,
+    }
+}
 
 /// Walks the expression as written: its depth, the names it uses, and what it may not do.
 /// On a fault, the id of the node and what is wrong there.

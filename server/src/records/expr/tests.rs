@@ -161,6 +161,7 @@ fn faults_say_where() {
     let f = fault("value.qty >");
     assert_eq!(f.line, 1);
     assert!(f.column >= 11, "{f:?}");
+    assert!(f.message.contains("ends early") && !f.message.contains("expecting {"), "{f:?}");
     let f = fault("value.qty > 1 && vlaue.n == 2");
     assert_eq!((f.line, f.column), (1, 18), "{f:?}");
     assert!(f.message.contains("vlaue"), "{f:?}");
