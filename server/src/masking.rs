@@ -63,6 +63,18 @@ impl std::fmt::Debug for TopicMask {
 }
 
 impl TopicMask {
+    /// Whether `other` hides the same fields the same way (the same rules but for the topics
+    /// they name, and the same key): records copied from a topic this mask covers into one
+    /// `other` covers show a caller nothing more there than they did here.
+    pub fn hides_as(&self, other: &TopicMask) -> bool {
+        let same = |r: &MaskingRule, s: &MaskingRule| {
+            r.fields == s.fields && r.keys == s.keys && r.strategy == s.strategy
+        };
+        self.key == other.key
+            && self.rules.iter().all(|r| other.rules.iter().any(|s| same(r, s)))
+            && other.rules.iter().all(|s| self.rules.iter().any(|r| same(r, s)))
+    }
+
     /// Whether keys are masked too: a search by a key's exact bytes would then tell a masked
     /// key from others.
     pub fn masks_keys(&self) -> bool {

@@ -345,3 +345,19 @@ fn a_field_a_read_would_hash_is_found_before_it_is_written() {
     unread.error = Some("schema 1 could not be fetched".into());
     assert_eq!(m.hashed_field(&unread, false).as_deref(), Some("customer.email"));
 }
+
+#[test]
+fn a_mask_hides_as_another_only_with_the_same_fields_strategies_and_key() {
+    let card = rule(&["card.number"], MaskStrategy::Last4, false);
+    let email = rule(&["customer.email"], MaskStrategy::Hash, true);
+    let both = mask(vec![card.clone(), email.clone()]);
+    assert!(both.hides_as(&mask(vec![email.clone(), card.clone()])), "order does not matter");
+    assert!(!both.hides_as(&mask(vec![card.clone()])), "a field left unhidden");
+    assert!(!mask(vec![card.clone()]).hides_as(&both), "a field hidden more is still another mask");
+    let redacted = rule(&["card.number"], MaskStrategy::Redact, false);
+    assert!(!mask(vec![card.clone()]).hides_as(&mask(vec![redacted])), "another strategy");
+    let other_key = Masking::new(vec![card.clone()], Some(Secret::new("another-key".into())))
+        .for_topic("payments-eu")
+        .expect("named");
+    assert!(!mask(vec![card]).hides_as(&other_key), "hashes under another key");
+}

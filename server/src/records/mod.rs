@@ -37,6 +37,7 @@ pub mod pool;
 pub mod proposed;
 mod proto;
 mod reader;
+pub mod redrive;
 pub mod scan;
 pub mod stream;
 

@@ -230,3 +230,45 @@ pub fn scan_page(
     close_later(consumer);
     result.map(|()| out)
 }
+
+/// What a job that moves records reads: ranges of one topic, the filter a record must pass,
+/// and the time a partition stops at (its first record newer than it).
+pub struct Selected<'a> {
+    pub topic: &'a str,
+    pub spans: &'a [Span],
+    pub filter: Option<&'a super::Filter>,
+    pub until_timestamp: Option<i64>,
+}
+
+/// Reads `selected` once, each partition in offset order: each record that belongs to it goes
+/// to `visit`, which says whether to go on. `stop` is asked at every tick; every record read
+/// is counted in `scanned`. Blocks.
+pub fn read_selection(
+    config: &ClientConfig, selected: &Selected<'_>, scanned: &std::sync::atomic::AtomicU64,
+    stop: impl Fn() -> bool, mut visit: impl FnMut(RawRecord) -> Flow,
+) -> Result<(), ClientError> {
+    let Selected { topic, spans, filter, until_timestamp } = *selected;
+    let spans: Vec<Span> = spans.iter().copied().filter(|s| s.start < s.end).collect();
+    if spans.is_empty() {
+        return Ok(());
+    }
+    let starts: Vec<(i32, i64)> = spans.iter().map(|s| (s.partition, s.start)).collect();
+    let consumer = reader::open(config, topic, &starts, Kind::Export)?;
+    let result = run(&consumer, topic, &spans, PAGE_POLL, |seen| match seen {
+        Seen::Tick if stop() => Flow::Stop,
+        Seen::Tick => Flow::Go,
+        Seen::Record(incoming) => {
+            scanned.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let record = incoming.record();
+            if until_timestamp.is_some_and(|to| record.timestamp.is_some_and(|t| t > to)) {
+                return Flow::Close;
+            }
+            if filter.is_some_and(|f| !f.matches(&record)) {
+                return Flow::Go;
+            }
+            visit(record)
+        }
+    });
+    close_later(consumer);
+    result
+}

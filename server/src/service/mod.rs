@@ -39,6 +39,7 @@ pub mod audit;
 pub mod brokers;
 pub mod catalog;
 pub mod connect;
+pub mod copy;
 pub mod findings;
 pub mod groups;
 pub mod identity;
@@ -129,6 +130,8 @@ pub struct Service {
     masking: Arc<Masking>,
     /// The lag each group showed when last described with findings.
     lags: std::sync::Mutex<findings::LagMemory>,
+    /// The copy jobs running, and the last ones that ended.
+    copies: copy::Jobs,
 }
 
 /// One cluster as an operation was granted it.
@@ -179,6 +182,7 @@ impl Service {
             audit: Arc::new(Audit::none()),
             masking: Arc::new(Masking::default()),
             lags: std::sync::Mutex::default(),
+            copies: copy::Jobs::default(),
         }
     }
 

@@ -57,3 +57,64 @@ pub async fn produce(
         }),
     }
 }
+
+/// Why a record was not queued.
+pub enum NotQueued {
+    /// The producer's queue is full: wait for deliveries, then try again.
+    Full,
+    Refused(ApiError),
+}
+
+/// Queues `record` on the producer of `link` without waiting: the delivery's future, to await
+/// among others (a copy keeps many records in flight). Takes the grant for PRODUCE on the
+/// record's topic, as [`produce`] does.
+pub fn queue(
+    grant: &Grant, link: &Link, record: &Outgoing,
+) -> Result<rdkafka::producer::DeliveryFuture, NotQueued> {
+    grant.require_topic(Privilege::Produce, &record.topic).map_err(NotQueued::Refused)?;
+    let clients = clients_of(link).map_err(NotQueued::Refused)?;
+    let producer = clients
+        .producer()
+        .ok_or_else(|| NotQueued::Refused(ApiError::read_only_cluster(&link.cluster)))?;
+    let mut headers = OwnedHeaders::new_with_capacity(record.headers.len());
+    for (key, value) in &record.headers {
+        headers = headers.insert(Header { key, value: value.as_deref() });
+    }
+    let mut out =
+        FutureRecord::<[u8], [u8]>::to(&record.topic).headers(headers).timestamp(record.timestamp);
+    if let Some(p) = record.partition {
+        out = out.partition(p);
+    }
+    if let Some(key) = &record.key {
+        out = out.key(key.as_slice());
+    }
+    if let Some(value) = &record.value {
+        out = out.payload(value.as_slice());
+    }
+    producer.send_result(out).map_err(|(error, _)| match error.rdkafka_error_code() {
+        Some(rdkafka::types::RDKafkaErrorCode::QueueFull) => NotQueued::Full,
+        Some(code) => NotQueued::Refused(refusal("write to topic", &record.topic, code)),
+        None => NotQueued::Refused(admin_error("write to the topic", &error)),
+    })
+}
+
+/// What a queued record's delivery came to: its partition and offset, or Kafka's refusal.
+pub fn delivered(
+    topic: &str,
+    outcome: Result<
+        rdkafka::producer::future_producer::OwnedDeliveryResult,
+        futures::channel::oneshot::Canceled,
+    >,
+) -> Result<(i32, i64), ApiError> {
+    match outcome {
+        Ok(Ok(delivery)) => Ok((delivery.partition, delivery.offset)),
+        Ok(Err((error, _))) => Err(match error.rdkafka_error_code() {
+            Some(code) => refusal("write to topic", topic, code),
+            None => admin_error("write to the topic", &error),
+        }),
+        Err(_) => Err(ApiError::new(
+            app::ErrorCode::Client,
+            "The producer went away before the record was delivered.",
+        )),
+    }
+}
