@@ -14,6 +14,7 @@ mod changes;
 mod config_check;
 mod connect;
 mod connect_offsets;
+mod copy;
 mod expressions;
 mod group_changes;
 mod groups;
