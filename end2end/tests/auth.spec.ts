@@ -251,7 +251,9 @@ for (const [user, want] of Object.entries(users)) {
         await expect(page.locator('.app[data-hydrated="true"]')).toBeVisible();
         await expect(page.getByRole('heading', { level: 1 })).toBeVisible();
         const scoped = want.scoped?.cluster === cluster.name && want.scoped.privileges.includes(row.privilege);
-        const offered = allowed || (row.chosenInForm === true && cluster.writable && scoped);
+        const elsewhere = row.offeredFromAnyCluster === true && held.includes('RECORDS')
+          && CLUSTERS.some((c) => c.writable && (want.clusters[c.name] ?? []).includes(row.privilege));
+        const offered = allowed || elsewhere || (row.chosenInForm === true && cluster.writable && scoped);
         await expect(page.getByRole('button', { name: row.button, exact: true }), label).toHaveCount(offered ? 1 : 0);
       }
     }

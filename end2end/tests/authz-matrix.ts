@@ -17,6 +17,9 @@ export interface WriteRow {
   /** The button opens a form where the resource is chosen (Create topic): it is offered to a
    * caller who holds the privilege on some resources, even when the body's resource is not one. */
   chosenInForm?: boolean;
+  /** The button also serves writes to other clusters (Copy / redrive picks its target cluster):
+   * it is offered to a caller who may read here (RECORDS) and write on some writable cluster. */
+  offeredFromAnyCluster?: boolean;
   /** Undoes an allowed call, so the matrix leaves the cluster as it found it. It goes through
    * the instance without sign-in, since the user under test may lack the undoing privilege. */
   cleanUp?: (body: Record<string, unknown>) => Promise<void>;
@@ -118,6 +121,16 @@ export const writes: WriteRow[] = [
     button: 'Produce record',
     body: (c) => ({ cluster: c, topic: 'orders', key: { encoding: 'text', data: 'k' }, value: { encoding: 'text', data: 'x' }, dry_run: true }),
     allowedStatus: 200,
+  },
+  {
+    api: 'copy_records',
+    privilege: 'PRODUCE',
+    // A dry run copying some orders into big-orders on the same cluster: nothing is written.
+    page: (c) => `/c/${c}/topics/orders/data`,
+    button: 'Copy / redrive',
+    body: (c) => ({ cluster: c, topic: 'orders', target_topic: 'big-orders', limit: 10, dry_run: true }),
+    allowedStatus: 200,
+    offeredFromAnyCluster: true,
   },
   {
     api: 'register_schema',

@@ -357,6 +357,9 @@ const TAILED = unique('e2e-records-tail');
 /** Enough bytes that a download slowed by the browser's network throttling takes seconds. */
 const BULK = unique('e2e-records-bulk');
 const BULK_COUNT = 3000;
+/** A dead-letter topic as Kafka Connect writes one, and the topic its headers name. */
+const DLQ = unique('e2e-records-dlq');
+const REDRIVEN = unique('e2e-records-redriven');
 /** A minute in the past, with milliseconds that show. */
 const BASE = Math.floor(Date.now() / 60_000) * 60_000 - 86_400_000 + 123;
 /** Not UTF-8: invalid lead and continuation bytes, a NUL, a DEL, and more than one hex line. */
@@ -421,7 +424,20 @@ test.beforeAll(async ({ playwright }) => {
     { name: PAGED, partitions: 1 },
     { name: TAILED, partitions: 1 },
     { name: BULK, partitions: 2 },
+    { name: DLQ, partitions: 1 },
+    { name: REDRIVEN, partitions: 1 },
   ]);
+  produce(DLQ, [0, 1, 2].map((i) => ({
+    key: text(`k${i}`),
+    value: text(`not json {${i}`),
+    headers: [
+      ['trace', text(`t${i}`)],
+      ['__connect.errors.topic', text(REDRIVEN)],
+      ['__connect.errors.partition', text('0')],
+      ['__connect.errors.offset', text(String(i))],
+      ['__connect.errors.exception.message', text('Converting byte[] to Kafka Connect data failed')],
+    ] as [string, Buffer | null][],
+  })));
   produce(BULK, Array.from({ length: BULK_COUNT }, (_, i) => ({
     partition: i % 2, key: text(`bulk-${i}`), value: text(`${i} `.padEnd(1000, 'x')),
   })));
@@ -432,7 +448,7 @@ test.beforeAll(async ({ playwright }) => {
   expect(paged.map((p) => p.offset)).toEqual(Array.from({ length: 60 }, (_, i) => i));
   // klens learns of topics made outside it at its next metadata read.
   const request = await playwright.request.newContext({ baseURL: OPEN });
-  for (const topic of [MAIN, PAGED, TAILED, BULK]) {
+  for (const topic of [MAIN, PAGED, TAILED, BULK, DLQ, REDRIVEN]) {
     await expect.poll(
       async () => (await request.get(`/api/records?cluster=local&topic=${topic}&limit=1`)).status(),
       { timeout: 2 * ONE_REFRESH_CYCLE, intervals: [1_000, 2_000] },
@@ -442,7 +458,7 @@ test.beforeAll(async ({ playwright }) => {
 });
 
 test.afterAll(() => {
-  deleteTopics([MAIN, PAGED, TAILED, BULK]);
+  deleteTopics([MAIN, PAGED, TAILED, BULK, DLQ, REDRIVEN]);
 });
 
 // --------------------------------------------------------------------------------------------
@@ -816,6 +832,46 @@ test('an expression filters an Avro topic by its decoded fields, and a fault sho
   }
   // The one the browser logs for the refused expression.
   expect(problems).toEqual(['console: Failed to load resource: the server responded with a status of 400 (Bad Request)']);
+});
+
+test('a dead-letter topic is redriven from its Data tab: the dry run first, then the job, seen by another consumer', async ({ page }) => {
+  test.setTimeout(90_000);
+  const problems = await openHydrated(page, `/c/local/topics/${DLQ}/data`);
+  await page.getByRole('button', { name: 'Copy / redrive', exact: true }).click();
+  const sheet = page.getByRole('dialog', { name: 'Copy or redrive records' });
+  await expect(sheet).toBeVisible();
+  await expect(sheet.getByLabel('back to the topic each record\'s dead-letter headers name')).toBeChecked();
+  await sheet.getByRole('button', { name: 'Dry run', exact: true }).click();
+  await expect(sheet.locator('p[data-figure="copy-read"]')).toHaveText('Read 3 records; 3 passed the filters.');
+  const target = sheet.locator(`tr[data-target="local/${REDRIVEN}"]`);
+  await expect(target.locator('td').nth(1)).toHaveText('3');
+  await expect(target.locator('td').nth(2)).toHaveText('kept');
+  await expect(sheet.locator('[data-figure="stripped"]')).toHaveText(
+    '__connect.errors.topic, __connect.errors.partition, __connect.errors.offset, __connect.errors.exception.message');
+  expect(readTopic(REDRIVEN)).toEqual([]);
+  for (const width of [1440, 390]) {
+    await page.setViewportSize({ width, height: 900 });
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      await page.screenshot({ path: test.info().outputPath(`records-redrive-${width}-${scheme}.png`) });
+    }
+  }
+  await page.setViewportSize({ width: 1280, height: 720 });
+
+  await sheet.getByRole('button', { name: 'Copy 3 records', exact: true }).click();
+  const job = sheet.locator('li[data-state="done"]');
+  await expect(job).toBeVisible({ timeout: 30_000 });
+  await expect(job).toContainText('3 copied, 0 skipped, 0 failed of 3 read');
+  // Another consumer finds each record where its headers said it came from, as it was, with
+  // Connect's context taken off and the lineage added.
+  const back = readTopic(REDRIVEN);
+  expect(back.map((r) => Buffer.from(r.value!, 'base64').toString())).toEqual(['not json {0', 'not json {1', 'not json {2']);
+  for (const [i, r] of back.entries()) {
+    const headers = r.headers.map(([k, v]) => [k, v === null ? null : Buffer.from(v, 'base64').toString()]);
+    expect(Buffer.from(r.key!, 'base64').toString()).toBe(`k${i}`);
+    expect(headers).toEqual([['trace', `t${i}`], ['klens-copied-from', `local/${DLQ}/0/${i}`]]);
+  }
+  expect(problems).toEqual([]);
 });
 
 test('Download NDJSON gives every record of the selection, byte for byte', async ({ page }) => {

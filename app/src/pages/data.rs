@@ -7,6 +7,7 @@ use leptos_meta::Title;
 use leptos_router::components::Form;
 use leptos_router::hooks::{use_params_map, use_query_map};
 
+use super::copy::{CopyRecords, Selection};
 use super::produce::DuplicateRecord;
 use super::topic::{TopicTab, TopicTabs};
 use super::topic_changes::DeleteRecords;
@@ -101,6 +102,21 @@ impl DataQuery {
         url
     }
 
+    /// What a copy of this selection takes: its partition, its start time, its filters.
+    fn selection(&self) -> Selection {
+        Selection {
+            partition: self.partition,
+            offsets: None,
+            from: match (self.from.as_str(), self.start_time()) {
+                ("timestamp", Ok(Some(ms))) => Some(ms),
+                _ => None,
+            },
+            q: self.q.clone(),
+            exact: self.exact,
+            expr: self.expr.clone(),
+        }
+    }
+
     /// This page's URL with another cursor.
     fn with_cursor(&self, cursor: &str) -> String {
         let mut parts = vec![format!("cursor={}", query_value(cursor))];
@@ -191,6 +207,7 @@ fn DataTab(cluster: String, topic: String) -> impl IntoView {
     );
     let (c, t) = (cluster.clone(), topic.clone());
     let (tail_cluster, tail_topic) = (cluster.clone(), topic.clone());
+    let (copy_cluster, copy_topic) = (cluster.clone(), topic.clone());
     let file_name = format!("{topic}.ndjson");
     view! {
         <Form method="GET" action="">
@@ -252,6 +269,10 @@ fn DataTab(cluster: String, topic: String) -> impl IntoView {
                 })}
             </Transition>
         </Form>
+        <div class="toolbar">
+            <CopyRecords cluster=copy_cluster topic=copy_topic
+                selection=Signal::derive(move || query.read().selection()) />
+        </div>
         <LiveTail cluster=tail_cluster topic=tail_topic />
         <Transition fallback=|| view! { <div class="skeleton-table"></div> }>
             {move || {
@@ -649,7 +670,12 @@ fn RecordDetail(topic: Resource<Result<TopicDetail, crate::ApiError>>) -> impl I
             let cluster = get("cluster");
             view! {
                 <div class="toolbar">
-                    <DuplicateRecord cluster=cluster record=r.clone() detail=topic />
+                    <DuplicateRecord cluster=cluster.clone() record=r.clone() detail=topic />
+                    <CopyRecords cluster=cluster topic=r.topic.clone() selection=Selection {
+                        partition: Some(r.partition),
+                        offsets: Some((r.offset, r.offset + 1)),
+                        ..Selection::default()
+                    } />
                 </div>
                 <RecordView record=r />
             }.into_any()

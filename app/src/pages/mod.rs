@@ -8,6 +8,7 @@ pub mod cluster;
 pub mod clusters;
 pub mod connector_offsets;
 pub mod connectors;
+pub mod copy;
 pub mod data;
 pub mod flow;
 pub mod group;

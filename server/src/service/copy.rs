@@ -412,6 +412,12 @@ async fn select(
     service: &Arc<Service>, caller: &Caller, args: CopyArgs,
 ) -> Result<Selection, ApiError> {
     let cluster = args.cluster.clone();
+    // A copy's one target is decided first: its refusal names PRODUCE, the privilege the copy
+    // is offered by, whatever the caller holds on the source.
+    if let Some(target) = args.target_topic.given() {
+        let target_cluster = args.target_cluster.given().unwrap_or(&cluster);
+        service.decide_topic(caller, target_cluster, Privilege::Produce, Some(target))?;
+    }
     let (source, topic) =
         service.decide_named_topic(caller, &cluster, Privilege::Records, &args.topic)?;
     let partition = args.partition.optional("partition")?;
