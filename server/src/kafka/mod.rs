@@ -112,6 +112,11 @@ pub struct KafkaClients {
     producer: Option<FutureProducer<KlensContext>>,
     /// The partitioner the producer places keyed records with, as librdkafka names it.
     partitioner: String,
+    /// Only for writable clusters: the settings of the producer that moves many records at
+    /// once (a copy), and that producer, made on its first use.
+    bulk_config: Option<ClientConfig>,
+    bulk: std::sync::OnceLock<Option<FutureProducer<KlensContext>>>,
+    name: String,
 }
 
 /// The partitioner klens writes keyed records with unless the cluster's properties name one:
@@ -151,7 +156,45 @@ impl KafkaClients {
         } else {
             None
         };
-        Ok(KafkaClients { admin, offsets, producer, partitioner })
+        // Many records at once: batched (a few ms of linger), compressed, and idempotent, so
+        // that a retried batch neither repeats nor reorders a partition's records.
+        let bulk_config = cluster.writable.then(|| {
+            let mut config = quiet();
+            config
+                .set("partitioner", &partitioner)
+                .set("acks", "all")
+                .set("enable.idempotence", "true")
+                .set("linger.ms", "5")
+                .set("compression.type", "lz4")
+                .set("message.timeout.ms", "60000");
+            config
+        });
+        Ok(KafkaClients {
+            admin,
+            offsets,
+            producer,
+            partitioner,
+            bulk_config,
+            bulk: std::sync::OnceLock::new(),
+            name: cluster.name.clone(),
+        })
+    }
+
+    /// The producer that moves many records (a copy), present exactly for writable clusters;
+    /// made on first use.
+    pub fn bulk_producer(&self) -> Option<&FutureProducer<KlensContext>> {
+        self.bulk
+            .get_or_init(|| {
+                let config = self.bulk_config.as_ref()?;
+                match config.create_with_context(KlensContext { cluster: self.name.clone() }) {
+                    Ok(producer) => Some(producer),
+                    Err(error) => {
+                        tracing::error!(cluster = %self.name, %error, "no producer for copies");
+                        None
+                    }
+                }
+            })
+            .as_ref()
     }
 
     /// The producer, present exactly for writable clusters.

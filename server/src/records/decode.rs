@@ -393,6 +393,12 @@ pub fn confluent_frame(bytes: &[u8]) -> Option<(u32, &[u8])> {
 
 /// Bytes without a schema: null, JSON, UTF-8 text, else base64.
 pub fn plain(bytes: Option<&[u8]>) -> Encoded {
+    plain_as(bytes, true)
+}
+
+/// [`plain`], with the bytes of JSON that reads otherwise than it is written (`raw`) only when
+/// `exact`: a filter looks at the data, never at the bytes.
+fn plain_as(bytes: Option<&[u8]>, exact: bool) -> Encoded {
     let Some(bytes) = bytes else {
         return encoded(Encoding::Null, Value::Null);
     };
@@ -402,9 +408,9 @@ pub fn plain(bytes: Option<&[u8]>) -> Encoded {
     // JSON only for objects and arrays: a bare number or word reads better as text.
     if looks_structured(text) {
         if let Ok(json) = serde_json::from_str::<Value>(text) {
-            let exact = serde_json::to_string(&json).is_ok_and(|compact| compact == text);
+            let same = !exact || serde_json::to_string(&json).is_ok_and(|compact| compact == text);
             let mut out = encoded(Encoding::Json, json);
-            if !exact {
+            if !same {
                 out.raw = Some(STANDARD.encode(bytes));
             }
             return out;
@@ -530,11 +536,21 @@ impl Schemas {
     /// Decodes a key or value: through its schema when it is framed and the schema is known,
     /// otherwise as plain bytes (with the reason when a schema was expected and failed).
     pub fn decode(&self, loaded: &Loaded, bytes: Option<&[u8]>) -> Encoded {
+        self.decode_as(loaded, bytes, true)
+    }
+
+    /// [`Schemas::decode`] for a filter: the data only, without the bytes an answer carries
+    /// beside it (`raw`).
+    pub fn decode_data(&self, loaded: &Loaded, bytes: Option<&[u8]>) -> Encoded {
+        self.decode_as(loaded, bytes, false)
+    }
+
+    fn decode_as(&self, loaded: &Loaded, bytes: Option<&[u8]>, exact: bool) -> Encoded {
         let Some(raw) = bytes else {
             return plain(None);
         };
         let Some((id, payload)) = self.wanted(Some(raw)).and_then(|_| confluent_frame(raw)) else {
-            return plain(Some(raw));
+            return plain_as(Some(raw), exact);
         };
         let outcome = match loaded.0.get(&id) {
             Some(decoder) => match decoder.as_ref() {
@@ -548,12 +564,12 @@ impl Schemas {
                 encoding,
                 data,
                 schema_id: Some(id),
-                raw: Some(STANDARD.encode(raw)),
+                raw: exact.then(|| STANDARD.encode(raw)),
                 error: None,
                 masked: false,
             },
             Err(error) => {
-                let mut out = plain(Some(raw));
+                let mut out = plain_as(Some(raw), exact);
                 out.schema_id = Some(id);
                 out.error = Some(error);
                 out

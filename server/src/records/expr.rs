@@ -114,11 +114,116 @@ impl Uses {
     }
 }
 
+/// The fields of a decoded key or value an expression reaches: all of it (`whole`), or only
+/// the fields named below, each reached the same way. Only what is reached is made into CEL
+/// values for each record: `value.customer.city` needs one field of each map on the way.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Reach {
+    whole: bool,
+    fields: std::collections::BTreeMap<String, Reach>,
+}
+
+impl Reach {
+    /// Whether all of the part is reached.
+    pub fn is_whole(&self) -> bool {
+        self.whole
+    }
+
+    fn add(&mut self, path: &[&str]) {
+        match path.split_first() {
+            None => self.whole = true,
+            Some((field, rest)) => self.fields.entry((*field).to_string()).or_default().add(rest),
+        }
+    }
+}
+
+/// JSON text read as far as `reach` goes: the fields of each object it does not name are
+/// skipped, not built. `None` when the text is not JSON.
+pub fn reached_json(text: &str, reach: &Reach) -> Option<serde_json::Value> {
+    use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
+    use serde_json::Value as J;
+
+    struct Seed<'r>(&'r Reach);
+    struct Fields<'r>(&'r Reach);
+
+    impl<'de> DeserializeSeed<'de> for Seed<'_> {
+        type Value = J;
+        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<J, D::Error> {
+            if self.0.whole {
+                return serde::Deserialize::deserialize(d);
+            }
+            d.deserialize_any(Fields(self.0))
+        }
+    }
+
+    // Anything but an object is taken whole: a field of it is an error either way.
+    impl<'de> Visitor<'de> for Fields<'_> {
+        type Value = J;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("JSON")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<J, A::Error> {
+            let mut out = serde_json::Map::new();
+            while let Some(name) = map.next_key::<String>()? {
+                match self.0.fields.get(&name) {
+                    Some(below) => {
+                        let value = map.next_value_seed(Seed(below))?;
+                        out.insert(name, value);
+                    }
+                    None => {
+                        map.next_value::<IgnoredAny>()?;
+                    }
+                }
+            }
+            Ok(J::Object(out))
+        }
+        fn visit_seq<A: serde::de::SeqAccess<'de>>(self, seq: A) -> Result<J, A::Error> {
+            serde::Deserialize::deserialize(serde::de::value::SeqAccessDeserializer::new(seq))
+        }
+        fn visit_bool<E>(self, v: bool) -> Result<J, E> {
+            Ok(J::Bool(v))
+        }
+        fn visit_i64<E>(self, v: i64) -> Result<J, E> {
+            Ok(J::from(v))
+        }
+        fn visit_u64<E>(self, v: u64) -> Result<J, E> {
+            Ok(J::from(v))
+        }
+        fn visit_f64<E>(self, v: f64) -> Result<J, E> {
+            Ok(serde_json::Number::from_f64(v).map_or(J::Null, J::Number))
+        }
+        fn visit_str<E>(self, v: &str) -> Result<J, E> {
+            Ok(J::String(v.to_string()))
+        }
+        fn visit_string<E>(self, v: String) -> Result<J, E> {
+            Ok(J::String(v))
+        }
+        fn visit_unit<E>(self) -> Result<J, E> {
+            Ok(J::Null)
+        }
+    }
+
+    let mut reader = serde_json::Deserializer::from_str(text);
+    let value = Seed(reach).deserialize(&mut reader).ok()?;
+    reader.end().ok()?;
+    Some(value)
+}
+
+/// What an expression reads of a record: which parts, and how far into the decoded ones.
+#[derive(Clone, Debug, Default)]
+struct Reads {
+    uses: Uses,
+    key: Reach,
+    value: Reach,
+}
+
 /// A compiled expression.
 pub struct Expression {
     program: Program,
     env: Arc<Env>,
     uses: Uses,
+    key: Reach,
+    value: Reach,
 }
 
 impl std::fmt::Debug for Expression {
@@ -150,12 +255,23 @@ impl Expression {
             .map_err(|e| Fault::at(source, 0, format!("no thread to compile it on: {e}")))?
             .join()
             .map_err(|_| Fault::at(source, 0, "the expression could not be compiled"))?;
-        let (program, uses) = parsed?;
-        Ok(Expression { program, env: environment(), uses })
+        let (program, reads) = parsed?;
+        Ok(Expression {
+            program,
+            env: environment(),
+            uses: reads.uses,
+            key: reads.key,
+            value: reads.value,
+        })
     }
 
     pub fn uses(&self) -> Uses {
         self.uses
+    }
+
+    /// How far the expression reaches into the record's value.
+    pub fn value_reach(&self) -> &Reach {
+        &self.value
     }
 
     /// Whether `record` passes: the expression's answer, which must be a bool. `shown` is the
@@ -178,10 +294,10 @@ impl Expression {
         }
         if let Some(shown) = shown {
             if uses.key {
-                context.add_variable_as_val("key", decoded(&shown.key));
+                context.add_variable_as_val("key", projected(&shown.key.data, &self.key));
             }
             if uses.value {
-                context.add_variable_as_val("value", decoded(&shown.value));
+                context.add_variable_as_val("value", projected(&shown.value.data, &self.value));
             }
             if uses.key_text {
                 context.add_variable_as_val("keyText", text(&shown.key, record.key.as_deref()));
@@ -290,7 +406,7 @@ fn nesting(source: &str) -> Result<(), Fault> {
 
 /// Parses `source` twice: as written (to look at what it asks for) and with CEL's macros
 /// expanded (to run). Runs on the parsing thread, where deep trees are dropped too.
-fn parse(source: &str) -> Result<(Program, Uses), Fault> {
+fn parse(source: &str) -> Result<(Program, Reads), Fault> {
     let fault = |errors: cel::ParseErrors| match errors.errors.into_iter().next() {
         Some(e) => {
             let (line, column) = (e.pos.0.max(1) as usize, e.pos.1.max(1) as usize);
@@ -315,11 +431,11 @@ fn parse(source: &str) -> Result<(Program, Uses), Fault> {
             _ => at,
         }
     };
-    let uses = look(&tree).map_err(|(id, name, message)| {
+    let reads = look(&tree).map_err(|(id, name, message)| {
         Fault::at(source, offset_of(id, name.as_deref()), message)
     })?;
     let program = environment().compile(source).map_err(fault)?;
-    Ok((program, uses))
+    Ok((program, reads))
 }
 
 /// Where a refusal points (a node, and the name of the call it is), and why.
@@ -339,12 +455,14 @@ fn plain_message(message: &str) -> String {
 
 /// Walks the expression as written: its depth, the names it uses, and what it may not do.
 /// On a fault, the id of the node and what is wrong there.
-fn look(root: &IdedExpr) -> Result<Uses, Refusal> {
-    let mut uses = Uses::default();
+fn look(root: &IdedExpr) -> Result<Reads, Refusal> {
+    let mut reads = Reads::default();
     let mut references = 0usize;
-    // (node, depth, inside a comprehension's body, names bound by comprehensions around it)
-    let mut stack: Vec<(&IdedExpr, usize, bool, Vec<&str>)> = vec![(root, 1, false, Vec::new())];
-    while let Some((node, depth, in_body, bound)) = stack.pop() {
+    // (node, depth, inside a comprehension's body, names bound by comprehensions around it,
+    // reached as the start of a chain of fields, whose path is already in `reads`)
+    let mut stack: Vec<(&IdedExpr, usize, bool, Vec<&str>, bool)> =
+        vec![(root, 1, false, Vec::new(), false)];
+    while let Some((node, depth, in_body, bound, chained)) = stack.pop() {
         if depth > MAX_DEPTH {
             return Err((
                 node.id,
@@ -363,9 +481,20 @@ fn look(root: &IdedExpr) -> Result<Uses, Refusal> {
                         format!("an expression names at most {MAX_REFERENCES} values"),
                     ));
                 }
+                let uses = &mut reads.uses;
                 match name.as_str() {
-                    "key" => uses.key = true,
-                    "value" => uses.value = true,
+                    "key" => {
+                        uses.key = true;
+                        if !chained {
+                            reads.key.add(&[]);
+                        }
+                    }
+                    "value" => {
+                        uses.value = true;
+                        if !chained {
+                            reads.value.add(&[]);
+                        }
+                    }
                     "keyText" => uses.key_text = true,
                     "valueText" => uses.value_text = true,
                     "headers" => uses.headers = true,
@@ -422,35 +551,56 @@ fn look(root: &IdedExpr) -> Result<Uses, Refusal> {
                         }
                     }
                     if let Some(target) = &call.target {
-                        stack.push((target, below, in_body, bound.clone()));
+                        stack.push((target, below, in_body, bound.clone(), false));
                     }
                     for b in body {
-                        stack.push((b, below, true, names.clone()));
+                        stack.push((b, below, true, names.clone(), false));
                     }
                 } else {
                     if let Some(target) = &call.target {
-                        stack.push((target, below, in_body, bound.clone()));
+                        stack.push((target, below, in_body, bound.clone(), false));
                     }
                     for arg in &call.args {
-                        stack.push((arg, below, in_body, bound.clone()));
+                        stack.push((arg, below, in_body, bound.clone(), false));
                     }
                 }
             }
-            Expr::Select(select) => stack.push((&select.operand, below, in_body, bound)),
+            Expr::Select(select) => {
+                // A chain of fields from the record's key or value: its path is what the
+                // expression reaches of that part.
+                let mut path = vec![select.field.as_str()];
+                let mut start = &*select.operand;
+                while let Expr::Select(inner) = &start.expr {
+                    path.push(inner.field.as_str());
+                    start = &inner.operand;
+                }
+                match &start.expr {
+                    Expr::Ident(name)
+                        if (name == "value" || name == "key")
+                            && !bound.contains(&name.as_str()) =>
+                    {
+                        path.reverse();
+                        let reach = if name == "value" { &mut reads.value } else { &mut reads.key };
+                        reach.add(&path);
+                        stack.push((start, depth + path.len(), in_body, bound, true));
+                    }
+                    _ => stack.push((&select.operand, below, in_body, bound, false)),
+                }
+            }
             Expr::List(list) => {
                 for e in &list.elements {
-                    stack.push((e, below, in_body, bound.clone()));
+                    stack.push((e, below, in_body, bound.clone(), false));
                 }
             }
             Expr::Map(map) => {
                 for entry in &map.entries {
                     match &entry.expr {
                         EntryExpr::MapEntry(e) => {
-                            stack.push((&e.key, below, in_body, bound.clone()));
-                            stack.push((&e.value, below, in_body, bound.clone()));
+                            stack.push((&e.key, below, in_body, bound.clone(), false));
+                            stack.push((&e.value, below, in_body, bound.clone(), false));
                         }
                         EntryExpr::StructField(f) => {
-                            stack.push((&f.value, below, in_body, bound.clone()))
+                            stack.push((&f.value, below, in_body, bound.clone(), false))
                         }
                     }
                 }
@@ -465,13 +615,26 @@ fn look(root: &IdedExpr) -> Result<Uses, Refusal> {
             Expr::Comprehension(_) | Expr::Literal(_) | Expr::Unspecified => {}
         }
     }
-    Ok(uses)
+    Ok(reads)
 }
 
 /// A decoded key or value as a CEL value, borrowing its strings: JSON, Avro, Protobuf and
-/// JSON Schema data as maps, lists and scalars; text and base64 as the string shown.
-fn decoded(part: &Encoded) -> Box<dyn Val + '_> {
-    json(&part.data)
+/// JSON Schema data as maps, lists and scalars; text and base64 as the string shown. Of a map,
+/// only the fields `reach` names, unless it reaches the whole.
+fn projected<'a>(data: &'a serde_json::Value, reach: &Reach) -> Box<dyn Val + 'a> {
+    match data {
+        serde_json::Value::Object(fields) if !reach.whole => Box::new(CelMap::from(
+            reach
+                .fields
+                .iter()
+                .filter_map(|(name, below)| {
+                    let (name, value) = fields.get_key_value(name.as_str())?;
+                    Some((CelMapKey::from(name.as_str()), projected(value, below)))
+                })
+                .collect::<HashMap<_, _>>(),
+        )),
+        _ => json(data),
+    }
 }
 
 fn json(value: &serde_json::Value) -> Box<dyn Val + '_> {

@@ -6,12 +6,13 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use app::api::{Encoded, Record, Unevaluated};
+use app::api::{Encoded, Encoding, Record, Unevaluated};
 use app::ApiError;
 use tokio::runtime::Handle;
 
+use super::decode::looks_structured;
 use super::decode::{Loaded, Schemas};
-use super::expr::Expression;
+use super::expr::{reached_json, Expression, Reach};
 use super::RawRecord;
 use crate::masking::TopicMask;
 
@@ -51,6 +52,13 @@ pub struct View {
     loaded: Arc<Mutex<Loaded>>,
 }
 
+/// The parts of a record a filter reads decoded.
+#[derive(Clone, Copy, Debug)]
+struct Parts {
+    key: bool,
+    value: bool,
+}
+
 /// The most decoders one filter keeps; past it, it starts again from none.
 const VIEW_SCHEMAS: usize = 256;
 
@@ -84,16 +92,18 @@ impl View {
         Filter { view, ..filter }
     }
 
-    /// `r` as the caller sees it. Blocks when a schema must be fetched: call it from a
-    /// blocking thread, never from a task.
-    fn decoded(&self, r: &RawRecord) -> Record {
+    /// The parts `parts` names of `r`, decoded (data only) and masked as the caller sees them;
+    /// the others empty. Blocks when a schema must be fetched: call it from a blocking thread,
+    /// never from a task.
+    fn decoded(&self, r: &RawRecord, parts: Parts, reach: Option<&Reach>) -> Record {
+        let key = r.key.as_deref().filter(|_| parts.key);
+        let value = r.value.as_deref().filter(|_| parts.value);
         let mut loaded = self.loaded.lock().unwrap_or_else(PoisonError::into_inner);
-        let missing: Vec<u32> =
-            [self.schemas.wanted(r.key.as_deref()), self.schemas.wanted(r.value.as_deref())]
-                .into_iter()
-                .flatten()
-                .filter(|id| !loaded.0.contains_key(id))
-                .collect();
+        let missing: Vec<u32> = [self.schemas.wanted(key), self.schemas.wanted(value)]
+            .into_iter()
+            .flatten()
+            .filter(|id| !loaded.0.contains_key(id))
+            .collect();
         if !missing.is_empty() {
             let more = self.handle.block_on(self.schemas.load(missing));
             if loaded.0.len() + more.0.len() > VIEW_SCHEMAS {
@@ -101,7 +111,36 @@ impl View {
             }
             loaded.0.extend(more.0);
         }
-        let mut record = r.decode(&self.topic, &self.schemas, &loaded);
+        let mut record = Record {
+            topic: String::new(),
+            partition: r.partition,
+            offset: r.offset,
+            timestamp: r.timestamp,
+            timestamp_type: r.timestamp_type,
+            key: self.schemas.decode_data(&loaded, key),
+            value: match (reach, value) {
+                // Plain JSON read only as far as the expression reaches.
+                (Some(reach), Some(bytes)) if self.schemas.wanted(value).is_none() => {
+                    match std::str::from_utf8(bytes).ok().filter(|t| looks_structured(t)) {
+                        Some(text) => match reached_json(text, reach) {
+                            Some(data) => Encoded {
+                                encoding: Encoding::Json,
+                                data,
+                                schema_id: None,
+                                raw: None,
+                                error: None,
+                                masked: false,
+                            },
+                            None => self.schemas.decode_data(&loaded, value),
+                        },
+                        None => self.schemas.decode_data(&loaded, value),
+                    }
+                }
+                _ => self.schemas.decode_data(&loaded, value),
+            },
+            headers: Vec::new(),
+            size: r.size(),
+        };
         drop(loaded);
         if let Some(mask) = &self.mask {
             mask.apply(&mut record);
@@ -191,7 +230,8 @@ impl Filter {
             };
             let found = match self.view.as_ref().filter(|v| v.mask.is_some()) {
                 Some(view) => {
-                    let record = shown.insert(view.decoded(r));
+                    let record =
+                        shown.insert(view.decoded(r, Parts { key: true, value: true }, None));
                     let text = |e: &Encoded| match &e.data {
                         serde_json::Value::Null => None,
                         serde_json::Value::String(s) => Some(s.clone()),
@@ -214,8 +254,16 @@ impl Filter {
         let Some(expression) = &self.expression else {
             return true;
         };
-        if expression.uses().decoded() && shown.is_none() {
-            shown = self.view.as_ref().map(|view| view.decoded(r));
+        let uses = expression.uses();
+        if uses.decoded() && shown.is_none() {
+            let parts = Parts {
+                key: uses.key || uses.key_text,
+                value: uses.value || uses.value_text || uses.schema_id,
+            };
+            // valueText of a masked value is written from its data: it needs all of it.
+            let reach = Some(expression.value_reach())
+                .filter(|reach| !reach.is_whole() && !uses.value_text);
+            shown = self.view.as_ref().map(|view| view.decoded(r, parts, reach));
         }
         match expression.test(r, shown.as_ref()) {
             Ok(pass) => pass,

@@ -46,10 +46,15 @@ const PLAN_BUDGET: u64 = 200_000;
 const PLAN_DEADLINE: Duration = Duration::from_secs(10);
 /// Records of the dry run's sample.
 const SAMPLE: usize = 10;
-/// Records a job has queued for Kafka and not seen delivered, at most.
-const IN_FLIGHT: usize = 1_000;
-/// Records read and not yet written, at most.
-const READ_AHEAD: usize = 1_024;
+/// Records a job has queued for Kafka and not seen delivered, at most: enough to keep the
+/// producer's batches full while earlier ones wait for the brokers (a window of a thousand
+/// held a copy to about 40,000 records a second, one window per linger and round trip), few
+/// enough to hold some 20 MB of 1 KB records.
+const IN_FLIGHT: usize = 20_000;
+/// Batches of records read and not yet written, at most, and records in a batch: the reader
+/// hands records over a batch at a time, so that the writer is not woken for each.
+const READ_AHEAD: usize = 8;
+const BATCH: usize = 256;
 /// Ended jobs kept for their owners to look at.
 const KEPT_ENDED: usize = 50;
 
@@ -342,7 +347,7 @@ impl Router {
         }
     }
 
-    fn route(&mut self, r: &RawRecord, now: i64) -> Routed {
+    fn route(&mut self, r: RawRecord, now: i64) -> Routed {
         let redrive = self.mode == Mode::Redrive;
         let (cluster, topic, named_partition) = match &self.mode {
             Mode::Copy { cluster, topic } => (cluster.clone(), topic.clone(), None),
@@ -374,14 +379,7 @@ impl Router {
         let timestamp = if self.keep_timestamps { r.timestamp.unwrap_or(now) } else { now };
         Routed::To {
             target: format!("{cluster}/{topic}"),
-            record: Outgoing {
-                topic,
-                partition,
-                key: r.key.clone(),
-                value: r.value.clone(),
-                headers,
-                timestamp,
-            },
+            record: Outgoing { topic, partition, key: r.key, value: r.value, headers, timestamp },
             stripped,
         }
     }
@@ -517,13 +515,19 @@ async fn plan(
     records::pool::run("planning a copy", move || {
         let scanned = AtomicU64::new(0);
         let deadline = Instant::now() + PLAN_DEADLINE;
-        let (mut matched, mut partial) = (0u64, false);
+        let mut matched = 0u64;
         let mut per_target: BTreeMap<String, u64> = BTreeMap::new();
         let mut skipped: BTreeMap<String, u64> = BTreeMap::new();
         let mut stripped: Vec<String> = Vec::new();
         let mut sample: Vec<CopySample> = Vec::new();
         let now = now_ms();
-        let stop = || Instant::now() >= deadline || scanned.load(Ordering::Relaxed) >= PLAN_BUDGET;
+        // Whether the budget or the deadline ended the read before the selection's end.
+        let stopped = AtomicBool::new(false);
+        let stop = || {
+            let over = Instant::now() >= deadline || scanned.load(Ordering::Relaxed) >= PLAN_BUDGET;
+            stopped.fetch_or(over, Ordering::Relaxed);
+            over
+        };
         let selected = Selected {
             topic: &topic,
             spans: &spans,
@@ -532,7 +536,8 @@ async fn plan(
         };
         read_selection(&config, &selected, &scanned, stop, |r| {
             matched += 1;
-            match router.route(&r, now) {
+            let (partition, offset) = (r.partition, r.offset);
+            match router.route(r, now) {
                 Routed::Skip(reason) => *skipped.entry(reason).or_default() += 1,
                 Routed::To { target, record, stripped: off } => {
                     *per_target.entry(target.clone()).or_default() += 1;
@@ -543,8 +548,8 @@ async fn plan(
                     }
                     if sample.len() < SAMPLE {
                         sample.push(CopySample {
-                            partition: r.partition,
-                            offset: r.offset,
+                            partition,
+                            offset,
                             target,
                             target_partition: record.partition,
                             stripped: off,
@@ -559,10 +564,7 @@ async fn plan(
             }
         })?;
         let scanned = scanned.load(Ordering::Relaxed);
-        let total: u64 = spans.iter().map(|s| (s.end - s.start).max(0) as u64).sum();
-        if scanned < total && limit.is_none_or(|most| matched < most) {
-            partial = true;
-        }
+        let partial = stopped.load(Ordering::Relaxed);
         let targets = router
             .verdicts
             .values()
@@ -662,7 +664,7 @@ async fn run(
 async fn copy(service: &Service, selection: Selection, job: &Arc<Job>) -> Result<(), ApiError> {
     let Selection { source, topic, spans, filter, until, limit, rate, mut router } = selection;
     let config = source.link().reader().clone();
-    let (tx, mut rx) = tokio::sync::mpsc::channel::<RawRecord>(READ_AHEAD);
+    let (tx, mut rx) = tokio::sync::mpsc::channel::<Vec<RawRecord>>(READ_AHEAD);
     let reader_job = Arc::clone(job);
     let reading = tokio::task::spawn_blocking(move || {
         let mut matched = 0u64;
@@ -673,14 +675,20 @@ async fn copy(service: &Service, selection: Selection, job: &Arc<Job>) -> Result
             filter: filter.as_ref(),
             until_timestamp: until,
         };
-        read_selection(
+        let mut batch = Vec::with_capacity(BATCH);
+        let read = read_selection(
             &config,
             &selected,
             &job.scanned,
             || job.cancel.load(Ordering::Relaxed),
             |record| {
                 matched += 1;
-                if tx.blocking_send(record).is_err() {
+                batch.push(record);
+                if batch.len() >= BATCH
+                    && tx
+                        .blocking_send(std::mem::replace(&mut batch, Vec::with_capacity(BATCH)))
+                        .is_err()
+                {
                     return Flow::Stop;
                 }
                 if limit.is_some_and(|most| matched >= most) {
@@ -689,60 +697,66 @@ async fn copy(service: &Service, selection: Selection, job: &Arc<Job>) -> Result
                     Flow::Go
                 }
             },
-        )
+        );
+        if !batch.is_empty() {
+            let _ = tx.blocking_send(batch);
+        }
+        read
     });
     let mut in_flight = FuturesUnordered::new();
     let began = Instant::now();
     let mut sent = 0u64;
-    while let Some(record) = rx.recv().await {
-        if job.cancel.load(Ordering::Relaxed) {
-            break;
-        }
-        let (target, outgoing) = match router.route(&record, now_ms()) {
-            Routed::Skip(_) => {
+    'batches: while let Some(batch) = rx.recv().await {
+        for record in batch {
+            if job.cancel.load(Ordering::Relaxed) {
+                break 'batches;
+            }
+            let (target, outgoing) = match router.route(record, now_ms()) {
+                Routed::Skip(_) => {
+                    job.skipped.fetch_add(1, Ordering::Relaxed);
+                    continue;
+                }
+                Routed::To { target, record, .. } => (target, record),
+            };
+            let verdict = router.verdicts.get_mut(&target).expect("routed to a decided target");
+            let Ok((granted, link)) = &mut verdict.granted else {
                 job.skipped.fetch_add(1, Ordering::Relaxed);
                 continue;
+            };
+            if !verdict.opened {
+                service.open(&mut granted.grant).await?;
+                verdict.opened = true;
             }
-            Routed::To { target, record, .. } => (target, record),
-        };
-        let verdict = router.verdicts.get_mut(&target).expect("routed to a decided target");
-        let Ok((granted, link)) = &mut verdict.granted else {
-            job.skipped.fetch_add(1, Ordering::Relaxed);
-            continue;
-        };
-        if !verdict.opened {
-            service.open(&mut granted.grant).await?;
-            verdict.opened = true;
-        }
-        if let Some(rate) = rate {
-            let due = began + Duration::from_secs_f64(sent as f64 / f64::from(rate));
-            tokio::time::sleep_until(due.into()).await;
-        }
-        loop {
-            match queue(&granted.grant, link, &outgoing) {
-                Ok(delivery) => {
-                    let (target, topic) = (target.clone(), outgoing.topic.clone());
-                    in_flight.push(async move { (target, delivered(&topic, delivery.await)) });
-                    break;
-                }
-                Err(NotQueued::Full) => match in_flight.next().await {
-                    Some(done) => job.delivered(done),
-                    None => tokio::time::sleep(Duration::from_millis(10)).await,
-                },
-                Err(NotQueued::Refused(refused)) => {
-                    job.delivered((target.clone(), Err(refused)));
-                    break;
+            if let Some(rate) = rate {
+                let due = began + Duration::from_secs_f64(sent as f64 / f64::from(rate));
+                tokio::time::sleep_until(due.into()).await;
+            }
+            loop {
+                match queue(&granted.grant, link, &outgoing) {
+                    Ok(delivery) => {
+                        let (target, topic) = (target.clone(), outgoing.topic.clone());
+                        in_flight.push(async move { (target, delivered(&topic, delivery.await)) });
+                        break;
+                    }
+                    Err(NotQueued::Full) => match in_flight.next().await {
+                        Some(done) => job.delivered(done),
+                        None => tokio::time::sleep(Duration::from_millis(10)).await,
+                    },
+                    Err(NotQueued::Refused(refused)) => {
+                        job.delivered((target.clone(), Err(refused)));
+                        break;
+                    }
                 }
             }
-        }
-        sent += 1;
-        while in_flight.len() >= IN_FLIGHT {
-            if let Some(done) = in_flight.next().await {
+            sent += 1;
+            while in_flight.len() >= IN_FLIGHT {
+                if let Some(done) = in_flight.next().await {
+                    job.delivered(done);
+                }
+            }
+            while let Some(Some(done)) = in_flight.next().now_or_never() {
                 job.delivered(done);
             }
-        }
-        while let Some(Some(done)) = in_flight.next().now_or_never() {
-            job.delivered(done);
         }
     }
     // The reader stops at its next record once nobody takes them.

@@ -65,16 +65,16 @@ pub enum NotQueued {
     Refused(ApiError),
 }
 
-/// Queues `record` on the producer of `link` without waiting: the delivery's future, to await
-/// among others (a copy keeps many records in flight). Takes the grant for PRODUCE on the
-/// record's topic, as [`produce`] does.
+/// Queues `record` on the cluster's producer for many records without waiting: the delivery's
+/// future, to await among others (a copy keeps many records in flight). Takes the grant for
+/// PRODUCE on the record's topic, as [`produce`] does.
 pub fn queue(
     grant: &Grant, link: &Link, record: &Outgoing,
 ) -> Result<rdkafka::producer::DeliveryFuture, NotQueued> {
     grant.require_topic(Privilege::Produce, &record.topic).map_err(NotQueued::Refused)?;
     let clients = clients_of(link).map_err(NotQueued::Refused)?;
     let producer = clients
-        .producer()
+        .bulk_producer()
         .ok_or_else(|| NotQueued::Refused(ApiError::read_only_cluster(&link.cluster)))?;
     let mut headers = OwnedHeaders::new_with_capacity(record.headers.len());
     for (key, value) in &record.headers {

@@ -225,3 +225,47 @@ fn deep_expressions_are_refused_not_overflowed() {
     let names = vec!["offset > 0"; MAX_REFERENCES + 1].join(" && ");
     assert!(Expression::compile(&names).expect_err("many names").message.contains("at most"));
 }
+
+#[test]
+fn only_what_an_expression_reaches_is_made_into_values_and_answers_stay_the_same() {
+    let e = Expression::compile("value.a.b == 1 && value.a.c == 2 && key.x == 1").expect("ok");
+    let reach = |paths: &[&[&str]]| {
+        let mut r = Reach::default();
+        for p in paths {
+            r.add(p);
+        }
+        r
+    };
+    assert_eq!(e.value, reach(&[&["a", "b"], &["a", "c"]]));
+    assert_eq!(e.key, reach(&[&["x"]]));
+    let bare = Expression::compile("value.a.b == 1 && size(value) > 0").expect("ok");
+    assert!(bare.value.whole, "a bare value is reached whole");
+    // The end of a chain is whole below it: sizes, equality and has() see every field there.
+    let r = order();
+    for (expression, want) in [
+        ("size(value.customer) == 1", true),
+        ("size(value.items) == 2 && value.items[1].n == 9", true),
+        ("has(value.customer.tier) && !has(value.customer.zzz)", true),
+        ("value.customer == {'tier': 'gold'}", true),
+        ("value.customer.tier == 'gold' && size(value) == 6", true),
+        ("value.items.exists(i, i.sku == 'b')", true),
+    ] {
+        assert_eq!(passes(expression, &r), Ok(want), "{expression}");
+    }
+    // A comprehension's own name is not the record's value.
+    assert_eq!(passes("value.items.exists(value, value.n == 9)", &r), Ok(true));
+}
+
+#[test]
+fn json_is_read_only_as_far_as_the_expression_reaches() {
+    let e = Expression::compile("value.a.b == 1 && size(value.list) == 2").expect("ok");
+    let text = r#"{"a": {"b": 1, "c": {"deep": [1, 2]}}, "list": [{"x": 1}, 2], "big": 18446744073709551615, "z": "skipped"}"#;
+    let read = reached_json(text, e.value_reach()).expect("JSON");
+    assert_eq!(read, serde_json::json!({"a": {"b": 1}, "list": [{"x": 1}, 2]}));
+    let whole = Expression::compile("value == null").expect("ok");
+    let all: serde_json::Value = serde_json::from_str(text).expect("JSON");
+    assert_eq!(reached_json(text, whole.value_reach()), Some(all));
+    assert_eq!(reached_json("{\"a\": 1} trailing", e.value_reach()), None);
+    assert_eq!(reached_json("{\"a\": ", e.value_reach()), None);
+    assert_eq!(reached_json("[1, {\"a\": 2}]", e.value_reach()), Some(serde_json::json!([1, {"a": 2}])));
+}
