@@ -23,17 +23,8 @@ pub struct Outgoing {
     pub timestamp: i64,
 }
 
-/// How long a record may wait in the producer's queue.
-const QUEUE_TIMEOUT: Duration = Duration::from_secs(10);
-
-/// Writes `record` and waits for Kafka's acknowledgement (all in-sync replicas): the
-/// partition and offset it got.
-pub async fn produce(
-    grant: &Grant, link: &Link, record: &Outgoing,
-) -> Result<(i32, i64), ApiError> {
-    grant.require_topic(Privilege::Produce, &record.topic)?;
-    let clients = clients_of(link)?;
-    let producer = clients.producer().ok_or_else(|| ApiError::read_only_cluster(&link.cluster))?;
+/// `record` as librdkafka's producer takes it.
+fn future_record(record: &Outgoing) -> FutureRecord<'_, [u8], [u8]> {
     let mut headers = OwnedHeaders::new_with_capacity(record.headers.len());
     for (key, value) in &record.headers {
         headers = headers.insert(Header { key, value: value.as_deref() });
@@ -49,6 +40,21 @@ pub async fn produce(
     if let Some(value) = &record.value {
         out = out.payload(value.as_slice());
     }
+    out
+}
+
+/// How long a record may wait in the producer's queue.
+const QUEUE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Writes `record` and waits for Kafka's acknowledgement (all in-sync replicas): the
+/// partition and offset it got.
+pub async fn produce(
+    grant: &Grant, link: &Link, record: &Outgoing,
+) -> Result<(i32, i64), ApiError> {
+    grant.require_topic(Privilege::Produce, &record.topic)?;
+    let clients = clients_of(link)?;
+    let producer = clients.producer().ok_or_else(|| ApiError::read_only_cluster(&link.cluster))?;
+    let out = future_record(record);
     match producer.send(out, Timeout::After(QUEUE_TIMEOUT)).await {
         Ok(delivery) => Ok((delivery.partition, delivery.offset)),
         Err((error, _)) => Err(match error.rdkafka_error_code() {
@@ -76,21 +82,7 @@ pub fn queue(
     let producer = clients
         .bulk_producer()
         .ok_or_else(|| NotQueued::Refused(ApiError::read_only_cluster(&link.cluster)))?;
-    let mut headers = OwnedHeaders::new_with_capacity(record.headers.len());
-    for (key, value) in &record.headers {
-        headers = headers.insert(Header { key, value: value.as_deref() });
-    }
-    let mut out =
-        FutureRecord::<[u8], [u8]>::to(&record.topic).headers(headers).timestamp(record.timestamp);
-    if let Some(p) = record.partition {
-        out = out.partition(p);
-    }
-    if let Some(key) = &record.key {
-        out = out.key(key.as_slice());
-    }
-    if let Some(value) = &record.value {
-        out = out.payload(value.as_slice());
-    }
+    let out = future_record(record);
     producer.send_result(out).map_err(|(error, _)| match error.rdkafka_error_code() {
         Some(rdkafka::types::RDKafkaErrorCode::QueueFull) => NotQueued::Full,
         Some(code) => NotQueued::Refused(refusal("write to topic", &record.topic, code)),

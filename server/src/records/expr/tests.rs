@@ -267,5 +267,8 @@ fn json_is_read_only_as_far_as_the_expression_reaches() {
     assert_eq!(reached_json(text, whole.value_reach()), Some(all));
     assert_eq!(reached_json("{\"a\": 1} trailing", e.value_reach()), None);
     assert_eq!(reached_json("{\"a\": ", e.value_reach()), None);
-    assert_eq!(reached_json("[1, {\"a\": 2}]", e.value_reach()), Some(serde_json::json!([1, {"a": 2}])));
+    assert_eq!(
+        reached_json("[1, {\"a\": 2}]", e.value_reach()),
+        Some(serde_json::json!([1, {"a": 2}]))
+    );
 }
