@@ -81,7 +81,7 @@ async fn a_connect_dead_letter_queue_is_redriven_to_the_topic_its_headers_name()
     create_topic(&dlq, 1).await;
     // A FileStream sink that cannot read JSON from what it is given sends each such record to
     // its dead-letter queue, with Connect's context in headers.
-    let connector = unique("it-redrive-sink");
+    let connector = unique("it-dlq-sink");
     put_connector(
         CONNECT,
         &connector,
@@ -123,12 +123,26 @@ async fn a_connect_dead_letter_queue_is_redriven_to_the_topic_its_headers_name()
         tokio::time::sleep(Duration::from_millis(500)).await;
     }
     assert_eq!(in_dlq, 3, "Connect sent the three bad records to its dead-letter queue");
-    // Stopped, so that records redriven are not sent back again.
+    // Stopped, so that records redriven are not sent back again, and its group removed once
+    // its members have left (the browser suite shares this Kafka and searches its groups).
     let _ = reqwest::Client::new()
         .delete(format!("{CONNECT}/connectors/{connector}"))
         .basic_auth("klens", Some("klens-connect-secret"))
         .send()
         .await;
+    {
+        use rdkafka::admin::{AdminClient, AdminOptions};
+        let admin: AdminClient<_> =
+            ClientConfig::new().set("bootstrap.servers", OPEN_PORT).create().expect("admin");
+        let group = format!("connect-{connector}");
+        for _ in 0..40 {
+            let deleted = admin.delete_groups(&[group.as_str()], &AdminOptions::new()).await;
+            if deleted.is_ok_and(|results| results.iter().all(Result::is_ok)) {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(500)).await;
+        }
+    }
     let written = kcat_records(OPEN_PORT, &dlq, 0);
     assert!(headers_of(&written[0])
         .iter()
@@ -344,4 +358,56 @@ async fn a_copy_reaches_another_cluster_and_a_scoped_redrive_decides_each_target
     )
     .await;
     assert_eq!(status, StatusCode::NOT_FOUND);
+}
+
+#[tokio::test]
+async fn a_copy_keeps_to_its_rate_and_stops_when_its_owner_says() {
+    let source = unique("it-copy-slow");
+    let target = unique("it-copy-slow-dst");
+    create_topic(&source, 1).await;
+    create_topic(&target, 1).await;
+    let producer: BaseProducer =
+        ClientConfig::new().set("bootstrap.servers", OPEN_PORT).create().expect("producer");
+    for i in 0..100 {
+        let value = format!("v{i}");
+        producer.send(BaseRecord::to(&source).key("k").payload(&value)).expect("send");
+    }
+    producer.flush(Duration::from_secs(10)).expect("flush");
+    let yaml = format!(
+        "clusters:\n{}    writable: true\n{}",
+        scram_cluster("local", "klens-secret"),
+        auth_block("  roles:\n    movers: [records, produce]\n  bindings:\n    - groups: [kafka-admins, payments-team]\n      role: movers\n"),
+    );
+    let router = crate::support::router(&yaml).await;
+    let alice = sign_in(&router, "alice").await;
+    let erin = sign_in(&router, "erin").await;
+    // Five records a second: after about a second and a half, a handful are copied.
+    let (status, started) = post_as(
+        &router,
+        &alice,
+        "/api/copy_records",
+        json!({"cluster": "local", "topic": source, "target_topic": target, "rate": 5}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{started}");
+    let id = started["job"]["id"].as_str().expect("a job id").to_string();
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    // Another caller neither sees the job nor stops it.
+    let (code, theirs) = get_as(&router, &erin, "/api/copy_jobs?cluster=local").await;
+    assert_eq!(code, StatusCode::OK);
+    let theirs: Value = serde_json::from_slice(&theirs).expect("JSON");
+    assert!(theirs["jobs"].as_array().expect("jobs").iter().all(|j| j["id"] != id), "{theirs}");
+    let (status, _) =
+        post_as(&router, &erin, "/api/cancel_copy", json!({"cluster": "local", "id": id})).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    let (status, stopping) =
+        post_as(&router, &alice, "/api/cancel_copy", json!({"cluster": "local", "id": id})).await;
+    assert_eq!(status, StatusCode::OK, "{stopping}");
+    let ended = job_end(&router, Some(&alice), "local", &id).await;
+    assert_eq!(ended["state"], "cancelled", "{ended}");
+    let copied = ended["copied"].as_u64().expect("copied");
+    assert!((3..=15).contains(&copied), "five a second for about a second and a half: {ended}");
+    // What was copied stays copied, and nothing after the stop.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(watermarks(&target, 1)[0].1, copied as i64, "{ended}");
 }
