@@ -80,21 +80,29 @@ impl Matcher {
             return Some(1_000 + at as u32 + length);
         }
         let n: Vec<char> = name.chars().collect();
-        if q.len() >= 2 && is_subsequence(q, &n) {
-            return Some(10_000 + length);
-        }
+        // The query's characters in order: close together, an abbreviation; spread over a
+        // long name (`ordres` in `connect-it-redrive-sink`), a weak match that ranks below a
+        // name one typo away, above one two typos away.
+        let scattered = match subsequence_span(q, &n) {
+            Some(span) if q.len() >= 2 && span <= 2 * q.len() => return Some(10_000 + length),
+            Some(_) if q.len() >= 2 => Some(150_000 + length),
+            _ => None,
+        };
         let allowed = match q.len() {
-            0..=3 => return None,
+            0..=3 => return scattered,
             4..=7 => 1,
             8..=MAX_TYPO_QUERY => 2,
-            _ => return None,
+            _ => return scattered,
         };
         // Fewer letters than the query less its typos cannot hold it.
         if n.len() + (allowed as usize) < q.len() {
-            return None;
+            return scattered;
         }
-        let typos = typos_in_best_window(q, &n, allowed)?;
-        Some(100_000 * typos + length)
+        let typed = typos_in_best_window(q, &n, allowed).map(|typos| 100_000 * typos + length);
+        match (typed, scattered) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 }
 
@@ -103,9 +111,30 @@ pub fn match_score(query: &str, name: &str) -> Option<u32> {
     Matcher::new(query).score(name)
 }
 
-fn is_subsequence(q: &[char], n: &[char]) -> bool {
-    let mut rest = n.iter();
-    q.iter().all(|c| rest.any(|m| m == c))
+/// The shortest stretch of `n` that holds the characters of `q` in order, over the first few
+/// places `q` can start; `None` when `n` does not hold them in order.
+fn subsequence_span(q: &[char], n: &[char]) -> Option<usize> {
+    let first = *q.first()?;
+    let mut best: Option<usize> = None;
+    for start in n.iter().enumerate().filter(|(_, c)| **c == first).map(|(i, _)| i).take(8) {
+        let mut at = start;
+        let mut found = true;
+        for c in &q[1..] {
+            match n[at + 1..].iter().position(|m| m == c) {
+                Some(step) => at += step + 1,
+                None => {
+                    found = false;
+                    break;
+                }
+            }
+        }
+        if !found {
+            break;
+        }
+        let span = at - start + 1;
+        best = Some(best.map_or(span, |b| b.min(span)));
+    }
+    best
 }
 
 /// The fewest edits (insert, delete, substitute, swap two neighbours) that turn `q` into some
@@ -230,5 +259,24 @@ mod tests {
             match_score("ordres", "orders") > match_score("orde", "orders"),
             "a typo ranks below a prefix"
         );
+    }
+
+    /// Regression: `ordres` put a connector's group first (its letters in order across
+    /// `connect-it-redrive-sink`) and the topic `orders`, one swap away, after it.
+    #[test]
+    fn letters_spread_over_a_long_name_rank_below_a_near_typo() {
+        let spread = "connect-it-redrive-sink-1796487060588950201";
+        assert!(match_score("ordres", spread).is_some(), "still found");
+        assert!(match_score("ordres", "orders") < match_score("ordres", spread));
+        assert!(match_score("ordrs", "orders") < match_score("ordrs", "old-records-stream"));
+        // Close together it is still an abbreviation, above any typo.
+        assert!(match_score("pymts", "payments") < match_score("pymts", "pyments-x"));
+        assert!(match_score("pmav", "payments-avro").is_some(), "spread, with no typo match");
+        // The tightest stretch counts, not the first.
+        assert_eq!(
+            super::subsequence_span(&['a', 'b'], &"a--ab".chars().collect::<Vec<_>>()),
+            Some(2)
+        );
+        assert_eq!(super::subsequence_span(&['a', 'z'], &"abc".chars().collect::<Vec<_>>()), None);
     }
 }
