@@ -77,6 +77,16 @@ impl DataQuery {
         }
     }
 
+    /// Where the whole selection starts (the export's, a copy's): the typed time when the
+    /// start is a timestamp; otherwise the start of each partition (the newest page is only a
+    /// view of its end).
+    fn start_ms(&self) -> Option<i64> {
+        match (self.from.as_str(), self.start_time()) {
+            ("timestamp", Ok(Some(ms))) => Some(ms),
+            _ => None,
+        }
+    }
+
     /// The query string for the NDJSON export of the same selection.
     fn export_url(&self, cluster: &str, topic: &str) -> String {
         let mut url =
@@ -84,11 +94,10 @@ impl DataQuery {
         if let Some(p) = self.partition {
             url.push_str(&format!("&partition={p}"));
         }
-        // The download is the selection from its start to the end: from a timestamp, else
-        // the whole partition (the newest page is only a view of its end).
-        match (self.from.as_str(), self.start_time()) {
-            ("timestamp", Ok(Some(ts))) => url.push_str(&format!("&from={ts}")),
-            _ => url.push_str("&from=earliest"),
+        // The download is the selection from its start to the end.
+        match self.start_ms() {
+            Some(ts) => url.push_str(&format!("&from={ts}")),
+            None => url.push_str("&from=earliest"),
         }
         if !self.q.is_empty() {
             url.push_str(&format!("&q={}", query_value(&self.q)));
@@ -107,10 +116,7 @@ impl DataQuery {
         Selection {
             partition: self.partition,
             offsets: None,
-            from: match (self.from.as_str(), self.start_time()) {
-                ("timestamp", Ok(Some(ms))) => Some(ms),
-                _ => None,
-            },
+            from: self.start_ms(),
             q: self.q.clone(),
             exact: self.exact,
             expr: self.expr.clone(),

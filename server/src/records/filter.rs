@@ -118,26 +118,22 @@ impl View {
             timestamp: r.timestamp,
             timestamp_type: r.timestamp_type,
             key: self.schemas.decode_data(&loaded, key),
-            value: match (reach, value) {
-                // Plain JSON read only as far as the expression reaches.
-                (Some(reach), Some(bytes)) if self.schemas.wanted(value).is_none() => {
-                    match std::str::from_utf8(bytes).ok().filter(|t| looks_structured(t)) {
-                        Some(text) => match reached_json(text, reach) {
-                            Some(data) => Encoded {
-                                encoding: Encoding::Json,
-                                data,
-                                schema_id: None,
-                                raw: None,
-                                error: None,
-                                masked: false,
-                            },
-                            None => self.schemas.decode_data(&loaded, value),
-                        },
-                        None => self.schemas.decode_data(&loaded, value),
-                    }
-                }
-                _ => self.schemas.decode_data(&loaded, value),
-            },
+            // Plain JSON is read only as far as the expression reaches; anything else whole.
+            value: reach
+                .filter(|_| self.schemas.wanted(value).is_none())
+                .and_then(|reach| {
+                    let text = std::str::from_utf8(value?).ok().filter(|t| looks_structured(t))?;
+                    reached_json(text, reach)
+                })
+                .map(|data| Encoded {
+                    encoding: Encoding::Json,
+                    data,
+                    schema_id: None,
+                    raw: None,
+                    error: None,
+                    masked: false,
+                })
+                .unwrap_or_else(|| self.schemas.decode_data(&loaded, value)),
             headers: Vec::new(),
             size: r.size(),
         };

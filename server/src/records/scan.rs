@@ -135,26 +135,17 @@ pub fn read_spans(
     config: &ClientConfig, topic: &str, spans: &[Span], deadline: Instant,
     mut visit: impl FnMut(RawRecord),
 ) -> Result<bool, ClientError> {
-    let spans: Vec<Span> = spans.iter().copied().filter(|s| s.start < s.end).collect();
-    if spans.is_empty() {
-        return Ok(true);
-    }
-    let starts: Vec<(i32, i64)> = spans.iter().map(|s| (s.partition, s.start)).collect();
-    let consumer = reader::open(config, topic, &starts, Kind::Export)?;
-    let mut whole = true;
-    let result = run(&consumer, topic, &spans, PAGE_POLL, |seen| match seen {
-        Seen::Tick if Instant::now() >= deadline => {
-            whole = false;
-            Flow::Stop
-        }
-        Seen::Tick => Flow::Go,
-        Seen::Record(incoming) => {
-            visit(incoming.record());
-            Flow::Go
-        }
-    });
-    close_later(consumer);
-    result.map(|()| whole)
+    let selected = Selected { topic, spans, filter: None, until_timestamp: None };
+    let stopped = std::cell::Cell::new(false);
+    let stop = || {
+        stopped.set(Instant::now() >= deadline);
+        stopped.get()
+    };
+    read_selection(config, &selected, &std::sync::atomic::AtomicU64::new(0), stop, |record| {
+        visit(record);
+        Flow::Go
+    })?;
+    Ok(!stopped.get())
 }
 
 /// What a page's scan found.

@@ -113,7 +113,7 @@ pub async fn jobs(
     service: &Service, caller: &Caller, cluster: &str,
 ) -> Result<CopyJobList, ApiError> {
     service.access(caller, cluster)?;
-    let owner = owner(caller);
+    let owner = super::limits::caller_key(caller);
     let jobs = service.copies.all();
     Ok(CopyJobList {
         jobs: jobs
@@ -131,7 +131,7 @@ pub async fn cancel(
 ) -> Result<CopyJob, ApiError> {
     service.access(caller, cluster)?;
     let id = id.required("id")?;
-    let owner = owner(caller);
+    let owner = super::limits::caller_key(caller);
     let job = service
         .copies
         .all()
@@ -140,14 +140,6 @@ pub async fn cancel(
         .ok_or_else(|| ApiError::not_found(format!("You have no copy job \"{id}\" here.")))?;
     job.cancel.store(true, Ordering::SeqCst);
     Ok(job.view())
-}
-
-fn owner(caller: &Caller) -> String {
-    match caller {
-        Caller::Anonymous(_) => "anonymous".to_string(),
-        Caller::User(user, _) => format!("user:{}", user.subject),
-        Caller::Mcp(_) => "mcp".to_string(),
-    }
 }
 
 /// The jobs of every caller, those running and the last [`KEPT_ENDED`] ended ones.
@@ -293,13 +285,13 @@ struct Router {
 }
 
 impl Router {
-    fn verdict(&mut self, cluster: &str, topic: &str) -> &mut Verdict {
-        let key = format!("{cluster}/{topic}");
-        if !self.verdicts.contains_key(&key) {
+    /// The verdict on `cluster`'s `topic`, decided the first time; `key` is `cluster/topic`.
+    fn verdict(&mut self, key: &str, cluster: &str, topic: &str) -> &mut Verdict {
+        if !self.verdicts.contains_key(key) {
             let verdict = self.decide(cluster, topic);
-            self.verdicts.insert(key.clone(), verdict);
+            self.verdicts.insert(key.to_string(), verdict);
         }
-        self.verdicts.get_mut(&key).expect("inserted above")
+        self.verdicts.get_mut(key).expect("inserted above")
     }
 
     fn decide(&self, cluster: &str, topic: &str) -> Verdict {
@@ -360,7 +352,8 @@ impl Router {
             },
         };
         let source_partitions = self.partitions;
-        let verdict = self.verdict(&cluster, &topic);
+        let target = format!("{cluster}/{topic}");
+        let verdict = self.verdict(&target, &cluster, &topic);
         if let Err(refused) = &verdict.granted {
             return Routed::Skip(format!("{cluster}/{topic}: {}", refused.message));
         }
@@ -378,7 +371,7 @@ impl Router {
         );
         let timestamp = if self.keep_timestamps { r.timestamp.unwrap_or(now) } else { now };
         Routed::To {
-            target: format!("{cluster}/{topic}"),
+            target,
             record: Outgoing { topic, partition, key: r.key, value: r.value, headers, timestamp },
             stripped,
         }
@@ -483,7 +476,8 @@ async fn select(
     };
     // One target: refused, the whole copy is.
     if let Mode::Copy { cluster: target_cluster, topic: target } = &mode {
-        if let Err(refused) = &router.verdict(target_cluster, target).granted {
+        let key = format!("{target_cluster}/{target}");
+        if let Err(refused) = &router.verdict(&key, target_cluster, target).granted {
             return Err(refused.clone());
         }
     }
@@ -629,7 +623,7 @@ async fn run(
     };
     let job = Arc::new(Job {
         id: format!("copy-{:016x}", rand::random::<u64>()),
-        owner: owner(&caller),
+        owner: super::limits::caller_key(&caller),
         cluster: selection.router.cluster.clone(),
         topic: selection.topic.clone(),
         target,

@@ -56,11 +56,7 @@ impl StreamLimits {
 
     /// A place for one more stream of `caller`, or `TOO_MANY_REQUESTS`.
     pub fn admit(self: &Arc<Self>, caller: &Caller) -> Result<StreamPermit, ApiError> {
-        let key = match caller {
-            Caller::Anonymous(_) => "anonymous".to_string(),
-            Caller::User(user, _) => format!("user:{}", user.subject),
-            Caller::Mcp(_) => "mcp".to_string(),
-        };
+        let key = caller_key(caller);
         let what = self.what;
         let mut open = self.open.lock().map_err(|_| busy(what, "klens cannot count them"))?;
         let mine = open.by_caller.get(&key).copied().unwrap_or(0);
@@ -103,6 +99,16 @@ impl Drop for StreamPermit {
                 }
             }
         }
+    }
+}
+
+/// Who a caller is, for what klens counts or keeps per caller (streams, copy jobs): a signed-in
+/// user by their subject; without sign-in every caller is one; the MCP door is one.
+pub fn caller_key(caller: &Caller) -> String {
+    match caller {
+        Caller::Anonymous(_) => "anonymous".to_string(),
+        Caller::User(user, _) => format!("user:{}", user.subject),
+        Caller::Mcp(_) => "mcp".to_string(),
     }
 }
 

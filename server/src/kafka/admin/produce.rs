@@ -57,10 +57,15 @@ pub async fn produce(
     let out = future_record(record);
     match producer.send(out, Timeout::After(QUEUE_TIMEOUT)).await {
         Ok(delivery) => Ok((delivery.partition, delivery.offset)),
-        Err((error, _)) => Err(match error.rdkafka_error_code() {
-            Some(code) => refusal("write to topic", &record.topic, code),
-            None => admin_error("write to the topic", &error),
-        }),
+        Err((error, _)) => Err(write_error(&record.topic, &error)),
+    }
+}
+
+/// Kafka's refusal of a record written to `topic`, as the contract's error.
+fn write_error(topic: &str, error: &rdkafka::error::KafkaError) -> ApiError {
+    match error.rdkafka_error_code() {
+        Some(code) => refusal("write to topic", topic, code),
+        None => admin_error("write to the topic", error),
     }
 }
 
@@ -85,8 +90,7 @@ pub fn queue(
     let out = future_record(record);
     producer.send_result(out).map_err(|(error, _)| match error.rdkafka_error_code() {
         Some(rdkafka::types::RDKafkaErrorCode::QueueFull) => NotQueued::Full,
-        Some(code) => NotQueued::Refused(refusal("write to topic", &record.topic, code)),
-        None => NotQueued::Refused(admin_error("write to the topic", &error)),
+        _ => NotQueued::Refused(write_error(&record.topic, &error)),
     })
 }
 
@@ -100,10 +104,7 @@ pub fn delivered(
 ) -> Result<(i32, i64), ApiError> {
     match outcome {
         Ok(Ok(delivery)) => Ok((delivery.partition, delivery.offset)),
-        Ok(Err((error, _))) => Err(match error.rdkafka_error_code() {
-            Some(code) => refusal("write to topic", topic, code),
-            None => admin_error("write to the topic", &error),
-        }),
+        Ok(Err((error, _))) => Err(write_error(topic, &error)),
         Err(_) => Err(ApiError::new(
             app::ErrorCode::Client,
             "The producer went away before the record was delivered.",
