@@ -1,6 +1,7 @@
-//! The data flow around one node of a cluster (TOPOLOGY): the topics, the groups that read
-//! them, the connectors that write or read them and the replications that copy them, as far
-//! as the caller may see, laid out and drawn on the server.
+//! The data flow around one node of a cluster, or through the names a filter holds
+//! (TOPOLOGY): the topics, the groups that read them, the connectors, replications and SQL
+//! processors that move them and the producers that write them, as far as the caller may see,
+//! laid out and drawn on the server.
 
 use serde::{Deserialize, Serialize};
 
@@ -15,7 +16,7 @@ pub const FLOW_MOST_HOPS: u8 = 5;
 /// One node of the flow.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FlowNode {
-    /// `topic`, `group`, `connector` or `replication`.
+    /// `topic`, `group`, `connector`, `replication`, `processor` or `producer`.
     pub kind: String,
     pub name: String,
     /// The cluster of a topic (a replication's other end is on another one).
@@ -32,6 +33,9 @@ pub struct FlowNode {
     /// How many of the nodes it reads from, and writes to, the caller may not see.
     pub hidden_upstream: usize,
     pub hidden_downstream: usize,
+    /// A group with no members and nothing left to read, which the caller may delete.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub removable: bool,
 }
 
 /// Data flowing from one node to another (by their places in [`FlowGraph::nodes`]).
@@ -49,8 +53,8 @@ pub struct FlowEdge {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FlowGraph {
     pub cluster: String,
-    /// The node it is about: its place in `nodes`.
-    pub focus: usize,
+    /// The node it is about: its place in `nodes` (none for a whole cluster's filtered flow).
+    pub focus: Option<usize>,
     pub hops: u8,
     pub nodes: Vec<FlowNode>,
     pub edges: Vec<FlowEdge>,
@@ -61,8 +65,10 @@ pub struct FlowGraph {
 }
 
 serve! {
-    /// The flow around a topic, group, connector (`connect/name`) or replication, `hops`
-    /// steps up and down (1 to 5, 1 by default), as far as the caller sees (TOPOLOGY). The
+    /// The flow around a topic, group, connector (`connect/name`), replication, processor or
+    /// producer (transactional id or producer id), `hops` steps up and down (1 to 5, 1 by
+    /// default), as far as the caller sees (TOPOLOGY); with kind `cluster`, the whole
+    /// cluster's flow through every node whose name holds `name` (a filter). The
     /// Flow page calls it only while the server renders it, so the browser's bundle leaves it
     /// out.
     #[cfg(feature = "ssr")]

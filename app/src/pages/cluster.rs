@@ -18,8 +18,9 @@ pub fn ClusterPage() -> impl IntoView {
     view! {
         <Title text=name />
         <h1>{name}</h1>
-        <Loaded of=detail ok=move |d: crate::api::ClusterDetail, _| {
+        <Loaded of=detail ok=move |d: crate::api::ClusterDetail, access: crate::components::page::CallerAccess| {
             let s = d.summary;
+            let flow = access.get().is_some_and(|a| a.can(crate::Privilege::Topology));
             view! {
                 <dl class="facts">
                     <div><dt>"Health"</dt><dd><HealthBadge health=s.health.clone() /></dd></div>
@@ -35,6 +36,9 @@ pub fn ClusterPage() -> impl IntoView {
                     <a class="button" href=format!("/c/{}/groups", s.name)>"Consumer groups"</a>
                     <a class="button" href=format!("/c/{}/brokers", s.name)>"Brokers"</a>
                     <a class="button" href=format!("/c/{}/schemas", s.name)>"Schemas"</a>
+                    {flow.then(|| view! {
+                        <a class="button" rel="external" href=format!("/c/{}/flow?kind=cluster", crate::format::query_value(&s.name))>"Flow"</a>
+                    })}
                 </nav>
                 <h2>"Brokers"</h2>
                 <DataTable label="Brokers">

@@ -42,9 +42,18 @@ async fn drawn(cluster: String, kind: String, name: String, hops: String) -> Str
     use crate::api::FLOW_MOST_HOPS;
     use crate::format::escape_html as escaped;
     let hops = hops.parse::<u8>().ok();
+    let whole = kind == "cluster";
+    let heading = if whole {
+        format!(
+            "Flow of {} through <span class=\"mono\">{}</span>",
+            escaped(&cluster),
+            escaped(&name)
+        )
+    } else {
+        format!("Flow of <span class=\"mono\">{}</span>", escaped(&name))
+    };
     let mut html = format!(
-        r#"<div class="page-head"><h1>Flow of <span class="mono">{}</span></h1><div class="actions" role="group" aria-label="Steps up and down">Steps: "#,
-        escaped(&name)
+        r#"<div class="page-head"><h1>{heading}</h1><div class="actions" role="group" aria-label="Steps up and down">Steps: "#
     );
     for n in 1..=FLOW_MOST_HOPS {
         let current = if hops.unwrap_or(1) == n { r#" aria-current="page""# } else { "" };
@@ -54,6 +63,18 @@ async fn drawn(cluster: String, kind: String, name: String, hops: String) -> Str
         ));
     }
     html.push_str("</div></div>");
+    // The whole cluster's flow, through the names a filter holds: a plain form, so the page
+    // it asks for is drawn by the server as this one was.
+    html.push_str(&format!(
+        r#"<form class="flow-filter" method="get" action="/c/{}/flow"><input type="hidden" name="kind" value="cluster"><input type="hidden" name="hops" value="{}"><label>Whole cluster, names holding <input type="search" name="name" value="{}" required></label><button type="submit" class="button">Draw</button></form>"#,
+        escaped(&query_value(&cluster)),
+        hops.unwrap_or(1),
+        if whole { escaped(&name) } else { String::new() },
+    ));
+    if whole && name.trim().is_empty() {
+        html.push_str(r#"<p class="muted">Type part of the names to draw: every topic, group, connector, replication, processor and producer holding it, with what it reads and writes.</p>"#);
+        return html;
+    }
     match crate::api::flow(cluster, kind, name.into(), hops).await {
         Ok(flow) => {
             html.push_str(&format!(

@@ -4,7 +4,7 @@
 
 use leptos::prelude::*;
 use leptos_meta::Title;
-use leptos_router::hooks::{use_navigate, use_params_map};
+use leptos_router::hooks::{use_navigate, use_params_map, use_query_map};
 
 use super::flow::FlowLink;
 use super::group_changes::{DeleteGroup, DeleteOffsets, ResetOffsets};
@@ -58,6 +58,8 @@ pub fn GroupPage() -> impl IntoView {
     let params = use_params_map();
     let cluster = use_cluster();
     let name = move || params.read().get("group").unwrap_or_default();
+    // `?delete`: the Remove link of the group's node in a flow, which opens Delete group.
+    let asked_delete = use_query_map().read_untracked().get("delete").is_some();
     let detail = Resource::new(move || (cluster(), name()), |(c, g)| group(c, g.into()));
     let (notice, changed) = use_changes(move || detail.refetch());
     let navigate = use_navigate();
@@ -69,7 +71,7 @@ pub fn GroupPage() -> impl IntoView {
         <Loaded of=detail keep=true named=Signal::derive(name) ok=move |g: GroupDetail, access: CallerAccess| {
             let may = May::of(access.get(), &g);
             view! {
-                <GroupView cluster=cluster() group=g may=may changed=changed gone=gone notice=notice />
+                <GroupView cluster=cluster() group=g may=may changed=changed gone=gone notice=notice asked_delete=asked_delete />
             }.into_any()
         } />
     }
@@ -78,7 +80,7 @@ pub fn GroupPage() -> impl IntoView {
 #[component]
 fn GroupView(
     cluster: String, group: GroupDetail, may: May, changed: Callback<String>,
-    gone: Callback<String>, notice: RwSignal<Option<String>>,
+    gone: Callback<String>, notice: RwSignal<Option<String>>, asked_delete: bool,
 ) -> impl IntoView {
     let max = group.offsets.iter().filter_map(|o| o.lag).max().unwrap_or(0);
     let members = group.members.len();
@@ -95,7 +97,7 @@ fn GroupView(
                     <DeleteOffsets cluster=cluster.clone() group=group.group.clone() topics=may.delete_topics.clone() on_done=changed />
                 })}
                 {may.delete_group.then(|| view! {
-                    <DeleteGroup cluster=cluster.clone() group=group.group.clone() on_done=gone />
+                    <DeleteGroup cluster=cluster.clone() group=group.group.clone() on_done=gone start_open=asked_delete />
                 })}
             </div>
         </div>

@@ -277,10 +277,13 @@ pub fn DeleteOffsets(
     }
 }
 
-/// Delete group: an empty group and its offsets.
+/// Delete group: an empty group and its offsets. `start_open` opens the sheet at once (the
+/// Remove link of a dead group's node in a flow leads here so).
 #[component]
-pub fn DeleteGroup(cluster: String, group: String, on_done: Callback<String>) -> impl IntoView {
-    let open = RwSignal::new(false);
+pub fn DeleteGroup(
+    cluster: String, group: String, on_done: Callback<String>, #[prop(optional)] start_open: bool,
+) -> impl IntoView {
+    let open = RwSignal::new(start_open);
     let error = RwSignal::new(None::<String>);
     let target = StoredValue::new((cluster, group.clone()));
     let send = Action::new_local(move |_: &()| {

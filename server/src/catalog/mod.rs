@@ -164,6 +164,8 @@ pub struct ClusterState {
     pub attempted: bool,
     pub groups: Part<Vec<Group>>,
     pub log_dirs: Part<LogDirs>,
+    /// The producers Kafka keeps state for, per topic, and the transactional ids.
+    pub producers: Part<crate::kafka::wire::producers::ProducerScan>,
     pub cluster_info: Part<ClusterInfo>,
     pub subjects: Part<Subjects>,
     /// Per Connect cluster of this cluster (by name), its connectors.

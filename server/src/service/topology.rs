@@ -5,7 +5,7 @@
 //! holders of REPLICATIONS on them, SQL processors to holders of SQL_PROCESSORS on them. A
 //! neighbour outside that is counted and never named ([`crate::topology`]).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use app::access::{ClusterAccess, Resource};
 use app::api::{Arg, Flow, FlowEdge, FlowGraph, FlowNode, FLOW_MOST_HOPS};
@@ -14,7 +14,7 @@ use app::{ApiError, Privilege};
 use super::identity::refusal;
 use super::Service;
 use crate::auth::Caller;
-use crate::topology::{draw, Evidence, Graph, Key};
+use crate::topology::{draw, is_streams_internal, streams_app, Evidence, Graph, Key, View};
 
 /// The flow around the node `call` names, as far as `caller` sees.
 pub async fn flow(service: &Service, caller: &Caller, call: Flow) -> Result<FlowGraph, ApiError> {
@@ -35,6 +35,12 @@ pub async fn flow(service: &Service, caller: &Caller, call: Flow) -> Result<Flow
             return Err(refused);
         }
         let focus = Focus::of(&kind, &name)?;
+        if matches!(focus, Focus::Matching(_)) && name.trim().is_empty() {
+            return Err(ApiError::bad_request(
+                "name",
+                "A whole-cluster flow needs a filter: part of the names to draw.",
+            ));
+        }
         let hops = hops.unwrap_or(1);
         if !(1..=FLOW_MOST_HOPS).contains(&hops) {
             return Err(ApiError::bad_request(
@@ -50,16 +56,45 @@ pub async fn flow(service: &Service, caller: &Caller, call: Flow) -> Result<Flow
         let missing = || {
             ApiError::not_found(format!("There is no {kind} \"{name}\" in cluster \"{cluster}\"."))
         };
-        let start = focus.find(&built.graph, &cluster).ok_or_else(missing)?;
         // Every cluster the caller sees, for the topics at either end of a replication.
         let seen = service.policy.visible(&caller.subject());
         let visible = |key: &Key| built.visible(&seen, &access, key);
-        let view = built.graph.around(start, hops, visible).ok_or_else(missing)?;
-        // The node the view is about is the one no step away.
-        let focus_at = view.nodes.iter().position(|n| n.hops == 0).unwrap_or_default();
-        let title = format!("The flow of data around {kind} {name}");
-        let svg = draw::svg(&view, &cluster, focus_at, &title);
-        let nodes = view.nodes.iter().map(flow_node).collect();
+        let starts = focus.find(&built.graph, &cluster, visible)?;
+        let whole = matches!(focus, Focus::Matching(_));
+        let view = built.graph.around(&starts, hops, visible, MOST_DRAWN);
+        let view = match view {
+            Some(view) => view,
+            None if whole => {
+                return Err(ApiError::not_found(format!(
+                    "Nothing you may see in cluster \"{cluster}\" has \"{name}\" in its name."
+                )))
+            }
+            None => return Err(missing()),
+        };
+        // The node the view is about is the one no step away (none for a filter's view).
+        let focus_at = if whole { None } else { view.nodes.iter().position(|n| n.hops == 0) };
+        let title = if whole {
+            format!("The flow of data of cluster {cluster} through the names holding {name}")
+        } else {
+            format!("The flow of data around {kind} {name}")
+        };
+        let mut coverage = built.coverage.clone();
+        coverage.extend(built.producers_known(&view, &cluster));
+        if view.cut > 0 {
+            coverage.push(format!(
+                "{} more nodes are within {hops} step{} but not drawn (at most {MOST_DRAWN}): narrow the filter or take fewer steps.",
+                view.cut,
+                if hops == 1 { "" } else { "s" }
+            ));
+        }
+        let removable = built.removable(service, &cluster, &access, &view);
+        let svg = draw::svg(&view, &cluster, focus_at, &removable, &title);
+        let nodes = view
+            .nodes
+            .iter()
+            .enumerate()
+            .map(|(i, n)| flow_node(n, removable.contains(&i)))
+            .collect();
         let edges = view
             .edges
             .iter()
@@ -76,7 +111,7 @@ pub async fn flow(service: &Service, caller: &Caller, call: Flow) -> Result<Flow
             hops,
             nodes,
             edges,
-            coverage: built.coverage,
+            coverage,
             svg,
         })
     };
@@ -102,7 +137,18 @@ enum Focus {
     Node(Key),
     /// A replication, by name alone: its ends are those of the one the cluster's flow holds.
     Replication(String),
+    /// A producer, by its transactional id or producer id.
+    Producer(String),
+    /// The whole cluster's flow, filtered: every node whose name holds this (lower case).
+    Matching(String),
 }
+
+/// The kinds a flow may be about, in words.
+const KINDS: &str = "topic, group, connector, replication, processor, producer or cluster";
+
+/// The most nodes a filter may match in a whole-cluster flow, and the most it draws.
+pub const MOST_MATCHED: usize = 200;
+pub const MOST_DRAWN: usize = 500;
 
 impl Focus {
     /// From the kind and name a caller gave.
@@ -123,34 +169,56 @@ impl Focus {
             }
             "replication" => return Ok(Focus::Replication(name.to_string())),
             "processor" => Key::Processor(name.to_string()),
+            "producer" => return Ok(Focus::Producer(name.to_string())),
+            "cluster" => return Ok(Focus::Matching(name.to_lowercase())),
             other => {
                 return Err(ApiError::bad_request(
                     "kind",
-                    format!(
-                    "kind is topic, group, connector, replication or processor, not \"{other}\"."
-                ),
+                    format!("kind is {KINDS}, not \"{other}\"."),
                 ))
             }
         }))
     }
 
-    /// Its node in `graph`, the flow of `cluster`.
-    fn find(&self, graph: &Graph, cluster: &str) -> Option<usize> {
-        match self {
+    /// Its nodes in `graph`, the flow of `cluster`, among those `visible` lets the caller see.
+    fn find(
+        &self, graph: &Graph, cluster: &str, visible: impl Fn(&Key) -> bool,
+    ) -> Result<Vec<usize>, ApiError> {
+        let one = match self {
             Focus::Topic(name) => graph.find(&topic_key(cluster, name)),
             Focus::Node(key) => graph.find(key),
             Focus::Replication(name) => {
                 graph.position(|k| matches!(k, Key::Replication { name: n, .. } if n == name))
             }
-        }
+            Focus::Producer(name) => {
+                graph.position(|k| matches!(k, Key::Producer { name: n, .. } if n == name))
+            }
+            Focus::Matching(text) => {
+                let matched = graph
+                    .matching(|k| k.name().to_lowercase().contains(text.as_str()) && visible(k));
+                if matched.len() > MOST_MATCHED {
+                    return Err(ApiError::bad_request(
+                        "name",
+                        format!(
+                            "{} nodes match \"{text}\"; a filter may match at most {MOST_MATCHED}: narrow it.",
+                            matched.len()
+                        ),
+                    ));
+                }
+                return Ok(matched);
+            }
+        };
+        Ok(one.into_iter().filter(|&at| visible(graph.key(at))).collect())
     }
 }
 
-fn flow_node(node: &crate::topology::ViewNode) -> FlowNode {
+fn flow_node(node: &crate::topology::ViewNode, removable: bool) -> FlowNode {
     let (cluster, connect) = match &node.key {
         Key::Topic { cluster, .. } => (Some(cluster.clone()), None),
         Key::Connector { connect, .. } => (None, Some(connect.clone())),
-        Key::Group(_) | Key::Replication { .. } | Key::Processor(_) => (None, None),
+        Key::Group(_) | Key::Replication { .. } | Key::Processor(_) | Key::Producer { .. } => {
+            (None, None)
+        }
     };
     FlowNode {
         kind: node.key.kind().to_string(),
@@ -161,6 +229,7 @@ fn flow_node(node: &crate::topology::ViewNode) -> FlowNode {
         hops: node.hops,
         hidden_upstream: node.hidden_up,
         hidden_downstream: node.hidden_down,
+        removable,
     }
 }
 
@@ -170,6 +239,9 @@ struct Built {
     /// What a scope covers a group or a connector through (their topics).
     resources: HashMap<Key, Resource>,
     coverage: Vec<String>,
+    /// Whether producers were read at all, and the topics some known producer writes.
+    producers_read: bool,
+    produced: HashSet<String>,
 }
 
 impl Built {
@@ -196,7 +268,61 @@ impl Built {
             Key::Processor(_) => {
                 self.resources.get(key).is_some_and(|r| access.holds(Privilege::SqlProcessors, r))
             }
+            // Drawn as the writer of a topic the caller sees; it names no resource of its own.
+            Key::Producer { .. } => self.graph.downstream(key).any(|k| match k {
+                Key::Topic { name, .. } => access.sees(&Resource::topic(name.clone())),
+                _ => false,
+            }),
         }
+    }
+
+    /// How many of the view's topics of `cluster` have a known producer, in words: counted
+    /// over what the caller sees, so it says nothing of other topics.
+    fn producers_known(&self, view: &View, cluster: &str) -> Option<String> {
+        if !self.producers_read {
+            return None;
+        }
+        let topics: Vec<&str> = view
+            .nodes
+            .iter()
+            .filter_map(|n| match &n.key {
+                Key::Topic { cluster: c, name } if c == cluster => Some(name.as_str()),
+                _ => None,
+            })
+            .collect();
+        if topics.is_empty() {
+            return None;
+        }
+        let known = topics.iter().filter(|t| self.produced.contains(**t)).count();
+        let plural = if topics.len() == 1 { "" } else { "s" };
+        Some(format!(
+            "Producers known for {known} of {} topic{plural} drawn: Kafka keeps state only for idempotent and transactional producers, for a while after their last write.",
+            topics.len()
+        ))
+    }
+
+    /// The view's groups a caller may remove from their node: no members, nothing left to
+    /// read, and DELETE_GROUPS on them where the cluster is writable (the API decides again).
+    fn removable(
+        &self, service: &Service, cluster: &str, access: &ClusterAccess, view: &View,
+    ) -> HashSet<usize> {
+        let Some(entry) = service.catalog.get(cluster) else { return HashSet::new() };
+        if !access.writable {
+            return HashSet::new();
+        }
+        let state = entry.state();
+        let Some(groups) = &state.groups.data else { return HashSet::new() };
+        view.nodes
+            .iter()
+            .enumerate()
+            .filter_map(|(i, node)| {
+                let Key::Group(id) = &node.key else { return None };
+                let group = groups.iter().find(|g| &g.id == id)?;
+                let dead = group.members.is_empty()
+                    && crate::catalog::views::group_lag_now(&state, group) == Some(0);
+                (dead && access.can_on(Privilege::DeleteGroups, &group.resource())).then_some(i)
+            })
+            .collect()
     }
 }
 
@@ -223,7 +349,13 @@ fn build(
     let mut resources = HashMap::new();
     let mut coverage = Vec::new();
     let Some(entry) = service.catalog.get(cluster) else {
-        return Built { graph, resources, coverage };
+        return Built {
+            graph,
+            resources,
+            coverage,
+            producers_read: false,
+            produced: HashSet::new(),
+        };
     };
     let state = entry.state();
     let topic = |name: &str| topic_key(cluster, name);
@@ -308,10 +440,99 @@ fn build(
         }
         Err(error) => coverage.push(format!("SQL processors are not drawn: {error}")),
     }
-    coverage.push(
-        "Producers are not drawn yet: a topic with no writer here may still have one.".to_string(),
-    );
-    Built { graph, resources, coverage }
+    let (producers_read, produced) = writers(&mut graph, &state, cluster, &mut coverage);
+    Built { graph, resources, coverage, producers_read, produced }
+}
+
+/// The writers of `cluster`'s topics: Kafka Streams applications (their groups) by their
+/// internal topics' and transactional ids' names, and the producers Kafka keeps state for.
+/// Whether producers were read, and the topics with a known writer.
+fn writers(
+    graph: &mut Graph, state: &crate::catalog::ClusterState, cluster: &str,
+    coverage: &mut Vec<String>,
+) -> (bool, HashSet<String>) {
+    let topic = |name: &str| topic_key(cluster, name);
+    let apps: HashSet<&str> =
+        state.groups.data.iter().flat_map(|g| g.iter().map(|g| g.id.as_str())).collect();
+    let mut produced = HashSet::new();
+    if let Some(metadata) = &state.metadata {
+        for t in metadata.topics.iter().filter(|t| is_streams_internal(&t.name)) {
+            if let Some(app) = streams_app(&t.name, &apps) {
+                graph.flow(Key::Group(app.to_string()), topic(&t.name), Evidence::StreamsInternal);
+                produced.insert(t.name.clone());
+            }
+        }
+    }
+    let Some(scan) = &state.producers.data else {
+        coverage.push(format!(
+            "Producers are not drawn: {}",
+            state.producers.error.as_deref().unwrap_or("klens has not read them yet.")
+        ));
+        return (false, produced);
+    };
+    let transactional: HashMap<i64, &crate::kafka::wire::producers::Transaction> =
+        scan.transactions.iter().map(|t| (t.producer_id, t)).collect();
+    // A transactional id named after a Streams application is that application writing.
+    let writer = |producer_id: i64| match transactional.get(&producer_id) {
+        Some(t) => match streams_app(&t.id, &apps) {
+            Some(app) => (Key::Group(app.to_string()), Evidence::StreamsTransactions),
+            None => {
+                (Key::Producer { name: t.id.clone(), transactional: true }, Evidence::ProducerState)
+            }
+        },
+        None => (
+            Key::Producer { name: producer_id.to_string(), transactional: false },
+            Evidence::ProducerState,
+        ),
+    };
+    let now = crate::auth::oidc::now_ms();
+    for w in &scan.writes {
+        let (key, evidence) = writer(w.producer_id);
+        if let Key::Producer { transactional, .. } = &key {
+            let kind = if *transactional { "transactional" } else { "idempotent" };
+            let detail = match w.last_write_ms {
+                ms if ms > 0 => format!("{kind}, wrote {}", ago(now - ms)),
+                _ => kind.to_string(),
+            };
+            graph.describe(key.clone(), detail);
+        }
+        graph.flow(key, topic(&w.topic), evidence);
+        produced.insert(w.topic.clone());
+    }
+    for t in &scan.transactions {
+        let (key, evidence) = writer(t.producer_id);
+        let evidence =
+            if evidence == Evidence::ProducerState { Evidence::Transaction } else { evidence };
+        if matches!(key, Key::Producer { .. }) {
+            graph.describe(key.clone(), format!("transactional, {}", t.state));
+        }
+        for name in &t.topics {
+            graph.flow(key.clone(), topic(name), evidence);
+            produced.insert(name.clone());
+        }
+    }
+    if scan.crowded > 0 {
+        coverage.push(format!(
+            "{} topics have more than {} producers with state: the latest are drawn.",
+            scan.crowded,
+            crate::kafka::wire::producers::WRITERS_PER_TOPIC
+        ));
+    }
+    if !scan.errors.is_empty() {
+        coverage.push(format!("Some producers could not be read: {}", scan.errors.join("; ")));
+    }
+    (true, produced)
+}
+
+/// A span of ms in the largest unit that fits.
+fn ago(ms: i64) -> String {
+    let s = ms.max(0) / 1000;
+    match s {
+        0..=59 => format!("{s} s ago"),
+        60..=3599 => format!("{} min ago", s / 60),
+        3600..=86_399 => format!("{} h ago", s / 3600),
+        _ => format!("{} d ago", s / 86_400),
+    }
 }
 
 serves!(app::api::Flow, |s, c, a| flow(&s, &c, a));

@@ -3,6 +3,7 @@
 //! reader, an inferred edge dashed, hidden neighbours as a count beside the node. Colours come
 //! from the page's stylesheet through class names, so both themes apply.
 
+use std::collections::HashSet;
 use std::fmt::Write as _;
 
 use app::format::{escape_html, query_value};
@@ -190,12 +191,23 @@ pub fn href(key: &Key, drawn: &str) -> String {
         Key::Processor(name) => {
             format!("/c/{}/processors/{}", query_value(drawn), query_value(name))
         }
+        // A producer has no page of its own: the flow around it is what klens knows of it.
+        Key::Producer { name, .. } => {
+            format!(
+                "/c/{}/flow?kind=producer&name={}&hops=1",
+                query_value(drawn),
+                query_value(name)
+            )
+        }
     }
 }
 
-/// `view` drawn as SVG for the cluster `drawn`, the node at `focus` marked; `title` says what
-/// it shows, for readers of the page that do not see it.
-pub fn svg(view: &View, drawn: &str, focus: usize, title: &str) -> String {
+/// `view` drawn as SVG for the cluster `drawn`, the node at `focus` marked, a Remove link under
+/// each group of `removable` (to its page's Delete sheet); `title` says what it shows, for
+/// readers of the page that do not see it.
+pub fn svg(
+    view: &View, drawn: &str, focus: Option<usize>, removable: &HashSet<usize>, title: &str,
+) -> String {
     let placed = layout(view);
     let mut s = String::new();
     let (w, h) = (placed.width.max(NODE_W), placed.height.max(NODE_H));
@@ -225,7 +237,7 @@ pub fn svg(view: &View, drawn: &str, focus: usize, title: &str) -> String {
         let (x, y) = placed.at[i];
         let key = &node.key;
         let mut class = format!("flow-node flow-{}", key.kind());
-        if i == focus {
+        if Some(i) == focus {
             class.push_str(" flow-focus");
         }
         let mut about = key.kind().to_string();
@@ -250,6 +262,16 @@ pub fn svg(view: &View, drawn: &str, focus: usize, title: &str) -> String {
             y + 38.0,
             escape(&label(&about, DETAIL_CHARS)),
         );
+        if let (true, Key::Group(id)) = (removable.contains(&i), key) {
+            let _ = write!(
+                s,
+                r#"<a href="{}" class="flow-remove"><title>Delete group {} (no members, nothing left to read)</title><text x="{}" y="{}" text-anchor="end">Remove</text></a>"#,
+                escape(&format!("{}?delete", href(key, drawn))),
+                escape(id),
+                x + NODE_W - 8.0,
+                y + NODE_H + 14.0,
+            );
+        }
         for (count, hx, anchor) in
             [(node.hidden_up, x - 6.0, "end"), (node.hidden_down, x + NODE_W + 6.0, "start")]
         {

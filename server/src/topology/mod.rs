@@ -1,5 +1,6 @@
 //! The data flow of a cluster as a graph: topics, the groups that read them, the connectors
-//! that write or read them, the replications that copy them between clusters. Pure: the
+//! that write or read them, the replications that copy them between clusters, the SQL
+//! processors, and the producers Kafka keeps state for. Pure: the
 //! service builds a [`Graph`] from the catalog, then [`Graph::around`] keeps one node's
 //! neighbourhood as far as the caller may see it, and [`draw`] lays it out as SVG.
 //!
@@ -8,7 +9,7 @@
 
 pub mod draw;
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 
 /// A node: what it is and the names that tell it apart.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -23,6 +24,9 @@ pub enum Key {
     Replication { name: String, source: String, target: String },
     /// A SQL processor of the cluster drawn.
     Processor(String),
+    /// A producer of the cluster drawn: its transactional id, or the producer id Kafka gave an
+    /// idempotent one (all that names it).
+    Producer { name: String, transactional: bool },
 }
 
 impl Key {
@@ -33,6 +37,7 @@ impl Key {
             Key::Connector { .. } => "connector",
             Key::Replication { .. } => "replication",
             Key::Processor(_) => "processor",
+            Key::Producer { .. } => "producer",
         }
     }
 
@@ -43,7 +48,8 @@ impl Key {
             | Key::Group(name)
             | Key::Connector { name, .. }
             | Key::Replication { name, .. }
-            | Key::Processor(name) => name,
+            | Key::Processor(name)
+            | Key::Producer { name, .. } => name,
         }
     }
 
@@ -51,6 +57,7 @@ impl Key {
     /// readers.
     fn rank(&self) -> u8 {
         match self {
+            Key::Producer { .. } => 0,
             Key::Topic { .. } => 1,
             Key::Replication { .. } | Key::Connector { .. } | Key::Processor(_) => 2,
             Key::Group(_) => 3,
@@ -74,6 +81,15 @@ pub enum Evidence {
     ProcessorPlan,
     /// The group a processor's job reads under.
     ProcessorGroup,
+    /// A producer Kafka keeps state for on the topic's partitions (DescribeProducers).
+    ProducerState,
+    /// The topics of a transaction in progress (DescribeTransactions).
+    Transaction,
+    /// A Kafka Streams application's transactional ids, which start with its id.
+    StreamsTransactions,
+    /// A Kafka Streams application's internal topics, named `<application id>-…-changelog`
+    /// or `-repartition`.
+    StreamsInternal,
 }
 
 impl Evidence {
@@ -85,6 +101,12 @@ impl Evidence {
             | Evidence::ReplicationCopies
             | Evidence::ProcessorPlan
             | Evidence::ProcessorGroup => true,
+            // Kafka says a producer wrote there, not which application it is, nor that it
+            // still writes; a Streams application is known by names alone.
+            Evidence::ProducerState
+            | Evidence::Transaction
+            | Evidence::StreamsTransactions
+            | Evidence::StreamsInternal => false,
         }
     }
 
@@ -97,6 +119,14 @@ impl Evidence {
             Evidence::ReplicationCopies => "the replication's selection and naming",
             Evidence::ProcessorPlan => "the processor's plan in Flink",
             Evidence::ProcessorGroup => "the processor's consumer group",
+            Evidence::ProducerState => "producer state on the topic's partitions (inferred)",
+            Evidence::Transaction => "the transaction in progress (inferred)",
+            Evidence::StreamsTransactions => {
+                "transactional ids named after the Streams application (inferred)"
+            }
+            Evidence::StreamsInternal => {
+                "internal topic named after the Streams application (inferred)"
+            }
         }
     }
 }
@@ -145,6 +175,12 @@ impl Graph {
         self.into[b].push((a, evidence));
     }
 
+    /// The nodes `key`'s data flows to.
+    pub fn downstream(&self, key: &Key) -> impl Iterator<Item = &Key> {
+        let out = self.find(key).map(|at| self.out[at].as_slice()).unwrap_or_default();
+        out.iter().map(|(to, _)| &self.keys[*to])
+    }
+
     pub fn find(&self, key: &Key) -> Option<usize> {
         self.index.get(key).copied()
     }
@@ -154,21 +190,35 @@ impl Graph {
         self.keys.iter().position(pick)
     }
 
-    /// The neighbourhood of `start`: the nodes up to `hops` steps upstream and downstream
-    /// that `visible` lets the caller see, reached only through such nodes, with the edges
-    /// between them and, per node kept, how many of its neighbours are hidden. `None` when
-    /// `start` itself is hidden.
-    pub fn around(&self, start: usize, hops: u8, visible: impl Fn(&Key) -> bool) -> Option<View> {
+    /// The node at `at`.
+    pub fn key(&self, at: usize) -> &Key {
+        &self.keys[at]
+    }
+
+    /// Every node `pick` takes, in the order they were added.
+    pub fn matching(&self, pick: impl Fn(&Key) -> bool) -> Vec<usize> {
+        (0..self.keys.len()).filter(|&at| pick(&self.keys[at])).collect()
+    }
+
+    /// The neighbourhood of `starts`: the nodes up to `hops` steps upstream and downstream of
+    /// any of them that `visible` lets the caller see, reached only through such nodes (the
+    /// `most` nearest of them), with the edges between them and, per node kept, how many of
+    /// its neighbours are hidden. `None` when every start is hidden.
+    pub fn around(
+        &self, starts: &[usize], hops: u8, visible: impl Fn(&Key) -> bool, most: usize,
+    ) -> Option<View> {
         // Asked only of the nodes the walk meets, each once.
         let mut known: Vec<Option<bool>> = vec![None; self.keys.len()];
         let mut seen = |at: usize| *known[at].get_or_insert_with(|| visible(&self.keys[at]));
-        if start >= self.keys.len() || !seen(start) {
+        let starts: Vec<usize> =
+            starts.iter().copied().filter(|&at| at < self.keys.len() && seen(at)).collect();
+        if starts.is_empty() {
             return None;
         }
-        let mut depth: BTreeMap<usize, u8> = BTreeMap::from([(start, 0)]);
+        let mut depth: BTreeMap<usize, u8> = starts.iter().map(|&at| (at, 0)).collect();
         for links in [&self.out, &self.into] {
-            let mut queue = VecDeque::from([(start, 0u8)]);
-            let mut reached: HashMap<usize, u8> = HashMap::from([(start, 0)]);
+            let mut queue: VecDeque<(usize, u8)> = starts.iter().map(|&at| (at, 0)).collect();
+            let mut reached: HashMap<usize, u8> = starts.iter().map(|&at| (at, 0)).collect();
             while let Some((at, d)) = queue.pop_front() {
                 if d >= hops {
                     continue;
@@ -184,6 +234,13 @@ impl Graph {
                 let kept = depth.entry(node).or_insert(d);
                 *kept = (*kept).min(d);
             }
+        }
+        let mut cut = 0;
+        if depth.len() > most.max(1) {
+            let mut nearest: Vec<(u8, usize)> = depth.iter().map(|(&at, &d)| (d, at)).collect();
+            nearest.sort_unstable();
+            cut = nearest.len() - most.max(1);
+            depth = nearest.into_iter().take(most.max(1)).map(|(d, at)| (at, d)).collect();
         }
         let mut hidden =
             |links: &[(usize, Evidence)]| links.iter().filter(|(n, _)| !seen(*n)).count();
@@ -207,8 +264,26 @@ impl Graph {
             }
         }
         edges.sort_by_key(|e| (e.from, e.to));
-        Some(View { nodes, edges })
+        Some(View { nodes, edges, cut })
     }
+}
+
+/// The Kafka Streams application `name` (a topic or a transactional id) is named after: the
+/// longest of `apps` it starts with, followed by `-`. Streams names its internal topics
+/// `<application id>-<store or operator>-changelog` / `-repartition` and, exactly once, its
+/// transactional ids `<application id>-<process>-<thread>`; the application's id is its
+/// consumer group's.
+pub fn streams_app<'n>(name: &'n str, apps: &HashSet<&str>) -> Option<&'n str> {
+    name.char_indices()
+        .filter(|(_, c)| *c == '-')
+        .map(|(at, _)| &name[..at])
+        .filter(|prefix| apps.contains(prefix))
+        .last()
+}
+
+/// Whether `topic` is named as a Kafka Streams internal topic.
+pub fn is_streams_internal(topic: &str) -> bool {
+    topic.ends_with("-changelog") || topic.ends_with("-repartition")
 }
 
 /// One node of a view.
@@ -236,6 +311,8 @@ pub struct ViewEdge {
 pub struct View {
     pub nodes: Vec<ViewNode>,
     pub edges: Vec<ViewEdge>,
+    /// Nodes within reach that were not kept, past the most a view draws.
+    pub cut: usize,
 }
 
 #[cfg(test)]

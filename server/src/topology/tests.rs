@@ -1,4 +1,6 @@
 use super::draw::{layout, svg, NODE_H, NODE_W};
+use std::collections::HashSet;
+
 use super::*;
 
 fn topic(name: &str) -> Key {
@@ -30,7 +32,7 @@ fn shop() -> Graph {
 /// The view around `key`, which must be there and visible.
 fn around(g: &Graph, key: &Key, hops: u8, visible: impl Fn(&Key) -> bool) -> View {
     let start = g.find(key).expect("the node is in the graph");
-    g.around(start, hops, visible).expect("the node is visible")
+    g.around(&[start], hops, visible, 500).expect("the node is visible")
 }
 
 fn node<'a>(view: &'a View, key: &Key) -> &'a ViewNode {
@@ -70,7 +72,7 @@ fn a_hidden_neighbour_is_counted_never_named_and_never_walked_through() {
     assert!(!names(&view).contains(&"secret"));
     let enricher = node(&view, &group("enricher"));
     assert_eq!((enricher.hidden_up, enricher.hidden_down), (1, 0));
-    let drawn = svg(&view, "local", 1, "around the enricher");
+    let drawn = svg(&view, "local", Some(1), &HashSet::new(), "around the enricher");
     assert!(!drawn.contains("secret"), "{drawn}");
     assert!(drawn.contains("+1 hidden"), "{drawn}");
     let down = around(&g, &topic("orders"), 3, visible);
@@ -78,7 +80,7 @@ fn a_hidden_neighbour_is_counted_never_named_and_never_walked_through() {
     assert!(!names(&down).contains(&"copier"));
     assert_eq!(down.nodes[0].hidden_down, 1);
     // A hidden start has no view at all.
-    assert_eq!(g.around(g.find(&topic("secret")).expect("secret"), 1, visible), None);
+    assert_eq!(g.around(&[g.find(&topic("secret")).expect("secret")], 1, visible, 500), None);
 }
 
 #[test]
@@ -123,7 +125,7 @@ fn a_cycle_is_laid_out_and_drawn() {
     let mut layers = placed.layer.clone();
     layers.sort();
     assert_eq!(layers, [0, 1, 2, 3]);
-    assert!(svg(&view, "local", 0, "a").ends_with("</svg>"));
+    assert!(svg(&view, "local", Some(0), &HashSet::new(), "a").ends_with("</svg>"));
 }
 
 #[test]
@@ -131,8 +133,80 @@ fn names_are_escaped_and_linked_by_their_encoding() {
     let mut g = Graph::default();
     g.flow(topic("a<b>&\"c\""), group("g/1 ?x"), Evidence::GroupReads);
     let view = around(&g, &topic("a<b>&\"c\""), 1, |_| true);
-    let drawn = svg(&view, "local", 0, "t");
+    let drawn = svg(&view, "local", Some(0), &HashSet::new(), "t");
     assert!(drawn.contains("a&lt;b&gt;&amp;&quot;c&quot;"), "{drawn}");
     assert!(drawn.contains(r#"href="/c/local/groups/g%2F1%20%3Fx""#), "{drawn}");
     assert!(!drawn.contains("<b>"));
+}
+
+fn producer(name: &str, transactional: bool) -> Key {
+    Key::Producer { name: name.into(), transactional }
+}
+
+#[test]
+fn a_filter_starts_from_every_match_keeps_the_nearest_and_counts_the_rest() {
+    let mut g = shop();
+    g.flow(producer("4001", false), topic("orders"), Evidence::ProducerState);
+    let matched = g.matching(|k| k.name().contains("order"));
+    assert_eq!(matched.len(), 1, "only the topic orders holds it");
+    let starts = g.matching(|k| k.name().contains("secret"));
+    let view = g.around(&starts, 1, |_| true, 500).expect("visible");
+    // secret and secret-reader match; one step away: the enricher (secret's reader).
+    assert_eq!(names(&view), ["enricher", "secret", "secret-reader"]);
+    assert!(view.nodes.iter().filter(|n| n.hops == 0).count() == 2);
+    assert_eq!(view.cut, 0);
+    // Capped at two nodes: the matches stay (no step away), the enricher is counted.
+    let capped = g.around(&starts, 1, |_| true, 2).expect("visible");
+    assert_eq!(names(&capped), ["secret", "secret-reader"]);
+    assert_eq!(capped.cut, 1);
+    assert!(capped.edges.iter().all(|e| e.from < 2 && e.to < 2));
+    // Hidden starts are no starts.
+    assert_eq!(g.around(&starts, 1, |k| !k.name().contains("secret"), 500), None);
+}
+
+#[test]
+fn producers_stand_left_of_their_topics_and_their_edges_are_inferred() {
+    let mut g = shop();
+    g.flow(producer("4001", false), topic("orders"), Evidence::ProducerState);
+    g.flow(producer("billing-tx", true), topic("orders"), Evidence::Transaction);
+    let view = around(&g, &topic("orders"), 1, |_| true);
+    let placed = layout(&view);
+    let at = |key: &Key| view.nodes.iter().position(|n| n.key == *key).expect("drawn");
+    assert!(placed.layer[at(&producer("4001", false))] < placed.layer[at(&topic("orders"))]);
+    let drawn = svg(&view, "local", Some(at(&topic("orders"))), &HashSet::new(), "t");
+    assert!(
+        drawn.contains(r#"href="/c/local/flow?kind=producer&amp;name=billing-tx&amp;hops=1""#),
+        "{drawn}"
+    );
+    let inferred = view.edges.iter().filter(|e| !e.evidence.exact()).count();
+    assert_eq!(inferred, 2);
+    assert_eq!(drawn.matches("flow-edge flow-inferred").count(), 2, "{drawn}");
+}
+
+#[test]
+fn a_streams_application_is_the_longest_group_id_a_name_starts_with() {
+    let apps: HashSet<&str> = ["wordcount", "wordcount-v2", "shop"].into_iter().collect();
+    let app = |name| streams_app(name, &apps);
+    assert_eq!(app("wordcount-v2-counts-store-changelog"), Some("wordcount-v2"));
+    assert_eq!(app("wordcount-KSTREAM-AGGREGATE-0000000003-repartition"), Some("wordcount"));
+    assert_eq!(app("wordcount-0b7e6c3e-1d4b-4f6c-8f0a-2f0c3b1a9d7e-1"), Some("wordcount"));
+    // The id must be followed by a dash: neither a longer word nor the id alone.
+    assert_eq!(app("wordcounter-store-changelog"), None);
+    assert_eq!(app("shop"), None);
+    assert_eq!(app("orders-changelog"), None);
+    assert!(is_streams_internal("wordcount-counts-store-changelog"));
+    assert!(is_streams_internal("wordcount-counts-store-repartition"));
+    assert!(!is_streams_internal("changelog-of-orders"));
+}
+
+#[test]
+fn only_the_groups_said_removable_get_a_remove_link_to_their_delete_sheet() {
+    let g = shop();
+    let view = around(&g, &topic("orders"), 1, |_| true);
+    let enricher = view.nodes.iter().position(|n| n.key == group("enricher")).expect("drawn");
+    let drawn = svg(&view, "local", None, &HashSet::from([enricher]), "t");
+    assert_eq!(drawn.matches(r#"class="flow-remove""#).count(), 1, "{drawn}");
+    assert!(drawn.contains(r#"href="/c/local/groups/enricher?delete""#), "{drawn}");
+    // No focus: no node is marked.
+    assert!(!drawn.contains("flow-focus"));
 }

@@ -4,6 +4,7 @@
 mod groups;
 mod log_dirs;
 mod metadata;
+mod producers;
 mod subjects;
 mod watched;
 
@@ -24,6 +25,8 @@ pub(super) const WATCH_FOR: Duration = Duration::from_secs(30);
 /// Log dirs, the controller and racks change slowly.
 const LOG_DIRS_INTERVAL: Duration = Duration::from_secs(30);
 const SUBJECTS_INTERVAL: Duration = Duration::from_secs(30);
+/// Producers are asked of every partition's leader: slower still, as the flow needs them.
+const PRODUCERS_INTERVAL: Duration = Duration::from_secs(30);
 /// How often each Connect cluster's connectors are read.
 const CONNECT_INTERVAL: Duration = Duration::from_secs(10);
 /// How long the secondary loops wait for the first metadata before looking again.
@@ -43,6 +46,7 @@ const LOG_DIRS: Part = Part {
     name: "log_dirs",
     failing: |s| s.log_dirs.error.is_some() || s.cluster_info.error.is_some(),
 };
+const PRODUCERS: Part = Part { name: "producers", failing: |s| s.producers.error.is_some() };
 const SUBJECTS: Part = Part { name: "subjects", failing: |s| s.subjects.error.is_some() };
 const CONNECT: Part =
     Part { name: "connect", failing: |s| s.connect.values().any(|p| p.error.is_some()) };
@@ -68,6 +72,9 @@ pub fn spawn(entry: Arc<ClusterEntry>) {
     });
     every(&entry, LOG_DIRS, Duration::ZERO, LOG_DIRS_INTERVAL, |e| async move {
         e.refresh_log_dirs().await
+    });
+    every(&entry, PRODUCERS, Duration::ZERO, PRODUCERS_INTERVAL, |e| async move {
+        e.refresh_producers().await
     });
     if entry.has_registry() {
         every(&entry, SUBJECTS, Duration::ZERO, SUBJECTS_INTERVAL, |e| async move {

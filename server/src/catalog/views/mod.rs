@@ -246,6 +246,23 @@ pub fn group_lags(state: &ClusterState) -> HashMap<String, u64> {
         .collect()
 }
 
+/// One group's lag as its page counts it, reading the watermarks of its topics alone.
+pub fn group_lag_now(state: &ClusterState, group: &Group) -> Option<u64> {
+    let names: BTreeSet<&str> = group.offsets.iter().map(|(t, _, _)| t.as_str()).collect();
+    // Kafka numbers a topic's partitions from 0 without gaps.
+    let partitions = |name: &str| -> Vec<(i32, i64, i64)> {
+        (0..)
+            .map_while(|p| {
+                let (low, high) = state.watermarks.get(&(name.to_string(), p))?;
+                Some((p, *low, *high))
+            })
+            .collect()
+    };
+    let marks: HashMap<&str, Vec<(i32, i64, i64)>> =
+        names.into_iter().map(|n| (n, partitions(n))).collect();
+    group_lag(&marks, &state.watermarks, group)
+}
+
 /// Each topic's partitions with their low and high watermarks: built once for a list.
 fn by_topic(marks: &Watermarks) -> HashMap<&str, Vec<(i32, i64, i64)>> {
     let mut topics: HashMap<&str, Vec<(i32, i64, i64)>> = HashMap::new();

@@ -224,7 +224,8 @@ mod tests {
     use super::*;
     use kafka_protocol::messages::{
         ConsumerGroupDescribeRequest, DescribeClusterRequest, DescribeGroupsRequest,
-        DescribeLogDirsRequest, DescribeQuorumRequest, ListGroupsRequest, MetadataRequest,
+        DescribeLogDirsRequest, DescribeProducersRequest, DescribeQuorumRequest,
+        DescribeTransactionsRequest, ListGroupsRequest, ListTransactionsRequest, MetadataRequest,
         OffsetDeleteRequest, OffsetFetchRequest,
     };
     use kafka_protocol::protocol::Message;
@@ -292,5 +293,8 @@ mod tests {
         kind::<OffsetDeleteRequest>(&mut inputs, cases);
         kind::<SaslHandshakeRequest>(&mut inputs, cases);
         kind::<SaslAuthenticateRequest>(&mut inputs, cases);
+        kind::<DescribeProducersRequest>(&mut inputs, cases);
+        kind::<ListTransactionsRequest>(&mut inputs, cases);
+        kind::<DescribeTransactionsRequest>(&mut inputs, cases);
     }
 }

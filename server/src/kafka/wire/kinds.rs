@@ -8,10 +8,11 @@ use kafka_protocol::messages::{
     AlterClientQuotasRequest, AlterUserScramCredentialsRequest, ConsumerGroupDescribeRequest,
     CreateAclsRequest, CreatePartitionsRequest, DeleteAclsRequest, DeleteGroupsRequest,
     DeleteRecordsRequest, DescribeAclsRequest, DescribeClientQuotasRequest, DescribeClusterRequest,
-    DescribeConfigsRequest, DescribeGroupsRequest, DescribeLogDirsRequest, DescribeQuorumRequest,
+    DescribeConfigsRequest, DescribeGroupsRequest, DescribeLogDirsRequest,
+    DescribeProducersRequest, DescribeQuorumRequest, DescribeTransactionsRequest,
     DescribeUserScramCredentialsRequest, FindCoordinatorRequest, IncrementalAlterConfigsRequest,
-    ListGroupsRequest, MetadataRequest, OffsetCommitRequest, OffsetDeleteRequest,
-    OffsetFetchRequest,
+    ListGroupsRequest, ListTransactionsRequest, MetadataRequest, OffsetCommitRequest,
+    OffsetDeleteRequest, OffsetFetchRequest,
 };
 use kafka_protocol::protocol::Request;
 
@@ -33,6 +34,9 @@ impl ReadRequest for FindCoordinatorRequest {}
 impl ReadRequest for DescribeAclsRequest {}
 impl ReadRequest for DescribeUserScramCredentialsRequest {}
 impl ReadRequest for DescribeClientQuotasRequest {}
+impl ReadRequest for DescribeProducersRequest {}
+impl ReadRequest for ListTransactionsRequest {}
+impl ReadRequest for DescribeTransactionsRequest {}
 
 /// A request that changes a cluster: the privilege it needs on each resource it names. A
 /// request that names none is not sent.

@@ -14,6 +14,7 @@ mod error;
 mod groups;
 pub mod kinds;
 mod metadata;
+pub mod producers;
 pub mod quotas;
 mod scram;
 pub mod topics;
