@@ -319,6 +319,9 @@ class Seeder:
                 "bootstrap.servers": self.bootstrap,
                 "partitioner": "murmur2_random",  # the Java client's partitioner
                 "linger.ms": 20,
+                # As Java producers are by default: Kafka then keeps the producer's state, and
+                # the flow of data draws it as the topic's writer.
+                "enable.idempotence": True,
             }
         )
         errors: list[str] = []

@@ -26,7 +26,7 @@ test('the flow around a topic draws its writer left of it and its readers right 
   const x = async (href: string) => Number(await node(href).locator('rect').getAttribute('x'));
   expect(await x(SOURCE)).toBeLessThan(await x(TOPIC));
   expect(await x(TOPIC)).toBeLessThan(await x(SINK));
-  await expect(page.locator('.flow-coverage')).toContainText('Producers are not drawn yet');
+  await expect(page.locator('.flow-coverage')).toContainText(/Producers known for \d+ of \d+ topics? drawn/);
 
   // Two steps reach the group the sink commits under.
   await page.getByRole('group', { name: 'Steps up and down' }).getByRole('link', { name: '2', exact: true }).click();
@@ -37,8 +37,9 @@ test('the flow around a topic draws its writer left of it and its readers right 
     await page.screenshot({ path: test.info().outputPath(`flow-${scheme}.png`), fullPage: true });
   }
 
-  // Keyboard: from the last step, Tab reaches a node of the drawing, and Enter opens its page.
-  await page.getByRole('link', { name: '5', exact: true }).focus();
+  // Keyboard: from the filter's Draw button, Tab reaches a node of the drawing, and Enter
+  // opens its page.
+  await page.getByRole('button', { name: 'Draw' }).focus();
   await page.keyboard.press('Tab');
   const focused = await page.evaluate(() => document.activeElement?.closest('svg') ? document.activeElement.getAttribute('href') : null);
   expect(focused).toMatch(/^\/c\/local\//);
@@ -99,11 +100,64 @@ test('the flow of orders runs through the demo processor into big-orders, and th
   await page.goto('/c/local/flow?kind=topic&name=orders&hops=2');
   await expect(node(processor)).toHaveCount(1);
   await expect(node('/c/local/topics/big-orders')).toHaveCount(1);
+  // dev/seed writes orders with an idempotent producer: Kafka keeps its state, so it is drawn
+  // left of orders, its edge dashed (inferred), its link the flow around it.
+  const producers = drawing.locator('a.flow-producer');
+  await expect(producers.first()).toBeVisible();
+  const writer = await producers.first().getAttribute('href');
+  expect(writer).toMatch(/^\/c\/local\/flow\?kind=producer&name=\d+&hops=1$/);
+  expect(Number(await producers.first().locator('rect').getAttribute('x'))).toBeLessThan(await x('/c/local/topics/orders'));
+  await expect(drawing.locator('path.flow-inferred').first()).toBeVisible();
   for (const scheme of ['light', 'dark'] as const) {
     await page.emulateMedia({ colorScheme: scheme });
     await page.screenshot({ path: test.info().outputPath(`flow-orders-${scheme}.png`), fullPage: true });
   }
   await page.setViewportSize({ width: 390, height: 844 });
   await page.screenshot({ path: test.info().outputPath('flow-orders-phone.png'), fullPage: true });
+  expect(problems).toEqual([]);
+});
+
+test('the whole cluster is drawn through a filter, from the cluster page', async ({ page }) => {
+  const problems = await openHydrated(page, '/c/local');
+  await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Flow' }).click();
+  await expect(page).toHaveURL(/\/c\/local\/flow\?kind=cluster$/);
+  await expect(page.locator('.flow-box')).toHaveCount(0);
+  await page.getByLabel('Whole cluster, names holding').fill('orders');
+  await page.getByRole('button', { name: 'Draw' }).click();
+  await expect(page).toHaveURL(/kind=cluster&hops=1&name=orders$/);
+  const drawing = page.locator('.flow-box svg');
+  // Every node holding the filter, and what each reads and writes: none is the focus.
+  for (const href of ['/c/local/topics/orders', '/c/local/topics/big-orders', '/c/local/processors/big-orders']) {
+    await expect(drawing.locator(`a[href="${href}"]`)).toHaveCount(1);
+  }
+  await expect(drawing.locator('a[href="/c/local/groups/billing-service"]')).toHaveCount(1);
+  await expect(drawing.locator('.flow-focus')).toHaveCount(0);
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await page.screenshot({ path: test.info().outputPath(`flow-cluster-${scheme}.png`), fullPage: true });
+  }
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.screenshot({ path: test.info().outputPath('flow-cluster-phone.png'), fullPage: true });
+  // A filter nothing matches says so.
+  await page.goto('/c/local/flow?kind=cluster&name=no-such-name-anywhere');
+  await expect(page.getByRole('alert')).toContainText('has "no-such-name-anywhere" in its name');
+  expect(problems).toEqual([]);
+});
+
+test('a dead group is removable from its node: the link opens its Delete sheet', async ({ page }) => {
+  // dev/seed's payments-processor has committed every record of payments-avro and has no
+  // members: nothing left to read.
+  const problems = await openHydrated(page, '/c/local/flow?kind=topic&name=payments-avro&hops=1');
+  const remove = page.locator('.flow-box svg a.flow-remove');
+  await expect(remove).toHaveCount(1);
+  await expect(remove).toHaveAttribute('href', '/c/local/groups/payments-processor?delete');
+  await remove.click();
+  await expect(page).toHaveURL(/\/c\/local\/groups\/payments-processor\?delete$/);
+  const sheet = page.getByRole('dialog', { name: 'Delete group' });
+  await expect(sheet).toBeVisible();
+  await expect(sheet.getByRole('button', { name: 'Delete group' })).toBeDisabled();
+  // Left as it is: the seed's group stays.
+  await sheet.getByRole('button', { name: 'Cancel' }).click();
+  await expect(sheet).toHaveCount(0);
   expect(problems).toEqual([]);
 });

@@ -485,8 +485,14 @@ fn writers(
             Evidence::ProducerState,
         ),
     };
+    // A transaction commits its consumer's offsets into Kafka's own topics: not data it writes.
+    let internal: HashSet<&str> = state
+        .metadata
+        .iter()
+        .flat_map(|m| m.topics.iter().filter(|t| t.internal).map(|t| t.name.as_str()))
+        .collect();
     let now = crate::auth::oidc::now_ms();
-    for w in &scan.writes {
+    for w in scan.writes.iter().filter(|w| !internal.contains(w.topic.as_str())) {
         let (key, evidence) = writer(w.producer_id);
         if let Key::Producer { transactional, .. } = &key {
             let kind = if *transactional { "transactional" } else { "idempotent" };
@@ -506,7 +512,7 @@ fn writers(
         if matches!(key, Key::Producer { .. }) {
             graph.describe(key.clone(), format!("transactional, {}", t.state));
         }
-        for name in &t.topics {
+        for name in t.topics.iter().filter(|t| !internal.contains(t.as_str())) {
             graph.flow(key.clone(), topic(name), evidence);
             produced.insert(name.clone());
         }

@@ -275,10 +275,10 @@ impl Graph {
 /// consumer group's.
 pub fn streams_app<'n>(name: &'n str, apps: &HashSet<&str>) -> Option<&'n str> {
     name.char_indices()
+        .rev()
         .filter(|(_, c)| *c == '-')
         .map(|(at, _)| &name[..at])
-        .filter(|prefix| apps.contains(prefix))
-        .last()
+        .find(|prefix| apps.contains(prefix))
 }
 
 /// Whether `topic` is named as a Kafka Streams internal topic.

@@ -130,19 +130,7 @@ async fn a_connect_dead_letter_queue_is_redriven_to_the_topic_its_headers_name()
         .basic_auth("klens", Some("klens-connect-secret"))
         .send()
         .await;
-    {
-        use rdkafka::admin::{AdminClient, AdminOptions};
-        let admin: AdminClient<_> =
-            ClientConfig::new().set("bootstrap.servers", OPEN_PORT).create().expect("admin");
-        let group = format!("connect-{connector}");
-        for _ in 0..40 {
-            let deleted = admin.delete_groups(&[group.as_str()], &AdminOptions::new()).await;
-            if deleted.is_ok_and(|results| results.iter().all(Result::is_ok)) {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(500)).await;
-        }
-    }
+    delete_group_once_empty(&format!("connect-{connector}")).await;
     let written = kcat_records(OPEN_PORT, &dlq, 0);
     assert!(headers_of(&written[0])
         .iter()

@@ -225,6 +225,21 @@ pub(crate) fn commit_offsets(group: &str, topic: &str, offsets: &[(i32, i64)]) {
     consumer.commit(&list, CommitMode::Sync).expect("offsets committed");
 }
 
+/// Deletes `group` once its members have left (for up to 20 s): the browser suite shares this
+/// Kafka and searches its groups.
+pub(crate) async fn delete_group_once_empty(group: &str) {
+    use rdkafka::admin::{AdminClient, AdminOptions};
+    let admin: AdminClient<_> =
+        ClientConfig::new().set("bootstrap.servers", OPEN_PORT).create().expect("admin");
+    for _ in 0..40 {
+        let deleted = admin.delete_groups(&[group], &AdminOptions::new()).await;
+        if deleted.is_ok_and(|results| results.iter().all(Result::is_ok)) {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+}
+
 /// A catalog of the dev stack as one cluster `local`, reached over SCRAM as klens.
 pub(crate) fn scram_catalog() -> Catalog {
     Catalog::new(&config(&format!("clusters:\n{}", scram_cluster("local", "klens-secret"))))

@@ -12,13 +12,13 @@ pub(super) const TOOLS: &[ToolSpec] = &[ToolSpec {
     privilege: Some(Privilege::Topology),
     write: false,
     idempotent: true,
-    description: "How data flows around one topic, consumer group, connector, replication or SQL processor of a cluster: the topics it reads and writes, the groups that read them, the connectors, replications and processors that move them, up to `hops` steps up and down (1 to 5). Each edge says where klens knows it from; nodes the ceiling may not see are only counted (hidden_upstream, hidden_downstream), never named; `coverage` says what is not drawn. Needs TOPOLOGY.",
+    description: "How data flows around one topic, consumer group, connector, replication, SQL processor or producer of a cluster: the topics it reads and writes, the groups that read them, the connectors, replications and processors that move them, the producers Kafka keeps state for, up to `hops` steps up and down (1 to 5). With kind `cluster`, `name` is a filter: the whole cluster's flow through every node whose name holds it (at most 200 matches). Each edge says where klens knows it from and whether it is exact or inferred; nodes the ceiling may not see are only counted (hidden_upstream, hidden_downstream), never named; `coverage` says what is not drawn or known. Needs TOPOLOGY.",
     schema: || {
         object(
             json!({
                 "cluster": {"type": "string", "description": "A cluster from klens_clusters_list."},
-                "kind": {"type": "string", "enum": ["topic", "group", "connector", "replication", "processor"]},
-                "name": {"type": "string", "description": "The node's name; a connector's is connect/name."},
+                "kind": {"type": "string", "enum": ["topic", "group", "connector", "replication", "processor", "producer", "cluster"]},
+                "name": {"type": "string", "description": "The node's name (a connector's is connect/name, a producer's its transactional id or producer id), or for kind cluster the filter."},
                 "hops": {"type": "integer", "minimum": 1, "maximum": app::api::FLOW_MOST_HOPS, "default": 1}
             }),
             &["cluster", "kind", "name"],
