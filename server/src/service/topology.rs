@@ -276,6 +276,13 @@ impl Built {
         }
     }
 
+    /// Whether a processor or a sink connector commits under the group `key`.
+    fn engine_owns(&self, key: &Key) -> bool {
+        self.graph
+            .upstream_evidence(key)
+            .any(|e| matches!(e, Evidence::ProcessorGroup | Evidence::SinkGroup))
+    }
+
     /// How many of the view's topics of `cluster` have a known producer, in words: counted
     /// over what the caller sees, so it says nothing of other topics.
     fn producers_known(&self, view: &View, cluster: &str) -> Option<String> {
@@ -317,6 +324,10 @@ impl Built {
             .enumerate()
             .filter_map(|(i, node)| {
                 let Key::Group(id) = &node.key else { return None };
+                // A group a processor or a sink commits under is its engine's: removed with it.
+                if self.engine_owns(&node.key) {
+                    return None;
+                }
                 let group = groups.iter().find(|g| &g.id == id)?;
                 let dead = group.members.is_empty()
                     && crate::catalog::views::group_lag_now(&state, group) == Some(0);

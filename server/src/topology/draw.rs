@@ -66,6 +66,19 @@ pub fn layout(view: &View) -> Layout {
             }
         }
     }
+    // A node nothing writes to (a producer, a source) stands just left of the nearest it
+    // writes, not in the first layer: a long edge would cross the boxes between.
+    let mut written = vec![false; n];
+    for &w in forward.iter().flatten() {
+        written[w] = true;
+    }
+    for v in 0..n {
+        if let Some(nearest) = forward[v].iter().map(|&w| layer[w]).min() {
+            if !written[v] {
+                layer[v] = nearest.saturating_sub(1);
+            }
+        }
+    }
     let layers = layer.iter().max().map_or(0, |m| m + 1);
     let mut rows: Vec<Vec<usize>> = vec![Vec::new(); layers];
     for &v in &start_order {
@@ -249,6 +262,15 @@ pub fn svg(
         if !node.detail.is_empty() {
             let _ = write!(about, " · {}", node.detail);
         }
+        // A producer's box is told by its colour and its name: the line under the name is
+        // its detail alone, which is what tells one from another.
+        let (shown, under) = match key {
+            Key::Producer { name, transactional: false } => {
+                (format!("producer {name}"), node.detail.clone())
+            }
+            Key::Producer { .. } => (key.name().to_string(), node.detail.clone()),
+            _ => (key.name().to_string(), about.clone()),
+        };
         let _ = write!(
             s,
             r#"<a href="{}" class="{class}"><title>{} ({})</title><rect x="{x}" y="{y}" width="{NODE_W}" height="{NODE_H}" rx="6"/><text class="flow-name" x="{}" y="{}">{}</text><text class="flow-detail" x="{}" y="{}">{}</text></a>"#,
@@ -257,10 +279,10 @@ pub fn svg(
             escape(&about),
             x + 10.0,
             y + 20.0,
-            escape(&label(key.name(), NAME_CHARS)),
+            escape(&label(&shown, NAME_CHARS)),
             x + 10.0,
             y + 38.0,
-            escape(&label(&about, DETAIL_CHARS)),
+            escape(&label(&under, DETAIL_CHARS)),
         );
         if let (true, Key::Group(id)) = (removable.contains(&i), key) {
             let _ = write!(

@@ -181,6 +181,12 @@ impl Graph {
         out.iter().map(|(to, _)| &self.keys[*to])
     }
 
+    /// Why data flows into `key`, one evidence per node it comes from.
+    pub fn upstream_evidence(&self, key: &Key) -> impl Iterator<Item = Evidence> + '_ {
+        let into = self.find(key).map(|at| self.into[at].as_slice()).unwrap_or_default();
+        into.iter().map(|(_, evidence)| *evidence)
+    }
+
     pub fn find(&self, key: &Key) -> Option<usize> {
         self.index.get(key).copied()
     }

@@ -210,3 +210,19 @@ fn only_the_groups_said_removable_get_a_remove_link_to_their_delete_sheet() {
     // No focus: no node is marked.
     assert!(!drawn.contains("flow-focus"));
 }
+
+#[test]
+fn a_writer_nothing_writes_to_stands_just_left_of_what_it_writes() {
+    // topic a → processor p → topic b, and a producer writing b alone: it stands in p's layer,
+    // not in the first, so its edge crosses no box.
+    let mut g = Graph::default();
+    g.flow(topic("a"), Key::Processor("p".into()), Evidence::ProcessorPlan);
+    g.flow(Key::Processor("p".into()), topic("b"), Evidence::ProcessorPlan);
+    g.flow(producer("7", false), topic("b"), Evidence::ProducerState);
+    let view = around(&g, &topic("b"), 2, |_| true);
+    let placed = layout(&view);
+    let at = |key: &Key| view.nodes.iter().position(|n| n.key == *key).expect("drawn");
+    assert_eq!(placed.layer[at(&topic("a"))], 0);
+    assert_eq!(placed.layer[at(&producer("7", false))], 1);
+    assert_eq!(placed.layer[at(&topic("b"))], 2);
+}
