@@ -631,9 +631,10 @@ class Seeder:
     # Kafka Connect --------------------------------------------------------------------------
 
     def connectors(self, connect: str) -> None:
-        """A FileStream source that reads demo lines from a file into connect-lines, and a sink
-        that writes them out to another file, on dev/stack's Connect worker. Skipped with a note
-        when no worker answers (the three-broker layout runs none)."""
+        """A FileStream source that reads demo lines from a file into connect-lines, a sink that
+        writes them out to another file, and a sink that archives orders' values to a file, on
+        dev/stack's Connect worker. Skipped with a note when no worker answers (the three-broker
+        layout runs none)."""
         files = Path(__file__).resolve().parent.parent / "target" / "dev-stack" / "connect" / "files"
         try:
             urllib.request.urlopen(connect + "/connectors", timeout=TIMEOUT).read()
@@ -651,12 +652,17 @@ class Seeder:
                                    "file": str(lines), "topic": "connect-lines"}),
             ("demo-lines-sink", {"connector.class": file_connector.format("Sink"), "tasks.max": "1",
                                  "file": str(files / "demo-lines-out.txt"), "topics": "connect-lines"}),
+            # Strings, so that any bytes orders holds are written out as they are.
+            ("demo-archive-sink", {"connector.class": file_connector.format("Sink"), "tasks.max": "1",
+                                   "file": str(files / "orders-archive.txt"), "topics": "orders",
+                                   "key.converter": "org.apache.kafka.connect.storage.StringConverter",
+                                   "value.converter": "org.apache.kafka.connect.storage.StringConverter"}),
         ]:
             req = urllib.request.Request(f"{connect}/connectors/{name}/config", data=json.dumps(config).encode(),
                                          method="PUT", headers={"Content-Type": "application/json"})
             with urllib.request.urlopen(req, timeout=TIMEOUT) as resp:
                 resp.read()
-        log("  FileStream connectors demo-lines-source and demo-lines-sink on connect-lines")
+        log("  FileStream connectors demo-lines-source and demo-lines-sink on connect-lines, demo-archive-sink on orders")
 
     # replication ----------------------------------------------------------------------------
 

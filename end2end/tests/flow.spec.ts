@@ -109,15 +109,23 @@ test('the flow of orders runs through the demo processor into big-orders, and th
   expect(Number(await producers.first().locator('rect').getAttribute('x'))).toBeLessThan(await x('/c/local/topics/orders'));
   // (A level curve has no height, which Playwright takes for hidden: counted instead.)
   expect(await drawing.locator('path.flow-inferred').count()).toBeGreaterThan(0);
+  // dev/seed's demo-archive-sink reads orders into a file: orders → the sink → its group.
+  const archive = '/c/local/connectors/dev-connect/demo-archive-sink';
+  expect(await x('/c/local/topics/orders')).toBeLessThan(await x(archive));
+  await expect(node('/c/local/groups/connect-demo-archive-sink')).toHaveCount(1);
   // The processor's group has no members (Flink assigns itself its partitions) and nothing
   // left to read, but it is the running job's: not removable from the flow.
   await expect(drawing.locator('a.flow-remove')).toHaveCount(0);
+  await page.setViewportSize({ width: 1440, height: 900 });
   for (const scheme of ['light', 'dark'] as const) {
     await page.emulateMedia({ colorScheme: scheme });
     await page.screenshot({ path: test.info().outputPath(`flow-orders-${scheme}.png`), fullPage: true });
   }
   await page.setViewportSize({ width: 390, height: 844 });
-  await page.screenshot({ path: test.info().outputPath('flow-orders-phone.png'), fullPage: true });
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await page.screenshot({ path: test.info().outputPath(`flow-orders-phone-${scheme}.png`), fullPage: true });
+  }
   expect(problems).toEqual([]);
 });
 
