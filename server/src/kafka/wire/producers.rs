@@ -129,7 +129,15 @@ impl WireClient {
         for batch in partitions.chunks(PARTITION_BATCH) {
             describe_producers(&mut lease, batch, &mut led).await?;
         }
-        let listed = lease.call(&ListTransactionsRequest::default(), 0).await?;
+        // The producers stand even when the transactions cannot be read (a broker without the
+        // API, or klens without DESCRIBE on transactional ids).
+        let listed = match lease.call(&ListTransactionsRequest::default(), 0).await {
+            Ok(listed) => listed,
+            Err(error) => {
+                led.errors.push(format!("transactions not listed: {error}"));
+                return Ok(led);
+            }
+        };
         if listed.error_code != 0 {
             led.errors.push(format!(
                 "broker {}: transactions not listed ({})",
@@ -152,7 +160,13 @@ impl WireClient {
                     .map(|(id, _, _)| TransactionalId(StrBytes::from_string(id.clone())))
                     .collect(),
             );
-            let described = lease.call(&request, 0).await?;
+            let described = match lease.call(&request, 0).await {
+                Ok(described) => described,
+                Err(error) => {
+                    led.errors.push(format!("transactions not described: {error}"));
+                    return Ok(led);
+                }
+            };
             let mut topics: HashMap<String, Vec<String>> = described
                 .transaction_states
                 .into_iter()
