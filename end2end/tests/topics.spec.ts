@@ -33,7 +33,7 @@ test('create a topic from the topics page, then delete it by typing its name', a
 
   await page.getByRole('button', { name: 'Delete topic' }).click();
   const dialog = page.getByRole('dialog', { name: 'Delete topic' });
-  const confirm = dialog.getByRole('button', { name: 'Delete', exact: true });
+  const confirm = dialog.getByRole('button', { name: 'Delete topic', exact: true });
   await expect(confirm).toBeDisabled();
   await dialog.getByLabel('Topic name').fill(topic.slice(0, -1));
   await expect(confirm).toBeDisabled();

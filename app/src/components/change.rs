@@ -1,5 +1,5 @@
 //! What the forms of a change share: following the answer of a dry run or of the change
-//! itself, and a confirmation that wants a name typed first.
+//! itself, and a confirmation that wants a name typed first (alone, or behind its button).
 
 use leptos::prelude::*;
 
@@ -128,6 +128,88 @@ pub fn TypedConfirm(
             {cancel.map(|cancel| view! {
                 <button type="button" class="button" on:click=move |_| cancel.run(())>"Cancel"</button>
             })}
+        </div>
+    }
+}
+
+/// A danger button that opens a confirmation wanting `name` typed before `act` runs: a sheet
+/// over the page, or with `in_row` a panel in the table row the button stands in. `open` is
+/// the caller's, so the change's answer can close it; `error`, when given, is said under it.
+#[component]
+pub fn ConfirmSheet(
+    open: RwSignal<bool>, /// The text of the button that opens it.
+    button: &'static str,
+    /// The button's accessible name, when its text alone does not say which object.
+    #[prop(optional, into)]
+    button_label: Option<String>,
+    /// The confirmation's name, and its confirming button's.
+    title: &'static str,
+    field: &'static str, name: String, warning: String, pending: Signal<bool>, act: Callback<()>,
+    #[prop(optional)] error: Option<RwSignal<Option<String>>>, #[prop(optional)] in_row: bool,
+) -> impl IntoView {
+    let toggle = move |_| {
+        open.update(|o| *o = !*o);
+        if let Some(error) = error {
+            error.set(None);
+        }
+    };
+    let role = if in_row { "group" } else { "dialog" };
+    view! {
+        <button type="button" class="button button-danger" aria-label=button_label on:click=toggle>
+            {button}
+        </button>
+        <Show when=move || open.get()>
+            <div class="panel" role=role aria-label=title>
+                <TypedConfirm label=title.to_string() field=field name=name.clone()
+                    warning=warning.clone()
+                    ready=true
+                    pending=pending
+                    act=act
+                    cancel=Callback::new(move |()| open.set(false)) />
+                {move || error.and_then(|e| e.get()).map(|e| view! { <p class="error" role="alert">{e}</p> })}
+            </div>
+        </Show>
+    }
+}
+
+/// The action of a confirmed change (`send` makes the call): its answer closes `open` and is
+/// said through `on_done` in `said`'s words; a failure is kept in `error`, the sheet open.
+pub fn confirmed_change<T, Fut>(
+    open: RwSignal<bool>, error: RwSignal<Option<String>>, send: impl Fn() -> Fut + 'static,
+    said: impl Fn(&T) -> String + 'static, on_done: Callback<String>,
+) -> Action<(), Result<T, ApiError>>
+where
+    T: Clone + Send + Sync + 'static,
+    Fut: std::future::Future<Output = Result<T, ApiError>> + 'static,
+{
+    let action = Action::new_local(move |_: &()| send());
+    Effect::new(move |_| match action.value().get() {
+        Some(Ok(done)) => {
+            open.set(false);
+            on_done.run(said(&done));
+        }
+        Some(Err(e)) => error.set(Some(e.message)),
+        None => {}
+    });
+    action
+}
+
+/// The buttons under a change's form: `check` asks for a dry run, `apply` makes the change
+/// (held back while `blocked`), Cancel closes the form; all wait while a call is `pending`.
+#[component]
+pub fn DryRunButtons(
+    check: &'static str, apply: &'static str, #[prop(optional)] danger: bool,
+    pending: Signal<bool>, #[prop(into)] blocked: Signal<bool>, dispatch: Callback<bool>,
+    open: RwSignal<bool>,
+) -> impl IntoView {
+    let apply_class = if danger { "button button-danger" } else { "button button-primary" };
+    view! {
+        <div class="panel-actions">
+            <button type="button" class="button" disabled=pending
+                on:click=move |_| dispatch.run(true)>{check}</button>
+            <button type="button" class=apply_class disabled=move || pending.get() || blocked.get()
+                on:click=move |_| dispatch.run(false)>{apply}</button>
+            <button type="button" class="button" on:click=move |_| open.set(false)>"Cancel"</button>
         </div>
     }
 }

@@ -17,7 +17,7 @@ use crate::api::{
 };
 use crate::components::access::{allows, identity};
 use crate::components::change::follow_change;
-use crate::components::table::DataTable;
+use crate::components::table::{Col, DataTable};
 use crate::components::ErrorAlert;
 use crate::error::ApiError;
 use crate::format::config_hint;
@@ -246,13 +246,8 @@ pub fn ConfigTable(target: ConfigTarget) -> impl IntoView {
                                     {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
                                 </div>
                             </Show>
-                            <DataTable label="Configs" class="configs">
-                                <thead><tr>
-                                    <th scope="col">"Config"</th>
-                                    <th scope="col">"Value"</th>
-                                    <th scope="col">"Source"</th>
-                                </tr></thead>
-                                <tbody>
+                            <DataTable label="Configs" class="configs" cols=&[Col::Text("Config"), Col::Text("Value"), Col::Text("Source")]>
+                                                                <tbody>
                                     {move || {
                                         let needle = filter.get().trim().to_lowercase();
                                         rows.get_value()
@@ -422,13 +417,8 @@ fn Changes(changes: Vec<ConfigChangeView>) -> impl IntoView {
         (None, None) => "not set".to_string(),
     };
     view! {
-        <DataTable label="Config changes" class="compact">
-            <thead><tr>
-                <th scope="col">"Config"</th>
-                <th scope="col">"Before"</th>
-                <th scope="col">"After"</th>
-            </tr></thead>
-            <tbody>
+        <DataTable label="Config changes" class="compact" cols=&[Col::Text("Config"), Col::Text("Before"), Col::Text("After")]>
+                        <tbody>
                 {changes.into_iter().map(|c| view! {
                     <tr data-config=c.name.clone()>
                         <th scope="row" class="mono">{c.name.clone()}</th>

@@ -1,12 +1,14 @@
 //! The pieces most pages are made of: a read shown once it is in ([`Loaded`]), what a page says
-//! after one of its changes ([`use_changes`], [`Notice`]), and a head action offered only to a
-//! caller who may use it ([`Offered`]).
+//! after one of its changes ([`use_changes`], [`Notice`]), a head action offered only to a
+//! caller who may use it ([`Offered`]), and the head of a page listing one kind of object
+//! ([`ListHead`]).
 
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
 use leptos::prelude::*;
+use leptos_meta::Title;
 
 use super::access::{identity, offers};
 use super::{use_cluster, ErrorAlert};
@@ -151,5 +153,38 @@ pub fn Offered(privilege: Privilege, children: ChildrenFn) -> impl IntoView {
                 })
             }}
         </Suspense>
+    }
+}
+
+/// The tab bar of an object's pages: each tab a path under `base` and its label, the one
+/// for `current` marked as the page shown.
+pub fn tab_bar<T: Copy + PartialEq>(
+    label: &'static str, base: &str, current: T, tabs: &[(T, &str, &'static str)],
+) -> impl IntoView {
+    let links = tabs
+        .iter()
+        .map(|&(which, path, name)| {
+            let href = format!("{base}{path}");
+            view! { <a href=href aria-current=(which == current).then_some("page")>{name}</a> }
+        })
+        .collect_view();
+    view! { <nav class="tabs" aria-label=label>{links}</nav> }
+}
+
+/// The head of a cluster's page of one kind of object: the window's title ("Quotas of local"),
+/// the heading with the page's actions (`children`), then what the page last said of a change.
+#[component]
+pub fn ListHead(
+    title: &'static str, #[prop(optional)] notice: Option<RwSignal<Option<String>>>,
+    #[prop(optional)] children: Option<Children>,
+) -> impl IntoView {
+    let cluster = use_cluster();
+    view! {
+        <Title text=move || format!("{title} of {}", cluster()) />
+        <div class="page-head">
+            <h1>{title}</h1>
+            <div class="actions">{children.map(|c| c())}</div>
+        </div>
+        {notice.map(|notice| view! { <Notice notice=notice /> })}
     }
 }

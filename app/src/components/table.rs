@@ -5,7 +5,7 @@ use leptos::prelude::*;
 use leptos_router::hooks::{use_location, use_navigate, use_query_map};
 use leptos_router::NavigateOptions;
 
-use crate::api::{Window, PAGE_SIZE};
+use crate::api::{Window, WindowArgs, PAGE_SIZE};
 use crate::format::thousands;
 
 /// A list page's state as the URL holds it: `?q=…&sort=…&desc=1&page=…`, so a view can be
@@ -83,21 +83,71 @@ pub fn use_list_query() -> Memo<ListQuery> {
     })
 }
 
-/// The name filter of a list; typing narrows the list at once and keeps the URL in step.
+/// The window of a cluster's list that the URL asks for, read by `fetch` for the page's
+/// cluster, and read again when either changes.
+pub fn use_window_list<T, Fut>(
+    fetch: fn(String, WindowArgs) -> Fut,
+) -> Resource<Result<T, crate::ApiError>>
+where
+    T: Clone + Send + Sync + serde::Serialize + serde::de::DeserializeOwned + 'static,
+    Fut: std::future::Future<Output = Result<T, crate::ApiError>> + Send + 'static,
+{
+    let cluster = super::use_cluster();
+    let state = use_list_query();
+    Resource::new(
+        move || (cluster(), state.get()),
+        move |(cluster, state)| fetch(cluster, state.window().into()),
+    )
+}
+
+/// A column of a [`DataTable`] whose header is a plain name (klens's own words, with no
+/// markup in them).
+#[derive(Clone, Copy)]
+pub enum Col {
+    /// A column of words, left-aligned.
+    Text(&'static str),
+    /// A column of figures, right-aligned.
+    Num(&'static str),
+    /// The last column, holding a row's buttons: named for screen readers only.
+    Actions,
+}
+
+impl Col {
+    /// The column's header cell as HTML.
+    fn header(self) -> String {
+        match self {
+            Col::Text(name) => ["<th scope=\"col\">", name, "</th>"].concat(),
+            Col::Num(name) => ["<th scope=\"col\" class=\"num\">", name, "</th>"].concat(),
+            Col::Actions => {
+                "<th scope=\"col\"><span class=\"visually-hidden\">Actions</span></th>".into()
+            }
+        }
+    }
+}
+
 /// A data table in its own scrolling box: the page never scrolls sideways, and the header
-/// stays in view inside the box. `class` adds to `data` (`compact`, `configs`, ...).
+/// stays in view inside the box. `class` adds to `data` (`compact`, `configs`, ...); `cols`,
+/// when given, is its header (a table whose headers sort or explain themselves writes its own
+/// `thead` among `children`).
 #[component]
 pub fn DataTable(
-    label: &'static str, #[prop(optional)] class: &'static str, children: Children,
+    label: &'static str, #[prop(optional)] class: &'static str,
+    #[prop(optional)] cols: &'static [Col], children: Children,
 ) -> impl IntoView {
     let class = if class.is_empty() { "data".to_string() } else { format!("data {class}") };
+    // Written as HTML: a header has nothing to hydrate, and so costs the bundle one element.
+    let head = (!cols.is_empty()).then(|| {
+        let cells: String = cols.iter().copied().map(Col::header).collect();
+        view! { <thead inner_html=["<tr>", &cells, "</tr>"].concat() /> }
+    });
     view! {
         <div class="table-box">
-            <table class=class aria-label=label>{children()}</table>
+            <table class=class aria-label=label>{head}{children()}</table>
         </div>
     }
 }
 
+/// The name filter of a list; typing narrows the list at once and keeps the URL in step.
 #[component]
 pub fn FilterBox(label: &'static str) -> impl IntoView {
     let state = use_list_query();
@@ -281,6 +331,20 @@ pub fn ago(ms: i64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn column_headers_say_which_hold_figures_and_name_the_actions_for_screen_readers() {
+        let cells: Vec<String> = [Col::Text("Topic"), Col::Num("Lag"), Col::Actions]
+            .into_iter()
+            .map(Col::header)
+            .collect();
+        assert_eq!(cells[0], r#"<th scope="col">Topic</th>"#);
+        assert_eq!(cells[1], r#"<th scope="col" class="num">Lag</th>"#);
+        assert_eq!(
+            cells[2],
+            r#"<th scope="col"><span class="visually-hidden">Actions</span></th>"#
+        );
+    }
 
     #[test]
     fn list_state_round_trips_through_the_url() {

@@ -3,16 +3,15 @@
 //! row removes exactly that binding, once its principal is typed to confirm.
 
 use leptos::prelude::*;
-use leptos_meta::Title;
 
 use crate::api::{
     acls, create_acl, delete_acl, AclArgs, AclBinding, AclChanged, ACL_OPERATIONS,
     ACL_PATTERN_TYPES, ACL_PERMISSIONS, ACL_RESOURCE_TYPES,
 };
-use crate::components::access::{identity, offers, NeedsPrivilege};
-use crate::components::change::{follow_change, TypedConfirm};
-use crate::components::page::{use_changes, CallerAccess, Loaded, Notice};
-use crate::components::table::DataTable;
+use crate::components::access::NeedsPrivilege;
+use crate::components::change::{confirmed_change, follow_change, ConfirmSheet};
+use crate::components::page::{use_changes, CallerAccess, ListHead, Loaded, Offered};
+use crate::components::table::{Col, DataTable};
 use crate::components::use_cluster;
 use crate::Privilege;
 
@@ -34,27 +33,16 @@ fn args_of(cluster: String, acl: &AclBinding, dry_run: bool) -> AclArgs {
 #[component]
 pub fn AclsPage() -> impl IntoView {
     let cluster = use_cluster();
-    let who = identity();
     // Made here, once, outside every suspense (a resource made while one resolves can hydrate
     // with another's data).
     let list = Resource::new(cluster, acls);
     let (notice, changed) = use_changes(move || list.refetch());
-    let may = move |privilege| async move {
-        who.await.ok().is_some_and(|w| offers(w.cluster(&cluster()), privilege))
-    };
     view! {
-        <Title text=move || format!("ACLs of {}", cluster()) />
-        <div class="page-head">
-            <h1>"ACLs"</h1>
-            <div class="actions">
-                <Suspense fallback=|| ()>
-                    {move || Suspend::new(async move {
-                        may(Privilege::CreateAcls).await.then(|| view! { <CreateAcl cluster=cluster() on_done=changed /> })
-                    })}
-                </Suspense>
-            </div>
-        </div>
-        <Notice notice=notice />
+        <ListHead title="ACLs" notice=notice>
+            <Offered privilege=Privilege::CreateAcls>
+                <CreateAcl cluster=cluster() on_done=changed />
+            </Offered>
+        </ListHead>
         <NeedsPrivilege cluster=cluster() privilege=Privilege::Acls what="The ACL list"
             children=ChildrenFn::to_children(move || view! { <AclTable list=list changed=changed /> }) />
     }
@@ -93,17 +81,8 @@ fn AclTable(
             let total = all.with_value(Vec::len);
             view! {
                 <p class="muted" data-figure="acl-count">{move || format!("{} of {total} bindings", shown().len())}</p>
-                <DataTable label="ACLs">
-                    <thead><tr>
-                        <th scope="col">"Principal"</th>
-                        <th scope="col">"Host"</th>
-                        <th scope="col">"Resource"</th>
-                        <th scope="col">"Pattern"</th>
-                        <th scope="col">"Operation"</th>
-                        <th scope="col">"Permission"</th>
-                        <th scope="col"><span class="visually-hidden">"Actions"</span></th>
-                    </tr></thead>
-                    <tbody>
+                <DataTable label="ACLs" cols=&[Col::Text("Principal"), Col::Text("Host"), Col::Text("Resource"), Col::Text("Pattern"), Col::Text("Operation"), Col::Text("Permission"), Col::Actions]>
+                                        <tbody>
                         <For each=shown key=|a| a.clone() let:acl>
                             <AclRow acl=acl can_delete=can_delete on_done=changed />
                         </For>
@@ -122,20 +101,15 @@ fn AclRow(acl: AclBinding, can_delete: bool, on_done: Callback<String>) -> impl 
     let error = RwSignal::new(None::<String>);
     let words = acl.words();
     let stored = StoredValue::new(acl.clone());
-    let send = Action::new_local(move |_: &()| {
-        let args = args_of(cluster(), &stored.get_value(), false);
-        async move { delete_acl(args).await }
-    });
-    Effect::new(move |_| match send.value().get() {
-        Some(Ok(done)) => {
-            open.set(false);
-            on_done.run(format!("Deleted: {}.", done.words));
-        }
-        Some(Err(e)) => error.set(Some(e.message)),
-        None => {}
-    });
+    let send = confirmed_change(
+        open,
+        error,
+        move || delete_acl(args_of(cluster(), &stored.get_value(), false)),
+        |done: &AclChanged| format!("Deleted: {}.", done.words),
+        on_done,
+    );
     let deny = acl.permission == "deny";
-    let label = format!("Delete ACL: {words}");
+    let warning = format!("Removes exactly this binding: {words}. Other bindings stay, even those a wider filter would match.");
     view! {
         <tr>
             <td class="mono">{acl.principal.clone()}</td>
@@ -146,20 +120,10 @@ fn AclRow(acl: AclBinding, can_delete: bool, on_done: Callback<String>) -> impl 
             <td>{if deny { view! { <span class="badge badge-bad">"deny"</span> }.into_any() } else { view! { "allow" }.into_any() }}</td>
             <td>
                 {can_delete.then(|| view! {
-                    <button type="button" class="button button-danger" aria-label=label.clone()
-                        on:click=move |_| { open.update(|o| *o = !*o); error.set(None); }>"Delete"</button>
-                    <Show when=move || open.get()>
-                        <div class="panel" role="group" aria-label="Delete this ACL">
-                            <TypedConfirm label="Delete this ACL".to_string() field="Principal"
-                                name=stored.with_value(|a| a.principal.clone())
-                                warning=format!("Removes exactly this binding: {}. Other bindings stay, even those a wider filter would match.", stored.with_value(AclBinding::words))
-                                ready=Signal::derive(|| true)
-                                pending=send.pending().into()
-                                act=Callback::new(move |()| { send.dispatch(()); })
-                                cancel=Callback::new(move |()| open.set(false)) />
-                            {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
-                        </div>
-                    </Show>
+                    <ConfirmSheet open=open in_row=true error=error button="Delete"
+                        button_label=format!("Delete ACL: {words}") title="Delete this ACL"
+                        field="Principal" name=acl.principal.clone() warning=warning
+                        pending=send.pending().into() act=Callback::new(move |()| { send.dispatch(()); }) />
                 })}
             </td>
         </tr>

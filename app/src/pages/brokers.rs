@@ -10,8 +10,8 @@ use leptos_router::hooks::use_params_map;
 use crate::api::{broker, brokers, LogDirDetail};
 use crate::components::access::NeedsPrivilege;
 use crate::components::configs::{ConfigTable, ConfigTarget};
-use crate::components::page::{Loaded, Offered};
-use crate::components::table::{DataTable, Freshness};
+use crate::components::page::{tab_bar, ListHead, Loaded, Offered};
+use crate::components::table::{Col, DataTable, Freshness};
 use crate::components::use_cluster;
 use crate::format::{bytes, or_dash, page_url, query_value, thousands};
 use crate::Privilege;
@@ -26,16 +26,11 @@ pub enum BrokerTab {
 #[component]
 pub fn BrokerTabs(cluster: String, id: String, current: BrokerTab) -> impl IntoView {
     let base = format!("/c/{}/brokers/{}", query_value(&cluster), query_value(&id));
-    let tab = |which: BrokerTab, path: &str, label: &'static str| {
-        let href = format!("{base}{path}");
-        view! { <a href=href aria-current=(current == which).then_some("page")>{label}</a> }
-    };
-    view! {
-        <nav class="tabs" aria-label="Broker">
-            {tab(BrokerTab::Overview, "", "Overview")}
-            {tab(BrokerTab::Configuration, "/configuration", "Configuration")}
-        </nav>
-    }
+    let tabs = [
+        (BrokerTab::Overview, "", "Overview"),
+        (BrokerTab::Configuration, "/configuration", "Configuration"),
+    ];
+    tab_bar("Broker", &base, current, &tabs)
 }
 
 #[component]
@@ -43,15 +38,11 @@ pub fn BrokersPage() -> impl IntoView {
     let cluster = use_cluster();
     let list = Resource::new(cluster, brokers);
     view! {
-        <Title text=move || format!("Brokers of {}", cluster()) />
-        <div class="page-head">
-            <h1>"Brokers"</h1>
-            <div class="actions">
-                <Offered privilege=Privilege::BrokerConfigs>
-                    <a class="button" href=format!("/c/{}/brokers/defaults", query_value(&cluster()))>"Cluster-wide configuration"</a>
-                </Offered>
-            </div>
-        </div>
+        <ListHead title="Brokers">
+            <Offered privilege=Privilege::BrokerConfigs>
+                <a class="button" href=format!("/c/{}/brokers/defaults", query_value(&cluster()))>"Cluster-wide configuration"</a>
+            </Offered>
+        </ListHead>
         <Loaded of=list ok=move |value: crate::api::BrokerList, _| {
             match value {
                 list if list.brokers.is_empty() => view! {
@@ -67,18 +58,8 @@ pub fn BrokersPage() -> impl IntoView {
                     view! {
                         <Freshness what="Log dirs" at=list.refreshed_at served_at=list.served_at />
                         {controller.map(|c| view! { <p class="empty">{c}</p> })}
-                        <DataTable label="Brokers">
-                            <thead><tr>
-                                <th scope="col" class="num">"Id"</th>
-                                <th scope="col">"Host"</th>
-                                <th scope="col">"Rack"</th>
-                                <th scope="col">"Role"</th>
-                                <th scope="col" class="num">"Replicas"</th>
-                                <th scope="col" class="num">"Leaders"</th>
-                                <th scope="col" class="num">"Log dirs"</th>
-                                <th scope="col" class="num">"Size"</th>
-                            </tr></thead>
-                            <tbody>
+                        <DataTable label="Brokers" cols=&[Col::Num("Id"), Col::Text("Host"), Col::Text("Rack"), Col::Text("Role"), Col::Num("Replicas"), Col::Num("Leaders"), Col::Num("Log dirs"), Col::Num("Size")]>
+                                                        <tbody>
                                 {list.brokers.into_iter().map(|b| {
                                     let size = dirs_size(&b.log_dirs, b.log_dirs_error.is_some());
                                     view! {
@@ -149,15 +130,8 @@ pub fn BrokerPage() -> impl IntoView {
                         </dl>
                         <h2>"Log dirs"</h2>
                         {b.log_dirs_error.clone().map(|e| view! { <p class="error">{format!("Log dirs could not be read: {e}")}</p> })}
-                        <DataTable label="Log dirs">
-                            <thead><tr>
-                                <th scope="col">"Path"</th>
-                                <th scope="col" class="num">"Size"</th>
-                                <th scope="col" class="num">"Volume free"</th>
-                                <th scope="col" class="num">"Volume size"</th>
-                                <th scope="col">"Error"</th>
-                            </tr></thead>
-                            <tbody>
+                        <DataTable label="Log dirs" cols=&[Col::Text("Path"), Col::Num("Size"), Col::Num("Volume free"), Col::Num("Volume size"), Col::Text("Error")]>
+                                                        <tbody>
                                 {b.log_dirs.into_iter().map(|d| view! {
                                     <tr>
                                         <td class="mono">{d.path}</td>

@@ -6,7 +6,7 @@ use leptos_meta::Title;
 use crate::api::{clusters, ClusterSummary};
 use crate::components::health::HealthBadge;
 use crate::components::page::Loaded;
-use crate::components::table::DataTable;
+use crate::components::table::{Col, DataTable};
 use crate::format::{bytes, or_dash, thousands};
 
 #[component]
@@ -29,20 +29,8 @@ pub fn ClustersPage() -> impl IntoView {
 #[component]
 fn ClusterTable(rows: Vec<ClusterSummary>) -> impl IntoView {
     view! {
-        <DataTable label="Clusters">
-            <thead>
-                <tr>
-                    <th scope="col">"Cluster"</th>
-                    <th scope="col">"Health"</th>
-                    <th scope="col" class="num">"Brokers"</th>
-                    <th scope="col" class="num">"Topics"</th>
-                    <th scope="col" class="num">"Partitions"</th>
-                    <th scope="col" class="num">"Under-replicated"</th>
-                    <th scope="col" class="num">"Size"</th>
-                    <th scope="col">"Mode"</th>
-                </tr>
-            </thead>
-            <tbody>
+        <DataTable label="Clusters" cols=&[Col::Text("Cluster"), Col::Text("Health"), Col::Num("Brokers"), Col::Num("Topics"), Col::Num("Partitions"), Col::Num("Under-replicated"), Col::Num("Size"), Col::Text("Mode")]>
+                        <tbody>
                 {rows
                     .into_iter()
                     .map(|c| {

@@ -8,7 +8,7 @@ use leptos::prelude::*;
 use crate::api::{
     reset_connector_offsets, ConnectorOffset, ConnectorOffsetsArgs, ConnectorOffsetsPlan, OffsetMap,
 };
-use crate::components::change::follow_change;
+use crate::components::change::{follow_change, DryRunButtons};
 use crate::components::table::DataTable;
 use crate::error::ApiError;
 use crate::format::page_url;
@@ -128,14 +128,9 @@ fn ResetSheet(
                         placeholder=r#"[{"partition": {"kafka_topic": "orders", "kafka_partition": 0}, "offset": {"kafka_offset": 0}}]"#
                         on:input=move |ev| { text.set(event_target_value(&ev)); preview.set(None); }></textarea>
                 </label>
-                <div class="panel-actions">
-                    <button type="button" class="button" disabled=move || send.pending().get()
-                        on:click=move |_| { send.dispatch(true); }>"Preview"</button>
-                    <button type="button" class="button button-danger"
-                        disabled=move || send.pending().get() || !stopped()
-                        on:click=move |_| { send.dispatch(false); }>"Apply"</button>
-                    <button type="button" class="button" on:click=move |_| open.set(false)>"Cancel"</button>
-                </div>
+                <DryRunButtons check="Preview" apply="Apply" danger=true open=open
+                    pending=send.pending().into() dispatch=Callback::new(move |dry| { send.dispatch(dry); })
+                    blocked=Signal::derive(move || !stopped()) />
                 {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
                 {move || preview.get().map(|p| {
                     let cluster = target.get_value().0;

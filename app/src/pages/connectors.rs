@@ -18,9 +18,9 @@ use crate::api::{
     ConnectorDetail, ConnectorSummary, ConnectorTask,
 };
 use crate::components::access::{allows, identity, offers};
-use crate::components::change::{follow_change, object_changes, TypedConfirm};
-use crate::components::page::{use_changes, CallerAccess, Loaded, Notice};
-use crate::components::table::{DataTable, Freshness};
+use crate::components::change::{follow_change, object_changes, ConfirmSheet, DryRunButtons};
+use crate::components::page::{use_changes, CallerAccess, ListHead, Loaded, Notice};
+use crate::components::table::{Col, DataTable, Freshness};
 use crate::components::{use_cluster, ErrorAlert};
 use crate::error::ApiError;
 use crate::format::{page_url, query_value};
@@ -68,22 +68,17 @@ pub fn ConnectorsPage() -> impl IntoView {
     let kind = RwSignal::new(String::new());
     let name = RwSignal::new(String::new());
     view! {
-        <Title text=move || format!("Connectors of {}", cluster()) />
-        <div class="page-head">
-            <h1>"Connectors"</h1>
-            <div class="actions">
-                <Suspense fallback=|| ()>
-                    {move || Suspend::new(async move {
-                        let may = who.await.ok().is_some_and(|w| offers(w.cluster(&cluster()), Privilege::ManageConnectors));
-                        let connects: Vec<String> = list.await.map(|l| l.connects.into_iter().map(|c| c.name).collect()).unwrap_or_default();
-                        (may && !connects.is_empty()).then(|| view! {
-                            <ConnectorForm cluster=cluster() connects=connects initial="tasks.max=1\n".to_string() on_done=changed />
-                        })
-                    })}
-                </Suspense>
-            </div>
-        </div>
-        <Notice notice=notice />
+        <ListHead title="Connectors" notice=notice>
+            <Suspense fallback=|| ()>
+                {move || Suspend::new(async move {
+                    let may = who.await.ok().is_some_and(|w| offers(w.cluster(&cluster()), Privilege::ManageConnectors));
+                    let connects: Vec<String> = list.await.map(|l| l.connects.into_iter().map(|c| c.name).collect()).unwrap_or_default();
+                    (may && !connects.is_empty()).then(|| view! {
+                        <ConnectorForm cluster=cluster() connects=connects initial="tasks.max=1\n".to_string() on_done=changed />
+                    })
+                })}
+            </Suspense>
+        </ListHead>
         <div class="header-row" role="search" aria-label="Filter connectors">
             <input type="search" placeholder="Name or class" aria-label="Name or class"
                 bind:value=name />
@@ -158,16 +153,8 @@ fn ConnectSection(
                 view! { <p class="empty">"No connectors you may see on this Connect cluster."</p> }.into_any()
             } else {
                 view! {
-                    <DataTable label="Connectors">
-                        <thead><tr>
-                            <th scope="col">"Connector"</th>
-                            <th scope="col">"Type"</th>
-                            <th scope="col">"Class"</th>
-                            <th scope="col">"State"</th>
-                            <th scope="col" class="num">"Tasks"</th>
-                            <th scope="col">"Topics"</th>
-                        </tr></thead>
-                        <tbody>
+                    <DataTable label="Connectors" cols=&[Col::Text("Connector"), Col::Text("Type"), Col::Text("Class"), Col::Text("State"), Col::Num("Tasks"), Col::Text("Topics")]>
+                                                <tbody>
                             <For each=rows key=|c| format!("{}\u{0}{}\u{0}{:?}", c.name, c.state, c.tasks) let:c>
                                 <ConnectorRow cluster=cluster.get_value() c=c />
                             </For>
@@ -283,14 +270,8 @@ fn ConnectorView(
             view! { <p class="empty">"No tasks yet."</p> }.into_any()
         } else {
             view! {
-                <DataTable label="Tasks">
-                    <thead><tr>
-                        <th scope="col" class="num">"Task"</th>
-                        <th scope="col">"State"</th>
-                        <th scope="col">"Worker"</th>
-                        <th scope="col">"Cause"</th>
-                    </tr></thead>
-                    <tbody>
+                <DataTable label="Tasks" cols=&[Col::Num("Task"), Col::Text("State"), Col::Text("Worker"), Col::Text("Cause")]>
+                                        <tbody>
                         {c.tasks.clone().into_iter().map(|t| view! { <TaskRow t=t may=may target=target send=send /> }).collect_view()}
                     </tbody>
                 </DataTable>
@@ -425,19 +406,10 @@ fn ConnectorActions(
             <button type="button" class="button" disabled=busy
                 on:click=move |_| go(Act::Restart, true, true)>"Restart failed tasks"</button>
         })}
-        <button type="button" class="button button-danger" on:click=move |_| deleting.update(|d| *d = !*d)>
-            "Delete connector"
-        </button>
-        <Show when=move || deleting.get()>
-            <div class="panel" role="dialog" aria-label="Delete connector">
-                <TypedConfirm label="Delete connector".to_string() field="Connector name" name=name.clone()
-                    warning="Connect stops the connector and forgets its config.".to_string()
-                    ready=Signal::derive(|| true)
-                    pending=send.pending().into()
-                    act=Callback::new(move |()| go(Act::Delete, false, false))
-                    cancel=Callback::new(move |()| deleting.set(false)) />
-            </div>
-        </Show>
+        <ConfirmSheet open=deleting button="Delete connector" title="Delete connector"
+            field="Connector name" name=name
+            warning="Connect stops the connector and forgets its config.".to_string()
+            pending=send.pending().into() act=Callback::new(move |()| go(Act::Delete, false, false)) />
     }
 }
 
@@ -580,14 +552,9 @@ pub fn ConnectorForm(
                 <label>"Config (key=value, one a line; a masked value kept as ********)"
                     <textarea rows="12" class="mono" bind:value=text></textarea>
                 </label>
-                <div class="panel-actions">
-                    <button type="button" class="button" disabled=move || send.pending().get()
-                        on:click=move |_| { send.dispatch(true); }>"Validate"</button>
-                    <button type="button" class="button button-primary"
-                        disabled=move || send.pending().get() || preview.get().is_none_or(|p| p.error_count > 0)
-                        on:click=move |_| { send.dispatch(false); }>{if creating { "Create" } else { "Save" }}</button>
-                    <button type="button" class="button" on:click=move |_| open.set(false)>"Cancel"</button>
-                </div>
+                <DryRunButtons check="Validate" apply=if creating { "Create" } else { "Save" } open=open
+                    pending=send.pending().into() dispatch=Callback::new(move |dry| { send.dispatch(dry); })
+                    blocked=Signal::derive(move || preview.get().is_none_or(|p| p.error_count > 0)) />
                 {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
                 {move || preview.get().map(|p| view! {
                     <p role="status" data-figure="validation">{if p.error_count == 0 { "Connect finds no error in this config.".to_string() } else { format!("Connect finds {} errors:", p.error_count) }}</p>

@@ -7,7 +7,7 @@ use leptos::prelude::*;
 
 use crate::api::{cancel_copy, copy_records, Arg, CopyArgs, CopyJob, CopyPlan, CopyState};
 use crate::components::access::{identity, offers};
-use crate::components::table::DataTable;
+use crate::components::table::{Col, DataTable};
 use crate::format::thousands;
 use crate::Privilege;
 
@@ -289,13 +289,8 @@ fn Planned(plan: CopyPlan) -> impl IntoView {
     view! {
         <p data-figure="copy-read">{read}</p>
         {(!plan.targets.is_empty()).then(|| view! {
-            <DataTable label="Targets" class="copy-targets">
-                <thead><tr>
-                    <th scope="col">"Topic"</th>
-                    <th scope="col" class="num">"Records"</th>
-                    <th scope="col">"Partitions"</th>
-                </tr></thead>
-                <tbody>
+            <DataTable label="Targets" class="copy-targets" cols=&[Col::Text("Topic"), Col::Num("Records"), Col::Text("Partitions")]>
+                                <tbody>
                     {plan.targets.into_iter().map(|t| view! {
                         <tr data-target=format!("{}/{}", t.cluster, t.topic)>
                             <td class="mono">{format!("{}/{}", t.cluster, t.topic)}

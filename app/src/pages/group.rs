@@ -13,7 +13,7 @@ use crate::access::{ClusterAccess, Resource as Target};
 use crate::api::{group, GroupDetail};
 use crate::components::access::allows;
 use crate::components::page::{use_changes, CallerAccess, Loaded, Notice};
-use crate::components::table::{DataTable, Freshness, LagBar};
+use crate::components::table::{Col, DataTable, Freshness, LagBar};
 use crate::components::use_cluster;
 use crate::format::{or_dash, page_url, query_value, thousands};
 use crate::Privilege;
@@ -124,14 +124,8 @@ fn GroupView(
             view! { <p class="empty">"No member is connected; the offsets below are what the group committed last."</p> }.into_any()
         } else {
             view! {
-                <DataTable label="Members">
-                    <thead><tr>
-                        <th scope="col">"Member"</th>
-                        <th scope="col">"Client id"</th>
-                        <th scope="col">"Host"</th>
-                        <th scope="col">"Assigned partitions"</th>
-                    </tr></thead>
-                    <tbody>
+                <DataTable label="Members" cols=&[Col::Text("Member"), Col::Text("Client id"), Col::Text("Host"), Col::Text("Assigned partitions")]>
+                                        <tbody>
                         {group.members.into_iter().map(|m| {
                             let assigned = m.assignments.iter()
                                 .map(|a| format!("{}-{}", a.topic, a.partition))
@@ -155,15 +149,8 @@ fn GroupView(
             view! { <p class="empty">"The group has committed no offsets."</p> }.into_any()
         } else {
             view! {
-                <DataTable label="Offsets">
-                    <thead><tr>
-                        <th scope="col">"Topic"</th>
-                        <th scope="col" class="num">"Partition"</th>
-                        <th scope="col" class="num">"Committed"</th>
-                        <th scope="col" class="num">"End"</th>
-                        <th scope="col" class="num">"Lag"</th>
-                    </tr></thead>
-                    <tbody>
+                <DataTable label="Offsets" cols=&[Col::Text("Topic"), Col::Num("Partition"), Col::Num("Committed"), Col::Num("End"), Col::Num("Lag")]>
+                                        <tbody>
                         {group.offsets.into_iter().map(|o| view! {
                             <tr data-partition=format!("{}-{}", o.topic, o.partition)>
                                 <th scope="row"><a class="mono" href=page_url(&cluster, "topics", &o.topic)>{o.topic.clone()}</a></th>

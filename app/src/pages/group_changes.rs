@@ -7,8 +7,8 @@ use leptos::prelude::*;
 use crate::api::{
     delete_group, delete_offsets, reset_offsets, OffsetPlan, ResetOffsetsArgs, ResetTo,
 };
-use crate::components::change::TypedConfirm;
-use crate::components::table::DataTable;
+use crate::components::change::{confirmed_change, ConfirmSheet, TypedConfirm};
+use crate::components::table::{Col, DataTable};
 use crate::format::{parse_duration, parse_instant, thousands};
 
 /// Reset offsets: the scope and the target, the plan, then Apply this plan.
@@ -194,18 +194,8 @@ pub fn ResetOffsets(
 #[component]
 pub fn PlanTable(plan: OffsetPlan) -> impl IntoView {
     view! {
-        <DataTable label="Plan" class="compact">
-            <thead><tr>
-                <th scope="col">"Topic"</th>
-                <th scope="col" class="num">"Partition"</th>
-                <th scope="col" class="num">"Committed now"</th>
-                <th scope="col" class="num">"New offset"</th>
-                <th scope="col" class="num">"Lag now"</th>
-                <th scope="col" class="num">"Lag after"</th>
-                <th scope="col" class="num">"Skipped"</th>
-                <th scope="col" class="num">"Read again"</th>
-            </tr></thead>
-            <tbody>
+        <DataTable label="Plan" class="compact" cols=&[Col::Text("Topic"), Col::Num("Partition"), Col::Num("Committed now"), Col::Num("New offset"), Col::Num("Lag now"), Col::Num("Lag after"), Col::Num("Skipped"), Col::Num("Read again")]>
+                        <tbody>
                 {plan.partitions.into_iter().map(|m| view! {
                     <tr data-partition=format!("{}-{}", m.topic, m.partition)>
                         <th scope="row" class="mono">{m.topic.clone()}</th>
@@ -286,32 +276,20 @@ pub fn DeleteGroup(
     let open = RwSignal::new(start_open);
     let error = RwSignal::new(None::<String>);
     let target = StoredValue::new((cluster, group.clone()));
-    let send = Action::new_local(move |_: &()| {
-        let (cluster, group) = target.get_value();
-        async move { delete_group(cluster, group.into()).await }
-    });
-    Effect::new(move |_| match send.value().get() {
-        Some(Ok(done)) => {
-            open.set(false);
-            on_done.run(format!("Deleted group {}.", done.group));
-        }
-        Some(Err(e)) => error.set(Some(e.message)),
-        None => {}
-    });
+    let send = confirmed_change(
+        open,
+        error,
+        move || {
+            let (cluster, group) = target.get_value();
+            delete_group(cluster, group.into())
+        },
+        |done: &crate::api::GroupChanged| format!("Deleted group {}.", done.group),
+        on_done,
+    );
     view! {
-        <button type="button" class="button button-danger" on:click=move |_| open.update(|o| *o = !*o)>
-            "Delete group"
-        </button>
-        <Show when=move || open.get()>
-            <div class="panel" role="dialog" aria-label="Delete group">
-                <TypedConfirm label="Delete group".to_string() field="Group name" name=group.clone()
-                    warning="This deletes the group and every offset it committed.".to_string()
-                    ready=Signal::derive(|| true)
-                    pending=send.pending().into()
-                    act=Callback::new(move |()| { send.dispatch(()); })
-                    cancel=Callback::new(move |()| open.set(false)) />
-                {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
-            </div>
-        </Show>
+        <ConfirmSheet open=open error=error button="Delete group" title="Delete group"
+            field="Group name" name=group
+            warning="This deletes the group and every offset it committed.".to_string()
+            pending=send.pending().into() act=Callback::new(move |()| { send.dispatch(()); }) />
     }
 }

@@ -6,7 +6,7 @@ use leptos_meta::Title;
 use crate::api::{groups, GroupSummary};
 use crate::components::page::Loaded;
 use crate::components::table::{
-    use_list_query, DataTable, FilterBox, Freshness, LagBar, Pager, SortHeader,
+    use_window_list, DataTable, FilterBox, Freshness, LagBar, Pager, SortHeader,
 };
 use crate::components::use_cluster;
 use crate::format::{page_url, thousands};
@@ -14,14 +14,7 @@ use crate::format::{page_url, thousands};
 #[component]
 pub fn GroupsPage() -> impl IntoView {
     let cluster = use_cluster();
-    let state = use_list_query();
-    let list = Resource::new(
-        move || (cluster(), state.get()),
-        |(cluster, state)| {
-            let w = state.window();
-            groups(cluster, w.into())
-        },
-    );
+    let list = use_window_list(groups);
     view! {
         <Title text=move || format!("Consumer groups of {}", cluster()) />
         <div class="page-head">

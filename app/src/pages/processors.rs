@@ -19,9 +19,9 @@ use crate::api::{
     ProcessorSummary,
 };
 use crate::components::access::allows;
-use crate::components::change::{follow_change, object_changes, TypedConfirm};
-use crate::components::page::{use_changes, CallerAccess, Loaded, Notice, Offered};
-use crate::components::table::DataTable;
+use crate::components::change::{follow_change, object_changes, ConfirmSheet, DryRunButtons};
+use crate::components::page::{use_changes, CallerAccess, ListHead, Loaded, Notice, Offered};
+use crate::components::table::{Col, DataTable};
 use crate::components::{use_cluster, ErrorAlert};
 use crate::error::ApiError;
 use crate::format::{or_dash, page_url, rate, thousands, utc_timestamp};
@@ -33,16 +33,11 @@ pub fn ProcessorsPage() -> impl IntoView {
     let list = Resource::new(cluster, processors);
     let (notice, changed) = use_changes(move || list.refetch());
     view! {
-        <Title text=move || format!("SQL processors of {}", cluster()) />
-        <div class="page-head">
-            <h1>"SQL processors"</h1>
-            <div class="actions">
-                <Offered privilege=Privilege::ManageSqlProcessors>
-                    <ProcessorForm cluster=cluster() on_done=changed />
-                </Offered>
-            </div>
-        </div>
-        <Notice notice=notice />
+        <ListHead title="SQL processors" notice=notice>
+            <Offered privilege=Privilege::ManageSqlProcessors>
+                <ProcessorForm cluster=cluster() on_done=changed />
+            </Offered>
+        </ListHead>
         <Loaded of=list keep=true ok=move |list: ProcessorList, _| {
             let here = list.cluster.clone();
             view! {
@@ -53,17 +48,8 @@ pub fn ProcessorsPage() -> impl IntoView {
                     view! { <p class="empty">"No SQL processor that you may see."</p> }.into_any()
                 } else {
                     view! {
-                        <DataTable label="SQL processors">
-                            <thead><tr>
-                                <th scope="col">"Processor"</th>
-                                <th scope="col">"Reads"</th>
-                                <th scope="col">"Writes"</th>
-                                <th scope="col">"State"</th>
-                                <th scope="col" class="num">"Parallelism"</th>
-                                <th scope="col" class="num">"Throughput"</th>
-                                <th scope="col" class="num">"Lag"</th>
-                            </tr></thead>
-                            <tbody>
+                        <DataTable label="SQL processors" cols=&[Col::Text("Processor"), Col::Text("Reads"), Col::Text("Writes"), Col::Text("State"), Col::Num("Parallelism"), Col::Num("Throughput"), Col::Num("Lag")]>
+                                                        <tbody>
                                 {list.processors.into_iter().map(|p| view! { <ProcessorRow here=here.clone() p=p /> }).collect_view()}
                             </tbody>
                         </DataTable>
@@ -291,16 +277,14 @@ fn ProcessorActions(
         send.dispatch((act, args));
     };
     let busy = move || send.pending().get();
-    let sheet = RwSignal::new(None::<Act>);
-    let toggle =
-        move |act: Act| sheet.update(|s| *s = if *s == Some(act) { None } else { Some(act) });
+    let scaling = RwSignal::new(false);
+    let deleting = RwSignal::new(false);
     let wanted = RwSignal::new(parallelism.to_string());
     view! {
         <button type="button" class="button" disabled=move || busy() || !running on:click=move |_| go(Act::Stop, None)>"Stop"</button>
         <button type="button" class="button" disabled=move || busy() || running on:click=move |_| go(Act::Resume, None)>"Resume"</button>
-        <button type="button" class="button" on:click=move |_| toggle(Act::Scale)>"Scale"</button>
-        <button type="button" class="button button-danger" on:click=move |_| toggle(Act::Delete)>"Delete processor"</button>
-        <Show when=move || sheet.get() == Some(Act::Scale)>
+        <button type="button" class="button" on:click=move |_| scaling.update(|s| *s = !*s)>"Scale"</button>
+        <Show when=move || scaling.get()>
             <div class="panel" role="dialog" aria-label="Scale processor">
                 <h2>"Scale processor"</h2>
                 <p class="muted">"Stops the job with a savepoint and starts it from there with the new number of parallel instances."</p>
@@ -310,20 +294,14 @@ fn ProcessorActions(
                 <div class="panel-actions">
                     <button type="button" class="button button-primary" disabled=busy
                         on:click=move |_| go(Act::Scale, wanted.get_untracked().trim().parse().ok())>"Scale"</button>
-                    <button type="button" class="button" on:click=move |_| sheet.set(None)>"Cancel"</button>
+                    <button type="button" class="button" on:click=move |_| scaling.set(false)>"Cancel"</button>
                 </div>
             </div>
         </Show>
-        <Show when=move || sheet.get() == Some(Act::Delete)>
-            <div class="panel" role="dialog" aria-label="Delete processor">
-                <TypedConfirm label="Delete processor".to_string() field="Processor name" name=name.clone()
-                    warning="Flink cancels its job without a savepoint; what it wrote stays in its topic.".to_string()
-                    ready=Signal::derive(|| true)
-                    pending=send.pending().into()
-                    act=Callback::new(move |()| go(Act::Delete, None))
-                    cancel=Callback::new(move |()| sheet.set(None)) />
-            </div>
-        </Show>
+        <ConfirmSheet open=deleting button="Delete processor" title="Delete processor"
+            field="Processor name" name=name
+            warning="Flink cancels its job without a savepoint; what it wrote stays in its topic.".to_string()
+            pending=send.pending().into() act=Callback::new(move |()| go(Act::Delete, None)) />
     }
 }
 
@@ -385,14 +363,9 @@ fn ProcessorForm(cluster: String, on_done: Callback<String>) -> impl IntoView {
                     <input type="number" min="1" bind:value=parallelism />
                 </label>
                 <Columns cluster=cluster.get_value() />
-                <div class="panel-actions">
-                    <button type="button" class="button" disabled=move || send.pending().get()
-                        on:click=move |_| { send.dispatch(true); }>"Preview"</button>
-                    <button type="button" class="button button-primary"
-                        disabled=move || send.pending().get() || preview.get().is_none() || !confirmed.get()
-                        on:click=move |_| { send.dispatch(false); }>"Create"</button>
-                    <button type="button" class="button" on:click=move |_| open.set(false)>"Cancel"</button>
-                </div>
+                <DryRunButtons check="Preview" apply="Create" open=open
+                    pending=send.pending().into() dispatch=Callback::new(move |dry| { send.dispatch(dry); })
+                    blocked=Signal::derive(move || preview.get().is_none() || !confirmed.get()) />
                 {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
                 {move || preview.get().map(|p| view! { <Preview p=p confirmed=confirmed /> })}
             </div>

@@ -5,16 +5,15 @@
 use std::collections::BTreeMap;
 
 use leptos::prelude::*;
-use leptos_meta::Title;
 
 use crate::api::{
     alter_quota, entity_words, quota_key, quotas, AlterQuotaArgs, ClientQuota, QuotaChanged,
     QuotaEntityPart, QuotaKey, QuotaList, QuotaUnit, BYTE_UNITS, QUOTA_KEYS,
 };
 use crate::components::access::NeedsPrivilege;
-use crate::components::change::{follow_change, TypedConfirm};
-use crate::components::page::{use_changes, CallerAccess, Loaded, Notice, Offered};
-use crate::components::table::DataTable;
+use crate::components::change::{confirmed_change, follow_change, ConfirmSheet};
+use crate::components::page::{use_changes, CallerAccess, ListHead, Loaded, Offered};
+use crate::components::table::{Col, DataTable};
 use crate::components::use_cluster;
 use crate::error::ApiError;
 use crate::Privilege;
@@ -26,16 +25,11 @@ pub fn QuotasPage() -> impl IntoView {
     let list = Resource::new(cluster, quotas);
     let (notice, changed) = use_changes(move || list.refetch());
     view! {
-        <Title text=move || format!("Quotas of {}", cluster()) />
-        <div class="page-head">
-            <h1>"Quotas"</h1>
-            <div class="actions">
-                <Offered privilege=Privilege::AlterQuotas>
-                    <QuotaForm cluster=cluster() quota=None on_done=changed />
-                </Offered>
-            </div>
-        </div>
-        <Notice notice=notice />
+        <ListHead title="Quotas" notice=notice>
+            <Offered privilege=Privilege::AlterQuotas>
+                <QuotaForm cluster=cluster() quota=None on_done=changed />
+            </Offered>
+        </ListHead>
         <NeedsPrivilege cluster=cluster() privilege=Privilege::BrokerConfigs what="The list of client quotas"
             children=ChildrenFn::to_children(move || view! { <QuotaTable list=list changed=changed /> }) />
     }
@@ -424,13 +418,8 @@ fn QuotaChanges(changes: QuotaChanged) -> impl IntoView {
     };
     view! {
         <p>{format!("Kafka accepts this change to {}:", entity_words(&changes.entity))}</p>
-        <DataTable label="Quota changes" class="compact">
-            <thead><tr>
-                <th scope="col">"Quota"</th>
-                <th scope="col">"Before"</th>
-                <th scope="col">"After"</th>
-            </tr></thead>
-            <tbody>
+        <DataTable label="Quota changes" class="compact" cols=&[Col::Text("Quota"), Col::Text("Before"), Col::Text("After")]>
+                        <tbody>
                 {changes.changes.into_iter().map(|c| view! {
                     <tr data-quota=c.key.clone()>
                         <th scope="row">{quota_key(&c.key).map(|k| k.label).unwrap_or_default()}" "<span class="muted mono">{c.key.clone()}</span></th>
@@ -451,9 +440,11 @@ fn RemoveQuota(cluster: String, quota: ClientQuota, on_done: Callback<String>) -
     let words = entity_words(&quota.entity);
     let label = format!("Remove quota of {words}");
     let target = StoredValue::new((cluster, quota));
-    let send = Action::new_local(move |_: &()| {
-        let (cluster, quota) = target.get_value();
-        async move {
+    let send = confirmed_change(
+        open,
+        error,
+        move || {
+            let (cluster, quota) = target.get_value();
             alter_quota(AlterQuotaArgs {
                 cluster,
                 entity: quota.entity.into(),
@@ -461,32 +452,14 @@ fn RemoveQuota(cluster: String, quota: ClientQuota, on_done: Callback<String>) -
                 remove: quota.values.keys().cloned().collect::<Vec<_>>().into(),
                 dry_run: false.into(),
             })
-            .await
-        }
-    });
-    Effect::new(move |_| match send.value().get() {
-        Some(Ok(done)) => {
-            open.set(false);
-            on_done.run(format!("The quotas of {} are removed.", entity_words(&done.entity)));
-        }
-        Some(Err(e)) => error.set(Some(e.message)),
-        None => {}
-    });
+        },
+        |done: &QuotaChanged| format!("The quotas of {} are removed.", entity_words(&done.entity)),
+        on_done,
+    );
     let warning = format!("Every quota of {words} goes: its clients fall back to a default quota, if one is set, or to none.");
     view! {
-        <button type="button" class="button button-danger" aria-label=label.clone()
-            on:click=move |_| { open.update(|o| *o = !*o); error.set(None); }>"Remove"</button>
-        <Show when=move || open.get()>
-            <div class="panel" role="group" aria-label="Remove this quota">
-                <TypedConfirm label="Remove this quota".to_string() field="Entity"
-                    name=words.clone()
-                    warning=warning.clone()
-                    ready=Signal::derive(|| true)
-                    pending=send.pending().into()
-                    act=Callback::new(move |()| { send.dispatch(()); })
-                    cancel=Callback::new(move |()| open.set(false)) />
-                {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
-            </div>
-        </Show>
+        <ConfirmSheet open=open in_row=true error=error button="Remove" button_label=label
+            title="Remove this quota" field="Entity" name=words warning=warning
+            pending=send.pending().into() act=Callback::new(move |()| { send.dispatch(()); }) />
     }
 }

@@ -18,9 +18,9 @@ use crate::api::{
     ReplicationSummary,
 };
 use crate::components::access::{allows, identity, offers};
-use crate::components::change::{follow_change, object_changes, TypedConfirm};
-use crate::components::page::{use_changes, CallerAccess, Loaded, Notice};
-use crate::components::table::{ago, DataTable};
+use crate::components::change::{follow_change, object_changes, ConfirmSheet, DryRunButtons};
+use crate::components::page::{use_changes, CallerAccess, ListHead, Loaded, Notice};
+use crate::components::table::{ago, Col, DataTable};
 use crate::components::{use_cluster, ErrorAlert};
 use crate::error::ApiError;
 use crate::format::{or_dash, page_url, query_value, thousands};
@@ -55,23 +55,18 @@ pub fn ReplicationsPage() -> impl IntoView {
     let who = identity();
     let (notice, changed) = use_changes(move || list.refetch());
     view! {
-        <Title text=move || format!("Replications of {}", cluster()) />
-        <div class="page-head">
-            <h1>"Replications"</h1>
-            <div class="actions">
-                <Suspense fallback=|| ()>
-                    {move || Suspend::new(async move {
-                        let w = who.await.ok()?;
-                        let here = w.cluster(&cluster())?;
-                        (offers(Some(here), Privilege::ManageReplications) && !here.connects.is_empty()).then(|| {
-                            let sources = w.clusters.iter().map(|c| c.name.clone()).collect();
-                            view! { <ReplicationForm cluster=cluster() connects=here.connects.clone() sources=sources editing=None on_done=changed /> }
-                        })
-                    })}
-                </Suspense>
-            </div>
-        </div>
-        <Notice notice=notice />
+        <ListHead title="Replications" notice=notice>
+            <Suspense fallback=|| ()>
+                {move || Suspend::new(async move {
+                    let w = who.await.ok()?;
+                    let here = w.cluster(&cluster())?;
+                    (offers(Some(here), Privilege::ManageReplications) && !here.connects.is_empty()).then(|| {
+                        let sources = w.clusters.iter().map(|c| c.name.clone()).collect();
+                        view! { <ReplicationForm cluster=cluster() connects=here.connects.clone() sources=sources editing=None on_done=changed /> }
+                    })
+                })}
+            </Suspense>
+        </ListHead>
         <Loaded of=list ok=move |list: crate::api::ReplicationList, _| {
             let here = list.cluster.clone();
             view! {
@@ -80,16 +75,8 @@ pub fn ReplicationsPage() -> impl IntoView {
                     view! { <p class="empty">"No replication into or out of this cluster that you may see."</p> }.into_any()
                 } else {
                     view! {
-                        <DataTable label="Replications">
-                            <thead><tr>
-                                <th scope="col">"Replication"</th>
-                                <th scope="col">"From"</th>
-                                <th scope="col">"Into"</th>
-                                <th scope="col">"Topics"</th>
-                                <th scope="col">"State"</th>
-                                <th scope="col" class="num">"Lag"</th>
-                            </tr></thead>
-                            <tbody>
+                        <DataTable label="Replications" cols=&[Col::Text("Replication"), Col::Text("From"), Col::Text("Into"), Col::Text("Topics"), Col::Text("State"), Col::Num("Lag")]>
+                                                        <tbody>
                                 {list.replications.into_iter().map(|r| view! { <ReplicationRow here=here.clone() r=r /> }).collect_view()}
                             </tbody>
                         </DataTable>
@@ -183,17 +170,8 @@ fn ReplicationView(
             <dt>"Lag"</dt><dd data-figure="lag">{or_dash(r.lag, thousands)}{format!(" records (lagging past {})", thousands(d.lag_threshold))}</dd>
         </dl>
         <h2>"Partitions"</h2>
-        <DataTable label="Partitions">
-            <thead><tr>
-                <th scope="col">"Topic"</th>
-                <th scope="col">"Copy"</th>
-                <th scope="col" class="num">"Partition"</th>
-                <th scope="col" class="num">"Source end"</th>
-                <th scope="col" class="num">"Copied to"</th>
-                <th scope="col" class="num">"Lag"</th>
-                <th scope="col" class="num">"Newest copy"</th>
-            </tr></thead>
-            <tbody>
+        <DataTable label="Partitions" cols=&[Col::Text("Topic"), Col::Text("Copy"), Col::Num("Partition"), Col::Num("Source end"), Col::Num("Copied to"), Col::Num("Lag"), Col::Num("Newest copy")]>
+                        <tbody>
                 {d.partitions.into_iter().map(|p| view! {
                     <tr data-partition=format!("{}-{}", p.topic, p.partition)>
                         <th scope="row" class="mono"><a href=page_url(&r.source, "topics", &p.topic)>{p.topic.clone()}</a></th>
@@ -212,16 +190,8 @@ fn ReplicationView(
             view! { <p class="empty">{if r.groups.is_empty() { "This replication checkpoints no group." } else { "No checkpoint yet: MirrorMaker writes one once a group has committed on a copied topic." }}</p> }.into_any()
         } else {
             view! {
-                <DataTable label="Checkpoints">
-                    <thead><tr>
-                        <th scope="col">"Group"</th>
-                        <th scope="col">"Copy"</th>
-                        <th scope="col" class="num">"Partition"</th>
-                        <th scope="col" class="num">"On the source"</th>
-                        <th scope="col" class="num">"On the target"</th>
-                        <th scope="col" class="num">"Written"</th>
-                    </tr></thead>
-                    <tbody>
+                <DataTable label="Checkpoints" cols=&[Col::Text("Group"), Col::Text("Copy"), Col::Num("Partition"), Col::Num("On the source"), Col::Num("On the target"), Col::Num("Written")]>
+                                        <tbody>
                         {d.checkpoints.into_iter().map(|c| view! {
                             <tr data-checkpoint=format!("{}/{}-{}", c.group, c.topic, c.partition)>
                                 <th scope="row" class="mono">{c.group.clone()}</th>
@@ -302,17 +272,10 @@ fn ReplicationActions(
     view! {
         <button type="button" class="button" disabled=move || busy() || paused on:click=move |_| go(Act::Pause)>"Pause"</button>
         <button type="button" class="button" disabled=busy on:click=move |_| go(Act::Resume)>"Resume"</button>
-        <button type="button" class="button button-danger" on:click=move |_| deleting.update(|d| *d = !*d)>"Delete replication"</button>
-        <Show when=move || deleting.get()>
-            <div class="panel" role="dialog" aria-label="Delete replication">
-                <TypedConfirm label="Delete replication".to_string() field="Replication name" name=name.clone()
-                    warning="MirrorMaker stops copying; the copies and their records stay on the target.".to_string()
-                    ready=Signal::derive(|| true)
-                    pending=send.pending().into()
-                    act=Callback::new(move |()| go(Act::Delete))
-                    cancel=Callback::new(move |()| deleting.set(false)) />
-            </div>
-        </Show>
+        <ConfirmSheet open=deleting button="Delete replication" title="Delete replication"
+            field="Replication name" name=name
+            warning="MirrorMaker stops copying; the copies and their records stay on the target.".to_string()
+            pending=send.pending().into() act=Callback::new(move |()| go(Act::Delete)) />
     }
 }
 
@@ -364,12 +327,9 @@ fn Failover(
                 <p class="muted">"Moves the group's committed offsets on the target to where MirrorMaker's newest checkpoints put its offsets on the source. The group must have no members there."</p>
                 {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
                 {move || plan.get().map(|p| view! { <PlanTable plan=p /> })}
-                <div class="panel-actions">
-                    <button type="button" class="button" disabled=move || send.pending().get() on:click=move |_| { send.dispatch(true); }>"Preview"</button>
-                    <button type="button" class="button button-danger" disabled=move || send.pending().get() || plan.get().is_none()
-                        on:click=move |_| { send.dispatch(false); }>"Apply"</button>
-                    <button type="button" class="button" on:click=move |_| open.set(false)>"Cancel"</button>
-                </div>
+                <DryRunButtons check="Preview" apply="Apply" danger=true open=open
+                    pending=send.pending().into() dispatch=Callback::new(move |dry| { send.dispatch(dry); })
+                    blocked=Signal::derive(move || plan.get().is_none()) />
             </div>
         </Show>
     }
@@ -464,14 +424,9 @@ fn ReplicationForm(
                     on:change=move |ev| identity_naming.set(event_target_checked(&ev)) />"Keep the topics' names (else <source>.<topic>)"</label>
                 <label class="inline"><input type="checkbox" prop:checked=move || sync.get()
                     on:change=move |ev| sync.set(event_target_checked(&ev)) />"Topic configs follow the source"</label>
-                <div class="panel-actions">
-                    <button type="button" class="button" disabled=move || send.pending().get()
-                        on:click=move |_| { send.dispatch(true); }>"Validate"</button>
-                    <button type="button" class="button button-primary"
-                        disabled=move || send.pending().get() || preview.get().is_none_or(|p| p.error_count > 0)
-                        on:click=move |_| { send.dispatch(false); }>{if creating { "Create" } else { "Save" }}</button>
-                    <button type="button" class="button" on:click=move |_| open.set(false)>"Cancel"</button>
-                </div>
+                <DryRunButtons check="Validate" apply=if creating { "Create" } else { "Save" } open=open
+                    pending=send.pending().into() dispatch=Callback::new(move |dry| { send.dispatch(dry); })
+                    blocked=Signal::derive(move || preview.get().is_none_or(|p| p.error_count > 0)) />
                 {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
                 {move || preview.get().map(|p| view! {
                     <p role="status" data-figure="validation">{if p.error_count == 0 {

@@ -412,7 +412,7 @@ pub fn DeleteSchema(
                         view! {
                             <TypedConfirm label=label field="Subject name" name=p.subject.clone()
                                 warning=format!("Version {list} of {} goes for good: its schema id no longer decodes records written with it.", p.subject)
-                                ready=Signal::derive(|| true) pending=send.pending().into()
+                                ready=true pending=send.pending().into()
                                 act=Callback::new(move |_| { send.dispatch(false); })
                                 cancel=Callback::new(move |_| open.set(false)) />
                         }.into_any()

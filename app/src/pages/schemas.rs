@@ -2,13 +2,12 @@
 //! schema id, type and compatibility.
 
 use leptos::prelude::*;
-use leptos_meta::Title;
 
 use super::schema_changes::RegisterSchema;
 use crate::api::subjects;
 use crate::components::access::{identity, offers};
-use crate::components::page::{use_changes, Loaded, Notice};
-use crate::components::table::{DataTable, Freshness};
+use crate::components::page::{use_changes, ListHead, Loaded};
+use crate::components::table::{Col, DataTable, Freshness};
 use crate::components::use_cluster;
 use crate::format::page_url;
 use crate::Privilege;
@@ -20,22 +19,17 @@ pub fn SchemasPage() -> impl IntoView {
     let who = identity();
     let (notice, changed) = use_changes(move || list.refetch());
     view! {
-        <Title text=move || format!("Schemas of {}", cluster()) />
-        <div class="page-head">
-            <h1>"Schemas"</h1>
-            <div class="actions">
-                <Suspense fallback=|| ()>
-                    {move || Suspend::new(async move {
-                        let registry = list.await.is_ok_and(|l| l.registry);
-                        let may = who.await.ok().is_some_and(|w| offers(w.cluster(&cluster()), Privilege::RegisterSchemas));
-                        (registry && may).then(|| view! {
-                            <RegisterSchema cluster=cluster() subject=None kind=None can_read=false on_done=changed />
-                        })
-                    })}
-                </Suspense>
-            </div>
-        </div>
-        <Notice notice=notice />
+        <ListHead title="Schemas" notice=notice>
+            <Suspense fallback=|| ()>
+                {move || Suspend::new(async move {
+                    let registry = list.await.is_ok_and(|l| l.registry);
+                    let may = who.await.ok().is_some_and(|w| offers(w.cluster(&cluster()), Privilege::RegisterSchemas));
+                    (registry && may).then(|| view! {
+                        <RegisterSchema cluster=cluster() subject=None kind=None can_read=false on_done=changed />
+                    })
+                })}
+            </Suspense>
+        </ListHead>
         <Loaded of=list ok=move |value: crate::api::SubjectList, _| {
             match value {
                 list if !list.registry => view! {
@@ -53,16 +47,8 @@ pub fn SchemasPage() -> impl IntoView {
                     view! {
                         {fresh}
                         <p>"Global compatibility: " <span class="badge" data-figure="global">{global}</span></p>
-                        <DataTable label="Subjects">
-                            <thead><tr>
-                                <th scope="col">"Subject"</th>
-                                <th scope="col" class="num">"Versions"</th>
-                                <th scope="col" class="num">"Latest"</th>
-                                <th scope="col" class="num">"Schema id"</th>
-                                <th scope="col">"Type"</th>
-                                <th scope="col">"Compatibility"</th>
-                            </tr></thead>
-                            <tbody>
+                        <DataTable label="Subjects" cols=&[Col::Text("Subject"), Col::Num("Versions"), Col::Num("Latest"), Col::Num("Schema id"), Col::Text("Type"), Col::Text("Compatibility")]>
+                                                        <tbody>
                                 {list.subjects.into_iter().map(|s| {
                                     let latest = s.latest.clone();
                                     view! {

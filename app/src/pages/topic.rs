@@ -13,9 +13,9 @@ use super::produce::ProduceRecord;
 use super::topic_changes::{AddPartitions, DeleteRecords};
 use crate::api::{delete_topic, topic, PartitionDetail, TopicConsumer};
 use crate::components::access::allows;
-use crate::components::change::TypedConfirm;
-use crate::components::page::{use_changes, CallerAccess, Loaded, Notice};
-use crate::components::table::{DataTable, Freshness, LagBar, Sparkline};
+use crate::components::change::ConfirmSheet;
+use crate::components::page::{tab_bar, use_changes, CallerAccess, Loaded, Notice};
+use crate::components::table::{Col, DataTable, Freshness, LagBar, Sparkline};
 use crate::components::use_cluster;
 use crate::format::{bytes, or_dash, page_url, query_value, rate, thousands};
 use crate::Privilege;
@@ -33,18 +33,13 @@ pub enum TopicTab {
 #[component]
 pub fn TopicTabs(cluster: String, topic: String, current: TopicTab) -> impl IntoView {
     let base = format!("/c/{}/topics/{}", query_value(&cluster), query_value(&topic));
-    let tab = |which: TopicTab, path: &str, label: &'static str| {
-        let href = format!("{base}{path}");
-        view! { <a href=href aria-current=(current == which).then_some("page")>{label}</a> }
-    };
-    view! {
-        <nav class="tabs" aria-label="Topic">
-            {tab(TopicTab::Overview, "", "Overview")}
-            {tab(TopicTab::Data, "/data", "Data")}
-            {tab(TopicTab::Configuration, "/configuration", "Configuration")}
-            {tab(TopicTab::Consumers, "/consumers", "Consumers")}
-        </nav>
-    }
+    let tabs = [
+        (TopicTab::Overview, "", "Overview"),
+        (TopicTab::Data, "/data", "Data"),
+        (TopicTab::Configuration, "/configuration", "Configuration"),
+        (TopicTab::Consumers, "/consumers", "Consumers"),
+    ];
+    tab_bar("Topic", &base, current, &tabs)
 }
 
 #[component]
@@ -119,20 +114,8 @@ pub fn TopicPage() -> impl IntoView {
                 <Freshness what="Metadata" at=t.refreshed_at served_at=t.served_at />
                 <Skew partitions=t.partitions.clone() />
                 <h2>"Partitions"</h2>
-                <DataTable label="Partitions">
-                    <thead>
-                        <tr>
-                            <th scope="col" class="num">"Partition"</th>
-                            <th scope="col" class="num">"Leader"</th>
-                            <th scope="col">"Replicas"</th>
-                            <th scope="col">"In sync"</th>
-                            <th scope="col" class="num">"Low"</th>
-                            <th scope="col" class="num">"High"</th>
-                            <th scope="col" class="num">"Records"</th>
-                            <th scope="col" class="num">"Size"</th>
-                        </tr>
-                    </thead>
-                    <tbody>
+                <DataTable label="Partitions" cols=&[Col::Num("Partition"), Col::Num("Leader"), Col::Text("Replicas"), Col::Text("In sync"), Col::Num("Low"), Col::Num("High"), Col::Num("Records"), Col::Num("Size")]>
+                                        <tbody>
                         {t.partitions.into_iter().map(|p| view! {
                             <tr>
                                 <td class="num mono">{p.partition}</td>
@@ -253,16 +236,8 @@ fn Consumers(cluster: String, rows: Vec<TopicConsumer>) -> impl IntoView {
     }
     let max = rows.iter().flat_map(|c| c.offsets.iter().filter_map(|o| o.lag)).max().unwrap_or(0);
     view! {
-        <DataTable label="Consumer groups">
-            <thead><tr>
-                <th scope="col">"Group"</th>
-                <th scope="col">"State"</th>
-                <th scope="col" class="num">"Partition"</th>
-                <th scope="col" class="num">"Committed"</th>
-                <th scope="col" class="num">"End"</th>
-                <th scope="col" class="num">"Lag"</th>
-            </tr></thead>
-            {rows.into_iter().map(|c| {
+        <DataTable label="Consumer groups" cols=&[Col::Text("Group"), Col::Text("State"), Col::Num("Partition"), Col::Num("Committed"), Col::Num("End"), Col::Num("Lag")]>
+                        {rows.into_iter().map(|c| {
                 let total = c.lag;
                 view! {
                     <tbody data-group=c.group.clone()>
@@ -302,8 +277,7 @@ fn DeleteTopic(cluster: String, topic: String) -> impl IntoView {
     let open = RwSignal::new(false);
     let error = RwSignal::new(None::<String>);
     let navigate = use_navigate();
-    let target = StoredValue::new((cluster, topic));
-
+    let target = StoredValue::new((cluster, topic.clone()));
     let delete = Action::new_local(move |_: &()| {
         let (cluster, topic) = target.get_value();
         async move { delete_topic(cluster, topic.into()).await }
@@ -316,22 +290,10 @@ fn DeleteTopic(cluster: String, topic: String) -> impl IntoView {
             }
         }
     });
-
     view! {
-        <button type="button" class="button button-danger" on:click=move |_| open.update(|o| *o = !*o)>
-            "Delete topic"
-        </button>
-        <Show when=move || open.get()>
-            <div class="panel" role="dialog" aria-label="Delete topic">
-                <TypedConfirm label="Delete".to_string() field="Topic name"
-                    name=target.with_value(|(_, t)| t.clone())
-                    warning="This deletes the topic and all its records.".to_string()
-                    ready=Signal::derive(|| true)
-                    pending=delete.pending().into()
-                    act=Callback::new(move |()| { delete.dispatch(()); })
-                    cancel=Callback::new(move |()| open.set(false)) />
-                {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
-            </div>
-        </Show>
+        <ConfirmSheet open=open error=error button="Delete topic" title="Delete topic"
+            field="Topic name" name=topic
+            warning="This deletes the topic and all its records.".to_string()
+            pending=delete.pending().into() act=Callback::new(move |()| { delete.dispatch(()); }) />
     }
 }

@@ -9,7 +9,7 @@ use crate::api::{
     PartitionsAdded, RecordsDeleted,
 };
 use crate::components::change::{follow_change, TypedConfirm};
-use crate::components::table::DataTable;
+use crate::components::table::{Col, DataTable};
 use crate::format::{parse_instant, thousands};
 
 /// Add partitions: a button, then a form for the new count with the warning that keys move,
@@ -252,14 +252,8 @@ pub fn DeleteRecords(
 #[component]
 fn Preview(cuts: Vec<PartitionCut>, total: u64) -> impl IntoView {
     view! {
-        <DataTable label="Records to delete" class="compact">
-            <thead><tr>
-                <th scope="col" class="num">"Partition"</th>
-                <th scope="col" class="num">"Starts at"</th>
-                <th scope="col" class="num">"Would start at"</th>
-                <th scope="col" class="num">"Records deleted"</th>
-            </tr></thead>
-            <tbody>
+        <DataTable label="Records to delete" class="compact" cols=&[Col::Num("Partition"), Col::Num("Starts at"), Col::Num("Would start at"), Col::Num("Records deleted")]>
+                        <tbody>
                 {cuts.into_iter().map(|c| view! {
                     <tr>
                         <td class="num mono">{c.partition}</td>

@@ -10,7 +10,7 @@ use crate::api::{create_topic, topics, Arg, CreateTopicArgs, TopicSummary};
 use crate::components::access::{identity, offers};
 use crate::components::page::Loaded;
 use crate::components::table::{
-    use_list_query, DataTable, FilterBox, Freshness, Pager, SortHeader, Sparkline,
+    use_window_list, DataTable, FilterBox, Freshness, Pager, SortHeader, Sparkline,
 };
 use crate::components::use_cluster;
 use crate::format::{bytes, or_dash, page_url, rate, thousands};
@@ -19,14 +19,7 @@ use crate::Privilege;
 #[component]
 pub fn TopicsPage() -> impl IntoView {
     let cluster = use_cluster();
-    let state = use_list_query();
-    let list = Resource::new(
-        move || (cluster(), state.get()),
-        |(cluster, state)| {
-            let w = state.window();
-            topics(cluster, w.into())
-        },
-    );
+    let list = use_window_list(topics);
     let who = identity();
     view! {
         <Title text=move || format!("Topics of {}", cluster()) />

@@ -2,16 +2,15 @@
 //! user and Set password (the password typed twice, never shown again), Delete on a credential.
 
 use leptos::prelude::*;
-use leptos_meta::Title;
 
 use crate::api::{
     delete_scram_credential, scram_users, set_scram_credential, DeleteScramArgs, ScramChanged,
     ScramUserList, SetScramArgs, SCRAM_MAX_ITERATIONS, SCRAM_MECHANISMS, SCRAM_MIN_ITERATIONS,
 };
 use crate::components::access::NeedsPrivilege;
-use crate::components::change::TypedConfirm;
-use crate::components::page::{use_changes, CallerAccess, Loaded, Notice, Offered};
-use crate::components::table::DataTable;
+use crate::components::change::{confirmed_change, ConfirmSheet};
+use crate::components::page::{use_changes, CallerAccess, ListHead, Loaded, Offered};
+use crate::components::table::{Col, DataTable};
 use crate::components::use_cluster;
 use crate::error::ApiError;
 use crate::format::thousands;
@@ -24,16 +23,11 @@ pub fn UsersPage() -> impl IntoView {
     let list = Resource::new(cluster, scram_users);
     let (notice, changed) = use_changes(move || list.refetch());
     view! {
-        <Title text=move || format!("Users of {}", cluster()) />
-        <div class="page-head">
-            <h1>"Users"</h1>
-            <div class="actions">
-                <Offered privilege=Privilege::SetScramCredentials>
-                    <SetPassword cluster=cluster() user=None on_done=changed />
-                </Offered>
-            </div>
-        </div>
-        <Notice notice=notice />
+        <ListHead title="Users" notice=notice>
+            <Offered privilege=Privilege::SetScramCredentials>
+                <SetPassword cluster=cluster() user=None on_done=changed />
+            </Offered>
+        </ListHead>
         <NeedsPrivilege cluster=cluster() privilege=Privilege::Acls what="The list of SCRAM users"
             children=ChildrenFn::to_children(move || view! { <UserTable list=list changed=changed /> }) />
     }
@@ -50,13 +44,8 @@ fn UserTable(
             match value {
                 list if list.users.is_empty() => view! { <p class="empty">"Kafka holds no SCRAM credentials."</p> }.into_any(),
                 list => view! {
-                    <DataTable label="Users">
-                        <thead><tr>
-                            <th scope="col">"User"</th>
-                            <th scope="col">"Credentials"</th>
-                            <th scope="col"><span class="visually-hidden">"Actions"</span></th>
-                        </tr></thead>
-                        <tbody>
+                    <DataTable label="Users" cols=&[Col::Text("User"), Col::Text("Credentials"), Col::Actions]>
+                                                <tbody>
                             {list.users.into_iter().map(|u| {
                                 let user = u.user.clone();
                                 view! {
@@ -202,43 +191,28 @@ fn DeleteCredential(
     let error = RwSignal::new(None::<String>);
     let label = format!("Delete the {mechanism} credential of {user}");
     let target = StoredValue::new((cluster, user.clone(), mechanism.clone()));
-    let send = Action::new_local(move |_: &()| {
-        let (cluster, user, mechanism) = target.get_value();
-        async move {
-            delete_scram_credential(DeleteScramArgs {
+    let send = confirmed_change(
+        open,
+        error,
+        move || {
+            let (cluster, user, mechanism) = target.get_value();
+            let args = DeleteScramArgs {
                 cluster,
                 user: user.into(),
                 mechanism: mechanism.into(),
                 dry_run: false.into(),
-            })
-            .await
-        }
-    });
-    Effect::new(move |_| match send.value().get() {
-        Some(Ok(done)) => {
-            open.set(false);
-            on_done.run(said(&done, "deleted"));
-        }
-        Some(Err(e)) => error.set(Some(e.message)),
-        None => {}
-    });
+            };
+            delete_scram_credential(args)
+        },
+        |done| said(done, "deleted"),
+        on_done,
+    );
     let warning = format!(
         "{user} can no longer sign in with {mechanism}. Clients using it fail at their next connection."
     );
     view! {
-        <button type="button" class="button button-danger" aria-label=label.clone()
-            on:click=move |_| { open.update(|o| *o = !*o); error.set(None); }>"Delete"</button>
-        <Show when=move || open.get()>
-            <div class="panel" role="group" aria-label="Delete this credential">
-                <TypedConfirm label="Delete this credential".to_string() field="User name"
-                    name=target.with_value(|(_, user, _)| user.clone())
-                    warning=warning.clone()
-                    ready=Signal::derive(|| true)
-                    pending=send.pending().into()
-                    act=Callback::new(move |()| { send.dispatch(()); })
-                    cancel=Callback::new(move |()| open.set(false)) />
-                {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
-            </div>
-        </Show>
+        <ConfirmSheet open=open in_row=true error=error button="Delete" button_label=label
+            title="Delete this credential" field="User name" name=user warning=warning
+            pending=send.pending().into() act=Callback::new(move |()| { send.dispatch(()); }) />
     }
 }
