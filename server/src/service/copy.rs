@@ -355,7 +355,7 @@ impl Router {
         let target = format!("{cluster}/{topic}");
         let verdict = self.verdict(&target, &cluster, &topic);
         if let Err(refused) = &verdict.granted {
-            return Routed::Skip(format!("{cluster}/{topic}: {}", refused.message));
+            return Routed::Skip(format!("{target}: {}", refused.message));
         }
         let count = verdict.partitions;
         let partition = match named_partition {

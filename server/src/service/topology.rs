@@ -508,7 +508,7 @@ fn writers(
         if let Key::Producer { transactional, .. } = &key {
             let kind = if *transactional { "transactional" } else { "idempotent" };
             let detail = match w.last_write_ms {
-                ms if ms > 0 => format!("{kind}, wrote {}", ago(now - ms)),
+                ms if ms > 0 => format!("{kind}, wrote {}", app::format::ago(now - ms)),
                 _ => kind.to_string(),
             };
             graph.describe(key.clone(), detail);
@@ -539,17 +539,6 @@ fn writers(
         coverage.push(format!("Some producers could not be read: {}", scan.errors.join("; ")));
     }
     (true, produced)
-}
-
-/// A span of ms in the largest unit that fits.
-fn ago(ms: i64) -> String {
-    let s = ms.max(0) / 1000;
-    match s {
-        0..=59 => format!("{s} s ago"),
-        60..=3599 => format!("{} min ago", s / 60),
-        3600..=86_399 => format!("{} h ago", s / 3600),
-        _ => format!("{} d ago", s / 86_400),
-    }
 }
 
 serves!(app::api::Flow, |s, c, a| flow(&s, &c, a));

@@ -228,8 +228,7 @@ pub(crate) fn commit_offsets(group: &str, topic: &str, offsets: &[(i32, i64)]) {
 /// Deletes `group` once its members have left (for up to 20 s): the browser suite shares this
 /// Kafka and searches its groups.
 pub(crate) async fn delete_group_once_empty(group: &str) {
-    use rdkafka::admin::{AdminClient, AdminOptions};
-    let admin: AdminClient<_> =
+    let admin: AdminClient<DefaultClientContext> =
         ClientConfig::new().set("bootstrap.servers", OPEN_PORT).create().expect("admin");
     for _ in 0..40 {
         let deleted = admin.delete_groups(&[group], &AdminOptions::new()).await;

@@ -246,21 +246,9 @@ pub fn group_lags(state: &ClusterState) -> HashMap<String, u64> {
         .collect()
 }
 
-/// One group's lag as its page counts it, reading the watermarks of its topics alone.
+/// One group's lag, counted as its page counts it (the same offsets).
 pub fn group_lag_now(state: &ClusterState, group: &Group) -> Option<u64> {
-    let names: BTreeSet<&str> = group.offsets.iter().map(|(t, _, _)| t.as_str()).collect();
-    // Kafka numbers a topic's partitions from 0 without gaps.
-    let partitions = |name: &str| -> Vec<(i32, i64, i64)> {
-        (0..)
-            .map_while(|p| {
-                let (low, high) = state.watermarks.get(&(name.to_string(), p))?;
-                Some((p, *low, *high))
-            })
-            .collect()
-    };
-    let marks: HashMap<&str, Vec<(i32, i64, i64)>> =
-        names.into_iter().map(|n| (n, partitions(n))).collect();
-    group_lag(&marks, &state.watermarks, group)
+    total_lag(offsets_of(state, group).iter().map(|o| o.lag))
 }
 
 /// Each topic's partitions with their low and high watermarks: built once for a list.
@@ -320,9 +308,9 @@ pub fn groups(state: &ClusterState, window: &Window) -> GroupList {
     }
 }
 
-pub fn group(state: &ClusterState, id: &str) -> Option<GroupDetail> {
-    let groups = state.groups.data.as_ref()?;
-    let g = groups.iter().find(|g| g.id == id)?;
+/// A group's offsets as its page lists them: each committed partition, then each partition of
+/// those topics without a commit.
+fn offsets_of(state: &ClusterState, g: &Group) -> Vec<GroupOffset> {
     let mut offsets: Vec<GroupOffset> = g
         .offsets
         .iter()
@@ -331,6 +319,13 @@ pub fn group(state: &ClusterState, id: &str) -> Option<GroupDetail> {
         })
         .collect();
     offsets.extend(uncommitted(state, &offsets));
+    offsets
+}
+
+pub fn group(state: &ClusterState, id: &str) -> Option<GroupDetail> {
+    let groups = state.groups.data.as_ref()?;
+    let g = groups.iter().find(|g| g.id == id)?;
+    let mut offsets = offsets_of(state, g);
     offsets.sort_by(|a, b| (&a.topic, a.partition).cmp(&(&b.topic, b.partition)));
     Some(GroupDetail {
         group: g.id.clone(),
