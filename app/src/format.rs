@@ -42,17 +42,6 @@ pub fn rate(per_second: f64) -> String {
     }
 }
 
-/// How long ago, from a span of ms: `4_000` → `4 s ago`, `180_000` → `3 min ago`.
-pub fn ago(ms: i64) -> String {
-    let s = (ms / 1000).max(0);
-    match s {
-        0..=1 => "just now".to_string(),
-        2..=119 => format!("{s} s ago"),
-        120..=7199 => format!("{} min ago", s / 60),
-        _ => format!("{} h ago", s / 3600),
-    }
-}
-
 /// An optional figure, with an em dash where klens could not read it.
 pub fn or_dash<T>(value: Option<T>, format: impl FnOnce(T) -> String) -> String {
     value.map(format).unwrap_or_else(|| "—".to_string())
@@ -328,14 +317,6 @@ pub fn parse_duration(text: &str) -> Result<i64, String> {
 
 #[cfg(test)]
 mod tests {
-    #[test]
-    fn ages_read_naturally() {
-        use super::ago;
-        assert_eq!(ago(-5), "just now");
-        assert_eq!(ago(4_000), "4 s ago");
-        assert_eq!(ago(180_000), "3 min ago");
-        assert_eq!(ago(8_000_000), "2 h ago");
-    }
 
     #[test]
     fn durations_as_typed() {

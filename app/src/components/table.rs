@@ -6,7 +6,7 @@ use leptos_router::hooks::{use_location, use_navigate, use_query_map};
 use leptos_router::NavigateOptions;
 
 use crate::api::{Window, WindowArgs, PAGE_SIZE};
-use crate::format::{ago, thousands};
+use crate::format::thousands;
 
 /// A list page's state as the URL holds it: `?q=…&sort=…&desc=1&page=…`, so a view can be
 /// bookmarked and shared.
@@ -317,6 +317,17 @@ pub fn Freshness(
     }
 }
 
+/// `4_000` → `4 s ago`, `180_000` → `3 min ago`.
+pub fn ago(ms: i64) -> String {
+    let s = (ms / 1000).max(0);
+    match s {
+        0..=1 => "just now".to_string(),
+        2..=119 => format!("{s} s ago"),
+        120..=7199 => format!("{} min ago", s / 60),
+        _ => format!("{} h ago", s / 3600),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -361,5 +372,13 @@ mod tests {
         assert_eq!(sparkline_points(&[1.0], 80.0, 18.0), "");
         assert_eq!(sparkline_points(&[0.0, 5.0, 10.0], 80.0, 18.0), "0.0,19.0 40.0,10.0 80.0,1.0");
         assert_eq!(sparkline_points(&[0.0, 0.0], 80.0, 18.0), "0.0,19.0 80.0,19.0");
+    }
+
+    #[test]
+    fn ages_read_naturally() {
+        assert_eq!(ago(-5), "just now");
+        assert_eq!(ago(4_000), "4 s ago");
+        assert_eq!(ago(180_000), "3 min ago");
+        assert_eq!(ago(8_000_000), "2 h ago");
     }
 }

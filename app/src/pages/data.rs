@@ -776,7 +776,7 @@ fn RecordView(record: Record) -> impl IntoView {
         });
     });
     let age = move || match (served, now.get()) {
-        (Some(ms), Some(now)) if now >= ms => crate::format::ago(now - ms),
+        (Some(ms), Some(now)) if now >= ms => crate::components::table::ago(now - ms),
         (Some(ms), Some(now)) => format!("{} s in the future", (ms - now) / 1000),
         _ => String::new(),
     };

@@ -20,10 +20,10 @@ use crate::api::{
 use crate::components::access::{allows, identity, offers};
 use crate::components::change::{follow_change, object_changes, ConfirmSheet, DryRunButtons};
 use crate::components::page::{use_changes, CallerAccess, ListHead, Loaded, Notice};
-use crate::components::table::{Col, DataTable};
+use crate::components::table::{ago, Col, DataTable};
 use crate::components::{use_cluster, ErrorAlert};
 use crate::error::ApiError;
-use crate::format::{ago, or_dash, page_url, query_value, thousands};
+use crate::format::{or_dash, page_url, query_value, thousands};
 use crate::Privilege;
 
 fn replication_url(cluster: &str, name: &str) -> String {

@@ -508,7 +508,7 @@ fn writers(
         if let Key::Producer { transactional, .. } = &key {
             let kind = if *transactional { "transactional" } else { "idempotent" };
             let detail = match w.last_write_ms {
-                ms if ms > 0 => format!("{kind}, wrote {}", app::format::ago(now - ms)),
+                ms if ms > 0 => format!("{kind}, wrote {}", app::components::table::ago(now - ms)),
                 _ => kind.to_string(),
             };
             graph.describe(key.clone(), detail);
