@@ -105,24 +105,16 @@ serve! {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct AclArgs {
     pub cluster: String,
-    #[serde(default)]
     pub principal: Arg<String>,
     /// Default `*`.
-    #[serde(default)]
     pub host: Arg<String>,
-    #[serde(default)]
     pub resource_type: Arg<String>,
-    #[serde(default)]
     pub resource_name: Arg<String>,
     /// Default `literal`.
-    #[serde(default)]
     pub pattern_type: Arg<String>,
-    #[serde(default)]
     pub operation: Arg<String>,
     /// Default `allow`.
-    #[serde(default)]
     pub permission: Arg<String>,
-    #[serde(default)]
     pub dry_run: Arg<bool>,
 }
 

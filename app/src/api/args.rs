@@ -79,9 +79,10 @@ impl<T: Serialize> Serialize for Arg<T> {
 
 impl<'de, T: DeserializeOwned> Deserialize<'de> for Arg<T> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        // Anything deserializes as a JSON value; judging it is left to the server.
-        let value = serde_json::Value::deserialize(deserializer)?;
-        Ok(Arg::judge(value))
+        // Anything deserializes as a JSON value; judging it is left to the server. Read as an
+        // option, a field left out of a struct is `Missing` without `#[serde(default)]`.
+        let value = Option::<serde_json::Value>::deserialize(deserializer)?;
+        Ok(value.map_or(Arg::Missing, Arg::judge))
     }
 }
 
@@ -145,6 +146,32 @@ mod tests {
         assert_eq!(e.field.as_deref(), Some("offset"));
         assert_eq!(Arg::<i32>::Missing.optional("offset"), Ok(None));
         assert_eq!(Arg::<i32>::Missing.or("offset", 7), Ok(7));
+    }
+
+    #[test]
+    fn an_argument_left_out_of_a_call_is_missing() {
+        // As the server functions receive their arguments: a struct, flattened into another.
+        #[derive(Debug, Deserialize)]
+        struct Args {
+            a: Arg<i32>,
+            b: Arg<String>,
+        }
+        #[derive(Debug, Deserialize)]
+        struct Call {
+            cluster: String,
+            #[serde(flatten)]
+            args: Args,
+        }
+        let call: Call = serde_json::from_str(r#"{"cluster":"local","b":"x"}"#).expect("reads");
+        assert_eq!(
+            (call.cluster.as_str(), call.args.a, call.args.b),
+            ("local", Arg::Missing, Arg::Given("x".into()))
+        );
+        let args: Args = serde_json::from_str("{}").expect("reads");
+        assert_eq!((args.a, args.b), (Arg::Missing, Arg::Missing));
+        let args: Args = serde_json::from_str(r#"{"a":null,"b":7}"#).expect("reads");
+        assert_eq!(args.a, Arg::Missing);
+        assert!(matches!(args.b, Arg::Invalid(_)), "{:?}", args.b);
     }
 
     #[test]

@@ -110,28 +110,20 @@ pub struct AuditEvent {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct AuditArgs {
     /// A user's subject or name, or `mcp`/`anonymous`: events whose `who` mentions it.
-    #[serde(default)]
     pub user: Arg<String>,
     /// A privilege's wire name, such as `PRODUCE`.
-    #[serde(default)]
     pub privilege: Arg<String>,
     /// Text the resource's name contains.
-    #[serde(default)]
     pub resource: Arg<String>,
     /// Events at or after this time, ms since the epoch.
-    #[serde(default)]
     pub since: Arg<i64>,
     /// Events before this time, ms since the epoch.
-    #[serde(default)]
     pub until: Arg<i64>,
     /// Events of the last this many ms (another way to say `since`).
-    #[serde(default)]
     pub within: Arg<i64>,
     /// How many events to skip, newest first.
-    #[serde(default)]
     pub offset: Arg<u64>,
     /// How many to answer (at most 500; default 100).
-    #[serde(default)]
     pub limit: Arg<u64>,
 }
 

@@ -29,16 +29,12 @@ pub struct BrokerConfigList {
 pub struct AlterBrokerConfigArgs {
     pub cluster: String,
     /// The broker; missing or `null` for the cluster-wide default.
-    #[serde(default)]
     pub broker: Arg<i32>,
     /// Dynamic values to set: config name → value.
-    #[serde(default)]
     pub set: Arg<BTreeMap<String, String>>,
     /// Dynamic values to remove (the config falls back to the next level).
-    #[serde(default)]
     pub remove: Arg<Vec<String>>,
     /// `true`: Kafka validates the change and applies nothing.
-    #[serde(default)]
     pub dry_run: Arg<bool>,
 }
 
@@ -54,7 +50,7 @@ pub struct BrokerConfigsChanged {
 serve! {
     /// Every config of a broker, or (without `broker`) the cluster-wide default (BROKER_CONFIGS).
     GetUrl "broker_configs" fn broker_configs(
-        cluster: String, #[server(default)] broker: Arg<i32>
+        cluster: String, broker: Arg<i32>
     ) -> BrokerConfigList as BrokerConfigs;
 
     /// Sets and removes dynamic configs of one broker or of the cluster-wide default

@@ -54,6 +54,6 @@ serve! {
 
     /// One broker, from the catalog.
     GetUrl "broker" fn broker(
-        cluster: String, #[server(default)] id: super::Arg<i32>
+        cluster: String, id: super::Arg<i32>
     ) -> BrokerDetail as Broker;
 }

@@ -212,16 +212,12 @@ pub struct TopicConfigList {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct AlterTopicConfigsArgs {
     pub cluster: String,
-    #[serde(default)]
     pub topic: Arg<String>,
     /// Overrides to set: config name → value.
-    #[serde(default)]
     pub set: Arg<BTreeMap<String, String>>,
     /// Overrides to remove (the config falls back to the broker's or Kafka's value).
-    #[serde(default)]
     pub remove: Arg<Vec<String>>,
     /// `true`: Kafka validates the change and applies nothing.
-    #[serde(default)]
     pub dry_run: Arg<bool>,
 }
 
@@ -249,12 +245,9 @@ pub struct ConfigsChanged {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct AddPartitionsArgs {
     pub cluster: String,
-    #[serde(default)]
     pub topic: Arg<String>,
     /// The new partition count, higher than today's.
-    #[serde(default)]
     pub count: Arg<i32>,
-    #[serde(default)]
     pub dry_run: Arg<bool>,
 }
 
@@ -273,23 +266,17 @@ pub struct PartitionsAdded {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct DeleteRecordsArgs {
     pub cluster: String,
-    #[serde(default)]
     pub topic: Arg<String>,
     /// One partition; every partition when missing.
-    #[serde(default)]
     pub partition: Arg<i32>,
     /// Delete the records before this offset of `partition`.
-    #[serde(default)]
     pub offset: Arg<i64>,
     /// Delete, in each partition, the records before the first one at or after this time (ms
     /// since the epoch); a partition with no such record loses every record.
-    #[serde(default)]
     pub timestamp: Arg<i64>,
     /// `true`: delete every record (up to each high watermark).
-    #[serde(default)]
     pub all: Arg<bool>,
     /// `true`: answer what would be deleted, delete nothing.
-    #[serde(default)]
     pub dry_run: Arg<bool>,
 }
 
@@ -320,7 +307,7 @@ pub struct RecordsDeleted {
 serve! {
     /// Every config of a topic (TOPIC_CONFIGS).
     GetUrl "topic_configs" fn topic_configs(
-        cluster: String, #[server(default)] topic: Arg<String>
+        cluster: String, topic: Arg<String>
     ) -> TopicConfigList as TopicConfigs;
 
     /// Sets and removes config overrides of a topic (ALTER_TOPIC_CONFIGS on a writable cluster).

@@ -120,8 +120,8 @@ serve! {
     /// One connector with its tasks, topics and config, secrets masked (CONNECTORS).
     GetUrl "connector" fn connector(
         cluster: String,
-        #[server(default)] connect: Arg<String>,
-        #[server(default)] name: Arg<String>,
+        connect: Arg<String>,
+        name: Arg<String>,
     ) -> ConnectorDetail as Connector;
 }
 
@@ -141,18 +141,13 @@ impl ConnectorSummary {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct ConnectorArgs {
     pub cluster: String,
-    #[serde(default)]
     pub connect: Arg<String>,
-    #[serde(default)]
     pub name: Arg<String>,
     /// `restart_connector`: also restart its tasks (default false).
-    #[serde(default)]
     pub include_tasks: Arg<bool>,
     /// `restart_connector`: only what has failed (default false).
-    #[serde(default)]
     pub only_failed: Arg<bool>,
     /// `restart_task`: the task.
-    #[serde(default)]
     pub task: Arg<i32>,
 }
 
@@ -221,16 +216,12 @@ pub struct ConnectorPluginList {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct ConnectorConfigArgs {
     pub cluster: String,
-    #[serde(default)]
     pub connect: Arg<String>,
-    #[serde(default)]
     pub name: Arg<String>,
     /// The whole config, `connector.class` included. In an update, a value sent back as
     /// `********` keeps the stored secret.
-    #[serde(default)]
     pub config: Arg<std::collections::BTreeMap<String, String>>,
     /// `true`: Connect validates the config and nothing is created or changed.
-    #[serde(default)]
     pub dry_run: Arg<bool>,
 }
 
@@ -262,7 +253,7 @@ pub struct ConnectorConfigured {
 serve! {
     /// The connector plugins of a Connect cluster (CONNECTORS).
     GetUrl "connector_plugins" fn connector_plugins(
-        cluster: String, #[server(default)] connect: Arg<String>
+        cluster: String, connect: Arg<String>
     ) -> ConnectorPluginList as ConnectorPlugins;
 
     /// Creates a connector after Connect validates its config (MANAGE_CONNECTORS, and PRODUCE on
@@ -306,15 +297,11 @@ pub struct ConnectorOffsetList {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct ConnectorOffsetsArgs {
     pub cluster: String,
-    #[serde(default)]
     pub connect: Arg<String>,
-    #[serde(default)]
     pub name: Arg<String>,
     /// The partitions to set (`offset: null` removes one); absent: every offset is removed.
-    #[serde(default)]
     pub offsets: Arg<Vec<ConnectorOffset>>,
     /// `true`: the plan only, nothing changes.
-    #[serde(default)]
     pub dry_run: Arg<bool>,
 }
 
@@ -337,8 +324,8 @@ serve! {
     /// A connector's offsets as Connect holds them now (CONNECTORS on the connector).
     GetUrl "connector_offsets" fn connector_offsets(
         cluster: String,
-        #[server(default)] connect: Arg<String>,
-        #[server(default)] name: Arg<String>,
+        connect: Arg<String>,
+        name: Arg<String>,
     ) -> ConnectorOffsetList as ConnectorOffsets;
 
     /// Removes or sets a stopped connector's offsets, after a dry run shows the plan

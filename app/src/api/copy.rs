@@ -15,49 +15,34 @@ pub struct CopyArgs {
     /// The source's cluster.
     pub cluster: String,
     /// The source topic.
-    #[serde(default)]
     pub topic: Arg<String>,
     /// One partition of the source; all without it.
-    #[serde(default)]
     pub partition: Arg<i32>,
     /// With `partition`: the first offset to copy.
-    #[serde(default)]
     pub offset: Arg<i64>,
     /// With `partition`: the offset to stop before.
-    #[serde(default)]
     pub until_offset: Arg<i64>,
     /// `earliest` (the default), or a time in ms: each partition starts at its first record
     /// at or after it.
-    #[serde(default)]
     pub from: Arg<String>,
     /// A time in ms: each partition stops at its first record newer than it.
-    #[serde(default)]
     pub to: Arg<i64>,
     /// The filters of a page: text, exact, and a CEL expression.
-    #[serde(default)]
     pub q: Arg<String>,
-    #[serde(default)]
     pub exact: Arg<bool>,
-    #[serde(default)]
     pub expr: Arg<String>,
     /// The most records to copy.
-    #[serde(default)]
     pub limit: Arg<u64>,
     /// Where a copy goes: a cluster (default the source's) and a topic. Without a topic, the
     /// copy is a redrive: each record goes back to the topic its dead-letter headers name, on
     /// the source's cluster.
-    #[serde(default)]
     pub target_cluster: Arg<String>,
-    #[serde(default)]
     pub target_topic: Arg<String>,
     /// Keep each record's timestamp (default: the time of the copy).
-    #[serde(default)]
     pub keep_timestamps: Arg<bool>,
     /// The most records written per second.
-    #[serde(default)]
     pub rate: Arg<u32>,
     /// `true`: say what would be copied where, and copy nothing.
-    #[serde(default)]
     pub dry_run: Arg<bool>,
 }
 
@@ -181,5 +166,5 @@ serve! {
     GetUrl "copy_jobs" fn copy_jobs(cluster: String) -> CopyJobList as CopyJobs;
 
     /// Stops one of the caller's copy jobs; what it copied stays copied.
-    Json "cancel_copy" fn cancel_copy(cluster: String, #[server(default)] id: Arg<String>) -> CopyJob as CancelCopy;
+    Json "cancel_copy" fn cancel_copy(cluster: String, id: Arg<String>) -> CopyJob as CancelCopy;
 }

@@ -30,25 +30,18 @@ pub enum ResetTo {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct ResetOffsetsArgs {
     pub cluster: String,
-    #[serde(default)]
     pub group: Arg<String>,
     /// One topic; every topic the group has committed offsets on when missing.
-    #[serde(default)]
     pub topic: Arg<String>,
     /// Some partitions of `topic`; all of them when missing.
-    #[serde(default)]
     pub partitions: Arg<Vec<i32>>,
-    #[serde(default)]
     pub to: Arg<ResetTo>,
     /// The offset, time, shift or duration `to` needs.
-    #[serde(default)]
     pub value: Arg<i64>,
     /// `true`: answer the plan and change nothing.
-    #[serde(default)]
     pub dry_run: Arg<bool>,
     /// To apply: the plan a dry run answered. klens applies it only while the group's offsets
     /// are still those the plan started from.
-    #[serde(default)]
     pub plan: Arg<Vec<PlannedOffset>>,
 }
 
@@ -146,12 +139,12 @@ serve! {
     /// Deletes a group's committed offsets on one topic (DELETE_OFFSETS on the group).
     Json "delete_offsets" fn delete_offsets(
         cluster: String,
-        #[server(default)] group: Arg<String>,
-        #[server(default)] topic: Arg<String>,
+        group: Arg<String>,
+        topic: Arg<String>,
     ) -> GroupChanged as DeleteOffsets;
 
     /// Deletes an empty consumer group (DELETE_GROUPS on the group).
     Json "delete_group" fn delete_group(
-        cluster: String, #[server(default)] group: Arg<String>
+        cluster: String, group: Arg<String>
     ) -> GroupChanged as DeleteGroup;
 }

@@ -130,7 +130,7 @@ serve! {
 
     /// One consumer group: members, assignments, committed offsets and lag.
     GetUrl "group" fn group(
-        cluster: String, #[server(default)] group: Arg<String>
+        cluster: String, group: Arg<String>
     ) -> GroupDetail as Group;
 }
 

@@ -85,16 +85,12 @@ pub struct ProcessorDetail {
 pub struct ProcessorArgs {
     pub cluster: String,
     /// `[a-z0-9-_.]`, unique in the cluster.
-    #[serde(default)]
     pub name: Arg<String>,
     /// One `INSERT INTO <topic> SELECT ... FROM <topic> ...` statement.
-    #[serde(default)]
     pub sql: Arg<String>,
     /// How many parallel instances; default 1.
-    #[serde(default)]
     pub parallelism: Arg<u32>,
     /// `true`: the preview (plan, tables, first rows from the newest records); nothing runs on.
-    #[serde(default)]
     pub dry_run: Arg<bool>,
 }
 
@@ -124,10 +120,8 @@ pub struct ProcessorCreated {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct ProcessorName {
     pub cluster: String,
-    #[serde(default)]
     pub name: Arg<String>,
     /// For `scale_processor`: the new parallelism.
-    #[serde(default)]
     pub parallelism: Arg<u32>,
 }
 
@@ -165,13 +159,13 @@ serve! {
 
     /// One processor: its statement, state, savepoint and last exception (SQL_PROCESSORS).
     GetUrl "processor" fn processor(
-        cluster: String, #[server(default)] name: Arg<String>
+        cluster: String, name: Arg<String>
     ) -> ProcessorDetail as Processor;
 
     /// The columns a processor reading `topic` would have (MANAGE_SQL_PROCESSORS on the
     /// cluster, RECORDS on the topic): what the editor offers as it is written.
     GetUrl "processor_table" fn processor_table(
-        cluster: String, #[server(default)] topic: Arg<String>
+        cluster: String, topic: Arg<String>
     ) -> ProcessorColumns as ProcessorTable;
 
     /// Creates a processor and starts it, or previews it with `dry_run` (MANAGE_SQL_PROCESSORS

@@ -56,19 +56,13 @@ pub struct HeaderIn {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct ProduceArgs {
     pub cluster: String,
-    #[serde(default)]
     pub topic: Arg<String>,
     /// The partition; missing: where the key hashes to (a keyless record: any).
-    #[serde(default)]
     pub partition: Arg<i32>,
-    #[serde(default)]
     pub key: Arg<Payload>,
-    #[serde(default)]
     pub value: Arg<Payload>,
-    #[serde(default)]
     pub headers: Arg<Vec<HeaderIn>>,
     /// `true`: answer what would be written, write nothing.
-    #[serde(default)]
     pub dry_run: Arg<bool>,
 }
 

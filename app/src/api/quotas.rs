@@ -165,16 +165,12 @@ pub struct QuotaList {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct AlterQuotaArgs {
     pub cluster: String,
-    #[serde(default)]
     pub entity: Arg<Vec<QuotaEntityPart>>,
     /// Quotas to set: name → figure.
-    #[serde(default)]
     pub set: Arg<BTreeMap<String, f64>>,
     /// Quotas to remove.
-    #[serde(default)]
     pub remove: Arg<Vec<String>>,
     /// `true`: Kafka validates the change and applies nothing.
-    #[serde(default)]
     pub dry_run: Arg<bool>,
 }
 

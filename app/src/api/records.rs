@@ -126,37 +126,24 @@ serve! {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct RecordArgs {
     pub cluster: String,
-    #[serde(default)]
     pub topic: Arg<String>,
-    #[serde(default)]
     pub partition: Arg<i32>,
-    #[serde(default)]
     pub offset: Arg<i64>,
-    #[serde(default)]
     pub timestamp: Arg<i64>,
-    #[serde(default)]
     pub from: Arg<String>,
-    #[serde(default)]
     pub limit: Arg<u32>,
-    #[serde(default)]
     pub cursor: Arg<String>,
-    #[serde(default)]
     pub q: Arg<String>,
-    #[serde(default)]
     pub exact: Arg<bool>,
     /// A CEL expression over each record (`key`, `value`, `headers`, `offset`, …).
-    #[serde(default)]
     pub expr: Arg<String>,
     /// Find by key: only records with exactly this key, read only from the partitions the key
     /// hashes to.
-    #[serde(default)]
     pub key: Arg<String>,
     /// `text` (the default) or `base64`: how `key` is written.
-    #[serde(default)]
     pub key_encoding: Arg<String>,
     /// `murmur2_random` (Java clients), `consistent_random` (librdkafka's default), or missing:
     /// the partitions of both.
-    #[serde(default)]
     pub partitioner: Arg<String>,
 }
 
@@ -210,10 +197,7 @@ serve! {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct RecordAtArgs {
     pub cluster: String,
-    #[serde(default)]
     pub topic: Arg<String>,
-    #[serde(default)]
     pub partition: Arg<i32>,
-    #[serde(default)]
     pub offset: Arg<i64>,
 }

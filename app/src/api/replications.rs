@@ -128,7 +128,6 @@ pub struct ReplicationDetail {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct ReplicationName {
     pub cluster: String,
-    #[serde(default)]
     pub name: Arg<String>,
 }
 
@@ -136,30 +135,21 @@ pub struct ReplicationName {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct ReplicationArgs {
     pub cluster: String,
-    #[serde(default)]
     pub name: Arg<String>,
     /// The source cluster.
-    #[serde(default)]
     pub source: Arg<String>,
     /// The target's Connect cluster it runs on.
-    #[serde(default)]
     pub connect: Arg<String>,
     /// Topic names or globs (`*`, `?`).
-    #[serde(default)]
     pub topics: Arg<Vec<String>>,
-    #[serde(default)]
     pub exclude: Arg<Vec<String>>,
     /// `identity` or `prefix` (default).
-    #[serde(default)]
     pub naming: Arg<Naming>,
     /// Default true.
-    #[serde(default)]
     pub sync_configs: Arg<bool>,
     /// Groups to checkpoint (names or globs); none: no checkpoint connector.
-    #[serde(default)]
     pub groups: Arg<Vec<String>>,
     /// `true`: checked by klens and validated by Connect, nothing created or changed.
-    #[serde(default)]
     pub dry_run: Arg<bool>,
 }
 
@@ -193,15 +183,11 @@ pub struct ReplicationChanged {
 pub struct FailoverArgs {
     /// The replication's target.
     pub cluster: String,
-    #[serde(default)]
     pub name: Arg<String>,
-    #[serde(default)]
     pub group: Arg<String>,
     /// `true`: the plan only.
-    #[serde(default)]
     pub dry_run: Arg<bool>,
     /// To apply: the plan the dry run answered, applied only if it is still current.
-    #[serde(default)]
     pub plan: Arg<Vec<PlannedOffset>>,
 }
 
@@ -212,7 +198,7 @@ serve! {
     /// One replication: per partition lag, its connectors and tasks, the checkpoints
     /// (REPLICATIONS).
     GetUrl "replication" fn replication(
-        cluster: String, #[server(default)] name: Arg<String>
+        cluster: String, name: Arg<String>
     ) -> ReplicationDetail as Replication;
 
     /// Creates a replication (MANAGE_REPLICATIONS on the target, its Connect cluster covered,

@@ -106,15 +106,15 @@ pub struct SchemaDetail {
 serve! {
     /// A subject of the cluster's registry: catalog, no privilege (no schema text).
     GetUrl "subject" fn subject(
-        cluster: String, #[server(default)] subject: Arg<String>
+        cluster: String, subject: Arg<String>
     ) -> SubjectDetail as Subject;
 
     /// The text of one version of a subject (SCHEMA_TEXT on the subject); `version` missing: the
     /// newest.
     GetUrl "schema" fn schema(
         cluster: String,
-        #[server(default)] subject: Arg<String>,
-        #[server(default)] version: Arg<i32>,
+        subject: Arg<String>,
+        version: Arg<i32>,
     ) -> SchemaDetail as Schema;
 }
 
@@ -122,19 +122,15 @@ serve! {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct RegisterSchemaArgs {
     pub cluster: String,
-    #[serde(default)]
     pub subject: Arg<String>,
     /// The schema's text.
-    #[serde(default)]
     pub schema: Arg<String>,
     /// AVRO (the default), PROTOBUF or JSON.
     #[serde(default, rename = "type")]
     pub schema_type: Arg<String>,
     /// Registered schemas this one uses.
-    #[serde(default)]
     pub references: Arg<Vec<SchemaReference>>,
     /// `true`: judge the schema and register nothing.
-    #[serde(default)]
     pub dry_run: Arg<bool>,
 }
 
@@ -221,12 +217,9 @@ pub const COMPATIBILITY_LEVELS: [&str; 7] = [
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct SetCompatibilityArgs {
     pub cluster: String,
-    #[serde(default)]
     pub subject: Arg<String>,
     /// One of [`COMPATIBILITY_LEVELS`], or `GLOBAL` for the registry's global level.
-    #[serde(default)]
     pub compatibility: Arg<String>,
-    #[serde(default)]
     pub dry_run: Arg<bool>,
 }
 
@@ -254,15 +247,11 @@ serve! {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct DeleteSchemaArgs {
     pub cluster: String,
-    #[serde(default)]
     pub subject: Arg<String>,
     /// One version; the whole subject when missing.
-    #[serde(default)]
     pub version: Arg<i32>,
     /// `true`: delete for good what was soft-deleted before.
-    #[serde(default)]
     pub permanent: Arg<bool>,
-    #[serde(default)]
     pub dry_run: Arg<bool>,
 }
 

@@ -171,7 +171,7 @@ fn typos_in_best_window(q: &[char], n: &[char], allowed: u32) -> Option<u32> {
 serve! {
     /// Searches the catalog of the visible clusters, or only of `cluster`.
     GetUrl "search" fn search(
-        #[server(default)] q: super::Arg<String>, #[server(default)] cluster: super::Arg<String>
+        q: super::Arg<String>, cluster: super::Arg<String>
     ) -> SearchResult as Search;
 }
 

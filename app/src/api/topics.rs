@@ -143,7 +143,7 @@ serve! {
 
     /// One topic and its partitions, from the catalog.
     GetUrl "topic" fn topic(
-        cluster: String, #[server(default)] topic: Arg<String>
+        cluster: String, topic: Arg<String>
     ) -> TopicDetail as Topic;
 }
 
@@ -151,18 +151,13 @@ serve! {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct CreateTopicArgs {
     pub cluster: String,
-    #[serde(default)]
     pub topic: Arg<String>,
-    #[serde(default)]
     pub partitions: Arg<i32>,
     /// Missing takes the broker's default.
-    #[serde(default)]
     pub replication_factor: Arg<i32>,
     /// Topic config overrides, e.g. `cleanup.policy: compact`.
-    #[serde(default)]
     pub configs: Arg<BTreeMap<String, String>>,
     /// `true`: Kafka validates the topic and creates nothing.
-    #[serde(default)]
     pub dry_run: Arg<bool>,
 }
 
@@ -188,6 +183,6 @@ serve! {
 
     /// Deletes a topic (DELETE_TOPICS on a writable cluster; never an internal topic).
     Json "delete_topic" fn delete_topic(
-        cluster: String, #[server(default)] topic: Arg<String>
+        cluster: String, topic: Arg<String>
     ) -> TopicChanged as DeleteTopic;
 }

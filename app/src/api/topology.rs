@@ -73,7 +73,7 @@ serve! {
     /// out.
     #[cfg(feature = "ssr")]
     GetUrl "flow" fn flow(
-        cluster: String, kind: String, #[server(default)] name: Arg<String>,
-        #[server(default)] hops: Option<u8>
+        cluster: String, kind: String, name: Arg<String>,
+        hops: Option<u8>
     ) -> FlowGraph as Flow;
 }

@@ -45,17 +45,12 @@ serve! {
 #[derive(Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct SetScramArgs {
     pub cluster: String,
-    #[serde(default)]
     pub user: Arg<String>,
     /// Default SCRAM-SHA-512.
-    #[serde(default)]
     pub mechanism: Arg<String>,
     /// Default 8192.
-    #[serde(default)]
     pub iterations: Arg<i32>,
-    #[serde(default)]
     pub password: Arg<String>,
-    #[serde(default)]
     pub dry_run: Arg<bool>,
 }
 
@@ -76,11 +71,8 @@ impl fmt::Debug for SetScramArgs {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct DeleteScramArgs {
     pub cluster: String,
-    #[serde(default)]
     pub user: Arg<String>,
-    #[serde(default)]
     pub mechanism: Arg<String>,
-    #[serde(default)]
     pub dry_run: Arg<bool>,
 }
 
