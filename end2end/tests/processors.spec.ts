@@ -4,8 +4,8 @@ import { unique } from './authz-matrix';
 
 // The SQL processors pages against dev/stack's Kafka and Flink: a processor written in the page's
 // editor (a topic's columns, a preview, then create), its output read by confluent-kafka, its job
-// watched through Flink's own REST API while the processor page stops, resumes, scales and
-// deletes it.
+// watched through Flink's own REST API while the processor page stops, resumes, scales,
+// resumes after Flink lost its job, and deletes it.
 
 const FLINK = 'http://127.0.0.1:18086';
 
@@ -184,6 +184,26 @@ test('write a processor in the editor, see it run, then stop, resume, scale and 
   await expect(page.locator('[data-figure="parallelism"]')).toHaveText('2');
   // Nothing was lost or doubled on the way.
   expect(doubled(output)).toEqual([600, 800, 1000]);
+  // Its job cancelled behind klens's back, as a Flink restart loses it: the page says so and
+  // offers Resume, which starts a job again.
+  await expect(page.locator('[data-figure="processor-lost"]')).toHaveCount(0);
+  const [running] = await jobs(page, name);
+  expect((await page.request.patch(`${FLINK}/jobs/${running.id}?mode=cancel`)).ok()).toBe(true);
+  await newestJob(page, name, 'CANCELED', 2);
+  // Flink's page of one job may lag its overview by a few seconds (its cache of the job).
+  await expect
+    .poll(async () => {
+      await page.reload();
+      return page.locator('[data-figure="processor-lost"]').count();
+    }, { timeout: 30_000 })
+    .toBe(1);
+  await expect(page.locator('[data-figure="processor-lost"]')).toContainText('Flink runs no job for it');
+  await shots(page, 'processor-lost');
+  await expect(page.getByRole('button', { name: 'Stop', exact: true })).toBeEnabled();
+  await page.getByRole('button', { name: 'Resume', exact: true }).click();
+  await expect(page.getByRole('status')).toContainText(`${name}: resume done; Flink runs it as job`, { timeout: 60_000 });
+  await newestJob(page, name, 'RUNNING', 2);
+  await expect(page.locator('[data-figure="processor-lost"]')).toHaveCount(0);
 
   // Delete, once its name is typed: Flink cancels the job and the list no longer has it.
   await page.getByRole('button', { name: 'Delete processor' }).click();

@@ -36,7 +36,18 @@ pub struct ProcessorSummary {
     pub cause: Option<String>,
 }
 
+/// Whether Flink's state of a job says it runs no more: it finished, was cancelled or failed
+/// for good, or (`UNKNOWN`) Flink knows no such job, as after Flink restarts.
+pub fn job_ended(state: &str) -> bool {
+    matches!(state, "FINISHED" | "CANCELED" | "FAILED" | "UNKNOWN")
+}
+
 impl ProcessorSummary {
+    /// Kept running, yet Flink runs no job for it: Resume starts one again.
+    pub fn lost(&self) -> bool {
+        self.desired == "running" && job_ended(&self.state)
+    }
+
     /// The processor as the decision sees it: covered by a scope through all its topics.
     pub fn resource(&self) -> crate::access::Resource {
         let mut topics = self.inputs.clone();
@@ -193,4 +204,37 @@ serve! {
     Json "delete_processor" fn delete_processor(
         #[server(flatten)] args: ProcessorName
     ) -> ProcessorChanged as DeleteProcessor;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kept(desired: &str, state: &str) -> ProcessorSummary {
+        ProcessorSummary {
+            name: "p".into(),
+            inputs: vec!["in".into()],
+            output: "out".into(),
+            state: state.into(),
+            desired: desired.into(),
+            parallelism: 1,
+            job: Some("j".into()),
+            lag: None,
+            read_per_second: None,
+            written_per_second: None,
+            cause: None,
+        }
+    }
+
+    #[test]
+    fn a_processor_is_lost_when_kept_running_and_its_job_ended() {
+        for state in ["FINISHED", "CANCELED", "FAILED", "UNKNOWN"] {
+            assert!(kept("running", state).lost(), "{state}");
+            assert!(!kept("stopped", state).lost(), "stopped, {state}");
+        }
+        // Flink runs it, or may yet: a second job would run beside it.
+        for state in ["RUNNING", "RESTARTING", "FAILING", "CREATED", "INITIALIZING", "CANCELLING"] {
+            assert!(!kept("running", state).lost(), "{state}");
+        }
+    }
 }

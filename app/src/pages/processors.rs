@@ -122,12 +122,15 @@ fn ProcessorView(
             <div class="actions">
                 {flow.then(|| view! { <FlowLink cluster=cluster.clone() kind="processor" name=p.name.clone() /> })}
                 {manage.then(|| view! {
-                    <ProcessorActions name=p.name.clone() running=p.desired == "running"
+                    <ProcessorActions name=p.name.clone() running=p.desired == "running" lost=p.lost()
                         parallelism=p.parallelism one=one send=send />
                 })}
             </div>
         </div>
         {move || send.value().get().and_then(|r| r.err()).map(|e| view! { <ErrorAlert error=e /> })}
+        {p.lost().then(|| view! {
+            <p class="note note-warn" data-figure="processor-lost">"Kept running, yet Flink runs no job for it (the job ended, or Flink restarted and forgot it). Resume starts it again from its group's committed offsets."</p>
+        })}
         {d.last_exception.clone().map(|e| view! {
             <div class="error" role="alert"><p>"Flink's last exception of its job:"</p><pre class="trace">{e}</pre></div>
         })}
@@ -270,7 +273,8 @@ fn change_action(changed: Callback<String>) -> Changes {
 
 #[component]
 fn ProcessorActions(
-    name: String, running: bool, parallelism: u32, one: StoredValue<ProcessorName>, send: Changes,
+    name: String, running: bool, lost: bool, parallelism: u32, one: StoredValue<ProcessorName>,
+    send: Changes,
 ) -> impl IntoView {
     let go = move |act: Act, parallelism: Option<u32>| {
         let args = ProcessorName { parallelism: parallelism.into(), ..one.get_value() };
@@ -282,7 +286,7 @@ fn ProcessorActions(
     let wanted = RwSignal::new(parallelism.to_string());
     view! {
         <button type="button" class="button" disabled=move || busy() || !running on:click=move |_| go(Act::Stop, None)>"Stop"</button>
-        <button type="button" class="button" disabled=move || busy() || running on:click=move |_| go(Act::Resume, None)>"Resume"</button>
+        <button type="button" class="button" disabled=move || busy() || (running && !lost) on:click=move |_| go(Act::Resume, None)>"Resume"</button>
         <button type="button" class="button" on:click=move |_| scaling.update(|s| *s = !*s)>"Scale"</button>
         <Show when=move || scaling.get()>
             <div class="panel" role="dialog" aria-label="Scale processor">

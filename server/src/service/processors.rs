@@ -679,16 +679,26 @@ async fn change(
                     format!("Processor \"{name}\" is stopped already."),
                 ))
             }
-            Change::Resume if running => {
-                return Err(ApiError::new(
-                    ErrorCode::Admin,
-                    format!("Processor \"{name}\" runs already."),
-                ))
-            }
             _ => {}
         }
         service.open(&mut granted.grant).await?;
         let resource = d.resource();
+        if change == Change::Resume && running {
+            // Kept running: resumed only when Flink runs no job for it any more (the job
+            // ended or failed for good, or Flink forgot it in a restart). Its savepoint is
+            // older than what its group has committed since: it starts from the offsets.
+            let job = match d.job.clone() {
+                Some(id) => flink.job(&granted.grant, &resource, &id).await?,
+                None => None,
+            };
+            if job.is_some_and(|j| !app::api::job_ended(&j.state)) {
+                return Err(ApiError::new(
+                    ErrorCode::Admin,
+                    format!("Processor \"{name}\" runs already."),
+                ));
+            }
+            d.savepoint = None;
+        }
         let directory = flink.config.savepoints.clone();
         let mut answer = ProcessorChanged {
             cluster: cluster.clone(),

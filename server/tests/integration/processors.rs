@@ -1,7 +1,7 @@
 //! SQL processors through klens, against the dev stack's Kafka and Flink: a processor that
 //! filters and reshapes real JSON records, its output read back by a consumer of its own; its
 //! job seen by Flink's REST API; stopped with a savepoint and resumed with no record lost or
-//! doubled; scaled; deleted. And the refusals: each missing grant answered before any job
+//! doubled; scaled; deleted; resumed after Flink lost its job. And the refusals: each missing grant answered before any job
 //! reaches Flink, a topic the caller may not read answered exactly as one that does not exist,
 //! and a statement error with its line and column.
 
@@ -299,6 +299,70 @@ async fn a_processor_filters_records_and_keeps_them_through_stop_resume_and_scal
     assert_eq!(phases, ["attempt", "outcome"].repeat(6), "{events:?}");
     assert!(recorded.iter().all(|(_, decision, _)| decision == "allowed"), "{recorded:?}");
     assert_eq!(recorded.iter().filter(|(_, _, dry)| *dry).count(), 2, "{recorded:?}");
+}
+
+#[tokio::test]
+async fn a_processor_whose_job_flink_no_longer_runs_is_resumed_from_its_groups_offsets() {
+    let input = unique("it-lost-in");
+    let output = unique("it-lost-out");
+    let name = unique("it-lost").replace('_', "-");
+    create_topic(&input, 1).await;
+    create_topic(&output, 1).await;
+    produce_orders(&input, 0..20);
+    let (router, catalog) = router_and_catalog(&yaml("")).await;
+    let local = catalog.get("local").expect("local");
+    refresh_until(local, |e| e.topic_metadata(&output).ok().flatten().is_some()).await;
+    let sql = format!("INSERT INTO `{output}` SELECT id, total FROM `{input}` WHERE total >= 100");
+    let one = json!({"cluster": "local", "name": name});
+    let (code, created) = post(
+        &router,
+        "/api/create_processor",
+        json!({"cluster": "local", "name": name, "sql": sql}),
+    )
+    .await;
+    assert_eq!(code, 200, "{created}");
+    let job = created["job"].as_str().expect("a job").to_string();
+    assert_eq!(wait_for_state(&job, &["RUNNING"]).await, "RUNNING");
+    assert_eq!(counted(&read_json(&output, 10, Duration::from_secs(60))).len(), 10);
+
+    // While its job runs, a resume is refused and Flink keeps one job.
+    let (code, refused) = post(&router, "/api/resume_processor", one.clone()).await;
+    assert_eq!((code.as_u16(), refused["code"].as_str()), (422, Some("ADMIN")), "{refused}");
+    assert_eq!(jobs_named(&name).await.iter().filter(|(_, s)| s == "RUNNING").count(), 1);
+
+    // Its job cancelled behind klens's back, as a Flink restart would lose it: klens says so,
+    // and keeps it meant to run.
+    let cancelled = reqwest::Client::new()
+        .patch(format!("{FLINK_REST}/jobs/{job}?mode=cancel"))
+        .send()
+        .await
+        .expect("Flink answers");
+    assert!(cancelled.status().is_success(), "{}", cancelled.status());
+    assert_eq!(wait_for_state(&job, &["CANCELED"]).await, "CANCELED");
+    let (_, detail) = get_json(&router, &format!("/api/processor?cluster=local&name={name}")).await;
+    let p = &detail["processor"];
+    assert_eq!((p["state"].as_str(), p["desired"].as_str()), (Some("CANCELED"), Some("running")));
+
+    // Resumed: Flink runs a new job, which reads what was written meanwhile.
+    produce_orders(&input, 20..30);
+    let (code, resumed) = post(&router, "/api/resume_processor", one.clone()).await;
+    assert_eq!(code, 200, "{resumed}");
+    let second = resumed["job"].as_str().expect("a job").to_string();
+    assert_ne!(second, job);
+    assert_eq!(wait_for_state(&second, &["RUNNING"]).await, "RUNNING");
+    // From the group's last commit (a checkpoint), so some may come twice; none is lost.
+    let mut seen = BTreeMap::new();
+    for _ in 0..12 {
+        seen = counted(&read_json(&output, 30, Duration::from_secs(5)));
+        if (20..30).all(|id| seen.contains_key(&id)) {
+            break;
+        }
+    }
+    assert!((20..30).all(|id| seen.contains_key(&id)), "the orders written meanwhile: {seen:?}");
+
+    let (code, deleted) = post(&router, "/api/delete_processor", one).await;
+    assert_eq!(code, 200, "{deleted}");
+    assert_eq!(wait_for_state(&second, &["CANCELED"]).await, "CANCELED");
 }
 
 #[tokio::test]
