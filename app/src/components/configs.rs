@@ -247,7 +247,7 @@ pub fn ConfigTable(target: ConfigTarget) -> impl IntoView {
                                 </div>
                             </Show>
                             <DataTable label="Configs" class="configs" cols=&[Col::Text("Config"), Col::Text("Value"), Col::Text("Source")]>
-                                                                <tbody>
+                                <tbody>
                                     {move || {
                                         let needle = filter.get().trim().to_lowercase();
                                         rows.get_value()
@@ -418,7 +418,7 @@ fn Changes(changes: Vec<ConfigChangeView>) -> impl IntoView {
     };
     view! {
         <DataTable label="Config changes" class="compact" cols=&[Col::Text("Config"), Col::Text("Before"), Col::Text("After")]>
-                        <tbody>
+            <tbody>
                 {changes.into_iter().map(|c| view! {
                     <tr data-config=c.name.clone()>
                         <th scope="row" class="mono">{c.name.clone()}</th>

@@ -82,7 +82,7 @@ fn AclTable(
             view! {
                 <p class="muted" data-figure="acl-count">{move || format!("{} of {total} bindings", shown().len())}</p>
                 <DataTable label="ACLs" cols=&[Col::Text("Principal"), Col::Text("Host"), Col::Text("Resource"), Col::Text("Pattern"), Col::Text("Operation"), Col::Text("Permission"), Col::Actions]>
-                                        <tbody>
+                    <tbody>
                         <For each=shown key=|a| a.clone() let:acl>
                             <AclRow acl=acl can_delete=can_delete on_done=changed />
                         </For>

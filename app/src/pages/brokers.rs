@@ -59,7 +59,7 @@ pub fn BrokersPage() -> impl IntoView {
                         <Freshness what="Log dirs" at=list.refreshed_at served_at=list.served_at />
                         {controller.map(|c| view! { <p class="empty">{c}</p> })}
                         <DataTable label="Brokers" cols=&[Col::Num("Id"), Col::Text("Host"), Col::Text("Rack"), Col::Text("Role"), Col::Num("Replicas"), Col::Num("Leaders"), Col::Num("Log dirs"), Col::Num("Size")]>
-                                                        <tbody>
+                            <tbody>
                                 {list.brokers.into_iter().map(|b| {
                                     let size = dirs_size(&b.log_dirs, b.log_dirs_error.is_some());
                                     view! {
@@ -131,7 +131,7 @@ pub fn BrokerPage() -> impl IntoView {
                         <h2>"Log dirs"</h2>
                         {b.log_dirs_error.clone().map(|e| view! { <p class="error">{format!("Log dirs could not be read: {e}")}</p> })}
                         <DataTable label="Log dirs" cols=&[Col::Text("Path"), Col::Num("Size"), Col::Num("Volume free"), Col::Num("Volume size"), Col::Text("Error")]>
-                                                        <tbody>
+                            <tbody>
                                 {b.log_dirs.into_iter().map(|d| view! {
                                     <tr>
                                         <td class="mono">{d.path}</td>

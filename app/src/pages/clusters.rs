@@ -30,7 +30,7 @@ pub fn ClustersPage() -> impl IntoView {
 fn ClusterTable(rows: Vec<ClusterSummary>) -> impl IntoView {
     view! {
         <DataTable label="Clusters" cols=&[Col::Text("Cluster"), Col::Text("Health"), Col::Num("Brokers"), Col::Num("Topics"), Col::Num("Partitions"), Col::Num("Under-replicated"), Col::Num("Size"), Col::Text("Mode")]>
-                        <tbody>
+            <tbody>
                 {rows
                     .into_iter()
                     .map(|c| {

@@ -154,7 +154,7 @@ fn ConnectSection(
             } else {
                 view! {
                     <DataTable label="Connectors" cols=&[Col::Text("Connector"), Col::Text("Type"), Col::Text("Class"), Col::Text("State"), Col::Num("Tasks"), Col::Text("Topics")]>
-                                                <tbody>
+                        <tbody>
                             <For each=rows key=|c| format!("{}\u{0}{}\u{0}{:?}", c.name, c.state, c.tasks) let:c>
                                 <ConnectorRow cluster=cluster.get_value() c=c />
                             </For>
@@ -271,7 +271,7 @@ fn ConnectorView(
         } else {
             view! {
                 <DataTable label="Tasks" cols=&[Col::Num("Task"), Col::Text("State"), Col::Text("Worker"), Col::Text("Cause")]>
-                                        <tbody>
+                    <tbody>
                         {c.tasks.clone().into_iter().map(|t| view! { <TaskRow t=t may=may target=target send=send /> }).collect_view()}
                     </tbody>
                 </DataTable>

@@ -290,7 +290,7 @@ fn Planned(plan: CopyPlan) -> impl IntoView {
         <p data-figure="copy-read">{read}</p>
         {(!plan.targets.is_empty()).then(|| view! {
             <DataTable label="Targets" class="copy-targets" cols=&[Col::Text("Topic"), Col::Num("Records"), Col::Text("Partitions")]>
-                                <tbody>
+                <tbody>
                     {plan.targets.into_iter().map(|t| view! {
                         <tr data-target=format!("{}/{}", t.cluster, t.topic)>
                             <td class="mono">{format!("{}/{}", t.cluster, t.topic)}

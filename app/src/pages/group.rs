@@ -125,7 +125,7 @@ fn GroupView(
         } else {
             view! {
                 <DataTable label="Members" cols=&[Col::Text("Member"), Col::Text("Client id"), Col::Text("Host"), Col::Text("Assigned partitions")]>
-                                        <tbody>
+                    <tbody>
                         {group.members.into_iter().map(|m| {
                             let assigned = m.assignments.iter()
                                 .map(|a| format!("{}-{}", a.topic, a.partition))
@@ -150,7 +150,7 @@ fn GroupView(
         } else {
             view! {
                 <DataTable label="Offsets" cols=&[Col::Text("Topic"), Col::Num("Partition"), Col::Num("Committed"), Col::Num("End"), Col::Num("Lag")]>
-                                        <tbody>
+                    <tbody>
                         {group.offsets.into_iter().map(|o| view! {
                             <tr data-partition=format!("{}-{}", o.topic, o.partition)>
                                 <th scope="row"><a class="mono" href=page_url(&cluster, "topics", &o.topic)>{o.topic.clone()}</a></th>

@@ -195,7 +195,7 @@ pub fn ResetOffsets(
 pub fn PlanTable(plan: OffsetPlan) -> impl IntoView {
     view! {
         <DataTable label="Plan" class="compact" cols=&[Col::Text("Topic"), Col::Num("Partition"), Col::Num("Committed now"), Col::Num("New offset"), Col::Num("Lag now"), Col::Num("Lag after"), Col::Num("Skipped"), Col::Num("Read again")]>
-                        <tbody>
+            <tbody>
                 {plan.partitions.into_iter().map(|m| view! {
                     <tr data-partition=format!("{}-{}", m.topic, m.partition)>
                         <th scope="row" class="mono">{m.topic.clone()}</th>

@@ -49,7 +49,7 @@ pub fn ProcessorsPage() -> impl IntoView {
                 } else {
                     view! {
                         <DataTable label="SQL processors" cols=&[Col::Text("Processor"), Col::Text("Reads"), Col::Text("Writes"), Col::Text("State"), Col::Num("Parallelism"), Col::Num("Throughput"), Col::Num("Lag")]>
-                                                        <tbody>
+                            <tbody>
                                 {list.processors.into_iter().map(|p| view! { <ProcessorRow here=here.clone() p=p /> }).collect_view()}
                             </tbody>
                         </DataTable>

@@ -419,7 +419,7 @@ fn QuotaChanges(changes: QuotaChanged) -> impl IntoView {
     view! {
         <p>{format!("Kafka accepts this change to {}:", entity_words(&changes.entity))}</p>
         <DataTable label="Quota changes" class="compact" cols=&[Col::Text("Quota"), Col::Text("Before"), Col::Text("After")]>
-                        <tbody>
+            <tbody>
                 {changes.changes.into_iter().map(|c| view! {
                     <tr data-quota=c.key.clone()>
                         <th scope="row">{quota_key(&c.key).map(|k| k.label).unwrap_or_default()}" "<span class="muted mono">{c.key.clone()}</span></th>

@@ -76,7 +76,7 @@ pub fn ReplicationsPage() -> impl IntoView {
                 } else {
                     view! {
                         <DataTable label="Replications" cols=&[Col::Text("Replication"), Col::Text("From"), Col::Text("Into"), Col::Text("Topics"), Col::Text("State"), Col::Num("Lag")]>
-                                                        <tbody>
+                            <tbody>
                                 {list.replications.into_iter().map(|r| view! { <ReplicationRow here=here.clone() r=r /> }).collect_view()}
                             </tbody>
                         </DataTable>
@@ -171,7 +171,7 @@ fn ReplicationView(
         </dl>
         <h2>"Partitions"</h2>
         <DataTable label="Partitions" cols=&[Col::Text("Topic"), Col::Text("Copy"), Col::Num("Partition"), Col::Num("Source end"), Col::Num("Copied to"), Col::Num("Lag"), Col::Num("Newest copy")]>
-                        <tbody>
+            <tbody>
                 {d.partitions.into_iter().map(|p| view! {
                     <tr data-partition=format!("{}-{}", p.topic, p.partition)>
                         <th scope="row" class="mono"><a href=page_url(&r.source, "topics", &p.topic)>{p.topic.clone()}</a></th>
@@ -191,7 +191,7 @@ fn ReplicationView(
         } else {
             view! {
                 <DataTable label="Checkpoints" cols=&[Col::Text("Group"), Col::Text("Copy"), Col::Num("Partition"), Col::Num("On the source"), Col::Num("On the target"), Col::Num("Written")]>
-                                        <tbody>
+                    <tbody>
                         {d.checkpoints.into_iter().map(|c| view! {
                             <tr data-checkpoint=format!("{}/{}-{}", c.group, c.topic, c.partition)>
                                 <th scope="row" class="mono">{c.group.clone()}</th>

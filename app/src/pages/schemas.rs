@@ -48,7 +48,7 @@ pub fn SchemasPage() -> impl IntoView {
                         {fresh}
                         <p>"Global compatibility: " <span class="badge" data-figure="global">{global}</span></p>
                         <DataTable label="Subjects" cols=&[Col::Text("Subject"), Col::Num("Versions"), Col::Num("Latest"), Col::Num("Schema id"), Col::Text("Type"), Col::Text("Compatibility")]>
-                                                        <tbody>
+                            <tbody>
                                 {list.subjects.into_iter().map(|s| {
                                     let latest = s.latest.clone();
                                     view! {

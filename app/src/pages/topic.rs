@@ -115,7 +115,7 @@ pub fn TopicPage() -> impl IntoView {
                 <Skew partitions=t.partitions.clone() />
                 <h2>"Partitions"</h2>
                 <DataTable label="Partitions" cols=&[Col::Num("Partition"), Col::Num("Leader"), Col::Text("Replicas"), Col::Text("In sync"), Col::Num("Low"), Col::Num("High"), Col::Num("Records"), Col::Num("Size")]>
-                                        <tbody>
+                    <tbody>
                         {t.partitions.into_iter().map(|p| view! {
                             <tr>
                                 <td class="num mono">{p.partition}</td>

@@ -253,7 +253,7 @@ pub fn DeleteRecords(
 fn Preview(cuts: Vec<PartitionCut>, total: u64) -> impl IntoView {
     view! {
         <DataTable label="Records to delete" class="compact" cols=&[Col::Num("Partition"), Col::Num("Starts at"), Col::Num("Would start at"), Col::Num("Records deleted")]>
-                        <tbody>
+            <tbody>
                 {cuts.into_iter().map(|c| view! {
                     <tr>
                         <td class="num mono">{c.partition}</td>

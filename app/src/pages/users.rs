@@ -45,7 +45,7 @@ fn UserTable(
                 list if list.users.is_empty() => view! { <p class="empty">"Kafka holds no SCRAM credentials."</p> }.into_any(),
                 list => view! {
                     <DataTable label="Users" cols=&[Col::Text("User"), Col::Text("Credentials"), Col::Actions]>
-                                                <tbody>
+                        <tbody>
                             {list.users.into_iter().map(|u| {
                                 let user = u.user.clone();
                                 view! {

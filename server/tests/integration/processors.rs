@@ -1,9 +1,9 @@
 //! SQL processors through klens, against the dev stack's Kafka and Flink: a processor that
 //! filters and reshapes real JSON records, its output read back by a consumer of its own; its
 //! job seen by Flink's REST API; stopped with a savepoint and resumed with no record lost or
-//! doubled; scaled; deleted; resumed after Flink lost its job. And the refusals: each missing grant answered before any job
-//! reaches Flink, a topic the caller may not read answered exactly as one that does not exist,
-//! and a statement error with its line and column.
+//! doubled; scaled; deleted; resumed after Flink lost its job. And the refusals: each missing
+//! grant answered before any job reaches Flink, a topic the caller may not read answered
+//! exactly as one that does not exist, and a statement error with its line and column.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
