@@ -137,14 +137,15 @@ pub fn TypedConfirm(
 /// the caller's, so the change's answer can close it; `error`, when given, is said under it.
 #[component]
 pub fn ConfirmSheet(
-    open: RwSignal<bool>, /// The text of the button that opens it.
+    /// The text of the button that opens it.
     button: &'static str,
     /// The button's accessible name, when its text alone does not say which object.
     #[prop(optional, into)]
     button_label: Option<String>,
     /// The confirmation's name, and its confirming button's.
     title: &'static str,
-    field: &'static str, name: String, warning: String, pending: Signal<bool>, act: Callback<()>,
+    open: RwSignal<bool>, field: &'static str, name: String, warning: String,
+    pending: Signal<bool>, act: Callback<()>,
     #[prop(optional)] error: Option<RwSignal<Option<String>>>, #[prop(optional)] in_row: bool,
 ) -> impl IntoView {
     let toggle = move |_| {
