@@ -25,8 +25,10 @@ pub struct ClusterAccess {
     /// catalog shows only the resources the scopes cover.
     #[serde(default)]
     pub scoped_catalog: bool,
-    /// Topics of this cluster that hold klens's own state (the audit): no caller reads their
-    /// records or changes them, whatever they hold.
+    /// Topics of this cluster that hold klens's own state (the audit, the processors'
+    /// definitions) or an engine's (Connect's storage topics, MirrorMaker's internal ones),
+    /// each a name or a glob: no caller reads their records or changes them, whatever they
+    /// hold.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub protected_topics: Vec<String>,
     /// The names of the cluster's Connect clusters (`clusters[].connect`), none when it has
@@ -349,7 +351,9 @@ impl ClusterAccess {
         };
         let touches =
             privilege.is_write() || matches!(privilege, Privilege::Records | Privilege::Unmask);
-        touches && privilege.kind() == ResourceKind::Topic && self.protected_topics.contains(name)
+        touches
+            && privilege.kind() == ResourceKind::Topic
+            && self.protected_topics.iter().any(|p| glob_matches(p, name))
     }
 
     /// Whether `privilege` is held on `resource`, leaving the writable flag and Kafka's

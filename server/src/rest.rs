@@ -93,6 +93,8 @@ pub fn error_message(body: &[u8]) -> String {
 }
 
 /// One REST service: where it is, how klens signs in to it, and how much of an answer it reads.
+/// A clone shares the HTTP client's connections.
+#[derive(Clone)]
 pub struct RestClient {
     /// How messages name the service ("registry", "Connect").
     label: &'static str,

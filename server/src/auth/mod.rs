@@ -280,8 +280,23 @@ pub struct Policy {
     /// `None` when auth is off or has no roles: everyone holds everything.
     bindings: Option<Vec<RoleBinding>>,
     mcp: Option<McpCeiling>,
-    /// (cluster, topic) of the topics holding klens's own state: the audit topic.
+    /// (cluster, topic or glob) of the topics holding klens's own state or an engine's: the audit
+    /// topic, the processors' definitions, Connect's and MirrorMaker's own topics.
     protected: Vec<(String, String)>,
+}
+
+/// The topics of `cluster` that engines keep their own state in, each a name or a glob:
+/// every Connect cluster's storage topics (configs in clear), and, where MirrorMaker may run,
+/// its offset syncs, checkpoints and dedicated-mode topics. Protected like the audit topic.
+fn engine_topics(cluster: &crate::config::ClusterConfig) -> Vec<(String, String)> {
+    let mut topics: Vec<String> =
+        cluster.connect.iter().flat_map(|c| c.storage_topics.iter().cloned()).collect();
+    if cluster.mirror.is_some() {
+        topics.extend(["mm2*.internal", "*.checkpoints.internal"].map(String::from));
+    }
+    topics.sort();
+    topics.dedup();
+    topics.into_iter().map(|t| (cluster.name.clone(), t)).collect()
 }
 
 impl Policy {
@@ -340,6 +355,7 @@ impl Policy {
                         .filter(|c| c.flink.is_some())
                         .map(|c| (c.name.clone(), crate::processor::DEFINITIONS_TOPIC.to_string())),
                 )
+                .chain(config.clusters.iter().flat_map(engine_topics))
                 .collect(),
         }
     }

@@ -31,6 +31,7 @@
 //! - One YAML document only; anchors, aliases and tags are refused.
 
 mod checks;
+pub mod engine_classes;
 mod interpolate;
 mod reader;
 mod schema;
@@ -280,7 +281,31 @@ pub struct ConnectConfig {
     /// Matches `[a-z0-9-_.]+`; it appears in URLs.
     pub name: String,
     pub rest: RegistryConfig,
+    /// What a connector config created or updated through klens may hold beyond what klens
+    /// decides itself (`allow:`); empty by default, so nothing but the decided keys passes.
+    pub allow: ConnectAllow,
+    /// The Connect workers' own topics (config, offsets, status), which hold every connector
+    /// config in clear: protected like the audit topic. Connect's usual names by default.
+    pub storage_topics: Vec<String>,
 }
+
+/// An operator's allow-list for one Connect cluster: each entry a key or class name, or a glob
+/// over them (`*` any run, `?` one character).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ConnectAllow {
+    /// Classes a config may name (connectors, transforms, predicates, converters) beyond
+    /// Kafka's own transforms, predicates and converters. FileStream and MirrorMaker classes
+    /// are never allowed.
+    pub classes: Vec<String>,
+    /// Client override keys (`producer.override.*`, `consumer.override.*`, `admin.override.*`).
+    pub overrides: Vec<String>,
+    /// Keys whose value may hold a config-provider reference (`${provider:path:key}`).
+    pub references: Vec<String>,
+}
+
+/// The names Connect's own topics have when the workers do not name them.
+pub const CONNECT_STORAGE_TOPICS: [&str; 3] =
+    ["connect-configs", "connect-offsets", "connect-status"];
 
 /// Sign-in and the role model.
 #[derive(Clone, Debug)]

@@ -19,6 +19,7 @@ use crate::auth::Grant;
 use crate::config::ConnectConfig;
 use crate::rest::{RestClient, RestError};
 
+pub mod effects;
 pub mod secrets;
 mod topics;
 
@@ -38,6 +39,8 @@ pub const MAX_OFFSETS: usize = 10_000;
 /// One Connect cluster: its name in klens and how to reach it.
 pub struct Connect {
     pub name: String,
+    /// What a config may hold beyond what klens decides itself ([`effects`]).
+    pub allow: crate::config::ConnectAllow,
     rest: RestClient,
     /// Per connector class, the config keys its plugin declares `PASSWORD`, read once.
     password_keys: Mutex<HashMap<String, BTreeSet<String>>>,
@@ -108,9 +111,10 @@ impl Connector {
     }
 }
 
-/// Whether `class` is one of MirrorMaker 2's connectors, which belong to replications.
+/// Whether `class` is one of MirrorMaker 2's connectors, which belong to replications, in any
+/// spelling Connect accepts (full name, simple name, without `Connector`).
 pub fn is_mirror_class(class: &str) -> bool {
-    class.starts_with("org.apache.kafka.connect.mirror.")
+    crate::config::engine_classes::is_mirror(class)
 }
 
 /// A connector from Connect's info and status of it; one just created may have no status yet
@@ -210,6 +214,7 @@ impl Connect {
     pub fn new(config: &ConnectConfig) -> Result<Connect, String> {
         Ok(Connect {
             name: config.name.clone(),
+            allow: config.allow.clone(),
             rest: RestClient::new("Connect", &config.rest, TIMEOUT, MAX_BODY)?,
             password_keys: Mutex::new(HashMap::new()),
         })

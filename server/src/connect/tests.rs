@@ -1,6 +1,6 @@
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::secrets::{is_masked, masked, restore, MASKED};
+use super::secrets::{is_masked, masked, names_destination, restore, MASKED};
 use super::topics::targets;
 use super::*;
 
@@ -48,6 +48,16 @@ fn secrets_are_masked_by_plugin_type_by_name_and_in_uris_but_references_show() {
         basic.auth.user.info | u:p | yes
         connection.uri | mongodb://klens:hunter2@db:27017/x | yes
         connection.uri | mongodb://db:27017/x | no
+        connection.url | jdbc:mysql://db:3306/x?user=u&password=p | yes
+        connection.url | jdbc:sqlserver://db:1433;databaseName=x;user=sa;password=p | yes
+        connection.url | jdbc:postgresql://db:5432/x?user=u&PASSWORD=p | yes
+        connection.url | jdbc:oracle:thin:scott/tiger@//db:1521/svc | yes
+        connection.url | jdbc:oracle:thin:@//db:1521/svc | no
+        connection.url | jdbc:postgresql://db:5432/x?ssl=true&user=u | no
+        http.api.url | https://api.example/v1/x?token=abc | yes
+        http.api.url | https://api.example/v1/x?api_key=abc&q=1 | yes
+        http.api.url | https://u:p@api.example/v1/x | yes
+        http.api.url | https://api.example/v1/x?page=1 | no
         connection.password | ${file:/etc/klens/secrets.properties:db} | no
         topics | orders | no
         key.converter | org.apache.kafka.connect.json.JsonConverter | no";
@@ -73,7 +83,69 @@ fn an_edit_that_sends_the_mask_back_keeps_the_stored_secret() {
     assert_eq!(merged, config(&[("connection.password", "hunter2"), ("topics", "a,b")]));
     // The mask on a key that holds no secret would store the mask itself.
     let wrong = config(&[("topics", MASKED)]);
-    assert_eq!(restore(wrong, &stored, &none), Err("topics".to_string()));
+    assert_eq!(restore(wrong, &stored, &none).map_err(|n| n.key), Err("topics".to_string()));
+}
+
+#[test]
+fn a_stored_secret_never_follows_a_new_class_or_destination() {
+    let none = BTreeSet::new();
+    let stored = config(&[
+        ("connector.class", "io.example.JdbcSink"),
+        ("connection.url", "jdbc:postgresql://db:5432/x"),
+        ("connection.password", "hunter2"),
+        ("topics", "a"),
+    ]);
+    let with = |changes: &[(&str, &str)]| {
+        let mut edited = stored.clone();
+        edited.insert("connection.password".into(), MASKED.into());
+        for (k, v) in changes {
+            edited.insert(k.to_string(), v.to_string());
+        }
+        edited
+    };
+    // The rest may change under a kept secret.
+    assert!(restore(with(&[("topics", "a,b"), ("tasks.max", "3")]), &stored, &none).is_ok());
+    for moved in [
+        with(&[("connection.url", "jdbc:postgresql://elsewhere:5432/x")]),
+        with(&[("connector.class", "io.example.OtherSink")]),
+        with(&[("connection.host", "elsewhere")]),
+        with(&[("connection.user", "someone-else")]),
+        with(&[("value.converter.schema.registry.url", "http://evil:8081")]),
+    ] {
+        let refused = restore(moved.clone(), &stored, &none).expect_err("the secret stays behind");
+        assert_eq!(refused.key, "connection.password", "{moved:?}");
+    }
+    // A key naming a destination taken away counts too.
+    let mut removed = with(&[]);
+    removed.remove("connection.url");
+    assert!(restore(removed, &stored, &none).is_err());
+    // With the secret given again, nothing is kept and everything may change.
+    let mut given = with(&[("connection.url", "jdbc:postgresql://elsewhere:5432/x")]);
+    given.insert("connection.password".into(), "new".into());
+    assert_eq!(restore(given.clone(), &stored, &none), Ok(given));
+}
+
+#[test]
+fn destination_keys_are_known_by_their_words() {
+    for key in [
+        "connection.url",
+        "connection.uri",
+        "mongodb.hosts",
+        "http.api.url",
+        "hostname",
+        "schema.registry.url",
+        "database.server.name",
+        "s3.bucket.name",
+        "aws.region",
+        "connection.user",
+        "bootstrap.servers",
+        "file",
+    ] {
+        assert!(names_destination(key), "{key}");
+    }
+    for key in ["topics", "tasks.max", "batch.size", "connection.password", "transforms"] {
+        assert!(!names_destination(key), "{key}");
+    }
 }
 
 #[test]

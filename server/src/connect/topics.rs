@@ -6,9 +6,10 @@ use std::collections::BTreeMap;
 /// The config key naming a connector's class.
 pub const CONNECTOR_CLASS: &str = "connector.class";
 
-/// The topics named by `topic` and `topics` (comma-separated), trimmed, without empties.
+/// The topics named by `topic` and `topics` (comma-separated), a dead-letter topic and a
+/// source's own offsets topic, trimmed, without empties.
 fn named(config: &BTreeMap<String, String>) -> Vec<String> {
-    ["topic", "topics"]
+    ["topic", "topics", super::effects::DEAD_LETTER, super::effects::OFFSETS_TOPIC]
         .iter()
         .filter_map(|k| config.get(*k))
         .flat_map(|v| v.split(','))

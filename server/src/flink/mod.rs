@@ -118,7 +118,7 @@ impl Flink {
             .send(Method::POST, &["v3", "sessions"], &[], Some(("application/json", body)))
             .await
             .map_err(flink_error)?;
-        Ok(Session { flink: self, handle: opened.handle })
+        Ok(Session { flink: self, handle: opened.handle, closed: false })
     }
 
     /// A job by id (SQL_PROCESSORS or MANAGE_SQL_PROCESSORS on its processor), `None` when the
@@ -371,10 +371,29 @@ fn require_read(grant: &Grant, processor: &Resource) -> Result<(), ApiError> {
         .or_else(|_| grant.require(Privilege::ManageSqlProcessors, processor))
 }
 
-/// A session of the SQL Gateway, closed when dropped (in the background).
+/// A session of the SQL Gateway, closed when dropped (in the background): a request that ends
+/// early, by an error or because its client left, leaves no session open on the gateway.
 pub struct Session<'f> {
     flink: &'f Flink,
     handle: String,
+    /// Whether [`Session::close`] closed it already.
+    closed: bool,
+}
+
+impl Drop for Session<'_> {
+    fn drop(&mut self) {
+        if self.closed {
+            return;
+        }
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let (gateway, handle) = (self.flink.gateway.clone(), self.handle.clone());
+        runtime.spawn(async move {
+            let _: Result<Value, _> =
+                gateway.send(Method::DELETE, &["v3", "sessions", &handle], &[], None).await;
+        });
+    }
 }
 
 impl Session<'_> {
@@ -479,7 +498,8 @@ impl Session<'_> {
     }
 
     /// Closes the session now.
-    pub async fn close(self) {
+    pub async fn close(mut self) {
+        self.closed = true;
         let handle = self.handle.clone();
         let _: Result<Value, _> =
             self.flink.gateway.send(Method::DELETE, &["v3", "sessions", &handle], &[], None).await;

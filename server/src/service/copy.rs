@@ -502,6 +502,8 @@ async fn plan(
     service: &Arc<Service>, caller: &Caller, args: CopyArgs,
 ) -> Result<CopyPlan, ApiError> {
     let selection = select(service, caller, args).await?;
+    // A dry run reads records like a page: it counts against the expensive reads.
+    let _running = service.reads.admit(caller)?;
     let Selection { source, topic, spans, filter, until, limit, mut router, .. } = selection;
     let config = source.link().reader().clone();
     let redrive = router.mode == Mode::Redrive;

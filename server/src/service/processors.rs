@@ -253,6 +253,8 @@ async fn sampled(
     topic: &crate::kafka::Topic,
 ) -> Result<Sample, ApiError> {
     unmasked(service, caller, cluster, &topic.name)?;
+    // Sampling reads records like a page: it counts against the expensive reads.
+    let _running = service.reads.admit(caller)?;
     let (records, starts) = crate::records::for_processor(
         &granted.grant,
         &granted.link(),

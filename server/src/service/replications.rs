@@ -191,7 +191,7 @@ async fn offset_syncs(
 /// Every partition the replication copies with how far it has come, and what could not be
 /// read. With `ages`, the newest record of the first copies is read for its time.
 async fn partitions(
-    service: &Service, grant: &Grant, spec: &Spec, ages: bool,
+    service: &Service, caller: &Caller, grant: &Grant, spec: &Spec, ages: bool,
 ) -> (Vec<ReplicatedPartition>, Vec<String>) {
     let mut errors = Vec::new();
     let found = |name: &str| cluster_entry(service, name).map_err(|e| e.message);
@@ -211,9 +211,19 @@ async fn partitions(
         errors.push(e);
         HashMap::new()
     });
+    // A topic is listed only where the caller sees it at both ends, as each cluster's catalog
+    // shows it to them: a scoped catalog hides a copied topic here as everywhere.
+    let sees = |cluster: &str, topic: &str, internal: bool| {
+        service
+            .access(caller, cluster)
+            .is_ok_and(|a| a.sees(&Resource::Topic { name: topic.to_string(), internal }))
+    };
     let mut out = Vec::new();
     for topic in metadata.topics.iter().filter(|t| spec.copies(&t.name)) {
         let copy = spec.target_topic(&topic.name);
+        if !sees(&spec.source, &topic.name, topic.internal) || !sees(&spec.target, &copy, false) {
+            continue;
+        }
         for p in &topic.partitions {
             let marks = at_source.watermarks.get(&(topic.name.clone(), p.id)).copied();
             let target_end = at_target.watermarks.get(&(copy.clone(), p.id)).map(|m| m.1);
@@ -355,6 +365,9 @@ pub async fn replications(
 ) -> Result<ReplicationList, ApiError> {
     let read = async {
         let access = replications_access(service, caller, cluster)?;
+        // Reading MirrorMaker's offset syncs is a read of records: it counts against the
+        // expensive reads.
+        let _running = service.reads.admit(caller)?;
         let seen: Vec<Found> =
             everything(service).into_iter().filter(|f| visible(&access, f)).collect();
         let mut errors = Vec::new();
@@ -362,7 +375,8 @@ pub async fn replications(
             .map(|found| async move {
                 let action = Action::new(Privilege::Replications, resource(&found.spec.name));
                 let granted = service.decide(caller, cluster, action)?;
-                let (parts, errors) = partitions(service, &granted.grant, &found.spec, false).await;
+                let (parts, errors) =
+                    partitions(service, caller, &granted.grant, &found.spec, false).await;
                 Ok::<_, ApiError>((summarize(&found, total_lag(&parts), parts.len()), errors))
             })
             .buffered(PARALLEL)
@@ -439,7 +453,8 @@ pub async fn replication(
         let name = name.required("name")?;
         let found = find(service, &access, &name)?;
         let spec = &found.spec;
-        let (parts, mut errors) = partitions(service, &granted.grant, spec, true).await;
+        let _running = service.reads.admit(caller)?;
+        let (parts, mut errors) = partitions(service, caller, &granted.grant, spec, true).await;
         let checkpoints = match cluster_entry(service, &spec.target) {
             Ok(target) => checkpoints(&granted.grant, spec, target, None).await,
             Err(e) => Err(e.message),
@@ -448,6 +463,16 @@ pub async fn replication(
             errors.push(e);
             Vec::new()
         });
+        // A group's checkpoints only where the caller's view of the target shows the group (by
+        // its name, or through the topic it read).
+        let target_access = service.access(caller, &spec.target).ok();
+        let checkpoints: Vec<Checkpoint> = checkpoints
+            .into_iter()
+            .filter(|c| {
+                let group = Resource::group_on(c.group.clone(), [c.topic.clone()]);
+                target_access.as_ref().is_some_and(|a| a.sees(&group))
+            })
+            .collect();
         let connectors: Vec<ConnectorSummary> =
             found.connectors.iter().map(|(_, c)| summary(&spec.connect, c, true)).collect();
         Ok(ReplicationDetail {
@@ -599,6 +624,43 @@ fn judged(
     Ok((spec, connectors, before))
 }
 
+/// Refused unless every topic of the source the replication copies now, that is masked for
+/// the caller, lands in a copy masked the same way on the target (`TopicMask::hides_as`, the
+/// rule a copy of records follows): MirrorMaker copies bytes, so a replication would otherwise
+/// carry a masked topic's values out unmasked. The source's topics are read from its catalog;
+/// a topic made later under the same patterns is masked by the operator's rules or not at all.
+fn masks_kept(service: &Service, caller: &Caller, spec: &Spec) -> Result<(), ApiError> {
+    let Some(entry) = service.catalog.get(&spec.source) else {
+        return Ok(());
+    };
+    let state = entry.state();
+    let topics = state.metadata.iter().flat_map(|m| m.topics.iter().map(|t| t.name.clone()));
+    for topic in topics.filter(|t| spec.copies(t)) {
+        let Some(mask) = service.mask(caller, &spec.source, &topic) else {
+            continue;
+        };
+        let copy = spec.target_topic(&topic);
+        let alike =
+            service.mask(caller, &spec.target, &copy).is_some_and(|there| there.hides_as(&mask));
+        if !alike {
+            return Err(ApiError {
+                privilege: Some(Privilege::Unmask),
+                field: Some("topics".into()),
+                ..ApiError::new(
+                    ErrorCode::MissingPrivilege,
+                    format!(
+                        "Topic \"{topic}\" of cluster \"{}\" is masked for you, and its copy \
+                         \"{copy}\" would not hide its records the same way: replicating it \
+                         needs the UNMASK privilege on \"{topic}\", or exclude it.",
+                        spec.source
+                    ),
+                )
+            });
+        }
+    }
+    Ok(())
+}
+
 /// Creates a replication (`creating`) or replaces what an existing one copies and how. The
 /// four checks come first ([`four_checks`]), then the arguments; Connect validates every
 /// connector's config before any is created or changed.
@@ -609,6 +671,7 @@ async fn configure(
     let write = async {
         let mut granted = four_checks(service, caller, &args)?;
         let (spec, connectors, before) = judged(service, &args, creating)?;
+        masks_kept(service, caller, &spec)?;
         let dry_run = args.dry_run.clone().or("dry_run", false)?;
         let client = connect_client(service, &spec.target, &spec.connect)?;
         let on =

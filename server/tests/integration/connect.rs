@@ -42,6 +42,23 @@ pub(crate) async fn connect_status(path: &str) -> u16 {
     connect_answer(path).await.0
 }
 
+/// klens's dev connectors (dev/connect/plugin), the classes tests create through klens.
+pub(crate) const LINES_SOURCE: &str = "dev.klens.connect.LinesSourceConnector";
+pub(crate) const DISCARD_SINK: &str = "dev.klens.connect.DiscardSinkConnector";
+/// A Connect cluster's allow-list for them, under its `url:` line.
+pub(crate) const ALLOW_DEV: &str = "        allow:\n          classes: [\"dev.klens.connect.*\"]\n";
+
+/// A sink of the dev connectors on `topics`, with a secret among its config.
+pub(crate) fn discard_sink(topics: &str) -> Value {
+    json!({
+        "connector.class": DISCARD_SINK,
+        "tasks.max": "1",
+        "topics": topics,
+        "connection.url": "jdbc:postgresql://db.example:5432/orders",
+        "connection.password": "hunter2-not-shown",
+    })
+}
+
 pub(crate) fn sink(file: &str, topics: &str) -> Value {
     json!({
         "connector.class": "org.apache.kafka.connect.file.FileStreamSinkConnector",
@@ -155,7 +172,7 @@ pub(crate) async fn two_sinks_and_a_scope(
     until_state(&a, "RUNNING").await;
     until_state(&b, "RUNNING").await;
     let yaml = format!(
-        "clusters:\n{}    writable: true\n    connect:\n      - name: dev\n        url: {CONNECT}\n{}",
+        "clusters:\n{}    writable: true\n    connect:\n      - name: dev\n        url: {CONNECT}\n{ALLOW_DEV}{}",
         scram_cluster("local", "klens-secret"),
         auth_block(&format!(
             "  roles:\n    conn: [{privileges}]\n    viewer: [records]\n  bindings:\n    - groups: [payments-team]\n      role: conn\n      resources:\n        topics: [\"{covered}*\"]\n    - groups: [kafka-viewers]\n      role: viewer\n"
@@ -351,16 +368,16 @@ async fn stored_config(name: &str) -> Value {
 async fn a_connector_is_created_after_validation_and_an_edit_keeps_its_secret() {
     let name = unique("it-ccreate");
     create_topic(&name, 1).await;
-    let lines = std::env::temp_dir().join(format!("{name}.txt"));
-    std::fs::write(&lines, "one\ntwo\nthree\n").expect("source file");
-    let yaml = cluster_yaml("      - name: dev\n        url: http://127.0.0.1:18083\n")
-        .replace("    connect:", "    writable: true\n    connect:");
+    let yaml = cluster_yaml(&format!(
+        "      - name: dev\n        url: http://127.0.0.1:18083\n{ALLOW_DEV}"
+    ))
+    .replace("    connect:", "    writable: true\n    connect:");
     let (router, catalog) = router_and_catalog(&yaml).await;
     catalog.get("local").expect("local").refresh_connect("dev").await;
     let source = json!({
-        "connector.class": "org.apache.kafka.connect.file.FileStreamSourceConnector",
+        "connector.class": LINES_SOURCE,
         "tasks.max": "1",
-        "file": lines.to_string_lossy(),
+        "lines": "one,two,three",
         "topic": name,
     });
     let body = |config: &Value, dry_run: bool| json!({"cluster": "local", "connect": "dev", "name": name, "config": config, "dry_run": dry_run});
@@ -394,8 +411,7 @@ async fn a_connector_is_created_after_validation_and_an_edit_keeps_its_secret() 
 
     // An edit sending the masked secret back keeps the stored secret and changes the rest.
     let sink_name = format!("{name}-sink");
-    let out = std::env::temp_dir().join(&sink_name);
-    let sink_config = sink(&out.to_string_lossy(), &name);
+    let sink_config = discard_sink(&name);
     let sink_body = |config: &Value| json!({"cluster": "local", "connect": "dev", "name": sink_name, "config": config});
     let (code, answer) = post(&router, "/api/create_connector", sink_body(&sink_config)).await;
     assert_eq!(code, 200, "{answer}");
@@ -408,11 +424,16 @@ async fn a_connector_is_created_after_validation_and_an_edit_keeps_its_secret() 
     assert_eq!(stored["connection.password"], "hunter2-not-shown", "{stored}");
     assert_eq!(stored["tasks.max"], "2", "{stored}");
 
-    // MirrorMaker's connectors belong to replications.
-    let mirror =
-        json!({"connector.class": "org.apache.kafka.connect.mirror.MirrorSourceConnector"});
-    let (code, answer) = post(&router, "/api/create_connector", body(&mirror, true)).await;
-    assert_eq!(code, 400, "{answer}");
+    // MirrorMaker's connectors belong to replications, in every spelling.
+    for class in ["org.apache.kafka.connect.mirror.MirrorSourceConnector", "MirrorSource"] {
+        let mirror = json!({"connector.class": class, "topics": name});
+        let (code, answer) = post(&router, "/api/create_connector", body(&mirror, true)).await;
+        assert_eq!(code, 400, "{answer}");
+        assert!(
+            answer["message"].as_str().is_some_and(|m| m.starts_with("connector.class:")),
+            "{answer}"
+        );
+    }
     delete_connector(CONNECT, &name).await;
     delete_connector(CONNECT, &sink_name).await;
 }
@@ -431,13 +452,7 @@ async fn a_scoped_caller_creates_only_connectors_on_her_topics() {
     let (router, catalog) = router_and_catalog(&yaml).await;
     catalog.get("local").expect("local").refresh_connect("dev").await;
     let erin = sign_in(&router, "erin").await;
-    let source = |topic: &str| {
-        json!({
-            "connector.class": "org.apache.kafka.connect.file.FileStreamSourceConnector",
-            "file": "/dev/null",
-            "topic": topic,
-        })
-    };
+    let source = |topic: &str| json!({"connector.class": LINES_SOURCE, "topic": topic});
     let name = format!("{covered}-src");
     let elsewhere = unique("it-ccforeign");
     let body =

@@ -13,6 +13,7 @@ mod catalog;
 mod changes;
 mod config_check;
 mod connect;
+mod connect_effects;
 mod connect_offsets;
 mod copy;
 mod expressions;

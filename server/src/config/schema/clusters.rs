@@ -335,9 +335,69 @@ fn connect_clusters(value: &Value<'_>) -> Result<Vec<ConnectConfig>, ConfigError
             )));
         }
         let rest = rest_service(&map, ("Connect", "Connect"), "http://connect:8083")?;
-        clusters.push(ConnectConfig { name: name.value, rest });
+        let allow = match map.get("allow") {
+            Some(value) => connect_allow(&value)?,
+            None => ConnectAllow::default(),
+        };
+        let storage_topics = match map.get("storage_topics") {
+            Some(value) => {
+                let mut topics = Vec::new();
+                for item in value.non_empty_list(
+                    "list the workers' config, offsets and status topics \
+                     (config.storage.topic, offset.storage.topic, status.storage.topic)",
+                )? {
+                    let topic = item.text()?;
+                    if app::names::TopicName::parse(topic.value.clone(), "storage_topics").is_err()
+                    {
+                        return Err(
+                            item.error(format!("{} is not a Kafka topic name", topic.shown()))
+                        );
+                    }
+                    topics.push(topic.value);
+                }
+                topics
+            }
+            None => crate::config::CONNECT_STORAGE_TOPICS.iter().map(|t| t.to_string()).collect(),
+        };
+        clusters.push(ConnectConfig { name: name.value, rest, allow, storage_topics });
     }
     Ok(clusters)
+}
+
+/// `allow:` of a Connect cluster: the classes, client override keys and keys with
+/// config-provider references a connector config may hold, each a name or a glob.
+fn connect_allow(value: &Value<'_>) -> Result<ConnectAllow, ConfigError> {
+    let map = value.map()?;
+    map.only(CONNECT_ALLOW_KEYS)?;
+    let list = |key: &str| -> Result<Vec<String>, ConfigError> {
+        let Some(value) = map.get(key) else {
+            return Ok(Vec::new());
+        };
+        let mut names = Vec::new();
+        for item in value.list()? {
+            let text = item.text()?;
+            if text.value.trim().is_empty() || text.value.chars().any(char::is_whitespace) {
+                return Err(item.error(format!(
+                    "{} is not a key or class name; give one without spaces, or a glob",
+                    text.shown()
+                )));
+            }
+            names.push(text.value);
+        }
+        Ok(names)
+    };
+    let classes = list("classes")?;
+    if let Some(value) = map.get("classes") {
+        for (item, class) in value.list()?.iter().zip(&classes) {
+            if let Some(engine) = crate::config::engine_classes::never_loose(class) {
+                return Err(item.error(format!(
+                    "{class} names {engine}; klens never creates one as a loose connector, so it \
+                     cannot be allowed: remove it"
+                )));
+            }
+        }
+    }
+    Ok(ConnectAllow { classes, overrides: list("overrides")?, references: list("references")? })
 }
 
 /// The `url`, `username` and `password` of a REST service klens calls (`what`: its short and

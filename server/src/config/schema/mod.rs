@@ -15,7 +15,7 @@ use app::{Privilege, MCP_WRITE_PRIVILEGES};
 use crate::config::checks::{is_cluster_name, nearest, parse_duration, parse_http_url, HttpUrl};
 use crate::config::reader::{Document, Map, Value};
 use crate::config::{
-    AuditConfig, AuditTopic, AuthConfig, Binding, ClusterConfig, Config, ConfigError,
+    AuditConfig, AuditTopic, AuthConfig, Binding, ClusterConfig, Config, ConfigError, ConnectAllow,
     ConnectConfig, FlinkConfig, LogFormat, MaskStrategy, MaskingRule, McpConfig, MirrorConfig,
     OidcConfig, RegistryConfig, ResourcePatterns, SaslConfig, SaslMechanism, Secret, TlsConfig,
 };
@@ -63,7 +63,9 @@ const TLS_KEYS: &[&str] = &["ca", "cert", "key"];
 
 const REGISTRY_KEYS: &[&str] = &["url", "username", "password"];
 
-const CONNECT_KEYS: &[&str] = &["name", "url", "username", "password"];
+const CONNECT_KEYS: &[&str] = &["name", "url", "username", "password", "allow", "storage_topics"];
+
+const CONNECT_ALLOW_KEYS: &[&str] = &["classes", "overrides", "references"];
 
 const MIRROR_KEYS: &[&str] = &["properties"];
 

@@ -266,3 +266,61 @@ fn the_config_imports_no_client() {
     }
     assert!(read >= 4, "read {read} files of src/config");
 }
+
+/// A Connect cluster's allow-list and storage topics: safe defaults (nothing allowed, Connect's
+/// usual topic names), globs kept as written, and an engine class refused by its position.
+#[test]
+fn a_connect_allow_list_defaults_to_nothing_and_never_takes_an_engine_class() {
+    let plain = parse_ok(concat!(
+        base!(),
+        "    connect:\n      - name: c\n        url: http://127.0.0.1:8083\n"
+    ));
+    let connect = &plain.clusters[0].connect[0];
+    assert_eq!(connect.allow, crate::config::ConnectAllow::default());
+    assert_eq!(connect.storage_topics, ["connect-configs", "connect-offsets", "connect-status"]);
+    let listed = parse_ok(concat!(
+        base!(),
+        "    connect:\n      - name: c\n        url: http://127.0.0.1:8083\n",
+        "        allow:\n          classes: [\"io.confluent.connect.jdbc.*\"]\n",
+        "          overrides: [consumer.override.max.poll.records]\n",
+        "          references: [\"*.basic.auth.user.info\"]\n",
+        "        storage_topics: [a-configs, a-offsets, a-status]\n",
+    ));
+    let connect = &listed.clusters[0].connect[0];
+    assert_eq!(connect.allow.classes, ["io.confluent.connect.jdbc.*"]);
+    assert_eq!(connect.allow.overrides, ["consumer.override.max.poll.records"]);
+    assert_eq!(connect.allow.references, ["*.basic.auth.user.info"]);
+    assert_eq!(connect.storage_topics, ["a-configs", "a-offsets", "a-status"]);
+    let connect_head =
+        concat!(base!(), "    connect:\n      - name: c\n        url: http://127.0.0.1:8083\n");
+    let refused = |tail: &str, expected: &str| {
+        expect_error(&format!("{connect_head}{tail}"), Path::new("/"), expected)
+    };
+    let failures: Vec<String> = [
+        (
+            "        allow:\n          classes: [FileStreamSource]\n",
+            "config.yaml:8:21: clusters[0].connect[0].allow.classes[0]: FileStreamSource names a \
+             FileStream connector, which reads and writes the Connect worker's own files; klens \
+             never creates one as a loose connector, so it cannot be allowed: remove it",
+        ),
+        (
+            "        allow:\n          overrides: [\"a b\"]\n",
+            "config.yaml:8:23: clusters[0].connect[0].allow.overrides[0]: \"a b\" is not a key or \
+             class name; give one without spaces, or a glob",
+        ),
+        (
+            "        allow:\n          everything: true\n",
+            "config.yaml:8:11: clusters[0].connect[0].allow.everything: unknown key \"everything\"; \
+             allowed keys in clusters[0].connect[0].allow: classes, overrides, references",
+        ),
+        (
+            "        storage_topics: [\"no/such\"]\n",
+            "config.yaml:7:26: clusters[0].connect[0].storage_topics[0]: \"no/such\" is not a Kafka \
+             topic name",
+        ),
+    ]
+    .iter()
+    .filter_map(|(tail, expected)| refused(tail, expected).err())
+    .collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}

@@ -15,8 +15,9 @@ use reqwest::Method;
 use super::{Granted, Service};
 use crate::audit::Attempt;
 use crate::auth::Caller;
-use crate::connect::{first_cause, is_mirror_class, secrets, Connector, CONNECTOR_CLASS};
+use crate::connect::{first_cause, secrets, Connector, CONNECTOR_CLASS};
 
+mod effects;
 mod offsets;
 
 /// The connectors of `cluster` the caller sees (CONNECTORS on each) that `pick` chooses, for
@@ -332,8 +333,8 @@ async fn change(
     service.audited(caller, attempt, |_| None, write).await
 }
 
-/// The plugins of one Connect cluster (CONNECTORS), MirrorMaker's left out: those belong to
-/// replications.
+/// The plugins of one Connect cluster (CONNECTORS) that a connector made through klens may
+/// run: those the operator allows (`allow.classes`), never FileStream's or MirrorMaker's.
 pub async fn plugins(
     service: &Service, caller: &Caller, cluster: &str, connect: Arg<String>,
 ) -> Result<ConnectorPluginList, ApiError> {
@@ -347,7 +348,10 @@ pub async fn plugins(
             .await
             .map_err(crate::rest::api_error)?
             .into_iter()
-            .filter(|(class, _, _)| !is_mirror_class(class))
+            .filter(|(class, _, _)| {
+                crate::config::engine_classes::never_loose(class).is_none()
+                    && crate::connect::effects::allowed(&client.allow.classes, class)
+            })
             .map(|(class, kind, version)| ConnectorPlugin { class, kind, version })
             .collect();
         Ok(ConnectorPluginList { cluster: cluster.to_string(), connect, plugins })
@@ -450,13 +454,29 @@ pub(super) fn verdicts(validation: Validation) -> Vec<ConfigVerdict> {
     all
 }
 
+/// Whether the catalog's last read of Connect cluster `connect` has a connector `name`, seen
+/// by the caller or not (MirrorMaker's included).
+fn taken(entry: &crate::catalog::ClusterEntry, connect: &str, name: &str) -> bool {
+    let state = entry.state();
+    let all = state.connect.get(connect).and_then(|p| p.data.as_deref());
+    all.is_some_and(|all| all.iter().any(|c| c.name == name))
+}
+
+/// Whether `spelling` names the plugin `class` as Connect finds plugins: by its full name, its
+/// simple name, or its simple name without `Connector`.
+fn is_spelling_of(class: &str, spelling: &str) -> bool {
+    let simple = class.rsplit('.').next().unwrap_or(class);
+    class == spelling || simple == spelling || simple.strip_suffix("Connector") == Some(spelling)
+}
+
 /// Creates a connector (`creating`) or replaces the config of one the caller sees. Decided
-/// writable → MANAGE_CONNECTORS held → (for an update) the connector visible and manageable →
-/// the config's class a plugin Connect has, not MirrorMaker's → MANAGE_CONNECTORS on the
-/// connector with the topics its new config names, and PRODUCE on each topic a source writes
-/// or RECORDS on each a sink reads (topics its config does not make knowable: only for a
-/// caller who holds those on the whole cluster). Connect validates the config first; nothing
-/// is created or changed unless it validates.
+/// writable → MANAGE_CONNECTORS held → (for an update) the connector visible and manageable, a
+/// masked secret kept only while its class and destination stay → the class neither FileStream
+/// nor MirrorMaker in any spelling, a plugin Connect has → every effect of the config
+/// (`connect::effects`: the operator's allow-list, then the topics it reads and writes and the
+/// group it commits in, each decided for the caller) → MANAGE_CONNECTORS on the connector with
+/// every topic it uses. Connect validates the config first; nothing is created or changed
+/// unless it validates.
 async fn configure(
     service: &Service, caller: &Caller, args: ConnectorConfigArgs, creating: bool,
 ) -> Result<ConnectorConfigured, ApiError> {
@@ -492,57 +512,61 @@ async fn configure(
             let (found, _) = find_visible(service, &access, &cluster, &connect, &name)?;
             let now = Action::new(Privilege::ManageConnectors, found.resource(&connect));
             service.decide(caller, &cluster, now)?;
-            config =
-                secrets::restore(config, &found.config, &found.password_keys).map_err(|key| {
-                    ApiError::bad_request(
-                        "config",
-                        format!(
-                            "{key} is sent as {} but holds no secret now: give its value.",
-                            secrets::MASKED
-                        ),
-                    )
-                })?;
+            config = secrets::restore(config, &found.config, &found.password_keys)
+                .map_err(|n| effects::refused(&n.key, &n.reason))?;
         }
         config.insert("name".into(), name.clone());
-        let class = config.get(CONNECTOR_CLASS).cloned().unwrap_or_default();
-        if class.trim().is_empty() {
+        let given = config.get(CONNECTOR_CLASS).cloned().unwrap_or_default();
+        if given.trim().is_empty() {
             return Err(ApiError::bad_request("config", "Name the plugin as connector.class."));
         }
-        if is_mirror_class(&class) {
-            return Err(ApiError::bad_request(
-                "config",
-                "A MirrorMaker connector is part of a replication, which klens manages as one.",
+        if let Some(engine) = crate::config::engine_classes::never_loose(&given) {
+            return Err(effects::refused(
+                CONNECTOR_CLASS,
+                &format!("{given} is {engine}; klens never creates it as a loose connector."),
             ));
         }
         let plugins = client.plugins().await.map_err(crate::rest::api_error)?;
-        let short = |c: &str| c.rsplit('.').next().unwrap_or(c).to_string();
-        let kind = plugins
+        let (class, kind) = plugins
             .iter()
-            .find(|(c, _, _)| *c == class || short(c) == class)
-            .map(|(_, k, _)| k.clone())
+            .find(|(c, _, _)| is_spelling_of(c, given.trim()))
+            .map(|(c, k, _)| (c.clone(), k.clone()))
             .ok_or_else(|| {
                 ApiError::bad_request(
                     "config",
-                    format!("Connect cluster \"{connect}\" has no plugin {class}."),
+                    format!("Connect cluster \"{connect}\" has no plugin {given}."),
                 )
             })?;
-        let targets = crate::connect::targets(&kind, &config);
-        let topic_privilege = if kind == "sink" { Privilege::Records } else { Privilege::Produce };
-        match &targets {
-            Some(topics) => {
-                for topic in topics {
-                    service.check_topic(caller, &cluster, topic_privilege, topic)?;
-                }
-            }
-            None if !access.privileges.contains(&topic_privilege) => {
-                return Err(lacks(&cluster, topic_privilege));
-            }
-            None => {}
-        }
-        let resource =
-            Resource::Connector { connect: connect.clone(), name: name.clone(), topics: targets };
+        let effects = crate::connect::effects::effects(
+            &connect,
+            &kind,
+            &name,
+            &class,
+            &config,
+            &client.allow,
+        )
+        .map_err(|r| effects::refused(&r.key, &r.reason))?;
+        effects::decide(service, caller, &access, &cluster, &name, &effects).await?;
+        let resource = Resource::Connector {
+            connect: connect.clone(),
+            name: name.clone(),
+            topics: effects.topics(),
+        };
         let action = Action::new(Privilege::ManageConnectors, resource.clone());
         let mut granted = service.decide(caller, &cluster, action)?;
+        if creating && taken(&granted.entry, &connect, &name) {
+            // The same words whether the caller sees the connector of that name or not.
+            return Err(ApiError {
+                flavor: app::error::Flavor::ConflictOrTimeout,
+                ..ApiError::new(
+                    ErrorCode::Admin,
+                    format!(
+                        "Connect cluster \"{connect}\" has a connector named \"{name}\" \
+                         already; choose another name."
+                    ),
+                )
+            });
+        }
         let body = serde_json::to_value(&config).unwrap_or_default();
         // A dry run is a write attempt too: recorded before Connect sees the config.
         service.open(&mut granted.grant).await?;
