@@ -205,3 +205,32 @@ test("a sink's offsets shown, previewed and removed once it is stopped", async (
   expect(problems).toEqual([]);
   await page.request.delete(`${CONNECT}/connectors/${name}`);
 });
+
+test('a config that reaches past what klens decides is refused in the sheet with its key named', async ({ page }) => {
+  test.setTimeout(90_000);
+  const name = unique('e2e-side-door');
+  const problems = await openHydrated(page, '/c/local/connectors');
+  await page.getByRole('button', { name: 'Create connector', exact: true }).click();
+  const sheet = page.getByRole('dialog', { name: 'Create connector' });
+  await sheet.getByRole('combobox', { name: 'Plugin' }).selectOption('dev.klens.connect.DiscardSinkConnector');
+  await sheet.getByLabel('Name').fill(name);
+  const config = sheet.getByRole('textbox', { name: /^Config/ });
+  // The worker's own Kafka login, through a client override no operator allowed.
+  await config.fill('connector.class=dev.klens.connect.DiscardSinkConnector\ntopics=connect-lines\nconsumer.override.sasl.jaas.config=x\n');
+  await sheet.getByRole('button', { name: 'Validate' }).click();
+  await expect(sheet).toContainText('consumer.override.sasl.jaas.config: overrides a setting of the worker');
+  // The worker's files, by FileStream's short name typed into the config.
+  await config.fill('connector.class=FileStreamSource\ntopic=connect-lines\nfile=/etc/hostname\n');
+  await sheet.getByRole('button', { name: 'Validate' }).click();
+  await expect(sheet).toContainText('connector.class: FileStreamSource is a FileStream connector');
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await sheet.screenshot({ path: test.info().outputPath(`connector-refused-${scheme}.png`) });
+  }
+  await expect(sheet.getByRole('button', { name: 'Create', exact: true })).toBeDisabled();
+  // Connect's own REST API: no such connector.
+  expect((await page.request.get(`${CONNECT}/connectors/${name}`)).status()).toBe(404);
+  // The browser logs each refused validation (400), nothing else.
+  const refused = 'console: Failed to load resource: the server responded with a status of 400 (Bad Request)';
+  expect(problems).toEqual([refused, refused]);
+});

@@ -473,8 +473,19 @@ pub async fn replication(
                 target_access.as_ref().is_some_and(|a| a.sees(&group))
             })
             .collect();
-        let connectors: Vec<ConnectorSummary> =
-            found.connectors.iter().map(|(_, c)| summary(&spec.connect, c, true)).collect();
+        // The topics Connect says MirrorMaker's connectors used (it tracks what a source
+        // writes: topics of the target), as far as the caller's catalog of the target shows them.
+        let sees =
+            |topic: &str| target_access.as_ref().is_some_and(|a| a.sees(&Resource::topic(topic)));
+        let connectors: Vec<ConnectorSummary> = found
+            .connectors
+            .iter()
+            .map(|(_, c)| {
+                let mut shown = summary(&spec.connect, c, true);
+                shown.topics.retain(|t| sees(t));
+                shown
+            })
+            .collect();
         Ok(ReplicationDetail {
             cluster: cluster.to_string(),
             replication: summarize(&found, total_lag(&parts), parts.len()),

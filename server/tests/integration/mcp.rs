@@ -401,6 +401,8 @@ async fn every_tool_answers_the_decision_for_every_ceiling_and_cluster() {
         "connector.class": "org.apache.kafka.connect.file.FileStreamSinkConnector",
         "file": file.to_string_lossy(),
         "topics": "orders",
+        // A secret inside a connection string, as JDBC drivers take one.
+        "connection.url": "jdbc:mysql://db.example:3306/x?user=u&password=mcp-url-secret",
     });
     put_connector(CONNECT, MATRIX_SINK, sink).await;
     let full = mcp_router(&yaml(all, true)).await;
@@ -443,6 +445,12 @@ async fn every_tool_answers_the_decision_for_every_ceiling_and_cluster() {
             }
         }
     }
+    // The agent reads the connector's config with the connection string's secret masked.
+    let (error, described) =
+        call(&full, "klens_connector_describe", sample("klens_connector_describe", "rw")).await;
+    assert!(!error, "{described}");
+    let text = described.to_string();
+    assert!(text.contains("connection.url") && !text.contains("mcp-url-secret"), "{text}");
     delete_connector(CONNECT, MATRIX_SINK).await;
 }
 

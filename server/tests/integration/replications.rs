@@ -421,3 +421,77 @@ async fn each_of_the_four_checks_refuses_in_turn_and_nothing_reaches_connect() {
     let (code, _) = get_as(&router, &erin, "/api/replication?cluster=local&name=other").await;
     assert_eq!(code, 403, "the decision on the name comes first");
 }
+
+/// A replication copies bytes, so a topic masked for the caller is replicated only into a copy
+/// that hides the same fields the same way (else UNMASK), refused before anything reaches
+/// Connect; and dev/seed's `demo-eu` shows its copied topics only to a caller whose catalog
+/// shows them at both ends.
+#[tokio::test]
+async fn a_masked_topic_is_replicated_only_into_a_copy_masked_alike_and_pages_follow_both_catalogs()
+{
+    let topic = unique("it-rmask");
+    remote_topic(&topic, 1).await;
+    let name = unique("it-four-mask");
+    // dave (kafka-operators) passes the four checks and holds no UNMASK.
+    let roles = "  roles:\n    manager: [replications, manage_replications]\n    from: [replicate_from]\n  bindings:\n    - groups: [kafka-operators]\n      role: manager\n      clusters: [local]\n    - groups: [kafka-operators]\n      role: from\n      clusters: [remote]\n";
+    let rule = |topics: &str| {
+        format!("masking:\n  - topics: [{topics}]\n    fields: [card]\n    strategy: redact\n")
+    };
+    let body = json!({"cluster": "local", "name": name, "source": "remote", "connect": "dev",
+                      "topics": [topic], "dry_run": true});
+
+    let only_source =
+        yaml(true, &format!("{}{}", rule(&format!("\"{topic}\"")), auth_block(roles)));
+    let (router, catalog) = router_and_catalog(&only_source).await;
+    catalog.get("local").expect("local").refresh_connect("dev").await;
+    let dave = sign_in(&router, "dave").await;
+    let (code, refused) = post_as(&router, &dave, "/api/create_replication", body.clone()).await;
+    assert_eq!(code, 403, "{refused}");
+    assert_eq!(
+        (refused["privilege"].as_str(), refused["field"].as_str()),
+        (Some("UNMASK"), Some("topics")),
+        "{refused}"
+    );
+    for connector in connectors_of(&name) {
+        assert_eq!(connect_status(&format!("connectors/{connector}")).await, 404);
+    }
+
+    // The copy (prefix naming: remote.<topic>) masked by the same rule: the dry run passes.
+    let both = yaml(
+        true,
+        &format!("{}{}", rule(&format!("\"{topic}\", \"remote.{topic}\"")), auth_block(roles)),
+    );
+    let (router, catalog) = router_and_catalog(&both).await;
+    catalog.get("local").expect("local").refresh_connect("dev").await;
+    let dave = sign_in(&router, "dave").await;
+    let (code, planned) = post_as(&router, &dave, "/api/create_replication", body).await;
+    assert_eq!((code.as_u16(), &planned["error_count"]), (200, &json!(0)), "{planned}");
+
+    // demo-eu copies eu-invoices: erin's scope (payments-* under a scoped catalog) does not
+    // show it, so her page of the replication lists none of its partitions; alice's lists them.
+    let scoped = "  roles:\n    reader: [replications]\n  bindings:\n    - groups: [kafka-admins]\n      role: reader\n    - groups: [payments-team]\n      role: reader\n      resources:\n        topics: [\"payments-*\"]\n        replications: [\"demo-*\"]\n";
+    let yaml_scoped = yaml(true, &auth_block(scoped)).replace(
+        "    writable: true\n    connect:",
+        "    writable: true\n    catalog: scoped\n    connect:",
+    );
+    let (router, catalog) = router_and_catalog(&yaml_scoped).await;
+    catalog.get("local").expect("local").refresh_connect("dev").await;
+    let page = "/api/replication?cluster=local&name=demo-eu";
+    let alice = sign_in(&router, "alice").await;
+    let (code, raw) = get_as(&router, &alice, page).await;
+    assert_eq!(code, 200, "{}", String::from_utf8_lossy(&raw));
+    let seen: Value = serde_json::from_slice(&raw).expect("JSON");
+    let topics = |v: &Value| -> BTreeSet<String> {
+        v["partitions"]
+            .as_array()
+            .map(|ps| ps.iter().filter_map(|p| p["topic"].as_str().map(String::from)).collect())
+            .unwrap_or_default()
+    };
+    assert!(topics(&seen).contains("eu-invoices"), "{seen}");
+    let erin = sign_in(&router, "erin").await;
+    let (code, raw) = get_as(&router, &erin, page).await;
+    assert_eq!(code, 200, "{}", String::from_utf8_lossy(&raw));
+    let hidden: Value = serde_json::from_slice(&raw).expect("JSON");
+    assert!(topics(&hidden).is_empty(), "{hidden}");
+    assert!(!String::from_utf8_lossy(&raw).contains("eu-invoices"), "{hidden}");
+}
