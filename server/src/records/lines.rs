@@ -1,12 +1,16 @@
 //! The export's NDJSON lines, written straight from a record's bytes into the output.
 //!
-//! A line is exactly what serialising the decoded [`Record`](app::api::Record) would give (the
-//! pages' shape), but most of a line is written without building it first. The common case is
-//! a value that is JSON already in the form serde_json writes (compact, keys once, numbers and
-//! escapes as serde_json prints them): such a value is checked in one pass and copied as it
-//! is. Anything else (JSON in another form, values decoded through the registry, masked
-//! topics) goes through the same decoding the pages use, so the two can never disagree on what
-//! a record says; the unit tests below compare both ways on every kind of input.
+//! A line reads as serialising the decoded [`Record`](app::api::Record) would (the pages'
+//! shape), but most of a line is written without building it first. A plain JSON value is
+//! read once, byte by byte, and copied: as it is when it is already in the form serde_json
+//! writes (compact, keys once, numbers and escapes as serde_json prints them), else without
+//! the whitespace between its tokens (Python's `json.dumps` with its spaces, pretty-printed
+//! values over several lines) and with its bytes beside it in `raw`, since the copy is not
+//! them. Such a copy parses to the value the pages show, though its escapes and number forms
+//! stay the producer's. What the one pass cannot vouch for (a key with escapes in an
+//! otherwise exact document, deep nesting, invalid JSON) and values decoded through the
+//! registry go through the same decoding the pages use; the unit tests below compare the lines
+//! parsed both ways on every kind of input.
 
 use app::api::TimestampType;
 use base64::engine::general_purpose::STANDARD;
@@ -123,14 +127,25 @@ fn write_plain(out: &mut Vec<u8>, bytes: Option<&[u8]>, scratch: &mut Scratch) {
         write_text(out, text);
         return;
     }
-    if is_canonical(bytes, scratch) {
-        out.extend_from_slice(b"{\"encoding\":\"json\",\"data\":");
-        out.extend_from_slice(bytes);
-        out.push(b'}');
-        return;
+    let opened = out.len();
+    out.extend_from_slice(b"{\"encoding\":\"json\",\"data\":");
+    match compact(bytes, out, scratch) {
+        // The bytes themselves, in serde_json's form.
+        Some(true) => {
+            out.push(b'}');
+            return;
+        }
+        // Compacted, so not the bytes: they go too.
+        Some(false) => {
+            out.extend_from_slice(b",\"raw\":\"");
+            write_base64(out, bytes);
+            out.extend_from_slice(b"\"}");
+            return;
+        }
+        None => out.truncate(opened),
     }
-    // JSON in another form than serde_json's (or not JSON at all): parsed as the pages parse
-    // it, written out once, and compared with the bytes to know whether they must go too.
+    // What one pass cannot vouch for (or not JSON at all): parsed as the pages parse it,
+    // written out once, and compared with the bytes to know whether they must go too.
     let Ok(json) = serde_json::from_str::<Value>(text) else {
         write_text(out, text);
         return;
@@ -285,7 +300,7 @@ pub(crate) fn write_base64(out: &mut Vec<u8>, bytes: &[u8]) {
 /// which has its own limit.
 const MAX_DEPTH: usize = 64;
 /// Integers of at most this many digits fit both `i64` and `u64`, so serde_json prints them
-/// back as they are.
+/// back as they are; longer ones are parsed to know.
 const EXACT_DIGITS: usize = 18;
 
 /// Whether `bytes` is a JSON object or array exactly as serde_json (with its `preserve_order`
@@ -294,22 +309,92 @@ const EXACT_DIGITS: usize = 18;
 /// is certain; a `false` only sends the document the slower way, which decides for itself.
 pub fn is_canonical(bytes: &[u8], scratch: &mut Scratch) -> bool {
     scratch.keys.clear();
-    let mut check = Check { bytes, at: 0, keys: &mut scratch.keys, number: &mut scratch.number };
+    let mut check = Check::new(bytes, scratch, None);
     matches!(bytes.first(), Some(b'{' | b'['))
         && check.value(0).is_some()
         && check.at == bytes.len()
 }
 
-/// One pass over a document; each step answers `None` as soon as the document is not
-/// canonical (or not JSON).
+/// Appends the JSON object or array `bytes` to `out` without the whitespace between its
+/// tokens, in one pass that checks it is JSON: `Some(true)` when the bytes were already what
+/// serde_json writes (so `out` got them as they are), `Some(false)` when what `out` got parses
+/// to the same value as the bytes but is not them. `None`, with `out` as it was, for what the
+/// pass cannot vouch for: not JSON, nested deeper than it follows, a number serde_json would
+/// refuse, a lone surrogate, or a key with escapes while the document is still exact.
+pub fn compact(bytes: &[u8], out: &mut Vec<u8>, scratch: &mut Scratch) -> Option<bool> {
+    scratch.keys.clear();
+    let start = out.len();
+    let mut check = Check::new(bytes, scratch, Some(&mut *out));
+    let read = (|| {
+        check.space()?;
+        if !matches!(check.peek()?, b'{' | b'[') {
+            return None;
+        }
+        check.value(0)?;
+        check.space()?;
+        (check.at == bytes.len()).then_some(())
+    })();
+    let (exact, copied) = (check.exact, check.copied);
+    if read.is_none() {
+        out.truncate(start);
+        return None;
+    }
+    out.extend_from_slice(&bytes[copied..]);
+    Some(exact)
+}
+
+/// One pass over a document; each step answers `None` as soon as the document is not JSON, or
+/// not canonical when only checking.
 struct Check<'a> {
     bytes: &'a [u8],
     at: usize,
     keys: &'a mut Vec<(usize, usize)>,
     number: &'a mut Vec<u8>,
+    /// Where the compacted document goes; `None` for the canonical check alone.
+    out: Option<&'a mut Vec<u8>>,
+    /// Bytes from here on are still to be copied to `out`.
+    copied: usize,
+    /// Whether the document so far is exactly what serde_json writes.
+    exact: bool,
 }
 
-impl Check<'_> {
+impl<'a> Check<'a> {
+    fn new(bytes: &'a [u8], scratch: &'a mut Scratch, out: Option<&'a mut Vec<u8>>) -> Self {
+        Check {
+            bytes,
+            at: 0,
+            keys: &mut scratch.keys,
+            number: &mut scratch.number,
+            out,
+            copied: 0,
+            exact: true,
+        }
+    }
+
+    /// The document is valid here but not in serde_json's form: the end of a canonical check,
+    /// and only a note while compacting (the caller then keeps the bytes beside the copy).
+    fn inexact(&mut self) -> Option<()> {
+        self.exact = false;
+        self.out.is_some().then_some(())
+    }
+
+    /// Whitespace between tokens, left out of the copy.
+    fn space(&mut self) -> Option<()> {
+        if !matches!(self.peek(), Some(b' ' | b'\n' | b'\r' | b'\t')) {
+            return Some(());
+        }
+        self.inexact()?;
+        let start = self.at;
+        while matches!(self.peek(), Some(b' ' | b'\n' | b'\r' | b'\t')) {
+            self.at += 1;
+        }
+        if let Some(out) = self.out.as_deref_mut() {
+            out.extend_from_slice(&self.bytes[self.copied..start]);
+        }
+        self.copied = self.at;
+        Some(())
+    }
+
     fn peek(&self) -> Option<u8> {
         self.bytes.get(self.at).copied()
     }
@@ -341,13 +426,18 @@ impl Check<'_> {
             return None;
         }
         self.eat(b'[')?;
+        self.space()?;
         if self.eat(b']').is_some() {
             return Some(());
         }
         loop {
             self.value(depth)?;
+            self.space()?;
             match self.peek()? {
-                b',' => self.at += 1,
+                b',' => {
+                    self.at += 1;
+                    self.space()?;
+                }
                 b']' => {
                     self.at += 1;
                     return Some(());
@@ -362,21 +452,31 @@ impl Check<'_> {
             return None;
         }
         self.eat(b'{')?;
+        self.space()?;
         if self.eat(b'}').is_some() {
             return Some(());
         }
         let first_key = self.keys.len();
         loop {
             let key = self.string()?;
-            // A key with escapes could equal another written differently: the parser decides.
-            if self.bytes[key.0..key.1].contains(&b'\\') {
-                return None;
+            if self.exact {
+                // A key with escapes could equal another written differently: while the
+                // document may still be exact, the parser decides.
+                if self.bytes[key.0..key.1].contains(&b'\\') {
+                    return None;
+                }
+                self.keys.push(key);
             }
-            self.keys.push(key);
+            self.space()?;
             self.eat(b':')?;
+            self.space()?;
             self.value(depth)?;
+            self.space()?;
             match self.peek()? {
-                b',' => self.at += 1,
+                b',' => {
+                    self.at += 1;
+                    self.space()?;
+                }
                 b'}' => {
                     self.at += 1;
                     break;
@@ -385,7 +485,11 @@ impl Check<'_> {
             }
         }
         // A key written twice parses to one entry, so the document reads otherwise than its
-        // bytes.
+        // bytes. Once it is not exact anyway, that changes nothing: its copy parses the same.
+        if !self.exact {
+            self.keys.truncate(first_key);
+            return Some(());
+        }
         let bytes = self.bytes;
         let keys = &mut self.keys[first_key..];
         let text = |(start, end): (usize, usize)| &bytes[start..end];
@@ -396,10 +500,14 @@ impl Check<'_> {
             keys.windows(2).any(|w| text(w[0]) == text(w[1]))
         };
         self.keys.truncate(first_key);
-        (!repeated).then_some(())
+        if repeated {
+            self.inexact()?;
+        }
+        Some(())
     }
 
-    /// A string whose escapes are those serde_json writes; the range of its contents.
+    /// A JSON string, noting escapes serde_json would write otherwise; the range of its
+    /// contents.
     fn string(&mut self) -> Option<(usize, usize)> {
         self.eat(b'"')?;
         let start = self.at;
@@ -415,26 +523,38 @@ impl Check<'_> {
                     let escaped = *self.bytes.get(self.at + 1)?;
                     match escaped {
                         b'"' | b'\\' | b'b' | b'f' | b'n' | b'r' | b't' => self.at += 2,
+                        b'/' => {
+                            self.inexact()?;
+                            self.at += 2;
+                        }
                         b'u' => {
-                            // serde_json writes `\u00xx`, lower-case, only for the control
-                            // characters that have no short escape.
-                            let hex = self.bytes.get(self.at + 2..self.at + 6)?;
-                            let short = [0x08, 0x09, 0x0a, 0x0c, 0x0d];
-                            let code = match hex {
-                                [b'0', b'0', high @ (b'0' | b'1'), low] => {
-                                    let low = match low {
-                                        b'0'..=b'9' => low - b'0',
-                                        b'a'..=b'f' => low - b'a' + 10,
+                            let code = self.hex4(self.at + 2)?;
+                            self.at += 6;
+                            match code {
+                                // A surrogate pair is one character; a half alone is not one,
+                                // and the parser refuses it.
+                                0xd800..=0xdbff => {
+                                    let low = match self.bytes.get(self.at..self.at + 2) {
+                                        Some(b"\\u") => self.hex4(self.at + 2)?,
                                         _ => return None,
                                     };
-                                    (high - b'0') * 16 + low
+                                    if !(0xdc00..=0xdfff).contains(&low) {
+                                        return None;
+                                    }
+                                    self.at += 6;
+                                    self.inexact()?;
                                 }
-                                _ => return None,
-                            };
-                            if short.contains(&code) {
-                                return None;
+                                0xdc00..=0xdfff => return None,
+                                // serde_json writes `\u00xx`, lower-case, only for the
+                                // control characters that have no short escape.
+                                0x00..=0x1f if ![0x08, 0x09, 0x0a, 0x0c, 0x0d].contains(&code) => {
+                                    let hex = self.bytes.get(self.at - 4..self.at)?;
+                                    if hex.iter().any(u8::is_ascii_uppercase) {
+                                        self.inexact()?;
+                                    }
+                                }
+                                _ => self.inexact()?,
                             }
-                            self.at += 6;
                         }
                         _ => return None,
                     }
@@ -446,9 +566,24 @@ impl Check<'_> {
         }
     }
 
-    /// A number as serde_json prints it back: an integer of at most [`EXACT_DIGITS`] digits
-    /// (not `-0`, which reads as a float), or a float in the shortest form that reads back as
-    /// the same `f64`.
+    /// The four hex digits at `at`, as a number.
+    fn hex4(&self, at: usize) -> Option<u16> {
+        let digits = self.bytes.get(at..at.checked_add(4)?)?;
+        digits.iter().try_fold(0u16, |code, &d| {
+            let v = match d {
+                b'0'..=b'9' => d - b'0',
+                b'a'..=b'f' => d - b'a' + 10,
+                b'A'..=b'F' => d - b'A' + 10,
+                _ => return None,
+            };
+            Some(code << 4 | u16::from(v))
+        })
+    }
+
+    /// A number; exact when serde_json prints it back as it is: an integer of at most
+    /// [`EXACT_DIGITS`] digits (not `-0`, which reads as a float), or a float in the shortest
+    /// form that reads back as the same `f64`. One serde_json would refuse (too large for an
+    /// `f64`) is not vouched for.
     fn number(&mut self) -> Option<()> {
         let start = self.at;
         let negative = self.eat(b'-').is_some();
@@ -464,6 +599,7 @@ impl Check<'_> {
         }
         let int_digits = self.at - digits_start;
         let mut float = false;
+        let mut exponent = false;
         if self.eat(b'.').is_some() {
             float = true;
             let from = self.at;
@@ -476,6 +612,7 @@ impl Check<'_> {
         }
         if matches!(self.peek(), Some(b'e' | b'E')) {
             float = true;
+            exponent = true;
             self.at += 1;
             if matches!(self.peek(), Some(b'+' | b'-')) {
                 self.at += 1;
@@ -489,15 +626,38 @@ impl Check<'_> {
             }
         }
         let token = &self.bytes[start..self.at];
+        // Only an exponent or some three hundred digits reach past an f64, which the parser
+        // refuses.
+        if (exponent || int_digits > 300)
+            && !std::str::from_utf8(token).ok()?.parse::<f64>().ok()?.is_finite()
+        {
+            return None;
+        }
+        if !self.exact {
+            return Some(());
+        }
         if !float {
             let zero = int_digits == 1 && self.bytes[digits_start] == b'0';
-            return (int_digits <= EXACT_DIGITS && !(negative && zero)).then_some(());
+            // Past EXACT_DIGITS, serde_json keeps an integer that fits an i64 or a u64 and
+            // writes any other as a float.
+            let fits = int_digits <= EXACT_DIGITS || {
+                let text = std::str::from_utf8(token).ok()?;
+                if negative {
+                    text.parse::<i64>().is_ok()
+                } else {
+                    text.parse::<u64>().is_ok()
+                }
+            };
+            if !fits || (negative && zero) {
+                self.inexact()?;
+            }
+            return Some(());
         }
         // A float: canonical when it is what serde_json prints of the number it reads (the
         // shortest digits that read back the same, with its own exponent form). Long tokens
-        // are left to the parser.
+        // are not.
         if token.len() > 24 {
-            return None;
+            return self.inexact();
         }
         let text = std::str::from_utf8(token).ok()?;
         let parsed: f64 = text.parse().ok()?;
@@ -506,7 +666,10 @@ impl Check<'_> {
         }
         self.number.clear();
         serde_json::to_writer(&mut *self.number, &parsed).ok()?;
-        (self.number.as_slice() == token).then_some(())
+        if self.number.as_slice() != token {
+            self.inexact()?;
+        }
+        Some(())
     }
 }
 

@@ -41,7 +41,10 @@ fn record(key: Option<&[u8]>, value: Option<&[u8]>) -> RawRecord {
     }
 }
 
-/// Writes `value` both ways and compares the lines byte for byte.
+/// Writes `value` both ways and compares the lines parsed: the same JSON values, `raw` and
+/// all (a compacted value keeps the producer's escapes and number forms, so its bytes may
+/// differ); each line is one line; a value already in serde_json's form is copied byte for
+/// byte.
 fn same_both_ways(value: &[u8]) {
     let schemas = Schemas::new(None);
     let loaded = Loaded::default();
@@ -49,12 +52,70 @@ fn same_both_ways(value: &[u8]) {
     let mut fast = Vec::new();
     write_record(&mut fast, "orders.\u{e9}", &record, &schemas, &loaded, &mut Scratch::default());
     let slow = reference_line("orders.\u{e9}", &record, &schemas, &loaded);
-    assert_eq!(
-        String::from_utf8_lossy(&fast),
-        String::from_utf8_lossy(&slow),
-        "value {:?}",
-        String::from_utf8_lossy(value)
-    );
+    let shown = || String::from_utf8_lossy(value).into_owned();
+    let parsed = |line: &[u8]| {
+        serde_json::from_slice::<Value>(line).unwrap_or_else(|e| {
+            panic!("{e}: {} (value {:?})", String::from_utf8_lossy(line), shown())
+        })
+    };
+    assert_eq!(parsed(&fast), parsed(&slow), "value {:?}", shown());
+    assert_eq!(fast.iter().filter(|&&b| b == b'\n').count(), 1, "value {:?}", shown());
+    if is_canonical(value, &mut Scratch::default()) {
+        assert_eq!(String::from_utf8_lossy(&fast), String::from_utf8_lossy(&slow));
+    }
+}
+
+/// The forms producers write JSON in besides serde_json's, each compacted into a line that
+/// parses to what the pages show, with the bytes beside it.
+#[test]
+fn every_shape_of_json_reads_as_the_pages_read_it() {
+    let python = br#"{"id": 17, "name": "Ann", "tags": ["a", "b"], "price": 12.5, "ok": true, "none": null}"#;
+    let pretty = b"{\n  \"id\": 17,\n  \"lines\": [\n    {\n      \"sku\": \"x\",\n      \"qty\": 2\n    }\n  ],\r\n\t\"empty\": { },\n  \"none\": [ ]\n}\n";
+    let escaped = r#"{"city": "M\u00fcnchen", "emoji": "\ud83d\ude00", "said": "\"hi\"\n", "path": "a\/b", "raw": "Zürich"}"#;
+    let reordered = br#"{"z": 1, "a": {"y": 2, "b": 3}, "m": [3, 2, 1]}"#;
+    let numbers = br#"[1e2, 1.50, -0, 12345678901234567890, 1E-7, 0.1 ]"#;
+    let repeated = br#"{"a": 1, "a": 2}"#;
+    // Compact, but escaped where serde_json writes the character itself.
+    let unescaped = br#"{"a\u0062":1,"ab":2,"c":"\u00e9"}"#;
+    for value in [&python[..], pretty, escaped.as_bytes(), reordered, numbers, repeated, unescaped]
+    {
+        same_both_ways(value);
+        let mut out = Vec::new();
+        let exact = compact(value, &mut out, &mut Scratch::default());
+        assert_eq!(exact, Some(false), "{}", String::from_utf8_lossy(value));
+        assert!(!out.iter().any(|b| b"\n\r\t".contains(b)), "{}", String::from_utf8_lossy(&out));
+        let back: Value = serde_json::from_slice(&out).expect("the copy is JSON");
+        let original: Value = serde_json::from_slice(value).expect("the value is JSON");
+        assert_eq!(back, original, "{}", String::from_utf8_lossy(value));
+    }
+    // Whitespace inside strings stays; between tokens it goes.
+    let mut out = Vec::new();
+    assert_eq!(compact(br#"{ "a b" : " c\td " }"#, &mut out, &mut Scratch::default()), Some(false));
+    assert_eq!(out, br#"{"a b":" c\td "}"#);
+    // Already serde_json's form: copied as it is.
+    let mut out = Vec::new();
+    assert_eq!(compact(br#"{"a":[1,2.5,"x"]}"#, &mut out, &mut Scratch::default()), Some(true));
+    assert_eq!(out, br#"{"a":[1,2.5,"x"]}"#);
+    // What one pass cannot vouch for is left to the parser, and `out` is as it was.
+    for doubtful in [
+        &br#"{"a\"":1,"b":2}"#[..],
+        br#"["\ud800"]"#,
+        br#"[1e400]"#,
+        br#"[NaN]"#,
+        br#"{"a":1} x"#,
+        br#"{"a":"tab	in"}"#,
+        br#"[1,]"#,
+    ] {
+        let mut out = b"kept".to_vec();
+        assert_eq!(
+            compact(doubtful, &mut out, &mut Scratch::default()),
+            None,
+            "{}",
+            String::from_utf8_lossy(doubtful)
+        );
+        assert_eq!(out, b"kept");
+        same_both_ways(doubtful);
+    }
 }
 
 #[test]
