@@ -19,13 +19,9 @@ import org.apache.kafka.connect.sink.SinkTask;
  * {@code connection.password} stand for the endpoint and credential a real plugin carries.
  */
 public class DiscardSinkConnector extends SinkConnector {
-    static final ConfigDef CONFIG = new ConfigDef()
+    static final ConfigDef CONFIG = LinesSourceConnector.withEndpoint(new ConfigDef()
         .define("fail", ConfigDef.Type.BOOLEAN, false, ConfigDef.Importance.LOW,
-            "Fail the task on the first records it is given.")
-        .define("connection.url", ConfigDef.Type.STRING, "", ConfigDef.Importance.LOW,
-            "Where a real sink would write; not used.")
-        .define("connection.password", ConfigDef.Type.PASSWORD, "", ConfigDef.Importance.LOW,
-            "The credential a real sink would write with; not used.");
+            "Fail the task on the first records it is given."));
 
     private Map<String, String> props;
 

@@ -19,15 +19,21 @@ import org.apache.kafka.connect.source.SourceTask;
  * endpoint and credential a real plugin carries; the password is declared PASSWORD.
  */
 public class LinesSourceConnector extends SourceConnector {
-    static final ConfigDef CONFIG = new ConfigDef()
+    static final ConfigDef CONFIG = withEndpoint(new ConfigDef()
         .define("topic", ConfigDef.Type.STRING, ConfigDef.NO_DEFAULT_VALUE, ConfigDef.Importance.HIGH,
             "The topic the lines are written to.")
         .define("lines", ConfigDef.Type.LIST, "one,two,three", ConfigDef.Importance.MEDIUM,
-            "The lines written, once each, in order.")
-        .define("connection.url", ConfigDef.Type.STRING, "", ConfigDef.Importance.LOW,
-            "Where a real source would read from; not used.")
-        .define("connection.password", ConfigDef.Type.PASSWORD, "", ConfigDef.Importance.LOW,
-            "The credential a real source would read with; not used.");
+            "The lines written, once each, in order."));
+
+    /** The endpoint and credential a real plugin carries, declared as one declares them (the
+     * password as PASSWORD, which klens masks by); neither is used. */
+    static ConfigDef withEndpoint(ConfigDef def) {
+        return def
+            .define("connection.url", ConfigDef.Type.STRING, "", ConfigDef.Importance.LOW,
+                "Where a real plugin would connect; not used.")
+            .define("connection.password", ConfigDef.Type.PASSWORD, "", ConfigDef.Importance.LOW,
+                "The credential a real plugin would connect with; not used.");
+    }
 
     private Map<String, String> props;
 
