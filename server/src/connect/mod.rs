@@ -95,6 +95,11 @@ impl Connector {
         }
     }
 
+    /// The topic a sink writes the records it could not take to, when its config names one.
+    pub fn dead_letter(&self) -> Option<&str> {
+        self.config.get(effects::DEAD_LETTER).map(|t| t.trim()).filter(|t| !t.is_empty())
+    }
+
     /// A MirrorMaker 2 connector: part of a replication, never managed as a loose connector.
     pub fn is_mirror(&self) -> bool {
         is_mirror_class(&self.class)

@@ -512,6 +512,15 @@ impl<'a> Check<'a> {
         self.eat(b'"')?;
         let start = self.at;
         loop {
+            // Plain bytes up to the next quote or backslash, taken at once; none of them may be a
+            // control character, which JSON writes escaped.
+            let rest = self.bytes.get(self.at..)?;
+            let plain = memchr::memchr2(b'"', b'\\', rest)?;
+            let controls = rest[..plain].iter().fold(false, |seen, &b| seen | (b < 0x20));
+            if controls {
+                return None;
+            }
+            self.at += plain;
             let byte = self.peek()?;
             match byte {
                 b'"' => {
@@ -559,9 +568,7 @@ impl<'a> Check<'a> {
                         _ => return None,
                     }
                 }
-                // A raw control character is not JSON.
-                0x00..=0x1f => return None,
-                _ => self.at += 1,
+                _ => return None,
             }
         }
     }

@@ -401,7 +401,8 @@ fn build(
             let key = Key::Connector { connect: connect.clone(), name: c.name.clone() };
             graph.describe(key.clone(), format!("{}, {}", c.kind, c.state));
             for t in &c.used_topics() {
-                if c.kind == "sink" {
+                // A sink reads its topics and writes its dead letters.
+                if c.kind == "sink" && c.dead_letter() != Some(t.as_str()) {
                     graph.flow(topic(t), key.clone(), Evidence::ConnectorTopics);
                 } else {
                     graph.flow(key.clone(), topic(t), Evidence::ConnectorTopics);

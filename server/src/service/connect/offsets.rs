@@ -180,10 +180,10 @@ pub(crate) fn check_offsets(
         return Ok(());
     }
     // The topics it reads: its dead-letter topic is one it writes, not its group's.
-    let dead_letter = connector.config.get(crate::connect::effects::DEAD_LETTER);
+    let dead_letter = connector.dead_letter();
     let topics = connector
         .topics()
-        .map(|t| t.into_iter().filter(|t| Some(t) != dead_letter).collect::<Vec<_>>());
+        .map(|t| t.into_iter().filter(|t| Some(t.as_str()) != dead_letter).collect::<Vec<_>>());
     let whole = |n: Option<&serde_json::Value>| n.and_then(serde_json::Value::as_i64);
     for (i, o) in wanted.iter().enumerate() {
         let topic = o.partition.get("kafka_topic").and_then(|t| t.as_str());
