@@ -46,6 +46,8 @@ pub async fn list(
     service
         .audited_read(caller, cluster, Privilege::Audit, &recorded, async move {
             service.decide(caller, cluster, Action::new(Privilege::Audit, Resource::Cluster))?;
+            // Reading the audit topic is a read of records: it counts like a page of them.
+            let _running = service.reads.admit(caller)?;
             let privilege =
                 match args.privilege.optional("privilege")? {
                     None => None,

@@ -60,6 +60,7 @@ async fn record_read(
     let topic = granted.listed_topic(&name)?;
     let schemas = service.schemas(&args.cluster);
     let mask = service.mask(caller, &args.cluster, &name);
+    let _running = service.reads.admit(caller)?;
     records::one(
         &granted.grant,
         &granted.link(),

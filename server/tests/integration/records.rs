@@ -727,3 +727,59 @@ async fn a_filtered_page_backwards_holds_the_newest_matches_and_pages_on() {
     .collect();
     assert_eq!(pages, want);
 }
+
+/// Every path that reads records counts against the expensive reads, not only pages: with every
+/// place taken, a record by its offset, a copy's dry run, the replications (MirrorMaker's offset
+/// syncs) and the audit log (its topic) answer 429 `TOO_MANY_REQUESTS` before reading anything,
+/// and read again once the places come back.
+#[tokio::test]
+async fn every_record_reading_path_waits_behind_the_expensive_reads() {
+    let topic = unique("it-busy-paths");
+    create_topic(&topic, 1).await;
+    produce(&topic, &[(0, 3)]);
+    let target = format!("{topic}-copy");
+    create_topic(&target, 1).await;
+    let audit_topic = unique("it-busy-audit");
+    create_topic(&audit_topic, 1).await;
+    let yaml = format!(
+        "clusters:\n{}    writable: true\n    mirror:\n      properties:\n        bootstrap.servers: {OPEN_PORT}\naudit:\n  topic: {{ cluster: rw, name: {audit_topic} }}\n",
+        scram_cluster("rw", "klens-secret"),
+    );
+    let config = config(&yaml);
+    let catalog = std::sync::Arc::new(server::catalog::Catalog::new(&config));
+    for entry in catalog.clusters() {
+        entry.refresh().await;
+    }
+    let state = state_over(&config, catalog);
+    let service = std::sync::Arc::clone(&state.service);
+    let router = server::http::app(state);
+    let calls = [
+        format!("/api/record?cluster=rw&topic={topic}&partition=0&offset=1"),
+        "/api/replications?cluster=rw".to_string(),
+        "/api/audit?cluster=rw".to_string(),
+    ];
+    let dry_run = serde_json::json!({"cluster": "rw", "topic": topic, "target_topic": target, "dry_run": true});
+    // Without sign-in everyone is one caller: the bound in all applies.
+    let anyone = server::auth::Caller::Anonymous(app::api::Door::Api);
+    let held: Vec<_> = (0..server::service::limits::MAX_READS)
+        .map(|_| service.reads.admit(&anyone).expect("a place"))
+        .collect();
+    for path in &calls {
+        let (status, body) = get_raw(&router, path).await;
+        assert_eq!(
+            status,
+            StatusCode::TOO_MANY_REQUESTS,
+            "{path}: {}",
+            String::from_utf8_lossy(&body)
+        );
+    }
+    let (status, body) = post(&router, "/api/copy_records", dry_run.clone()).await;
+    assert_eq!(status, StatusCode::TOO_MANY_REQUESTS, "{body}");
+    drop(held);
+    for path in &calls {
+        let (status, body) = get_raw(&router, path).await;
+        assert_eq!(status, StatusCode::OK, "{path}: {}", String::from_utf8_lossy(&body));
+    }
+    let (status, body) = post(&router, "/api/copy_records", dry_run).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+}
