@@ -59,13 +59,29 @@ pub(super) async fn decide(
                     ),
                 )
             })?;
-        // A protected topic the pattern would take, whether it exists yet or not.
+        // A protected topic the pattern would take, whether it exists yet or not: a name as
+        // it is, a glob as MirrorMaker fills it for every cluster klens knows (its offset
+        // syncs, checkpoints and dedicated-mode topics carry a cluster's alias).
+        let aliases: Vec<String> =
+            service.catalog.clusters().iter().map(|c| c.name.clone()).collect();
+        let fillers: Vec<String> = ["x".to_string()]
+            .into_iter()
+            .chain(aliases.iter().flat_map(|c| {
+                ["", "-offset-syncs.", "-configs.", "-offsets.", "-status."]
+                    .map(|part| format!("{part}{c}"))
+            }))
+            .collect();
         for protected in &access.protected_topics {
-            let probe = protected.replace(['*', '?'], "x");
-            if compiled.is_match(&probe) {
-                service
-                    .check_topic(caller, cluster, Privilege::Records, &probe)
-                    .map_err(|e| naming(key, e))?;
+            for filler in &fillers {
+                let probe = protected.replace('*', filler).replace('?', "x");
+                if compiled.is_match(&probe) {
+                    service
+                        .check_topic(caller, cluster, Privilege::Records, &probe)
+                        .map_err(|e| naming(key, e))?;
+                }
+                if !protected.contains(['*', '?']) {
+                    break;
+                }
             }
         }
         read.extend(listed.iter().filter(|t| compiled.is_match(t)).cloned());
