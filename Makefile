@@ -138,10 +138,11 @@ test-binary: site
 	KLENS_EMBED_SITE="$(SITE)" cargo build -p server --bin klens
 
 ## The catalog on three brokers (replicas, ISR, under-replicated partitions, controller): switches
-## dev/stack to its three-broker layout for the test, then back to the one-node layout.
+## dev/stack to its three-broker layout for the test, then back to the one-node layout
+## (KLENS_STACK_RESTORE=0 leaves it stopped: CI stops every service at the end anyway).
 integration-3brokers:
 	cargo test -p server --test three_brokers --no-run
 	dev/stack down
 	dev/stack up --brokers 3
 	status=0; cargo test -p server --test three_brokers || status=$$?; \
-	  dev/stack down; dev/stack up; exit $$status
+	  dev/stack down; [ "$${KLENS_STACK_RESTORE:-1}" = 0 ] || dev/stack up; exit $$status
