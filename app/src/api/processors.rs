@@ -42,6 +42,29 @@ pub fn job_ended(state: &str) -> bool {
     matches!(state, "FINISHED" | "CANCELED" | "FAILED" | "UNKNOWN")
 }
 
+/// What stopping or deleting a processor does to its job, from Flink's state of it (`None`: no
+/// job recorded, or Flink knows none).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JobEnd {
+    /// The job runs or is starting: stopped with a savepoint (a delete cancels it).
+    Savepoint,
+    /// The job may still write, yet cannot take a savepoint (failing, cancelling, suspended,
+    /// reconciling): cancelled, and the processor starts again from its group's offsets.
+    Cancel,
+    /// The job ended: nothing to stop.
+    Nothing,
+}
+
+/// Stop ends a job exactly when Resume would refuse to start another beside it: in every state
+/// but the ended ones.
+pub fn job_end(state: Option<&str>) -> JobEnd {
+    match state {
+        Some("RUNNING" | "RESTARTING" | "CREATED" | "INITIALIZING") => JobEnd::Savepoint,
+        Some(state) if !job_ended(state) => JobEnd::Cancel,
+        _ => JobEnd::Nothing,
+    }
+}
+
 impl ProcessorSummary {
     /// Kept running, yet Flink runs no job for it: Resume starts one again.
     pub fn lost(&self) -> bool {
@@ -236,5 +259,31 @@ mod tests {
         for state in ["RUNNING", "RESTARTING", "FAILING", "CREATED", "INITIALIZING", "CANCELLING"] {
             assert!(!kept("running", state).lost(), "{state}");
         }
+    }
+
+    #[test]
+    fn stop_ends_every_job_that_resume_would_not_start_beside() {
+        // Every state Flink's REST API names for a job, and klens's own for "no such job".
+        let states = [
+            "INITIALIZING",
+            "CREATED",
+            "RUNNING",
+            "FAILING",
+            "FAILED",
+            "CANCELLING",
+            "CANCELED",
+            "FINISHED",
+            "RESTARTING",
+            "SUSPENDED",
+            "RECONCILING",
+            "UNKNOWN",
+        ];
+        for state in states {
+            let ends = job_end(Some(state)) != JobEnd::Nothing;
+            assert_eq!(ends, !job_ended(state), "{state}");
+        }
+        assert_eq!(job_end(None), JobEnd::Nothing);
+        assert_eq!(job_end(Some("RUNNING")), JobEnd::Savepoint);
+        assert_eq!(job_end(Some("FAILING")), JobEnd::Cancel);
     }
 }

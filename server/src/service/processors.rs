@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use app::access::{Action, Resource};
 use app::api::{
-    ProcessorArgs, ProcessorChanged, ProcessorColumns, ProcessorCreated, ProcessorDetail,
+    JobEnd, ProcessorArgs, ProcessorChanged, ProcessorColumns, ProcessorCreated, ProcessorDetail,
     ProcessorList, ProcessorName, ProcessorSummary,
 };
 use app::{ApiError, ErrorCode, Privilege};
@@ -709,27 +709,28 @@ async fn change(
             savepoint: None,
             job: None,
         };
-        // A running job first stops with a savepoint (a delete cancels it).
+        // A job that may still write is ended: with a savepoint when it runs (a delete
+        // cancels it), cancelled when it cannot take one (failing, cancelling). Stop and
+        // Resume agree on every state (`app::api::job_end`).
         if running && change != Change::Resume {
             if let Some(job) = d.job.clone() {
-                let alive = flink.job(&granted.grant, &resource, &job).await?.is_some_and(|j| {
-                    matches!(
-                        j.state.as_str(),
-                        "RUNNING" | "RESTARTING" | "CREATED" | "INITIALIZING"
-                    )
-                });
-                if change == Change::Delete {
-                    if alive {
+                let state = flink.job(&granted.grant, &resource, &job).await?.map(|j| j.state);
+                match (app::api::job_end(state.as_deref()), change) {
+                    (JobEnd::Nothing, _) => {}
+                    (_, Change::Delete) | (JobEnd::Cancel, _) => {
                         flink.cancel(&granted.grant, &resource, &job).await?;
                     }
-                } else if alive {
-                    let savepoint =
-                        flink.stop(&granted.grant, &resource, &job, directory.as_deref()).await?;
-                    d.savepoint = Some(savepoint.clone());
-                    answer.savepoint = Some(savepoint);
-                } else {
-                    // A job that failed or ended since: an older savepoint would replay what
-                    // its group has committed since; it starts from the group's offsets.
+                    (JobEnd::Savepoint, _) => {
+                        let savepoint = flink
+                            .stop(&granted.grant, &resource, &job, directory.as_deref())
+                            .await?;
+                        d.savepoint = Some(savepoint.clone());
+                        answer.savepoint = Some(savepoint);
+                    }
+                }
+                if answer.savepoint.is_none() {
+                    // Ended without a savepoint: an older one would replay what its group
+                    // has committed since; it starts from the group's offsets.
                     d.savepoint = None;
                 }
             }
