@@ -177,6 +177,44 @@ pub fn glob_matches(pattern: &str, text: &str) -> bool {
     p[pi..].iter().all(|&c| c == '*')
 }
 
+/// Whether some name matches both globs (`a*` and `*b` meet in `ab`). Exact: a walk over the
+/// pairs of positions in the two patterns, each step taking one character both produce, or
+/// ending a `*` of either; the product of the two lengths, with no recursion.
+pub fn globs_meet(p: &str, q: &str) -> bool {
+    let p: Vec<char> = p.chars().collect();
+    let q: Vec<char> = q.chars().collect();
+    let width = q.len() + 1;
+    // can[i * width + j]: some text is matched by both p[..i] and q[..j].
+    let mut can = vec![false; (p.len() + 1) * width];
+    can[0] = true;
+    for i in 0..=p.len() {
+        for j in 0..=q.len() {
+            if !can[i * width + j] {
+                continue;
+            }
+            let (a, b) = (p.get(i).copied(), q.get(j).copied());
+            if a == Some('*') {
+                can[(i + 1) * width + j] = true;
+                if b.is_some_and(|c| c != '*') {
+                    can[i * width + j + 1] = true;
+                }
+            }
+            if b == Some('*') {
+                can[i * width + j + 1] = true;
+                if a.is_some_and(|c| c != '*') {
+                    can[(i + 1) * width + j] = true;
+                }
+            }
+            if let (Some(x), Some(y)) = (a, b) {
+                if x != '*' && y != '*' && (x == '?' || y == '?' || x == y) {
+                    can[(i + 1) * width + j + 1] = true;
+                }
+            }
+        }
+    }
+    can[p.len() * width + q.len()]
+}
+
 /// What an action touches. Kept in the question so that the resource scopes stay local to
 /// the decision.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -517,6 +555,38 @@ mod tests {
             .expect("refusal");
         assert_eq!(e.message, "This needs the PRODUCE privilege on topic \"t\" in cluster \"c\".");
         assert!(Decision::Allowed.into_error("c").is_none());
+    }
+
+    #[test]
+    fn globs_meet_when_some_name_matches_both() {
+        let cases = [
+            ("a*", "*b", true),
+            ("?x", "y?", true),
+            ("a?", "?b", true),
+            ("*a*", "*b*", true),
+            ("a*", "b*", false),
+            ("ab", "a?c", false),
+            ("abc", "a*d", false),
+            ("orders", "orders", true),
+            ("orders", "order", false),
+            ("orders", "ord*", true),
+            ("*-eu", "payments-*", true),
+            ("payments-*", "ledger-*", false),
+            ("a*c", "*b*", true),
+            ("a?c", "*bb*", false),
+            ("*", "", true),
+            ("", "", true),
+            ("", "?", false),
+            ("**", "*x*", true),
+        ];
+        for (p, q, want) in cases {
+            assert_eq!(globs_meet(p, q), want, "{p} and {q}");
+            assert_eq!(globs_meet(q, p), want, "{q} and {p}");
+            // Where one is a plain name, meeting is matching.
+            if !q.contains(['*', '?']) {
+                assert_eq!(glob_matches(p, q), want, "{p} matching {q}");
+            }
+        }
     }
 
     #[test]

@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 
-use app::access::glob_matches;
+use app::access::{glob_matches, globs_meet};
 use app::api::{Naming, OffsetMove, PlannedOffset};
 
 pub mod progress;
@@ -329,11 +329,11 @@ impl Spec {
     }
 }
 
-/// Whether two topic selections may take a common name: one pattern matches the other read as
-/// a name (which holds for equal names and for a pattern that takes a name the other lists).
-/// Two globs that only meet in the middle (`a*` and `*b`) are not seen.
+/// Whether two topic selections may take a common name: some name matches a pattern of each
+/// (also two globs that only meet in the middle, `a*` and `*b`). Excludes are not weighed: an
+/// overlap they would remove is still refused.
 fn overlap(a: &[String], b: &[String]) -> bool {
-    a.iter().any(|x| b.iter().any(|y| glob_matches(x, y) || glob_matches(y, x)))
+    a.iter().any(|x| b.iter().any(|y| globs_meet(x, y)))
 }
 
 /// Whether MirrorMaker treats `topic` as internal and never copies it (Kafka 4.1's rule, with

@@ -104,6 +104,12 @@ fn loops_self_copies_and_internal_selections_are_refused() {
     let apart = spec("ba", "b", "a", Naming::Identity, &["payments"]);
     assert_eq!(apart.problem(std::slice::from_ref(&ab)), None);
     assert_eq!(ab.problem(std::slice::from_ref(&ab)), None);
+    // Two globs that only meet in the middle: `orders-*` and `*-eu` both take `orders-eu`.
+    let ab_glob = spec("ab", "a", "b", Naming::Identity, &["orders-*"]);
+    let ba_glob = spec("ba", "b", "a", Naming::Identity, &["*-eu"]);
+    assert_eq!(ba_glob.problem(std::slice::from_ref(&ab_glob)).map(|p| p.0), Some("topics"));
+    let ba_apart = spec("ba", "b", "a", Naming::Identity, &["payments-*"]);
+    assert_eq!(ba_apart.problem(std::slice::from_ref(&ab_glob)), None);
 
     let onto_itself = spec("aa", "a", "a", Naming::Identity, &["orders"]);
     assert_eq!(onto_itself.problem(&[]).map(|p| p.0), Some("naming"));
@@ -135,6 +141,11 @@ fn copies_from_the_target_never_go_back_and_a_pair_copies_a_topic_once() {
     let other = spec("ab3", "a", "b", Naming::Prefix, &["payments"]);
     let narrow = spec("ab", "a", "b", Naming::Prefix, &["orders"]);
     assert_eq!(other.problem(std::slice::from_ref(&narrow)), None);
+    let (eu, orders) = (
+        spec("ab4", "a", "b", Naming::Prefix, &["*-eu"]),
+        spec("ab", "a", "b", Naming::Prefix, &["orders-*"]),
+    );
+    assert_eq!(eu.problem(std::slice::from_ref(&orders)).map(|p| p.0), Some("topics"));
     // The internal topics of these very clusters, named outright or by a pattern.
     for glob in ["mm2-offset-syncs.b.internal", "a.checkpoints.internal", "__transaction_state"] {
         let s = spec("x", "a", "b", Naming::Prefix, &[glob]);
