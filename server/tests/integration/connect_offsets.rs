@@ -164,3 +164,35 @@ async fn a_scope_and_the_privilege_guard_a_connectors_offsets() {
     delete_connector(CONNECT, &a).await;
     delete_connector(CONNECT, &b).await;
 }
+
+/// erin sees a sink (CONNECTORS on its topics) and manages connectors elsewhere only: her reset
+/// is refused on the privilege before the offsets she names are judged, so a refusal never says
+/// which topics the sink reads.
+#[tokio::test]
+async fn a_reset_is_decided_on_the_connector_before_its_offsets_are_judged() {
+    let covered = unique("it-coffdecide");
+    let (a, b, yaml) = two_sinks_and_a_scope(&covered, "it-coffdother", "connectors").await;
+    let yaml = yaml
+        .replacen("    conn: [connectors]\n", "    conn: [connectors]\n    mgr: [manage_connectors]\n", 1)
+        .replacen(
+            "    - groups: [kafka-viewers]\n",
+            "    - groups: [payments-team]\n      role: mgr\n      resources:\n        topics: [\"it-elsewhere*\"]\n    - groups: [kafka-viewers]\n",
+            1,
+        );
+    assert!(yaml.contains("role: mgr"), "{yaml}");
+    let (router, catalog) = router_and_catalog(&yaml).await;
+    catalog.get("local").expect("local").refresh_connect("dev").await;
+    let erin = sign_in(&router, "erin").await;
+    let partition = |t: &str| json!([{"partition": {"kafka_topic": t, "kafka_partition": 0}, "offset": {"kafka_offset": 0}}]);
+    for offsets in [partition("not-its-topic"), partition(&format!("{covered}-t")), json!(null)] {
+        let body = json!({"cluster": "local", "connect": "dev", "name": a, "dry_run": true, "offsets": offsets});
+        let (code, raw) = post_as(&router, &erin, "/api/reset_connector_offsets", body).await;
+        assert_eq!(
+            (code.as_u16(), raw["privilege"].clone()),
+            (403, json!("MANAGE_CONNECTORS")),
+            "{offsets}: {raw}"
+        );
+    }
+    delete_connector(CONNECT, &a).await;
+    delete_connector(CONNECT, &b).await;
+}

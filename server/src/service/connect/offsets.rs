@@ -68,7 +68,7 @@ pub(super) async fn on_page(
 
 /// Removes every offset of a connector (`offsets` absent) or sets the partitions named
 /// (`offset: null` removes one). Decided writable → MANAGE_CONNECTORS held → the connector
-/// visible → a sink's partitions on topics it reads → MANAGE_CONNECTORS on it; recorded by the
+/// visible → MANAGE_CONNECTORS on it → a sink's partitions on topics it reads; recorded by the
 /// audit (a dry run too) before Connect is asked. Connect changes the offsets of a STOPPED
 /// connector only: a dry run says the state, a change of a connector in another is refused.
 pub async fn reset(
@@ -82,13 +82,20 @@ pub async fn reset(
         let name = args.name.clone().required("name")?;
         let dry_run = args.dry_run.clone().or("dry_run", false)?;
         let wanted = args.offsets.clone().optional("offsets")?;
-        let (found, _) = find_visible(service, &access, &cluster, &connect, &name)?;
+        // Decided on the connector before its offsets are judged: what a sink reads is told
+        // to no one who may not change it.
+        let (found, _, resource, mut granted) = decide_on(
+            service,
+            caller,
+            &access,
+            &cluster,
+            &connect,
+            &name,
+            Privilege::ManageConnectors,
+        )?;
         if let Some(wanted) = &wanted {
             check_offsets(&found, wanted)?;
         }
-        let resource = found.resource(&connect);
-        let action = Action::new(Privilege::ManageConnectors, resource.clone());
-        let mut granted = service.decide(caller, &cluster, action)?;
         let client = connect_client(service, &cluster, &connect)?;
         service.open(&mut granted.grant).await?;
         let grant = &granted.grant;
