@@ -9,7 +9,7 @@ use std::collections::{HashMap, HashSet};
 
 use app::access::{ClusterAccess, Resource};
 use app::api::{Arg, Flow, FlowEdge, FlowGraph, FlowNode, FLOW_MOST_HOPS};
-use app::{ApiError, Privilege};
+use app::{ApiError, ErrorCode, Privilege};
 
 use super::identity::refusal;
 use super::Service;
@@ -25,14 +25,23 @@ pub async fn flow(service: &Service, caller: &Caller, call: Flow) -> Result<Flow
         let name = given(name)?;
         // A topic the catalog lists (and the caller sees) is a node even when nothing reads
         // or writes it.
+        let missing = || {
+            ApiError::not_found(format!("There is no {kind} \"{name}\" in cluster \"{cluster}\"."))
+        };
+        // Refused by name only to a caller without TOPOLOGY anywhere on the cluster; past that,
+        // a focus outside the scope answers as one that does not exist.
+        if let Some(refused) = refusal(&access, &cluster, Privilege::Topology) {
+            return Err(refused);
+        }
         let mut listed = None;
         if kind == "topic" {
             // Decided on the topic itself, as a scope grants it.
             let granted =
-                service.decide_topic(caller, &cluster, Privilege::Topology, Some(&name))?;
+                match service.decide_topic(caller, &cluster, Privilege::Topology, Some(&name)) {
+                    Err(e) if e.code == ErrorCode::MissingPrivilege => return Err(missing()),
+                    decided => decided?,
+                };
             listed = granted.topic.map(|_| topic_key(&cluster, &name));
-        } else if let Some(refused) = refusal(&access, &cluster, Privilege::Topology) {
-            return Err(refused);
         }
         let focus = Focus::of(&kind, &name)?;
         if matches!(focus, Focus::Matching(_)) && name.trim().is_empty() {
@@ -53,9 +62,6 @@ pub async fn flow(service: &Service, caller: &Caller, call: Flow) -> Result<Flow
         if let Some(key) = listed {
             built.graph.node(key);
         }
-        let missing = || {
-            ApiError::not_found(format!("There is no {kind} \"{name}\" in cluster \"{cluster}\"."))
-        };
         // Every cluster the caller sees, for the topics at either end of a replication.
         let seen = service.policy.visible(&caller.subject());
         let visible = |key: &Key| built.visible(&seen, &access, key);

@@ -206,8 +206,8 @@ impl Graph {
         (0..self.keys.len()).filter(|&at| pick(&self.keys[at])).collect()
     }
 
-    /// The neighbourhood of `starts`: the nodes up to `hops` steps upstream and downstream of
-    /// any of them that `visible` lets the caller see, reached only through such nodes (the
+    /// The neighbourhood of `starts`: the nodes up to `hops` steps from any of them, each step
+    /// along an edge either way (so a reader's other inputs too), that `visible` lets the caller see, reached only through such nodes (the
     /// `most` nearest of them), with the edges between them and, per node kept, how many of
     /// its neighbours are hidden. `None` when every start is hidden.
     pub fn around(
@@ -221,24 +221,19 @@ impl Graph {
         if starts.is_empty() {
             return None;
         }
+        // One walk along the edges either way: from a topic to its readers and on to what
+        // else they read, as well as to what they write.
         let mut depth: BTreeMap<usize, u8> = starts.iter().map(|&at| (at, 0)).collect();
-        for links in [&self.out, &self.into] {
-            let mut queue: VecDeque<(usize, u8)> = starts.iter().map(|&at| (at, 0)).collect();
-            let mut reached: HashMap<usize, u8> = starts.iter().map(|&at| (at, 0)).collect();
-            while let Some((at, d)) = queue.pop_front() {
-                if d >= hops {
-                    continue;
-                }
-                for &(next, _) in &links[at] {
-                    if !reached.contains_key(&next) && seen(next) {
-                        reached.insert(next, d + 1);
-                        queue.push_back((next, d + 1));
-                    }
-                }
+        let mut queue: VecDeque<(usize, u8)> = starts.iter().map(|&at| (at, 0)).collect();
+        while let Some((at, d)) = queue.pop_front() {
+            if d >= hops {
+                continue;
             }
-            for (node, d) in reached {
-                let kept = depth.entry(node).or_insert(d);
-                *kept = (*kept).min(d);
+            for &(next, _) in self.out[at].iter().chain(&self.into[at]) {
+                if !depth.contains_key(&next) && seen(next) {
+                    depth.insert(next, d + 1);
+                    queue.push_back((next, d + 1));
+                }
             }
         }
         let mut cut = 0;

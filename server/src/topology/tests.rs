@@ -50,12 +50,15 @@ fn one_hop_around_a_topic_keeps_its_readers_and_counts_nothing_hidden() {
     assert_eq!(names(&view), ["orders", "payments-app", "audit-sink", "enricher"]);
     assert!(view.nodes.iter().all(|n| n.hidden_up == 0 && n.hidden_down == 0));
     assert_eq!(view.edges.len(), 3);
-    // Two hops reach the sink's group; the other topic the enricher reads is neither up nor
-    // down from orders.
+    // Two hops reach the sink's group, and the other topic the enricher reads: what else a
+    // reader of orders depends on. Its other reader is a third step away.
     let two = around(&g, &topic("orders"), 2, |_| true);
     let group_of_sink = node(&two, &group("connect-audit-sink"));
     assert_eq!(group_of_sink.hops, 2);
-    assert!(!names(&two).contains(&"secret"));
+    assert_eq!(node(&two, &topic("secret")).hops, 2);
+    assert!(!names(&two).contains(&"secret-reader"));
+    let three = around(&g, &topic("orders"), 3, |_| true);
+    assert_eq!(node(&three, &group("secret-reader")).hops, 3);
     // Up from the enricher: both topics it reads.
     let up = around(&g, &group("enricher"), 1, |_| true);
     assert_eq!(names(&up), ["orders", "enricher", "secret"]);

@@ -12,7 +12,7 @@ pub(super) const TOOLS: &[ToolSpec] = &[ToolSpec {
     privilege: Some(Privilege::Topology),
     write: false,
     idempotent: true,
-    description: "How data flows around one topic, consumer group, connector, replication, SQL processor or producer of a cluster: the topics it reads and writes, the groups that read them, the connectors, replications and processors that move them, the producers Kafka keeps state for, up to `hops` steps up and down (1 to 5). With kind `cluster`, `name` is a filter: the whole cluster's flow through every node whose name holds it (at most 200 matches). Each edge says where klens knows it from and whether it is exact or inferred; nodes the ceiling may not see are only counted (hidden_upstream, hidden_downstream), never named; `coverage` says what is not drawn or known. Needs TOPOLOGY.",
+    description: "How data flows around one topic, consumer group, connector, replication, SQL processor or producer of a cluster: the topics it reads and writes, the groups that read them, the connectors, replications and processors that move them, the producers Kafka keeps state for, up to `hops` steps away (1 to 5), each step along the flow either way, so a reader's other inputs too. With kind `cluster`, `name` is a filter: the whole cluster's flow through every node whose name holds it (at most 200 matches). Each edge says where klens knows it from and whether it is exact or inferred; nodes the ceiling may not see are only counted (hidden_upstream, hidden_downstream), never named; `coverage` says what is not drawn or known. Needs TOPOLOGY.",
     schema: || {
         object(
             json!({
