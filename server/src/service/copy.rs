@@ -261,6 +261,9 @@ struct Verdict {
     /// The grant, with the cluster's link, when the caller may write there.
     granted: Result<(Granted, Arc<Link>), ApiError>,
     partitions: usize,
+    /// Records routed here that the producer places by key (a redrive's whose headers name a
+    /// partition the target lacks, or none).
+    by_key: u64,
     /// Its grant was opened (the attempt recorded before).
     opened: bool,
 }
@@ -335,6 +338,7 @@ impl Router {
             topic: topic.to_string(),
             granted,
             partitions,
+            by_key: 0,
             opened: false,
         }
     }
@@ -364,6 +368,7 @@ impl Router {
             None if !redrive && count == source_partitions => Some(r.partition),
             None => None,
         };
+        verdict.by_key += u64::from(partition.is_none());
         let (headers, stripped) = redrive::copied_headers(
             &r.headers,
             redrive,
@@ -377,11 +382,13 @@ impl Router {
         }
     }
 
-    /// How a target's records are placed.
+    /// How a target's records are placed: a redrive's are kept only when every one routed there
+    /// so far keeps the partition its headers name.
     fn placement(&self, verdict: &Verdict) -> &'static str {
         match self.mode {
             Mode::Copy { .. } if verdict.partitions == self.partitions => "kept",
             Mode::Copy { .. } => "by_key",
+            Mode::Redrive if verdict.by_key > 0 => "by_key",
             Mode::Redrive => "kept",
         }
     }

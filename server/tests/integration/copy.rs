@@ -193,6 +193,52 @@ async fn a_connect_dead_letter_queue_is_redriven_to_the_topic_its_headers_name()
     }
 }
 
+/// Dead letters whose headers name a partition the target lacks: the plan says the producer
+/// places them by key, and each sampled record has no target partition.
+#[tokio::test]
+async fn a_redrive_to_a_partition_the_target_lacks_is_planned_by_key() {
+    let target = unique("it-redrive-narrow");
+    let dlq = unique("it-redrive-dlq-narrow");
+    create_topic(&target, 1).await;
+    create_topic(&dlq, 1).await;
+    let producer: BaseProducer =
+        ClientConfig::new().set("bootstrap.servers", OPEN_PORT).create().expect("producer");
+    for (key, partition) in [("k0", "0"), ("k5", "5")] {
+        let headers = OwnedHeaders::new()
+            .insert(Header { key: "__connect.errors.topic", value: Some(target.as_str()) })
+            .insert(Header { key: "__connect.errors.partition", value: Some(partition) })
+            .insert(Header { key: "__connect.errors.offset", value: Some("0") });
+        let record = BaseRecord::to(&dlq).key(key).payload("v").headers(headers);
+        producer.send(record).unwrap_or_else(|(e, _)| panic!("send: {e}"));
+    }
+    producer.flush(Duration::from_secs(10)).expect("flush");
+    let router = router(&format!(
+        "clusters:\n{}    writable: true\n",
+        scram_cluster("local", "klens-secret")
+    ))
+    .await;
+    let (status, planned) = post(
+        &router,
+        "/api/copy_records",
+        json!({"cluster": "local", "topic": dlq, "dry_run": true}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{planned}");
+    let plan = &planned["plan"];
+    assert_eq!(
+        plan["targets"],
+        json!([{"cluster": "local", "topic": target, "records": 2, "placement": "by_key"}]),
+        "{plan}"
+    );
+    let partitions: Vec<Value> = plan["sample"]
+        .as_array()
+        .expect("sample")
+        .iter()
+        .map(|s| s["target_partition"].clone())
+        .collect();
+    assert_eq!(partitions, [json!(0), Value::Null], "{plan}");
+}
+
 #[tokio::test]
 async fn a_copy_reaches_another_cluster_and_a_scoped_redrive_decides_each_target() {
     // Three records on local, copied to a topic of the remote Kafka with their timestamps.

@@ -2,7 +2,7 @@
 //! and removed or set on a stopped connector (MANAGE_CONNECTORS on it) after a dry run that
 //! shows them before and after, as `reset_offsets` does for a group.
 
-use app::access::{Action, Resource};
+use app::access::Resource;
 use app::api::{
     Arg, ConnectorOffset, ConnectorOffsetList, ConnectorOffsetsArgs, ConnectorOffsetsPlan,
 };
@@ -10,7 +10,7 @@ use app::error::Flavor;
 use app::{ApiError, ErrorCode, Privilege};
 use reqwest::Method;
 
-use super::{connect_client, connectors_access, decide_on, find_visible, manage_access};
+use super::{connect_client, connectors_access, decide_on, manage_access};
 use crate::audit::Attempt;
 use crate::auth::{Caller, Grant};
 use crate::connect::{Connector, MAX_OFFSETS};
