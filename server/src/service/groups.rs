@@ -85,9 +85,11 @@ async fn group_now(
 }
 
 /// The topics a reset covers, each with the partitions in scope: one topic (all its
-/// partitions, or those named), or every topic the group has committed offsets on.
+/// partitions, or those named), or every topic the group has committed offsets on that the
+/// caller `sees` (one a scoped catalog hides is left out like a deleted one, never named).
 fn scope(
     granted: &Granted, group: &Group, topic: Option<String>, partitions: Option<Vec<i32>>,
+    sees: impl Fn(&Topic) -> bool,
 ) -> Result<Vec<Topic>, ApiError> {
     let listed = |name: &str| granted.listed_topic(name);
     match (topic, partitions) {
@@ -124,8 +126,9 @@ fn scope(
                     format!("Group \"{}\" has no committed offsets yet: name a topic.", group.id),
                 ));
             }
-            // A topic deleted since the group committed on it is left out.
-            Ok(names.into_iter().filter_map(|n| listed(n).ok()).collect())
+            // A topic deleted since the group committed on it is left out, and so is one the
+            // caller may not see.
+            Ok(names.into_iter().filter_map(|n| listed(n).ok()).filter(|t| sees(t)).collect())
         }
     }
 }
@@ -180,7 +183,11 @@ pub async fn reset_offsets(
             let (group, coordinator, mut grant) =
                 group_now(service, caller, &granted, Privilege::ResetOffsets, &id).await?;
             refuse_if_busy(&group, "reset its offsets")?;
-            let topics = scope(&granted, &group, topic, partitions)?;
+            let access = service.access(caller, &cluster)?;
+            let sees = |t: &Topic| {
+                access.sees(&Resource::Topic { name: t.name.clone(), internal: t.internal })
+            };
+            let topics = scope(&granted, &group, topic, partitions, sees)?;
             for topic in &topics {
                 service.check_topic(caller, &cluster, Privilege::ResetOffsets, &topic.name)?;
             }

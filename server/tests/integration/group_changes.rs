@@ -397,6 +397,45 @@ async fn a_topic_the_scope_hides_answers_a_reset_as_a_missing_one() {
     }
 }
 
+/// A group erin's scope names by a pattern, which also commits on a topic her scoped catalog
+/// hides: a reset of all its topics plans her topic only and never names the hidden one.
+#[tokio::test]
+async fn a_reset_of_every_topic_leaves_out_and_never_names_a_hidden_one() {
+    let covered = unique("it-cover");
+    let topic = format!("{covered}-t");
+    create_topic(&topic, 1).await;
+    produce(&topic, &[(0, 3)]);
+    let hidden = unique("it-hidden");
+    create_topic(&hidden, 1).await;
+    produce(&hidden, &[(0, 3)]);
+    let group = format!("{covered}-g");
+    commit_offsets(&group, &topic, &[(0, 1)]);
+    commit_offsets(&group, &hidden, &[(0, 1)]);
+    let yaml = scoped_yaml(&covered).replace(
+        &format!("        topics: [\"{covered}*\"]\n"),
+        &format!("        topics: [\"{covered}*\"]\n        groups: [\"{covered}*\"]\n"),
+    );
+    assert!(yaml.contains("groups: [\""), "{yaml}");
+    let (router, _) = router_and_catalog(&yaml).await;
+    let erin = sign_in(&router, "erin").await;
+    let (status, plan) = post_as(
+        &router,
+        &erin,
+        "/api/reset_offsets",
+        serde_json::json!({ "cluster": "rw", "group": group, "to": "earliest", "dry_run": true }),
+    )
+    .await;
+    assert!(!plan.to_string().contains(&hidden), "{plan}");
+    assert_eq!(status, StatusCode::OK, "{plan}");
+    let topics: Vec<&str> = plan["partitions"]
+        .as_array()
+        .expect("partitions")
+        .iter()
+        .filter_map(|p| p["topic"].as_str())
+        .collect();
+    assert_eq!(topics, [topic.as_str()], "{plan}");
+}
+
 /// A group erin's scope covered when klens last read it, which has since committed offsets on
 /// a topic her scope does not cover: the decision is made again on the group as its coordinator
 /// describes it now, and the group stays.
