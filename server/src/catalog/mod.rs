@@ -195,7 +195,30 @@ impl ClusterState {
             }));
         }
         if let Some(groups) = &self.groups.data {
-            let shown = groups.iter().filter(|g| seen.sees(&g.resource())).cloned().collect();
+            // A group shown (one a `groups` pattern names may also read hidden topics) keeps
+            // its offsets and assignments on the topics seen only: a hidden topic is named
+            // nowhere.
+            let internal = |name: &str| {
+                self.metadata
+                    .as_ref()
+                    .and_then(|m| m.topics.iter().find(|t| t.name == name))
+                    .is_some_and(|t| t.internal)
+            };
+            let sees_topic = |name: &str| {
+                seen.sees(&Resource::Topic { name: name.to_string(), internal: internal(name) })
+            };
+            let shown = groups
+                .iter()
+                .filter(|g| seen.sees(&g.resource()))
+                .map(|g| {
+                    let mut g = g.clone();
+                    g.offsets.retain(|(topic, _, _)| sees_topic(topic));
+                    for member in &mut g.members {
+                        member.assignments.retain(|(topic, _)| sees_topic(topic));
+                    }
+                    g
+                })
+                .collect();
             state.groups.data = Some(Arc::new(shown));
         }
         if let Some(subjects) = &self.subjects.data {

@@ -434,6 +434,12 @@ async fn a_reset_of_every_topic_leaves_out_and_never_names_a_hidden_one() {
         .filter_map(|p| p["topic"].as_str())
         .collect();
     assert_eq!(topics, [topic.as_str()], "{plan}");
+    // Nor does the group's page name it, nor its lag count it.
+    let (status, page) =
+        get_as(&router, &erin, &format!("/api/group?cluster=rw&group={group}")).await;
+    assert_eq!(status, StatusCode::OK);
+    let page = String::from_utf8_lossy(&page).to_string();
+    assert!(page.contains(&topic) && !page.contains(&hidden), "{page}");
 }
 
 /// A group erin's scope covered when klens last read it, which has since committed offsets on
