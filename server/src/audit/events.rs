@@ -318,6 +318,11 @@ pub fn guard_refusal(door: Door, who_kind: &str, path: &str, error: &ApiError) -
     }
 }
 
+/// A guard's refusal of a request whose session names `caller`.
+pub fn guard_refusal_by(caller: &Caller, path: &str, error: &ApiError) -> AuditEvent {
+    AuditEvent { who: who(caller), ..guard_refusal(caller.door(), "", path, error) }
+}
+
 /// 128 random bits in hex: an event's id.
 pub(super) fn uuid_like() -> String {
     let bytes: [u8; 16] = rand::random();

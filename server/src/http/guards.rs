@@ -13,6 +13,8 @@ use axum::middleware::Next;
 use axum::response::Response;
 
 use super::error_response;
+use crate::auth::oidc::SignedIn;
+use crate::auth::Caller;
 use crate::service::Service;
 
 /// A guard's refusal, carried on its answer so that [`record_refusals`] can audit it.
@@ -35,7 +37,14 @@ pub async fn record_refusals(
     let path = request.uri().path().to_string();
     let response = next.run(request).await;
     if let Some(GuardRefusal(error)) = response.extensions().get::<GuardRefusal>() {
-        let event = crate::audit::guard_refusal(door, "unknown", &path, error);
+        // Named when the session was known before the guard refused (it sits inside the
+        // session check), else unknown.
+        let event = match response.extensions().get::<SignedIn>() {
+            Some(user) => {
+                crate::audit::guard_refusal_by(&Caller::User(user.clone(), door), &path, error)
+            }
+            None => crate::audit::guard_refusal(door, "unknown", &path, error),
+        };
         service.audit().record_refusal(event).await;
     }
     response

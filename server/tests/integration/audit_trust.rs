@@ -348,6 +348,40 @@ async fn the_guards_refusals_are_recorded() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A body over its call's limit, sent by someone signed in: the guard's refusal names them.
+#[tokio::test]
+async fn a_guard_s_refusal_names_the_signed_in_caller() {
+    let dir = std::env::temp_dir().join(unique("klens-audit-guard-who"));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let file = dir.join("audit.ndjson");
+    let yaml = format!(
+        "clusters:\n{}    writable: true\n{}audit:\n  file: {}\n",
+        scram_cluster("rw", "klens-secret"),
+        auth_block("  roles:\n    admin: [create_topics]\n  bindings:\n    - groups: [kafka-admins]\n      role: admin\n"),
+        file.display()
+    );
+    let router = router(&yaml).await;
+    let alice = sign_in(&router, "alice").await;
+    let huge = "x".repeat(100_000);
+    let (status, body) = post_as(
+        &router,
+        &alice,
+        "/api/create_topic",
+        json!({"cluster": "rw", "topic": huge, "partitions": 1}),
+    )
+    .await;
+    assert_eq!((status, body["field"].clone()), (StatusCode::BAD_REQUEST, json!("body")));
+    let events = lines(&std::fs::read_to_string(&file).expect("the audit file"));
+    let refused = events
+        .iter()
+        .find(|e| e["resource"]["name"] == "/api/create_topic")
+        .unwrap_or_else(|| panic!("the refusal is recorded: {events:?}"));
+    assert_eq!(refused["who"]["kind"], "user", "{refused}");
+    assert_eq!(refused["who"]["name"], "Alice Admin", "{refused}");
+    assert!(refused["who"]["subject"].as_str().is_some_and(|s| !s.is_empty()), "{refused}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// One JSON-RPC call to the MCP router with `headers`: its status.
 async fn mcp_call(router: &axum::Router, headers: &[(&str, &str)], body: &Value) -> StatusCode {
     let mut request = Request::post("/mcp")

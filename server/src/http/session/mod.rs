@@ -22,6 +22,7 @@ use tower_sessions::{Expiry, Session, SessionManagerLayer};
 use self::sign_in::SignIns;
 use self::store::BoundedStore;
 use crate::auth::oidc::{now_ms, Oidc, PendingSignIn, SignedIn};
+use crate::http::guards::GuardRefusal;
 
 const USER_KEY: &str = "user";
 
@@ -74,8 +75,14 @@ pub async fn require_session(session: Session, mut request: Request, next: Next)
     match session.get::<SignedIn>(USER_KEY).await {
         Ok(Some(user)) => match user.still_on(now_ms()) {
             Ok(()) => {
-                request.extensions_mut().insert(user);
-                next.run(request).await
+                request.extensions_mut().insert(user.clone());
+                let mut response = next.run(request).await;
+                // A guard that refuses after this point refuses someone known: the audit names
+                // them (`guards::record_refusals`).
+                if response.extensions().get::<GuardRefusal>().is_some() {
+                    response.extensions_mut().insert(user);
+                }
+                response
             }
             Err(ended) => {
                 // Expired: forget it, then treat the request as anonymous.
