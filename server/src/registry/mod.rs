@@ -19,6 +19,10 @@ const TIMEOUT: Duration = Duration::from_secs(10);
 const MAX_BODY: usize = 16 * 1024 * 1024;
 /// The most schemas one schema may reference, all levels together.
 const MAX_REFERENCES: usize = 256;
+
+/// Whether a caller may read a subject's schema text (SCHEMA_TEXT), asked of every subject a
+/// schema references, at every depth, before the registry is.
+pub type Readable<'a> = &'a (dyn Fn(&str) -> bool + Sync);
 /// Subjects read at the same time during a refresh.
 const PARALLEL: usize = 8;
 

@@ -5,18 +5,22 @@ use super::*;
 
 impl Registry {
     /// The schema registered under `id` and everything it references; `Ok(None)` when the
-    /// registry has no such id.
-    pub async fn schema_by_id(&self, id: u32) -> Result<Option<SchemaText>, RegistryError> {
+    /// registry has no such id. A reference whose subject `readable` refuses answers as one
+    /// the registry lacks.
+    pub async fn schema_by_id(
+        &self, id: u32, readable: Readable<'_>,
+    ) -> Result<Option<SchemaText>, RegistryError> {
         let Some(top) = self.get::<Registered>(&["schemas", "ids", &id.to_string()]).await? else {
             return Ok(None);
         };
-        Ok(Some(self.with_references(top, &format!("schema {id}")).await?))
+        Ok(Some(self.with_references(top, &format!("schema {id}"), readable).await?))
     }
 
     /// One version of `subject` (`None`: the newest) with everything it references; `Ok(None)`
-    /// when the registry has no such subject or version.
+    /// when the registry has no such subject or version. A reference whose subject `readable`
+    /// refuses answers as one the registry lacks.
     pub async fn subject_version(
-        &self, subject: &str, version: Option<i32>,
+        &self, subject: &str, version: Option<i32>, readable: Readable<'_>,
     ) -> Result<Option<SubjectVersion>, RegistryError> {
         let Some(top) = self.version(subject, version).await? else {
             return Ok(None);
@@ -30,7 +34,7 @@ impl Registry {
                 "registry: {what} came without its version or id"
             )));
         };
-        let schema = self.with_references(top, &what).await?;
+        let schema = self.with_references(top, &what, readable).await?;
         Ok(Some(SubjectVersion { version, id, schema }))
     }
 
@@ -106,9 +110,10 @@ impl Registry {
     }
 
     /// A registered schema with the texts of the schemas it references, references of
-    /// references included; `what` names it in errors.
+    /// references included; `what` names it in errors. Each reference, at every depth, is read
+    /// only when `readable` takes its subject, else it answers as one the registry lacks.
     pub(super) async fn with_references(
-        &self, top: Registered, what: &str,
+        &self, top: Registered, what: &str, readable: Readable<'_>,
     ) -> Result<SchemaText, RegistryError> {
         let mut references = Vec::new();
         let mut pending: Vec<(Reference, usize)> =
@@ -124,17 +129,21 @@ impl Registry {
                 )));
             }
             let version = reference.version.to_string();
+            let lacking = || RegistryError {
+                refused: false,
+                status: Some(404),
+                message: format!(
+                    "{what} references {} version {version}, which the registry lacks",
+                    reference.subject
+                ),
+            };
+            if !readable(&reference.subject) {
+                return Err(lacking());
+            }
             let found = self
                 .get::<Registered>(&["subjects", &reference.subject, "versions", &version])
                 .await?
-                .ok_or_else(|| RegistryError {
-                    refused: false,
-                    status: Some(404),
-                    message: format!(
-                        "{what} references {} version {version}, which the registry lacks",
-                        reference.subject
-                    ),
-                })?;
+                .ok_or_else(lacking)?;
             pending.extend(found.references.into_iter().map(|r| (r, depth + 1)));
             references.push((reference.name, found.schema));
         }

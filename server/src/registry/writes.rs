@@ -5,8 +5,11 @@ use super::*;
 
 impl Registry {
     /// The texts of the schemas a proposed schema references, references of references
-    /// included, for parsing it before it is registered.
-    pub async fn proposal_text(&self, proposal: &Proposal) -> Result<SchemaText, RegistryError> {
+    /// included (each only when `readable` takes its subject), for parsing it before it is
+    /// registered.
+    pub async fn proposal_text(
+        &self, proposal: &Proposal, readable: Readable<'_>,
+    ) -> Result<SchemaText, RegistryError> {
         let top = Registered {
             version: None,
             id: None,
@@ -14,7 +17,7 @@ impl Registry {
             schema_type: Some(proposal.schema_type.clone()),
             references: proposal.references.clone(),
         };
-        self.with_references(top, "the proposed schema").await
+        self.with_references(top, "the proposed schema", readable).await
     }
 
     /// The registry's verdict on `proposal` against the subject's newest version under the

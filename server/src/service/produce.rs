@@ -72,8 +72,9 @@ fn schema_type(encoding: Encoding) -> Option<&'static str> {
 
 /// The schema `payload` names: by id, or by subject (default `<topic>-<field>`) and version
 /// (default the newest). Encoding reads the schema, so the caller needs SCHEMA_TEXT on its
-/// subject (for an id, on one of the subjects that hold it); a schema they may not read answers
-/// exactly as one the registry lacks.
+/// subject (for an id, on one of the subjects that hold it) and on the subject of everything it
+/// references, at every depth; a schema they may not read answers exactly as one the registry
+/// lacks.
 async fn chosen_schema(
     reader: &Reader<'_>, registry: &Registry, topic: &str, payload: &Payload, field: &str,
 ) -> Result<(SchemaText, SchemaUsed), ApiError> {
@@ -89,7 +90,11 @@ async fn chosen_schema(
         if !holders.iter().any(|s| reader.reads(s)) {
             return Err(missing());
         }
-        let text = registry.schema_by_id(id).await.map_err(registry_error)?.ok_or_else(missing)?;
+        let text = registry
+            .schema_by_id(id, &|s| reader.reads(s))
+            .await
+            .map_err(registry_error)?
+            .ok_or_else(missing)?;
         let used =
             SchemaUsed { subject: None, version: None, id, schema_type: text.schema_type.clone() };
         return Ok((text, used));
@@ -111,7 +116,7 @@ async fn chosen_schema(
         return Err(missing());
     }
     let found = registry
-        .subject_version(&subject, payload.version)
+        .subject_version(&subject, payload.version, &|s| reader.reads(s))
         .await
         .map_err(registry_error)?
         .ok_or_else(missing)?;

@@ -329,6 +329,54 @@ async fn a_reference_needs_schema_text_on_its_subject() {
     assert!(judged.dry_run && judged.existing.is_none(), "{judged:?}");
 }
 
+/// A reference of a reference reads a third subject's schema: SCHEMA_TEXT on the subject
+/// proposed and on the one it references is not enough; without it on the third, the proposal
+/// answers as one whose reference the registry lacks, and with it the proposal is judged.
+#[tokio::test]
+async fn a_reference_of_a_reference_needs_schema_text_on_each_subject() {
+    let own = unique("it-refdeep");
+    let (base, mid) = (format!("{own}-base"), format!("{own}-mid"));
+    registry(Method::POST, &format!("subjects/{base}/versions"), json!({ "schema": V1 })).await;
+    let middle = r#"{"type":"record","name":"M","fields":[{"name":"p","type":"P"}]}"#;
+    registry(
+        Method::POST,
+        &format!("subjects/{mid}/versions"),
+        json!({ "schema": middle, "references": [{"name": "P", "subject": base, "version": 1}] }),
+    )
+    .await;
+    let user = r#"{"type":"record","name":"U","fields":[{"name":"m","type":"M"}]}"#;
+    let propose = |subjects: String| {
+        let (own, mid) = (own.clone(), mid.clone());
+        async move {
+            let yaml = registry_ceiling_yaml(
+                "register_schemas, schema_text",
+                &format!("  resources:\n    subjects: [{subjects}]\n"),
+            );
+            let args = serde_json::from_value(json!({"cluster": "local",
+                "subject": format!("{own}-user"), "schema": user, "dry_run": true,
+                "references": [{"name": "M", "subject": mid, "version": 1}]}))
+            .expect("arguments");
+            server::service::schemas::register_schema(
+                &*ceiling_service(&yaml).await,
+                &server::auth::Caller::Mcp(None),
+                args,
+            )
+            .await
+        }
+    };
+    let refused = propose(format!("\"{own}-user\", \"{mid}\"")).await.expect_err("refused");
+    // As a reference of a reference the registry lacks: the references are wrong.
+    assert_eq!(
+        (refused.code.as_str(), refused.field.as_deref()),
+        ("BAD_REQUEST", Some("references")),
+        "{}",
+        refused.message
+    );
+    assert!(refused.message.ends_with("which the registry lacks"), "{}", refused.message);
+    let judged = propose(format!("\"{own}-*\"")).await.expect("judged");
+    assert!(judged.dry_run && judged.existing.is_none(), "{judged:?}");
+}
+
 #[tokio::test]
 async fn a_subjects_level_is_set_and_given_back_to_the_global_one() {
     let subject = unique("it-level");

@@ -84,11 +84,15 @@ pub async fn register_schema(
                         return Err(no_reference(i, reference));
                     }
                 }
-                // The schema must parse, with the schemas it references, before the registry sees it.
-                let text = registry.proposal_text(&proposal).await.map_err(|e| match e.status {
-                    // A reference to a schema the registry lacks is an argument that is wrong.
-                    Some(404) => ApiError::bad_request("references", e.message),
-                    _ => registry_error(e),
+                // The schema must parse, with the schemas it references, before the registry sees it;
+                // a reference of a reference the caller may not read answers as one it lacks.
+                let readable = |s: &str| reads_subject(service, caller, &args.cluster, s);
+                let text = registry.proposal_text(&proposal, &readable).await.map_err(|e| {
+                    match e.status {
+                        // A reference to a schema the registry lacks is an argument that is wrong.
+                        Some(404) => ApiError::bad_request("references", e.message),
+                        _ => registry_error(e),
+                    }
                 })?;
                 let proposed =
                     Proposed::new(&text).map_err(|e| ApiError::bad_request("schema", e))?;
