@@ -60,6 +60,8 @@ pub struct ExportProgress {
     pub bytes: u64,
     /// The server's reason, when it ended the export early with an error line.
     pub error: Option<String>,
+    /// The records the expression could not be evaluated on (left out), when the server said.
+    pub unevaluated: Option<super::Unevaluated>,
 }
 
 impl ExportProgress {
@@ -99,6 +101,15 @@ impl ExportProgress {
                     .map(|e| e.error)
                     .unwrap_or_else(|_| "the export stopped early".to_string()),
             );
+            return;
+        }
+        if line.starts_with(br#"{"unevaluated":"#) {
+            #[derive(serde::Deserialize)]
+            struct UnevaluatedLine {
+                unevaluated: super::Unevaluated,
+            }
+            self.unevaluated =
+                serde_json::from_slice::<UnevaluatedLine>(line).ok().map(|l| l.unevaluated);
             return;
         }
         self.records += 1;
@@ -216,6 +227,17 @@ mod tests {
         assert_eq!(p.records, 1);
         assert_eq!(p.error.as_deref(), Some("reading t: broker down"));
         assert_eq!(p.offsets(), (1, 8));
+    }
+
+    #[test]
+    fn the_unevaluated_line_is_a_count_not_a_record() {
+        let mut p = ExportProgress::new(ExportSpans(vec![(0, 0, 8)]));
+        p.feed(line(0, 0, "a").as_bytes());
+        p.feed(b"{\"unevaluated\":{\"records\":3,\"first\":\"no field qty\"}}\n");
+        assert_eq!(p.records, 1);
+        let told = p.unevaluated.as_ref().map(|u| (u.records, u.first.as_str()));
+        assert_eq!(told, Some((3, "no field qty")));
+        assert_eq!(p.error, None);
     }
 
     #[test]

@@ -20,6 +20,8 @@ enum Status {
     Saved {
         records: u64,
         bytes: u64,
+        /// Records the expression could not be evaluated on, left out.
+        unevaluated: Option<crate::api::Unevaluated>,
     },
     Cancelled,
     Failed(String),
@@ -91,8 +93,12 @@ pub fn ExportDownload(#[prop(into)] href: Signal<String>, filename: String) -> i
                             fraction.map(|f| format!(" ({:.0}%)", f * 100.0)).unwrap_or_default()
                         )}
                     }.into_any(),
-                    Status::Saved { records, bytes: size } => view! {
+                    Status::Saved { records, bytes: size, unevaluated } => view! {
                         {format!("Saved {} records ({}) as {}.", thousands(records), bytes(size), filename.get_value())}
+                        {unevaluated.map(|u| format!(
+                            " {} left out: the expression could not be evaluated on them (the first: {}).",
+                            thousands(u.records), u.first
+                        ))}
                     }.into_any(),
                     Status::Cancelled => view! { "Download cancelled." }.into_any(),
                     Status::Failed(message) => view! {
@@ -207,7 +213,11 @@ mod browser {
             return Err(error);
         }
         save(&blob(&parts)?, filename)?;
-        Ok(Status::Saved { records: progress.records, bytes: progress.bytes })
+        Ok(Status::Saved {
+            records: progress.records,
+            bytes: progress.bytes,
+            unevaluated: progress.unevaluated,
+        })
     }
 
     /// Hands the file to the browser's own download, then lets the object URL go.

@@ -99,6 +99,7 @@ pub async fn tail(
     let events = tokio_stream_of(events).map(|event| {
         Ok::<_, Infallible>(match event {
             TailEvent::Record(json) => Event::default().event("record").data(json),
+            TailEvent::Status(json) => Event::default().event("status").data(json),
             TailEvent::End(reason) => Event::default().event("end").data(reason),
         })
     });

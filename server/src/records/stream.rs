@@ -20,6 +20,7 @@ use super::reader::{self, close_later, Kind};
 use super::scan::{self, Flow, Seen, Span};
 use super::{decode_all, load_schemas, RawRecord};
 use crate::masking::TopicMask;
+use app::api::Unevaluated;
 
 /// Records decoded together (their schemas fetched at once) before the chunk is looked at.
 const BATCH: usize = 500;
@@ -190,6 +191,11 @@ pub fn export(
         }
         read(first);
     });
+    // Records the expression could not be evaluated on were left out: said in a line of their
+    // own, before an error line (which stays last).
+    if let Some(unevaluated) = filter.and_then(Filter::unevaluated) {
+        send_patiently(&out, unevaluated_line(&unevaluated), STALLED_FOR);
+    }
     // A client that left takes no error line: sending to a closed channel returns at once.
     if let Some(error) = shared.failure.into_inner().ok().flatten() {
         send_patiently(&out, error_line(&error), STALLED_FOR);
@@ -269,6 +275,13 @@ fn read_share(
     close_later(consumer);
 }
 
+fn unevaluated_line(unevaluated: &Unevaluated) -> Vec<u8> {
+    let mut line =
+        serde_json::to_vec(&serde_json::json!({ "unevaluated": unevaluated })).unwrap_or_default();
+    line.push(b'\n');
+    line
+}
+
 fn error_line(message: &str) -> Vec<u8> {
     let mut line = serde_json::to_vec(&serde_json::json!({ "error": message })).unwrap_or_default();
     line.push(b'\n');
@@ -279,6 +292,10 @@ fn error_line(message: &str) -> Vec<u8> {
 pub enum TailEvent {
     /// One record, as JSON.
     Record(String),
+    /// How many records the expression could not be evaluated on so far (and why the first
+    /// failed), as JSON `{"unevaluated": …}`: sent each time the count grows, at most once a
+    /// poll.
+    Status(String),
     /// The stream ends, and why.
     End(String),
 }
@@ -303,6 +320,7 @@ pub fn tail(
     let spans: Vec<Span> =
         starts.iter().map(|&(partition, start)| Span { partition, start, end: i64::MAX }).collect();
     let mut recheck = Recheck::new(allowed);
+    let mut told = 0;
     let result = scan::run(&consumer, topic, &spans, POLL, |seen| match seen {
         Seen::Tick if out.is_closed() => Flow::Stop,
         Seen::Tick => match recheck.refusal() {
@@ -310,7 +328,20 @@ pub fn tail(
                 send_patiently(&out, TailEvent::End(reason), STALLED_FOR);
                 Flow::Stop
             }
-            None => Flow::Go,
+            None => match filter.and_then(Filter::unevaluated).filter(|u| u.records > told) {
+                Some(unevaluated) => {
+                    told = unevaluated.records;
+                    let status = serde_json::json!({ "unevaluated": unevaluated });
+                    let sent =
+                        send_patiently(&out, TailEvent::Status(status.to_string()), STALLED_FOR);
+                    if sent {
+                        Flow::Go
+                    } else {
+                        Flow::Stop
+                    }
+                }
+                None => Flow::Go,
+            },
         },
         Seen::Record(incoming) => {
             let record = incoming.record();

@@ -117,6 +117,10 @@ async fn an_expression_sees_avro_json_and_text_as_the_page_shows_them() {
     let exported: Vec<i64> =
         lines.iter().filter_map(|r| r["value"]["data"]["id"].as_i64()).collect();
     assert_eq!(exported, [2, 4, 6, 100]);
+    // The text value left out is counted on a last line of its own.
+    let last = lines.last().expect("lines");
+    assert_eq!(last["unevaluated"]["records"], 1, "{last}");
+    assert_eq!(lines.len(), 5, "four records and the count");
 
     // And so does the MCP tool.
     let (error, result) = call(
@@ -138,4 +142,56 @@ fn urlencode(text: &str) -> String {
             other => format!("%{other:02X}"),
         })
         .collect()
+}
+
+/// A tail with an expression says, in a `status` event, how many records the expression could
+/// not be evaluated on (left out), as the page and the export do.
+#[tokio::test]
+async fn the_tail_says_how_many_records_its_expression_could_not_evaluate() {
+    use http_body_util::BodyExt as _;
+    let topic = unique("it-expr-tail");
+    create_topic(&topic, 1).await;
+    let router = router(&yaml()).await;
+    let path = format!("/api/tail?cluster=rw&topic={topic}&expr={}", urlencode("value.qty > 5"));
+    let request = axum::http::Request::get(path)
+        .header("host", "127.0.0.1:8080")
+        .body(axum::body::Body::empty())
+        .expect("request");
+    let response = tower::ServiceExt::oneshot(router.clone(), request).await.expect("answers");
+    assert_eq!(response.status(), StatusCode::OK);
+    for value in [
+        json!({"encoding": "json", "data": {"qty": 9}}),
+        json!({"encoding": "text", "data": "qty 99"}),
+        json!({"encoding": "text", "data": "qty 7"}),
+    ] {
+        let (status, body) = post(
+            &router,
+            "/api/produce",
+            json!({"cluster": "rw", "topic": topic, "partition": 0, "value": value}),
+        )
+        .await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+    }
+    let mut body = response.into_body();
+    let mut seen = String::new();
+    let told = tokio::time::timeout(std::time::Duration::from_secs(30), async {
+        while let Some(Ok(frame)) = body.frame().await {
+            if let Some(data) = frame.data_ref() {
+                seen.push_str(&String::from_utf8_lossy(data));
+            }
+            let last_status = seen
+                .split("\n\n")
+                .filter_map(|event| event.strip_prefix("event: status\ndata: "))
+                .filter_map(|data| serde_json::from_str::<Value>(data).ok())
+                .last();
+            if let Some(status) = last_status.filter(|s| s["unevaluated"]["records"] == 2) {
+                return Some(status);
+            }
+        }
+        None
+    })
+    .await;
+    let status = told.ok().flatten().unwrap_or_else(|| panic!("no status of two: {seen}"));
+    assert!(status["unevaluated"]["first"].as_str().is_some_and(|f| !f.is_empty()), "{status}");
+    assert_eq!(seen.matches("event: record").count(), 1, "{seen}");
 }

@@ -390,6 +390,7 @@ async fn tail_one(service: &Service, caller: &Caller, topic: &str) -> String {
     match event {
         TailEvent::Record(json) => json,
         TailEvent::End(why) => panic!("the tail ended: {why}"),
+        TailEvent::Status(status) => panic!("no filter, yet a status: {status}"),
     }
 }
 
