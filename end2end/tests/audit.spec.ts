@@ -52,7 +52,7 @@ test('a change in the UI and a refused attempt by API are each one event, shown 
   await page.goto(`${AUTH}/c/local/topics`);
   await expect(page.locator('.app[data-hydrated="true"]')).toBeVisible();
   await page.getByRole('button', { name: 'Create topic' }).click();
-  const form = page.getByRole('form', { name: 'Create topic' });
+  const form = page.getByRole('dialog', { name: 'Create topic' });
   await form.getByLabel('Topic name').fill(topic);
   await form.getByRole('button', { name: 'Create' }).click();
   await expect(page.getByRole('heading', { level: 1, name: topic })).toBeVisible();

@@ -31,13 +31,13 @@ test('on a phone the navigation opens from the Menu button and folds again on a 
   expect(problems).toEqual([]);
 });
 
-test('a form opens as a sheet with the focus in it, and Escape closes it leaving the list', async ({ page }) => {
+test('a form opens as a sheet with the focus held in it, and Escape closes it leaving the list', async ({ page }) => {
   const problems = await openHydrated(page, '/c/local/topics');
   const table = page.getByRole('table', { name: 'Topics' });
   await expect(table).toBeVisible();
   const tableTop = (await table.boundingBox())!.y;
   await page.getByRole('button', { name: 'Create topic' }).click();
-  const form = page.getByRole('form', { name: 'Create topic' });
+  const form = page.getByRole('dialog', { name: 'Create topic' });
   await expect(form).toBeVisible();
   // Over the page, at its right edge; the list behind has not moved.
   const box = (await form.boundingBox())!;
@@ -45,6 +45,17 @@ test('a form opens as a sheet with the focus in it, and Escape closes it leaving
   expect(Math.round(box.x + box.width)).toBe(viewport.width);
   expect((await table.boundingBox())!.y).toBe(tableTop);
   await expect.poll(() => form.evaluate((f) => f.contains(document.activeElement))).toBe(true);
+  // The focus is held: Tab past the last button and Shift+Tab before the first field go round
+  // the sheet, never to the page behind it.
+  const inside = () => form.evaluate((f) => f.contains(document.activeElement));
+  for (let i = 0; i < 14; i++) {
+    await page.keyboard.press('Tab');
+    expect(await inside()).toBe(true);
+  }
+  await form.getByLabel('Topic name').focus();
+  await page.keyboard.press('Shift+Tab');
+  expect(await inside()).toBe(true);
+  await expect(form.getByRole('button', { name: 'Cancel' })).toBeFocused();
   await page.keyboard.press('Escape');
   await expect(form).toHaveCount(0);
   await expect(table).toBeVisible();

@@ -12,7 +12,7 @@ test('create a topic from the topics page, then delete it by typing its name', a
   await expect(page.getByRole('table', { name: 'Topics' }).locator('tr[data-topic]').first()).toBeVisible();
 
   await page.getByRole('button', { name: 'Create topic' }).click();
-  const form = page.getByRole('form', { name: 'Create topic' });
+  const form = page.getByRole('dialog', { name: 'Create topic' });
   await form.getByLabel('Topic name').fill(topic);
   await form.getByLabel('Partitions').fill('4');
   await form.getByLabel('Cleanup policy').selectOption('compact');
@@ -51,7 +51,7 @@ test('create a topic from the topics page, then delete it by typing its name', a
 test('a refused create shows Kafka\'s message in the form', async ({ page }) => {
   await openHydrated(page, '/c/local/topics');
   await page.getByRole('button', { name: 'Create topic' }).click();
-  const form = page.getByRole('form', { name: 'Create topic' });
+  const form = page.getByRole('dialog', { name: 'Create topic' });
   await form.getByLabel('Topic name').fill('orders');
   await form.getByRole('button', { name: 'Create' }).click();
   await expect(form.getByRole('alert')).toContainText('Topic already exists');

@@ -1,7 +1,8 @@
 //! Forms and confirmations open as a sheet over the page (the stylesheet places every panel a
 //! page head opens, and every panel with the dialog role, at the right edge), so the list
 //! behind stays where it was. This module gives the sheets their keyboard: Escape closes the
-//! open one as its Cancel button would, and a sheet that opens takes the focus.
+//! open one as its Cancel button would, a sheet that opens takes the focus, and Tab and
+//! Shift+Tab go round the sheet's own fields and buttons while it is open.
 
 #[cfg(feature = "hydrate")]
 use leptos::prelude::*;
@@ -20,6 +21,30 @@ pub fn provide_sheet_keys() {
                 if let Some(cancel) = open_sheet().and_then(|s| dismiss_button(&s)) {
                     ev.prevent_default();
                     cancel.click();
+                }
+            }
+            if ev.key() == "Tab" {
+                let Some(sheet) = open_sheet() else { return };
+                let stops = focusable(&sheet);
+                let (Some(first), Some(last)) = (stops.first(), stops.last()) else { return };
+                let active = document().active_element();
+                let inside =
+                    active.as_ref().is_some_and(|a| sheet.contains(Some(a.unchecked_ref())));
+                let on = |e: &web_sys::HtmlElement| {
+                    active.as_ref().is_some_and(|a| a == e.unchecked_ref::<web_sys::Element>())
+                };
+                // Round the sheet: past its last stop to its first, before its first to its
+                // last; from outside it, into it.
+                let next = match (inside, ev.shift_key()) {
+                    (false, false) => Some(first),
+                    (false, true) => Some(last),
+                    (true, false) if on(last) => Some(first),
+                    (true, true) if on(first) => Some(last),
+                    _ => None,
+                };
+                if let Some(next) = next {
+                    ev.prevent_default();
+                    let _ = next.focus();
                 }
             }
         });
@@ -55,6 +80,24 @@ pub fn provide_sheet_keys() {
 #[cfg(feature = "hydrate")]
 fn open_sheet() -> Option<web_sys::Element> {
     document().query_selector(SHEETS).ok().flatten()
+}
+
+/// The fields, buttons and links of a sheet the keyboard can reach, in the page's order.
+#[cfg(feature = "hydrate")]
+fn focusable(sheet: &web_sys::Element) -> Vec<web_sys::HtmlElement> {
+    use wasm_bindgen::JsCast;
+    let Ok(found) = sheet.query_selector_all(
+        "input:not([type=hidden]):not([disabled]), select:not([disabled]), \
+         textarea:not([disabled]), button:not([disabled]), a[href], [tabindex]:not([tabindex=\"-1\"])",
+    ) else {
+        return Vec::new();
+    };
+    (0..found.length())
+        .filter_map(|i| found.item(i))
+        .filter_map(|n| n.dyn_into::<web_sys::HtmlElement>().ok())
+        // Drawn: an element hidden (or inside a closed `details`) has no offset parent.
+        .filter(|e| e.offset_parent().is_some())
+        .collect()
 }
 
 /// The sheet's Cancel (or Close) button, which every sheet has.

@@ -210,7 +210,7 @@ fn CreateTopic(cluster: String) -> impl IntoView {
             "Create topic"
         </button>
         <Show when=move || open.get()>
-            <form class="panel" aria-label="Create topic" on:submit=on_submit>
+            <form class="panel" role="dialog" aria-label="Create topic" on:submit=on_submit>
                 <label>"Topic name"
                     <input type="text" required autocomplete="off" bind:value=name />
                 </label>
