@@ -11,6 +11,7 @@ pub mod flink;
 mod fuzz;
 pub mod http;
 pub mod kafka;
+pub mod lease;
 pub mod masking;
 pub mod mcp;
 pub mod metrics;

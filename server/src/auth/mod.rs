@@ -356,6 +356,14 @@ impl Policy {
                         .map(|c| (c.name.clone(), crate::processor::DEFINITIONS_TOPIC.to_string())),
                 )
                 .chain(config.clusters.iter().flat_map(engine_topics))
+                // Every writable cluster may hold the leases of changes made on it.
+                .chain(
+                    config
+                        .clusters
+                        .iter()
+                        .filter(|c| c.writable)
+                        .map(|c| (c.name.clone(), crate::lease::LEASES_TOPIC.to_string())),
+                )
                 .collect(),
         }
     }

@@ -360,3 +360,30 @@ fn the_definitions_topic_of_a_cluster_with_flink_is_protected() {
         .decide(&Subject::Anonymous, "prod", Action::new(Privilege::TopicConfigs, topic))
         .is_ok());
 }
+
+/// A writable cluster keeps the leases of changes made on it in a topic nobody reads or changes
+/// through klens; a read-only cluster, where klens changes nothing, has no such topic.
+#[test]
+fn the_leases_topic_of_a_writable_cluster_is_protected() {
+    let policy = policy(
+        "clusters:
+  - name: prod
+    bootstrap_servers: p:9092
+    writable: true
+  - name: archive
+    bootstrap_servers: a:9092
+",
+    );
+    let topic = Resource::topic(crate::lease::LEASES_TOPIC);
+    for privilege in [Privilege::Records, Privilege::Produce, Privilege::DeleteTopics] {
+        let refused =
+            policy.decide(&Subject::Anonymous, "prod", Action::new(privilege, topic.clone()));
+        assert_eq!(
+            refused.map(|_| ()).map_err(|e| e.code),
+            Err(ErrorCode::ProtectedTopic),
+            "{privilege}"
+        );
+    }
+    let records = Action::new(Privilege::Records, topic);
+    assert!(policy.decide(&Subject::Anonymous, "archive", records).is_ok());
+}

@@ -274,6 +274,9 @@ pub struct ClusterEntry {
     /// Where this cluster's SQL processors run (`clusters[].flink`), or why klens could not
     /// set up its clients.
     flink: Option<Result<Arc<crate::flink::Flink>, String>>,
+    /// The leases that let one change at a time through across replicas (processors,
+    /// replications into this cluster, connectors).
+    pub leases: crate::lease::Leases,
     state: RwLock<ClusterState>,
     rate_history: Mutex<rates::RateHistory>,
     /// Groups someone has open, and when they last asked.
@@ -560,6 +563,7 @@ impl Catalog {
                         .collect(),
                     mirror: c.mirror.as_ref().map(|m| m.properties.clone()),
                     flink: c.flink.as_ref().map(|f| crate::flink::Flink::new(f, c).map(Arc::new)),
+                    leases: crate::lease::Leases::new(c),
                     state: RwLock::new(ClusterState::default()),
                     rate_history: Mutex::new(rates::RateHistory::default()),
                     watched: Mutex::new(HashMap::new()),

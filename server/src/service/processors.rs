@@ -511,122 +511,143 @@ async fn create(
         let parallelism = parallelism_of(args.parallelism.clone(), Some(1))?;
         let dry_run = args.dry_run.clone().or("dry_run", false)?;
         let flink = granted.entry.flink()?;
-        // Until its definition is written (or the preview answered): a second create of the
-        // name waits, then finds it.
-        let _changing = flink.changing.lock().await;
-        if flink.store.all().await?.contains_key(&name) {
-            return Err(ApiError::new(
-                ErrorCode::Admin,
-                format!("Cluster \"{cluster}\" has a processor named \"{name}\" already."),
-            ));
-        }
-        // A preview is a write attempt too: recorded before Flink sees the statement.
-        service.open(&mut granted.grant).await?;
-        // A preview's bounded job is named apart from the processor's own.
-        let job_name =
-            if dry_run { format!("klens-preview-{name}") } else { model::job_name(&name) };
-        let session =
-            job_session(&flink, &granted, &at_first, &job_name, parallelism, None).await?;
-        let preview = async {
-            let reading = |starts: &[(i32, i64)]| {
-                if dry_run {
-                    Reading::Newest(starts.to_vec())
-                } else {
-                    Reading::Group(model::group_of(&name))
-                }
-            };
-            let tables =
-                declare(service, caller, &cluster, &session, &statement, reading, &Columns::new())
-                    .await?;
-            let declared: Vec<String> = tables.iter().map(|(topic, _)| topic.clone()).collect();
-            let (plan, reads, writes) = plan(&session, &text).await?;
-            let [written] = writes.as_slice() else {
-                return Err(ApiError::bad_request("sql", "A processor writes exactly one topic."));
-            };
-            // Flink knows no table klens did not declare; a plan that says otherwise (a name
-            // printed into it) is not taken.
-            if written != &statement.output || reads.iter().any(|r| !declared.contains(r)) {
-                return Err(ApiError::bad_request(
-                    "sql",
-                    "Flink's plan names tables klens did not declare; rename what the \
-                     statement calls its columns and values, or write it plainer.",
+        let entry = Arc::clone(&granted.entry);
+        let (key, what) = (format!("processor/{name}"), format!("processor \"{name}\""));
+        let create = async move {
+            // Until its definition is written (or the preview answered): a second create of the
+            // name waits, then finds it.
+            let _changing = flink.changing.lock().await;
+            if flink.store.all().await?.contains_key(&name) {
+                return Err(ApiError::new(
+                    ErrorCode::Admin,
+                    format!("Cluster \"{cluster}\" has a processor named \"{name}\" already."),
                 ));
             }
-            // Decided again on what it may read (every input declared, whether the plan shows
-            // it or not) and what it writes.
-            let resource = Resource::Processor {
-                name: name.clone(),
-                topics: declared.iter().cloned().chain([written.clone()]).collect(),
+            // A preview is a write attempt too: recorded before Flink sees the statement.
+            service.open(&mut granted.grant).await?;
+            // A preview's bounded job is named apart from the processor's own.
+            let job_name =
+                if dry_run { format!("klens-preview-{name}") } else { model::job_name(&name) };
+            let session =
+                job_session(&flink, &granted, &at_first, &job_name, parallelism, None).await?;
+            let preview = async {
+                let reading = |starts: &[(i32, i64)]| {
+                    if dry_run {
+                        Reading::Newest(starts.to_vec())
+                    } else {
+                        Reading::Group(model::group_of(&name))
+                    }
+                };
+                let tables = declare(
+                    service,
+                    caller,
+                    &cluster,
+                    &session,
+                    &statement,
+                    reading,
+                    &Columns::new(),
+                )
+                .await?;
+                let declared: Vec<String> = tables.iter().map(|(topic, _)| topic.clone()).collect();
+                let (plan, reads, writes) = plan(&session, &text).await?;
+                let [written] = writes.as_slice() else {
+                    return Err(ApiError::bad_request(
+                        "sql",
+                        "A processor writes exactly one topic.",
+                    ));
+                };
+                // Flink knows no table klens did not declare; a plan that says otherwise (a name
+                // printed into it) is not taken.
+                if written != &statement.output || reads.iter().any(|r| !declared.contains(r)) {
+                    return Err(ApiError::bad_request(
+                        "sql",
+                        "Flink's plan names tables klens did not declare; rename what the \
+                     statement calls its columns and values, or write it plainer.",
+                    ));
+                }
+                // Decided again on what it may read (every input declared, whether the plan shows
+                // it or not) and what it writes.
+                let resource = Resource::Processor {
+                    name: name.clone(),
+                    topics: declared.iter().cloned().chain([written.clone()]).collect(),
+                };
+                service.decide(
+                    caller,
+                    &cluster,
+                    Action::new(Privilege::ManageSqlProcessors, resource),
+                )?;
+                topics_allowed(service, caller, &cluster, &declared, written)?;
+                Ok((plan, tables, written.clone()))
             };
-            service.decide(
-                caller,
-                &cluster,
-                Action::new(Privilege::ManageSqlProcessors, resource),
-            )?;
-            topics_allowed(service, caller, &cluster, &declared, written)?;
-            Ok((plan, tables, written.clone()))
-        };
-        let (plan, tables, writes) = match preview.await {
-            Ok(p) => p,
-            Err(e) => {
+            let (plan, tables, writes) = match preview.await {
+                Ok(p) => p,
+                Err(e) => {
+                    session.close().await;
+                    return Err(e);
+                }
+            };
+            let mut answer = ProcessorCreated {
+                cluster: cluster.clone(),
+                name: name.clone(),
+                dry_run,
+                plan,
+                reads: tables.iter().map(|(topic, _)| topic.clone()).collect(),
+                writes: writes.clone(),
+                tables: tables
+                    .iter()
+                    .map(|(topic, value)| ProcessorColumns {
+                        cluster: cluster.clone(),
+                        topic: topic.clone(),
+                        columns: ddl::input_columns(value),
+                        note: None,
+                    })
+                    .collect(),
+                columns: Vec::new(),
+                rows: Vec::new(),
+                job: None,
+            };
+            if dry_run {
+                let rows = session.run(&statement.query, PREVIEW_ROWS).await;
                 session.close().await;
+                let rows = rows?;
+                answer.columns = rows.columns;
+                answer.rows = rows.rows;
+                return Ok(answer);
+            }
+            let inserted = session.run(&text, 1).await;
+            session.close().await;
+            let job = job_of(inserted?)?;
+            let now = now_ms();
+            let definition = Definition {
+                name: name.clone(),
+                sql: text.clone(),
+                parallelism,
+                inputs: answer.reads.clone(),
+                output: writes,
+                columns: tables.into_iter().collect(),
+                desired: "running".into(),
+                job: Some(job.clone()),
+                savepoint: None,
+                created_by: author(caller),
+                plan: Some(answer.plan.chars().take(model::MAX_PLAN).collect()),
+                created_at: now,
+                changed_at: now,
+            };
+            if let Err(e) = flink.store.put(&definition).await {
+                // Not kept, so not left running either.
+                let _ = flink.cancel(&granted.grant, &definition.resource(), &job).await;
                 return Err(e);
             }
+            answer.job = Some(job);
+            Ok(answer)
         };
-        let mut answer = ProcessorCreated {
-            cluster: cluster.clone(),
-            name: name.clone(),
-            dry_run,
-            plan,
-            reads: tables.iter().map(|(topic, _)| topic.clone()).collect(),
-            writes: writes.clone(),
-            tables: tables
-                .iter()
-                .map(|(topic, value)| ProcessorColumns {
-                    cluster: cluster.clone(),
-                    topic: topic.clone(),
-                    columns: ddl::input_columns(value),
-                    note: None,
-                })
-                .collect(),
-            columns: Vec::new(),
-            rows: Vec::new(),
-            job: None,
-        };
+        // Across replicas too: one change of a processor at a time (a preview starts no job
+        // of its own name and needs no lease).
         if dry_run {
-            let rows = session.run(&statement.query, PREVIEW_ROWS).await;
-            session.close().await;
-            let rows = rows?;
-            answer.columns = rows.columns;
-            answer.rows = rows.rows;
-            return Ok(answer);
+            create.await
+        } else {
+            entry.leases.hold(&key, &what, create).await
         }
-        let inserted = session.run(&text, 1).await;
-        session.close().await;
-        let job = job_of(inserted?)?;
-        let now = now_ms();
-        let definition = Definition {
-            name: name.clone(),
-            sql: text.clone(),
-            parallelism,
-            inputs: answer.reads.clone(),
-            output: writes,
-            columns: tables.into_iter().collect(),
-            desired: "running".into(),
-            job: Some(job.clone()),
-            savepoint: None,
-            created_by: author(caller),
-            plan: Some(answer.plan.chars().take(model::MAX_PLAN).collect()),
-            created_at: now,
-            changed_at: now,
-        };
-        if let Err(e) = flink.store.put(&definition).await {
-            // Not kept, so not left running either.
-            let _ = flink.cancel(&granted.grant, &definition.resource(), &job).await;
-            return Err(e);
-        }
-        answer.job = Some(job);
-        Ok(answer)
     };
     service.audited(caller, attempt, |_| None, write).await
 }
@@ -663,100 +684,108 @@ async fn change(
         let name = args.name.clone().required("name")?;
         refused_early(service, caller, &cluster, &name, Privilege::ManageSqlProcessors)?;
         let flink = flink_of(service, caller, &cluster)?;
-        // One change of a processor at a time: its definition is read and decided on under
-        // the lock, as it stands now.
-        let _changing = flink.changing.lock().await;
-        let (mut granted, mut d) =
-            find(service, caller, &cluster, &name, Privilege::ManageSqlProcessors, &flink).await?;
-        topics_allowed(service, caller, &cluster, &d.inputs, &d.output)?;
-        let parallelism = match change {
-            Change::Scale => parallelism_of(args.parallelism.clone(), None)?,
-            _ => d.parallelism,
-        };
-        let running = d.desired == "running";
-        match change {
-            Change::Stop if !running => {
-                return Err(ApiError::new(
-                    ErrorCode::Admin,
-                    format!("Processor \"{name}\" is stopped already."),
-                ))
-            }
-            _ => {}
-        }
-        service.open(&mut granted.grant).await?;
-        let resource = d.resource();
-        if change == Change::Resume && running {
-            // Kept running: resumed only when Flink runs no job for it any more (the job
-            // ended or failed for good, or Flink forgot it in a restart). Its savepoint is
-            // older than what its group has committed since: it starts from the offsets.
-            let job = match d.job.clone() {
-                Some(id) => flink.job(&granted.grant, &resource, &id).await?,
-                None => None,
+        let entry = Arc::clone(&service.decide(caller, &cluster, Action::catalog())?.entry);
+        let (key, what) = (format!("processor/{name}"), format!("processor \"{name}\""));
+        // One change of a processor at a time, across replicas too: its definition is read and
+        // decided on under the lease, as it stands now.
+        let changed = async move {
+            // One change of a processor at a time: its definition is read and decided on under
+            // the lock, as it stands now.
+            let _changing = flink.changing.lock().await;
+            let (mut granted, mut d) =
+                find(service, caller, &cluster, &name, Privilege::ManageSqlProcessors, &flink)
+                    .await?;
+            topics_allowed(service, caller, &cluster, &d.inputs, &d.output)?;
+            let parallelism = match change {
+                Change::Scale => parallelism_of(args.parallelism.clone(), None)?,
+                _ => d.parallelism,
             };
-            if job.is_some_and(|j| !app::api::job_ended(&j.state)) {
-                return Err(ApiError::new(
-                    ErrorCode::Admin,
-                    format!("Processor \"{name}\" runs already."),
-                ));
+            let running = d.desired == "running";
+            match change {
+                Change::Stop if !running => {
+                    return Err(ApiError::new(
+                        ErrorCode::Admin,
+                        format!("Processor \"{name}\" is stopped already."),
+                    ))
+                }
+                _ => {}
             }
-            d.savepoint = None;
-        }
-        let directory = flink.config.savepoints.clone();
-        let mut answer = ProcessorChanged {
-            cluster: cluster.clone(),
-            name: name.clone(),
-            action: change.word().into(),
-            savepoint: None,
-            job: None,
-        };
-        // A job that may still write is ended: with a savepoint when it runs (a delete
-        // cancels it), cancelled when it cannot take one (failing, cancelling). Stop and
-        // Resume agree on every state (`app::api::job_end`).
-        if running && change != Change::Resume {
-            if let Some(job) = d.job.clone() {
-                let state = flink.job(&granted.grant, &resource, &job).await?.map(|j| j.state);
-                match (app::api::job_end(state.as_deref()), change) {
-                    (JobEnd::Nothing, _) => {}
-                    (_, Change::Delete) | (JobEnd::Cancel, _) => {
-                        flink.cancel(&granted.grant, &resource, &job).await?;
+            service.open(&mut granted.grant).await?;
+            let resource = d.resource();
+            if change == Change::Resume && running {
+                // Kept running: resumed only when Flink runs no job for it any more (the job
+                // ended or failed for good, or Flink forgot it in a restart). Its savepoint is
+                // older than what its group has committed since: it starts from the offsets.
+                let job = match d.job.clone() {
+                    Some(id) => flink.job(&granted.grant, &resource, &id).await?,
+                    None => None,
+                };
+                if job.is_some_and(|j| !app::api::job_ended(&j.state)) {
+                    return Err(ApiError::new(
+                        ErrorCode::Admin,
+                        format!("Processor \"{name}\" runs already."),
+                    ));
+                }
+                d.savepoint = None;
+            }
+            let directory = flink.config.savepoints.clone();
+            let mut answer = ProcessorChanged {
+                cluster: cluster.clone(),
+                name: name.clone(),
+                action: change.word().into(),
+                savepoint: None,
+                job: None,
+            };
+            // A job that may still write is ended: with a savepoint when it runs (a delete
+            // cancels it), cancelled when it cannot take one (failing, cancelling). Stop and
+            // Resume agree on every state (`app::api::job_end`).
+            if running && change != Change::Resume {
+                if let Some(job) = d.job.clone() {
+                    let state = flink.job(&granted.grant, &resource, &job).await?.map(|j| j.state);
+                    match (app::api::job_end(state.as_deref()), change) {
+                        (JobEnd::Nothing, _) => {}
+                        (_, Change::Delete) | (JobEnd::Cancel, _) => {
+                            flink.cancel(&granted.grant, &resource, &job).await?;
+                        }
+                        (JobEnd::Savepoint, _) => {
+                            let savepoint = flink
+                                .stop(&granted.grant, &resource, &job, directory.as_deref())
+                                .await?;
+                            d.savepoint = Some(savepoint.clone());
+                            answer.savepoint = Some(savepoint);
+                        }
                     }
-                    (JobEnd::Savepoint, _) => {
-                        let savepoint = flink
-                            .stop(&granted.grant, &resource, &job, directory.as_deref())
-                            .await?;
-                        d.savepoint = Some(savepoint.clone());
-                        answer.savepoint = Some(savepoint);
+                    if answer.savepoint.is_none() {
+                        // Ended without a savepoint: an older one would replay what its group
+                        // has committed since; it starts from the group's offsets.
+                        d.savepoint = None;
                     }
                 }
-                if answer.savepoint.is_none() {
-                    // Ended without a savepoint: an older one would replay what its group
-                    // has committed since; it starts from the group's offsets.
-                    d.savepoint = None;
-                }
             }
-        }
-        if change == Change::Delete {
-            flink.store.remove(&name).await?;
-            return Ok(answer);
-        }
-        d.changed_at = now_ms();
-        // Kept stopped with its savepoint first: a scale whose start then fails loses neither.
-        if change != Change::Resume {
-            d.desired = "stopped".into();
+            if change == Change::Delete {
+                flink.store.remove(&name).await?;
+                return Ok(answer);
+            }
+            d.changed_at = now_ms();
+            // Kept stopped with its savepoint first: a scale whose start then fails loses neither.
+            if change != Change::Resume {
+                d.desired = "stopped".into();
+                flink.store.put(&d).await?;
+            }
+            if change == Change::Stop {
+                return Ok(answer);
+            }
+            d.parallelism = parallelism;
+            let savepoint = d.savepoint.clone();
+            let job = start(service, caller, &cluster, &flink, &granted, &d, savepoint.as_deref())
+                .await?;
+            d.desired = "running".into();
+            d.job = Some(job.clone());
             flink.store.put(&d).await?;
-        }
-        if change == Change::Stop {
-            return Ok(answer);
-        }
-        d.parallelism = parallelism;
-        let savepoint = d.savepoint.clone();
-        let job =
-            start(service, caller, &cluster, &flink, &granted, &d, savepoint.as_deref()).await?;
-        d.desired = "running".into();
-        d.job = Some(job.clone());
-        flink.store.put(&d).await?;
-        answer.job = Some(job);
-        Ok(answer)
+            answer.job = Some(job);
+            Ok(answer)
+        };
+        entry.leases.hold(&key, &what, changed).await
     };
     service.audited(caller, attempt, |_| None, write).await
 }

@@ -543,3 +543,80 @@ async fn refusals_come_before_flink_runs_anything_and_a_hidden_topic_is_a_missin
         jobs_named(&name).await
     );
 }
+
+/// Two replicas of klens (two services, each with its own clients and in-process lock) create
+/// the same processor at the same moment: one creates it, the other finds it made, and Flink
+/// runs one job for it. Then both delete it at once: one deletes it, the other finds it gone,
+/// and Flink runs no job for it. The lease each change held is given back (a tombstone in the
+/// leases topic, as a consumer of its own reads it).
+#[tokio::test]
+async fn two_replicas_creating_and_deleting_one_processor_at_once_make_one_job() {
+    let input = unique("it-proc-race-in");
+    let output = unique("it-proc-race-out");
+    let name = unique("it-proc-race").replace('_', "-");
+    create_topic(&input, 1).await;
+    create_topic(&output, 1).await;
+    produce_orders(&input, 0..5);
+    let (one, catalog) = router_and_catalog(&yaml("")).await;
+    let (two, _) = router_and_catalog(&yaml("")).await;
+    refresh_until(catalog.get("local").expect("local"), |e| {
+        e.topic_metadata(&output).ok().flatten().is_some()
+    })
+    .await;
+    let sql = format!("INSERT INTO `{output}`\nSELECT id, total FROM `{input}`");
+    let body = json!({"cluster": "local", "name": name, "sql": sql});
+    let ((a, first), (b, second)) = tokio::join!(
+        post(&one, "/api/create_processor", body.clone()),
+        post(&two, "/api/create_processor", body.clone())
+    );
+    let mut codes = [a.as_u16(), b.as_u16()];
+    codes.sort_unstable();
+    assert_eq!(codes, [200, 422], "{first} {second}");
+    let refused = if a == 200 { &second } else { &first };
+    assert!(refused["message"].as_str().is_some_and(|m| m.contains("already")), "{refused}");
+    let jobs = jobs_named(&name).await;
+    let live: Vec<&(String, String)> = jobs
+        .iter()
+        .filter(|(_, state)| !matches!(state.as_str(), "CANCELED" | "FAILED" | "FINISHED"))
+        .collect();
+    assert_eq!(live.len(), 1, "Flink runs one job for it: {jobs:?}");
+
+    let gone = json!({"cluster": "local", "name": name});
+    let ((a, first), (b, second)) = tokio::join!(
+        post(&one, "/api/delete_processor", gone.clone()),
+        post(&two, "/api/delete_processor", gone.clone())
+    );
+    let mut codes = [a.as_u16(), b.as_u16()];
+    codes.sort_unstable();
+    assert_eq!(codes, [200, 404], "{first} {second}");
+    let job = live[0].0.clone();
+    assert_eq!(wait_for_state(&job, &["CANCELED"]).await, "CANCELED");
+    assert!(definition(&name).is_null(), "the definition is gone");
+
+    // Both changes gave their lease back.
+    let consumer: BaseConsumer = ClientConfig::new()
+        .set("bootstrap.servers", OPEN_PORT)
+        .set("group.id", unique("it-leases"))
+        .set("auto.offset.reset", "earliest")
+        .set("isolation.level", "read_committed")
+        .create()
+        .expect("consumer");
+    consumer.subscribe(&[server::lease::LEASES_TOPIC]).expect("subscribe");
+    let key = format!("processor/{name}");
+    let (mut seen, mut last) = (0, Some(Vec::new()));
+    let until = std::time::Instant::now() + Duration::from_secs(10);
+    while std::time::Instant::now() < until {
+        match consumer.poll(Duration::from_millis(300)) {
+            Some(Ok(m)) if m.key() == Some(key.as_bytes()) => {
+                seen += 1;
+                last = m.payload().map(<[u8]>::to_vec);
+            }
+            Some(_) => {}
+            None if seen >= 8 => break,
+            None => {}
+        }
+    }
+    // Taken and given back by each of the four changes.
+    assert_eq!(seen, 8, "records of the lease");
+    assert_eq!(last, None, "the last is a tombstone");
+}

@@ -1,0 +1,313 @@
+//! Leases that let one change at a time through, across every replica of klens: a change of a
+//! processor, of the replications into a cluster, of a connector. They live in the cluster's
+//! compacted topic [`LEASES_TOPIC`], which only klens writes (a protected topic), one record per
+//! key: who holds it, with which token, until when.
+//!
+//! Taking and giving back a lease is a compare-and-set that rests on Kafka's transactions. Every
+//! replica writes the topic with one transactional id, [`TRANSACTIONAL_ID`]: a producer that
+//! starts (`InitProducerId`) fences every earlier one and waits until the transaction that one
+//! had under way is committed or aborted. So a replica first starts its producer, then reads the
+//! topic (read committed), decides, and commits its record; if another replica started a
+//! producer in between, that replica fenced this one and the commit fails: nothing is written and
+//! this replica tries again. A commit that succeeds was therefore decided on the topic as it
+//! stood when it was written.
+
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::time::{Duration, Instant};
+
+use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
+use rdkafka::client::DefaultClientContext;
+use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
+use rdkafka::ClientConfig;
+use serde::{Deserialize, Serialize};
+
+use app::{ApiError, ErrorCode};
+
+use crate::config::ClusterConfig;
+use crate::records::scan::{read_spans, Span};
+
+/// The topic of a cluster that holds the leases of changes made on it.
+pub const LEASES_TOPIC: &str = "_klens_leases";
+
+/// The transactional id every replica writes [`LEASES_TOPIC`] with (see the module's words).
+pub const TRANSACTIONAL_ID: &str = "klens-leases";
+
+/// How long a lease holds when its holder never gives it back (it stopped in the middle).
+const TTL: Duration = Duration::from_secs(300);
+
+/// How long a change waits for another replica's lease on the same thing before it is refused.
+const WAIT_FOR: Duration = Duration::from_secs(30);
+
+/// How long one step with Kafka may take.
+const STEP: Duration = Duration::from_secs(10);
+
+/// The leases of one cluster.
+pub struct Leases {
+    cluster: String,
+    writer: ClientConfig,
+    reader: ClientConfig,
+    admin: ClientConfig,
+}
+
+/// What the topic holds for a key while it is held.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct Held {
+    token: String,
+    /// The replica's host name and process id, for the refusal's words and the log.
+    holder: String,
+    /// Ms since the epoch.
+    until: i64,
+}
+
+/// A lease taken: given back by [`Leases::hold`], or, when the change is dropped half-way (the
+/// client left), by a task of its own.
+struct Taken<'a> {
+    leases: &'a Leases,
+    key: String,
+    token: String,
+    given_back: bool,
+}
+
+impl Drop for Taken<'_> {
+    fn drop(&mut self) {
+        if self.given_back {
+            return;
+        }
+        let (writer, reader, key, token) = (
+            self.leases.writer.clone(),
+            self.leases.reader.clone(),
+            self.key.clone(),
+            self.token.clone(),
+        );
+        if let Ok(handle) = tokio::runtime::Handle::try_current() {
+            handle.spawn_blocking(move || give_back(&writer, &reader, &key, &token));
+        }
+    }
+}
+
+impl Leases {
+    pub fn new(cluster: &ClusterConfig) -> Leases {
+        let mut writer = crate::kafka::client_config(cluster);
+        writer
+            .set("transactional.id", TRANSACTIONAL_ID)
+            .set("transaction.timeout.ms", STEP.as_millis().to_string())
+            .set("acks", "all")
+            .set("allow.auto.create.topics", "false")
+            .set("linger.ms", "0")
+            .set("message.timeout.ms", STEP.as_millis().to_string());
+        let mut reader = crate::kafka::reader_config(cluster);
+        reader.set("isolation.level", "read_committed");
+        Leases {
+            cluster: cluster.name.clone(),
+            writer,
+            reader,
+            admin: crate::kafka::client_config(cluster),
+        }
+    }
+
+    /// Runs `change` holding the lease on `key` (waiting up to [`WAIT_FOR`] for another
+    /// replica's), then gives it back, whatever `change` answered. `what` names the thing in a
+    /// refusal: `processor "big-orders"`.
+    pub async fn hold<T>(
+        &self, key: &str, what: &str, change: impl Future<Output = Result<T, ApiError>>,
+    ) -> Result<T, ApiError> {
+        let mut taken = self.take(key, what).await?;
+        let answer = change.await;
+        let (writer, reader, key, token) =
+            (self.writer.clone(), self.reader.clone(), taken.key.clone(), taken.token.clone());
+        taken.given_back = true;
+        if let Ok(Err(e)) =
+            tokio::task::spawn_blocking(move || give_back(&writer, &reader, &key, &token)).await
+        {
+            // It ends by itself at its time: the next change waits until then.
+            tracing::warn!(cluster = %self.cluster, error = %e, "a lease was not given back");
+        }
+        answer
+    }
+
+    async fn take(&self, key: &str, what: &str) -> Result<Taken<'_>, ApiError> {
+        self.make_topic().await?;
+        let token = format!("{:032x}", rand::random::<u128>());
+        let holder = holder();
+        let deadline = Instant::now() + WAIT_FOR;
+        let mut last_holder = None;
+        loop {
+            let (writer, reader) = (self.writer.clone(), self.reader.clone());
+            let (k, t, h) = (key.to_string(), token.clone(), holder.clone());
+            let tried = tokio::task::spawn_blocking(move || try_take(&writer, &reader, &k, &t, &h))
+                .await
+                .map_err(|e| e.to_string())
+                .and_then(|r| r);
+            match tried {
+                Ok(None) => {
+                    return Ok(Taken {
+                        leases: self,
+                        key: key.to_string(),
+                        token,
+                        given_back: false,
+                    })
+                }
+                Ok(Some(other)) => last_holder = Some(other),
+                // Fenced by another replica taking a lease at the same moment: tried again.
+                Err(e) => tracing::debug!(cluster = %self.cluster, error = %e, "lease attempt"),
+            }
+            if Instant::now() >= deadline {
+                return Err(match last_holder {
+                    Some(other) => ApiError::new(
+                        ErrorCode::Admin,
+                        format!(
+                            "The {what} is being changed by another klens ({other}) in cluster \
+                             \"{}\"; nothing was changed here. Try again once that change ends.",
+                            self.cluster
+                        ),
+                    ),
+                    None => ApiError::new(
+                        ErrorCode::Client,
+                        format!(
+                            "klens could not take its lease to change the {what} in cluster \
+                             \"{}\"; its log says why. Nothing was changed.",
+                            self.cluster
+                        ),
+                    ),
+                });
+            }
+            // Jittered, so that two replicas that fenced each other do not meet again.
+            let pause = 100 + u64::from(rand::random::<u8>()) * 2;
+            tokio::time::sleep(Duration::from_millis(pause)).await;
+        }
+    }
+
+    /// Creates the compacted topic when it does not exist (one partition: its records are few).
+    async fn make_topic(&self) -> Result<(), ApiError> {
+        let fail = |e: &dyn std::fmt::Display| {
+            tracing::error!(cluster = %self.cluster, error = %e, "make the leases' topic");
+            ApiError::new(
+                ErrorCode::Client,
+                format!(
+                    "klens cannot make its topic {LEASES_TOPIC} in cluster \"{}\"; its log says \
+                     why. Nothing was changed.",
+                    self.cluster
+                ),
+            )
+        };
+        let admin: AdminClient<DefaultClientContext> = self.admin.create().map_err(|e| fail(&e))?;
+        let topic = NewTopic::new(LEASES_TOPIC, 1, TopicReplication::Fixed(-1))
+            .set("cleanup.policy", "compact");
+        let made = admin
+            .create_topics([&topic], &AdminOptions::new().operation_timeout(Some(STEP)))
+            .await
+            .map_err(|e| fail(&e))?;
+        for result in made {
+            match result {
+                Ok(_) | Err((_, rdkafka::types::RDKafkaErrorCode::TopicAlreadyExists)) => {}
+                Err((_, code)) => return Err(fail(&code)),
+            }
+        }
+        Ok(())
+    }
+}
+
+/// This process, as a lease names its holder.
+fn holder() -> String {
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|h| h.trim().to_string())
+        .unwrap_or_default();
+    format!("{host} pid {}", std::process::id())
+}
+
+fn now_ms() -> i64 {
+    crate::auth::oidc::now_ms()
+}
+
+/// Takes the lease on `key` unless another holds it: `Ok(None)` taken, `Ok(Some(holder))` held
+/// by another, `Err` when Kafka failed or another replica fenced this attempt. Blocks.
+fn try_take(
+    writer: &ClientConfig, reader: &ClientConfig, key: &str, token: &str, holder: &str,
+) -> Result<Option<String>, String> {
+    swap(writer, reader, key, |now, held| match held {
+        Some(other) if other.until > now && other.token != token => Err(other.holder.clone()),
+        _ => Ok(Some(Held {
+            token: token.to_string(),
+            holder: holder.to_string(),
+            until: now + TTL.as_millis() as i64,
+        })),
+    })
+    .map(|outcome| outcome.err())
+}
+
+/// Gives the lease on `key` back when `token` still holds it, trying again for a while when
+/// another replica (one waiting for this very lease) fences the attempt. Blocks.
+fn give_back(
+    writer: &ClientConfig, reader: &ClientConfig, key: &str, token: &str,
+) -> Result<(), String> {
+    let deadline = Instant::now() + 2 * STEP;
+    loop {
+        let tried = swap(writer, reader, key, |_, held| match held {
+            Some(h) if h.token == token => Ok(None),
+            // Ended and taken by another already: nothing to give back.
+            _ => Err(String::new()),
+        });
+        match tried {
+            Ok(_) => return Ok(()),
+            Err(e) if Instant::now() >= deadline => return Err(e),
+            Err(_) => {
+                let pause = 50 + u64::from(rand::random::<u8>());
+                std::thread::sleep(Duration::from_millis(pause));
+            }
+        }
+    }
+}
+
+/// The compare-and-set: starts the shared transactional producer (fencing every other), reads
+/// `key`'s record as committed now, and writes what `decide` answers (`Ok(None)`: a tombstone),
+/// or nothing when it answers `Err`. Blocks.
+fn swap(
+    writer: &ClientConfig, reader: &ClientConfig, key: &str,
+    decide: impl FnOnce(i64, Option<&Held>) -> Result<Option<Held>, String>,
+) -> Result<Result<(), String>, String> {
+    let producer: BaseProducer = writer.create().map_err(|e| e.to_string())?;
+    producer.init_transactions(STEP).map_err(|e| e.to_string())?;
+    let held = read(&producer, reader, key)?;
+    let now = now_ms();
+    let next = match decide(now, held.as_ref()) {
+        Ok(next) => next,
+        Err(refused) => return Ok(Err(refused)),
+    };
+    producer.begin_transaction().map_err(|e| e.to_string())?;
+    let value = next.map(|h| serde_json::to_vec(&h).unwrap_or_default());
+    let mut record = BaseRecord::<str, [u8]>::to(LEASES_TOPIC).key(key);
+    if let Some(value) = &value {
+        record = record.payload(value);
+    }
+    producer.send(record).map_err(|(e, _)| e.to_string())?;
+    producer.commit_transaction(STEP).map_err(|e| e.to_string())?;
+    Ok(Ok(()))
+}
+
+/// `key`'s record in the topic, as committed.
+fn read(producer: &BaseProducer, reader: &ClientConfig, key: &str) -> Result<Option<Held>, String> {
+    let client = producer.client();
+    let (low, high) = client.fetch_watermarks(LEASES_TOPIC, 0, STEP).map_err(|e| e.to_string())?;
+    let mut all: BTreeMap<String, Held> = BTreeMap::new();
+    let spans = [Span { partition: 0, start: low, end: high }];
+    let whole = read_spans(reader, LEASES_TOPIC, &spans, Instant::now() + STEP, |record| {
+        let Some(k) = record.key.and_then(|k| String::from_utf8(k).ok()) else { return };
+        if k != key {
+            return;
+        }
+        match record.value.and_then(|v| serde_json::from_slice::<Held>(&v).ok()) {
+            Some(held) => {
+                all.insert(k, held);
+            }
+            None => {
+                all.remove(&k);
+            }
+        }
+    })
+    .map_err(|e| e.to_string())?;
+    if !whole {
+        return Err(format!("{LEASES_TOPIC} was not read to its end in time"));
+    }
+    Ok(all.remove(key))
+}
