@@ -58,6 +58,29 @@ fn resource(name: &str) -> Resource {
     Resource::Replication { name: name.to_string(), connect: None }
 }
 
+/// Runs a change of replications one at a time across replicas of klens: under the lease
+/// `replications` of the first writable cluster in the config with `mirror.properties` (every
+/// replica reads the same config, so all take the same lease), with every Connect cluster's
+/// connectors read afresh first, so that names (unique across klens), twins and loops are judged
+/// on what Connect holds now, not on a view up to a refresh old.
+async fn one_at_a_time<T>(
+    service: &Service, change: impl std::future::Future<Output = Result<T, ApiError>>,
+) -> Result<T, ApiError> {
+    let fresh = async {
+        for entry in service.catalog.clusters() {
+            for connect in entry.connect_names() {
+                entry.refresh_connect(&connect).await;
+            }
+        }
+        change.await
+    };
+    let host = service.catalog.clusters().iter().find(|e| e.writable && e.mirror.is_some());
+    match host {
+        Some(host) => host.leases.hold("replications", "replications", fresh).await,
+        None => fresh.await,
+    }
+}
+
 /// Every replication klens made, on any Connect cluster of any cluster.
 fn everything(service: &Service) -> Vec<Found> {
     let mut found = Vec::new();
@@ -681,113 +704,123 @@ async fn configure(
     let attempt = Attempt::of(&args.cluster, Privilege::ManageReplications, &args, &[]);
     let write = async {
         let mut granted = four_checks(service, caller, &args)?;
-        let (spec, connectors, before) = judged(service, &args, creating)?;
-        masks_kept(service, caller, &spec)?;
-        let dry_run = args.dry_run.clone().or("dry_run", false)?;
-        let client = connect_client(service, &spec.target, &spec.connect)?;
-        let on =
-            Resource::Replication { name: spec.name.clone(), connect: Some(spec.connect.clone()) };
-        // A name Connect has already, not as this replication's: never taken over.
-        let own: Vec<&str> =
-            before.iter().flat_map(|f| f.connectors.iter().map(|(_, c)| c.name.as_str())).collect();
-        for (connector, _) in connectors.iter().filter(|(n, _)| !own.contains(&n.as_str())) {
-            if client.connector(connector).await.map_err(crate::rest::api_error)?.is_some() {
-                return Err(ApiError {
-                    flavor: Flavor::ConflictOrTimeout,
-                    ..ApiError::new(
-                        ErrorCode::Admin,
-                        format!(
+        // Judged and made one at a time across replicas, on what Connect holds now.
+        let configured = async {
+            let (spec, connectors, before) = judged(service, &args, creating)?;
+            masks_kept(service, caller, &spec)?;
+            let dry_run = args.dry_run.clone().or("dry_run", false)?;
+            let client = connect_client(service, &spec.target, &spec.connect)?;
+            let on = Resource::Replication {
+                name: spec.name.clone(),
+                connect: Some(spec.connect.clone()),
+            };
+            // A name Connect has already, not as this replication's: never taken over.
+            let own: Vec<&str> = before
+                .iter()
+                .flat_map(|f| f.connectors.iter().map(|(_, c)| c.name.as_str()))
+                .collect();
+            for (connector, _) in connectors.iter().filter(|(n, _)| !own.contains(&n.as_str())) {
+                if client.connector(connector).await.map_err(crate::rest::api_error)?.is_some() {
+                    return Err(ApiError {
+                        flavor: Flavor::ConflictOrTimeout,
+                        ..ApiError::new(
+                            ErrorCode::Admin,
+                            format!(
                             "Connect cluster \"{}\" has a connector named \"{connector}\" already; \
                              choose another replication name.",
                             spec.connect
                         ),
-                    )
-                });
+                        )
+                    });
+                }
             }
-        }
-        // A dry run is a write attempt too: recorded before Connect sees the configs.
-        service.open(&mut granted.grant).await?;
-        let (mut error_count, mut all_verdicts) = (0, Vec::new());
-        for (connector, config) in &connectors {
-            let mut body = config.clone();
-            body.insert("name".into(), connector.clone());
-            let body = serde_json::to_value(&body).unwrap_or_default();
-            let class = config.get("connector.class").cloned().unwrap_or_default();
-            let validation = validate(&client, &granted.grant, &on, &class, &body).await?;
-            error_count += validation.error_count;
-            all_verdicts.extend(
-                verdicts(validation).into_iter().filter(|v| !v.errors.is_empty()).map(|mut v| {
-                    v.name = format!("{connector}: {}", v.name);
-                    v
-                }),
-            );
-        }
-        let mut answer = ReplicationConfigured {
-            cluster: spec.target.clone(),
-            name: spec.name.clone(),
-            dry_run,
-            connectors: connectors.iter().map(|(n, _)| n.clone()).collect(),
-            error_count,
-            verdicts: all_verdicts,
-            applied: false,
-        };
-        if dry_run {
-            return Ok(answer);
-        }
-        if error_count > 0 {
-            let said: Vec<String> = answer
-                .verdicts
-                .iter()
-                .take(3)
-                .map(|v| format!("{}: {}", v.name, v.errors.join(" ")))
-                .collect();
-            return Err(ApiError::bad_request(
-                "topics",
-                format!(
-                    "Connect finds {error_count} errors in MirrorMaker's configs, so nothing \
+            // A dry run is a write attempt too: recorded before Connect sees the configs.
+            service.open(&mut granted.grant).await?;
+            let (mut error_count, mut all_verdicts) = (0, Vec::new());
+            for (connector, config) in &connectors {
+                let mut body = config.clone();
+                body.insert("name".into(), connector.clone());
+                let body = serde_json::to_value(&body).unwrap_or_default();
+                let class = config.get("connector.class").cloned().unwrap_or_default();
+                let validation = validate(&client, &granted.grant, &on, &class, &body).await?;
+                error_count += validation.error_count;
+                all_verdicts.extend(
+                    verdicts(validation).into_iter().filter(|v| !v.errors.is_empty()).map(
+                        |mut v| {
+                            v.name = format!("{connector}: {}", v.name);
+                            v
+                        },
+                    ),
+                );
+            }
+            let mut answer = ReplicationConfigured {
+                cluster: spec.target.clone(),
+                name: spec.name.clone(),
+                dry_run,
+                connectors: connectors.iter().map(|(n, _)| n.clone()).collect(),
+                error_count,
+                verdicts: all_verdicts,
+                applied: false,
+            };
+            if dry_run {
+                return Ok(answer);
+            }
+            if error_count > 0 {
+                let said: Vec<String> = answer
+                    .verdicts
+                    .iter()
+                    .take(3)
+                    .map(|v| format!("{}: {}", v.name, v.errors.join(" ")))
+                    .collect();
+                return Err(ApiError::bad_request(
+                    "topics",
+                    format!(
+                        "Connect finds {error_count} errors in MirrorMaker's configs, so nothing \
                      changed: {}",
-                    said.join("; ")
-                ),
-            ));
-        }
-        for (connector, config) in &connectors {
-            let body = serde_json::to_value(config).unwrap_or_default();
-            let _: serde_json::Value = client
-                .send_json(
-                    &granted.grant,
-                    &on,
-                    Method::PUT,
-                    &["connectors", connector, "config"],
-                    &[],
-                    Some(&body),
-                )
-                .await?;
-        }
-        // Groups no longer named: the checkpoint connector goes.
-        let kept: Vec<&String> = connectors.iter().map(|(n, _)| n).collect();
-        let dropped: Vec<String> = before
-            .iter()
-            .flat_map(|f| f.connectors.iter().map(|(_, c)| c.name.clone()))
-            .filter(|n| !kept.contains(&n))
-            .collect();
-        for connector in &dropped {
-            let _: serde_json::Value = client
-                .send_json(
-                    &granted.grant,
-                    &on,
-                    Method::DELETE,
-                    &["connectors", connector],
-                    &[],
-                    None,
-                )
-                .await?;
-            granted.entry.apply_connector(&spec.connect, connector, None);
-        }
-        for connector in kept {
-            read_back(&client, &granted.entry, &spec.connect, connector).await;
-        }
-        answer.applied = true;
-        Ok(answer)
+                        said.join("; ")
+                    ),
+                ));
+            }
+            for (connector, config) in &connectors {
+                let body = serde_json::to_value(config).unwrap_or_default();
+                let _: serde_json::Value = client
+                    .send_json(
+                        &granted.grant,
+                        &on,
+                        Method::PUT,
+                        &["connectors", connector, "config"],
+                        &[],
+                        Some(&body),
+                    )
+                    .await?;
+            }
+            // Groups no longer named: the checkpoint connector goes.
+            let kept: Vec<&String> = connectors.iter().map(|(n, _)| n).collect();
+            let dropped: Vec<String> = before
+                .iter()
+                .flat_map(|f| f.connectors.iter().map(|(_, c)| c.name.clone()))
+                .filter(|n| !kept.contains(&n))
+                .collect();
+            for connector in &dropped {
+                let _: serde_json::Value = client
+                    .send_json(
+                        &granted.grant,
+                        &on,
+                        Method::DELETE,
+                        &["connectors", connector],
+                        &[],
+                        None,
+                    )
+                    .await?;
+                granted.entry.apply_connector(&spec.connect, connector, None);
+            }
+            for connector in kept {
+                read_back(&client, &granted.entry, &spec.connect, connector).await;
+            }
+            answer.applied = true;
+            Ok(answer)
+        };
+        one_at_a_time(service, configured).await
     };
     service.audited(caller, attempt, |_| None, write).await
 }
@@ -813,39 +846,42 @@ async fn change(
         let named = args.name.given().cloned().unwrap_or_default();
         let action = Action::new(Privilege::ManageReplications, resource(&named));
         let mut granted = service.decide(caller, &cluster, action)?;
-        let name = args.name.clone().required("name")?;
-        let found = find_into(service, &name, &cluster)?;
-        let connect = found.spec.connect.clone();
-        let client = connect_client(service, &cluster, &connect)?;
-        let on = resource(&name);
-        service.open(&mut granted.grant).await?;
-        for (_, c) in &found.connectors {
-            let (method, path): (Method, Vec<&str>) = match change {
-                Change::Pause => (Method::PUT, vec!["connectors", &c.name, "pause"]),
-                Change::Resume => (Method::PUT, vec!["connectors", &c.name, "resume"]),
-                Change::Delete => (Method::DELETE, vec!["connectors", &c.name]),
-            };
-            client.change(&granted.grant, &on, method, &path, &[]).await?;
-        }
-        let mut states = Vec::new();
-        for (_, c) in &found.connectors {
-            let fresh = match change {
-                Change::Delete => Ok(None),
-                _ => client.connector(&c.name).await,
-            };
-            if let Ok(fresh) = fresh {
-                states.extend(fresh.as_ref().map(|f| f.state.clone()));
-                granted.entry.apply_connector(&connect, &c.name, fresh);
+        let changed = async {
+            let name = args.name.clone().required("name")?;
+            let found = find_into(service, &name, &cluster)?;
+            let connect = found.spec.connect.clone();
+            let client = connect_client(service, &cluster, &connect)?;
+            let on = resource(&name);
+            service.open(&mut granted.grant).await?;
+            for (_, c) in &found.connectors {
+                let (method, path): (Method, Vec<&str>) = match change {
+                    Change::Pause => (Method::PUT, vec!["connectors", &c.name, "pause"]),
+                    Change::Resume => (Method::PUT, vec!["connectors", &c.name, "resume"]),
+                    Change::Delete => (Method::DELETE, vec!["connectors", &c.name]),
+                };
+                client.change(&granted.grant, &on, method, &path, &[]).await?;
             }
-        }
-        let action = match change {
-            Change::Pause => "pause",
-            Change::Resume => "resume",
-            Change::Delete => "delete",
+            let mut states = Vec::new();
+            for (_, c) in &found.connectors {
+                let fresh = match change {
+                    Change::Delete => Ok(None),
+                    _ => client.connector(&c.name).await,
+                };
+                if let Ok(fresh) = fresh {
+                    states.extend(fresh.as_ref().map(|f| f.state.clone()));
+                    granted.entry.apply_connector(&connect, &c.name, fresh);
+                }
+            }
+            let action = match change {
+                Change::Pause => "pause",
+                Change::Resume => "resume",
+                Change::Delete => "delete",
+            };
+            // Right after a pause or resume Connect may still say the old state of one connector.
+            let state = states.first().cloned();
+            Ok(ReplicationChanged { cluster: cluster.clone(), name, action: action.into(), state })
         };
-        // Right after a pause or resume Connect may still say the old state of one connector.
-        let state = states.first().cloned();
-        Ok(ReplicationChanged { cluster: cluster.clone(), name, action: action.into(), state })
+        one_at_a_time(service, changed).await
     };
     service.audited(caller, attempt, |_| None, write).await
 }

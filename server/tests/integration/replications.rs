@@ -495,3 +495,39 @@ async fn a_masked_topic_is_replicated_only_into_a_copy_masked_alike_and_pages_fo
     assert!(topics(&hidden).is_empty(), "{hidden}");
     assert!(!String::from_utf8_lossy(&raw).contains("eu-invoices"), "{hidden}");
 }
+
+/// Two replicas of klens (two services, each with its own view of Connect) create two
+/// replications of the same topic between the same pair at the same moment: the twin check of
+/// one reads the other, so one is made and the other refused, and Connect holds the connectors
+/// of one only.
+#[tokio::test]
+async fn two_replicas_making_twin_replications_at_once_make_one() {
+    let topic = unique("it-repl-twin");
+    remote_topic(&topic, 1).await;
+    let (one, catalog) = router_and_catalog(&yaml(true, "")).await;
+    let (two, _) = router_and_catalog(&yaml(true, "")).await;
+    catalog.get("local").expect("local").refresh_connect("dev").await;
+    let body = |name: &str| {
+        json!({"cluster": "local", "name": name, "source": "remote", "connect": "dev",
+               "topics": [topic]})
+    };
+    let (first, second) = (format!("{topic}-a"), format!("{topic}-b"));
+    let ((a, made_a), (b, made_b)) = tokio::join!(
+        post(&one, "/api/create_replication", body(&first)),
+        post(&two, "/api/create_replication", body(&second))
+    );
+    let mut codes = [a.as_u16(), b.as_u16()];
+    codes.sort_unstable();
+    assert_eq!(codes, [200, 400], "{made_a} {made_b}");
+    let (made, refused) = if a == 200 { (&first, &made_b) } else { (&second, &made_a) };
+    assert_eq!(refused["field"], "topics", "{refused}");
+    let other = if made == &first { &second } else { &first };
+    for connector in connectors_of(other) {
+        assert_eq!(connect_status(&format!("connectors/{connector}")).await, 404, "{connector}");
+    }
+    let source = &connectors_of(made)[0];
+    assert_eq!(connect_status(&format!("connectors/{source}")).await, 200, "{source}");
+    let (code, deleted) =
+        post(&one, "/api/delete_replication", json!({"cluster": "local", "name": made})).await;
+    assert_eq!(code, 200, "{deleted}");
+}
