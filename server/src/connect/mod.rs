@@ -285,6 +285,30 @@ impl Connect {
         Ok(Some(connector))
     }
 
+    /// Connector `name`'s config as Connect holds it now, with the keys its plugin declares
+    /// `PASSWORD`; `None` when Connect has no such connector. Read again a few times while the
+    /// workers rebalance (as they do right after a connector is made), as a change is.
+    pub async fn config_now(
+        &self, name: &str,
+    ) -> Result<Option<(BTreeMap<String, String>, BTreeSet<String>)>, RestError> {
+        let mut tries = 0;
+        let info = loop {
+            tries += 1;
+            match self.rest.get_with::<Info>(&["connectors", name], &[]).await {
+                Err(e) if rebalancing(&e) && tries < REBALANCE_TRIES => {
+                    tokio::time::sleep(REBALANCE_PAUSE).await;
+                }
+                read => break read?,
+            }
+        };
+        let Some(info) = info else {
+            return Ok(None);
+        };
+        let class = info.config.get(CONNECTOR_CLASS).cloned().unwrap_or_default();
+        let password_keys = self.password_keys_of(&class).await;
+        Ok(Some((info.config, password_keys)))
+    }
+
     /// Connector `name`'s state as Connect says it now (its status alone); `None` when Connect
     /// has no status for it.
     pub async fn state(&self, name: &str) -> Result<Option<String>, RestError> {

@@ -470,3 +470,39 @@ async fn a_scoped_caller_creates_only_connectors_on_her_topics() {
         delete_connector(CONNECT, connector).await;
     }
 }
+
+/// Two replicas of klens: one deletes a connector while the other edits it, at the same moment.
+/// Whichever goes first, the edit never makes the deleted connector again (Connect's config PUT
+/// would create it): the connector is gone, as Connect's own API says.
+#[tokio::test]
+async fn an_edit_on_one_replica_never_brings_back_a_connector_another_deleted() {
+    let topic = unique("it-crace");
+    create_topic(&topic, 1).await;
+    let name = format!("{topic}-sink");
+    let yaml = format!(
+        "clusters:\n{}    writable: true\n    connect:\n      - name: dev\n        url: {CONNECT}\n{ALLOW_DEV}",
+        scram_cluster("local", "klens-secret")
+    );
+    let (one, first) = router_and_catalog(&yaml).await;
+    let (two, second) = router_and_catalog(&yaml).await;
+    let body = |config: &Value| json!({"cluster": "local", "connect": "dev", "name": name, "config": config});
+    let config = discard_sink(&topic);
+    let (code, made) = post(&one, "/api/create_connector", body(&config)).await;
+    assert_eq!(code, 200, "{made}");
+    for catalog in [&first, &second] {
+        catalog.get("local").expect("local").refresh_connect("dev").await;
+    }
+    let mut edited = config.clone();
+    edited["connection.password"] = json!("********");
+    edited["tasks.max"] = json!("2");
+    let gone = json!({"cluster": "local", "connect": "dev", "name": name});
+    let ((d, deleted), (u, updated)) = tokio::join!(
+        post(&one, "/api/delete_connector", gone),
+        post(&two, "/api/update_connector", body(&edited))
+    );
+    assert_eq!(d, 200, "{deleted}");
+    assert!(matches!(u.as_u16(), 200 | 404), "{updated}");
+    // A moment for Connect to settle whatever was sent last.
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    assert_eq!(connect_status(&format!("connectors/{name}")).await, 404, "{updated}");
+}

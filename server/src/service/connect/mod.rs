@@ -307,28 +307,33 @@ async fn change(
         let (_, _, resource, mut granted) =
             decide_on(service, caller, &access, &cluster, &connect, &name, manage)?;
         let (method, path, query) = change.request(&args)?;
-        let mut segments = vec!["connectors", name.as_str()];
-        segments.extend(path.iter().map(String::as_str));
-        let client = granted.entry.connect(&connect).ok_or_else(|| {
-            ApiError::new(
-                ErrorCode::NotConfigured,
-                format!("Connect cluster \"{connect}\" could not be set up."),
-            )
-        })?;
-        service.open(&mut granted.grant).await?;
-        client.change(&granted.grant, &resource, method, &segments, &query).await?;
-        // Read back into the catalog: this connector only, not the whole Connect cluster.
-        // A read that fails leaves the catalog as it was, for the next refresh to correct.
-        let fresh = match change {
-            Change::Delete => Ok(None),
-            _ => client.connector(&name).await,
+        let entry = std::sync::Arc::clone(&granted.entry);
+        let (key, what) = (format!("connector/{connect}/{name}"), format!("connector \"{name}\""));
+        let changed = async {
+            let mut segments = vec!["connectors", name.as_str()];
+            segments.extend(path.iter().map(String::as_str));
+            let client = granted.entry.connect(&connect).ok_or_else(|| {
+                ApiError::new(
+                    ErrorCode::NotConfigured,
+                    format!("Connect cluster \"{connect}\" could not be set up."),
+                )
+            })?;
+            service.open(&mut granted.grant).await?;
+            client.change(&granted.grant, &resource, method, &segments, &query).await?;
+            // Read back into the catalog: this connector only, not the whole Connect cluster.
+            // A read that fails leaves the catalog as it was, for the next refresh to correct.
+            let fresh = match change {
+                Change::Delete => Ok(None),
+                _ => client.connector(&name).await,
+            };
+            let state = fresh.as_ref().ok().and_then(|c| c.as_ref()).map(|c| c.state.clone());
+            if let Ok(fresh) = fresh {
+                granted.entry.apply_connector(&connect, &name, fresh);
+            }
+            let action = change.word().to_string();
+            Ok(ConnectorChanged { cluster: cluster.clone(), connect, name, action, state })
         };
-        let state = fresh.as_ref().ok().and_then(|c| c.as_ref()).map(|c| c.state.clone());
-        if let Ok(fresh) = fresh {
-            granted.entry.apply_connector(&connect, &name, fresh);
-        }
-        let action = change.word().to_string();
-        Ok(ConnectorChanged { cluster: cluster.clone(), connect, name, action, state })
+        entry.leases.hold(&key, &what, changed).await
     };
     service.audited(caller, attempt, |_| None, write).await
 }
@@ -508,126 +513,148 @@ async fn configure(
         let mut config = args.config.clone().required("config")?;
         let dry_run = args.dry_run.clone().or("dry_run", false)?;
         let client = connect_client(service, &cluster, &connect)?;
-        if !creating {
-            let (found, _) = find_visible(service, &access, &cluster, &connect, &name)?;
-            let now = Action::new(Privilege::ManageConnectors, found.resource(&connect));
-            service.decide(caller, &cluster, now)?;
-            config = secrets::restore(config, &found.config, &found.password_keys)
-                .map_err(|n| effects::refused(&n.key, &n.reason))?;
-        }
-        config.insert("name".into(), name.clone());
-        let given = config.get(CONNECTOR_CLASS).cloned().unwrap_or_default();
-        if given.trim().is_empty() {
-            return Err(ApiError::bad_request("config", "Name the plugin as connector.class."));
-        }
-        if let Some(engine) = crate::config::engine_classes::never_loose(&given) {
-            return Err(effects::refused(
-                CONNECTOR_CLASS,
-                &format!("{given} is {engine}; klens never creates it as a loose connector."),
-            ));
-        }
-        let plugins = client.plugins().await.map_err(crate::rest::api_error)?;
-        let (class, kind) = plugins
-            .iter()
-            .find(|(c, _, _)| is_spelling_of(c, given.trim()))
-            .map(|(c, k, _)| (c.clone(), k.clone()))
-            .ok_or_else(|| {
-                ApiError::bad_request(
-                    "config",
-                    format!("Connect cluster \"{connect}\" has no plugin {given}."),
-                )
-            })?;
-        let effects = crate::connect::effects::effects(
-            &connect,
-            &kind,
-            &name,
-            &class,
-            &config,
-            &client.allow,
-        )
-        .map_err(|r| effects::refused(&r.key, &r.reason))?;
-        effects::decide(service, caller, &access, &cluster, &name, &effects).await?;
-        let resource = Resource::Connector {
-            connect: connect.clone(),
-            name: name.clone(),
-            topics: effects.topics(),
-        };
-        let action = Action::new(Privilege::ManageConnectors, resource.clone());
-        let mut granted = service.decide(caller, &cluster, action)?;
-        if creating && taken(&granted.entry, &connect, &name) {
-            // The same words whether the caller sees the connector of that name or not.
-            return Err(ApiError {
-                flavor: app::error::Flavor::ConflictOrTimeout,
-                ..ApiError::new(
-                    ErrorCode::Admin,
-                    format!(
-                        "Connect cluster \"{connect}\" has a connector named \"{name}\" \
-                         already; choose another name."
-                    ),
-                )
-            });
-        }
-        let body = serde_json::to_value(&config).unwrap_or_default();
-        // A dry run is a write attempt too: recorded before Connect sees the config.
-        service.open(&mut granted.grant).await?;
-        let validation = validate(&client, &granted.grant, &resource, &class, &body).await?;
-        let error_count = validation.error_count;
-        let verdicts = verdicts(validation);
-        let mut answer = ConnectorConfigured {
-            cluster: cluster.clone(),
-            connect: connect.clone(),
-            name: name.clone(),
-            dry_run,
-            error_count,
-            verdicts,
-            applied: false,
-        };
-        if dry_run {
-            return Ok(answer);
-        }
-        if error_count > 0 {
-            let said: Vec<String> = answer
-                .verdicts
+        let entry =
+            std::sync::Arc::clone(&service.decide(caller, &cluster, Action::catalog())?.entry);
+        let (key, what) = (format!("connector/{connect}/{name}"), format!("connector \"{name}\""));
+        let configured = async {
+            if !creating {
+                let (found, _) = find_visible(service, &access, &cluster, &connect, &name)?;
+                let now = Action::new(Privilege::ManageConnectors, found.resource(&connect));
+                service.decide(caller, &cluster, now)?;
+                // As Connect holds it now, under the lease: a connector another replica deleted
+                // since is not made again by this change, and secrets another changed are kept.
+                let (live, password_keys) =
+                    client.config_now(&name).await.map_err(crate::rest::api_error)?.ok_or_else(
+                        || {
+                            ApiError::not_found(format!(
+                                "There is no connector \"{name}\" on Connect cluster \
+                                 \"{connect}\" of cluster \"{cluster}\"."
+                            ))
+                        },
+                    )?;
+                config = secrets::restore(config, &live, &password_keys)
+                    .map_err(|n| effects::refused(&n.key, &n.reason))?;
+            }
+            config.insert("name".into(), name.clone());
+            let given = config.get(CONNECTOR_CLASS).cloned().unwrap_or_default();
+            if given.trim().is_empty() {
+                return Err(ApiError::bad_request("config", "Name the plugin as connector.class."));
+            }
+            if let Some(engine) = crate::config::engine_classes::never_loose(&given) {
+                return Err(effects::refused(
+                    CONNECTOR_CLASS,
+                    &format!("{given} is {engine}; klens never creates it as a loose connector."),
+                ));
+            }
+            let plugins = client.plugins().await.map_err(crate::rest::api_error)?;
+            let (class, kind) = plugins
                 .iter()
-                .filter(|v| !v.errors.is_empty())
-                .take(3)
-                .map(|v| format!("{}: {}", v.name, v.errors.join(" ")))
-                .collect();
-            return Err(ApiError::bad_request(
-                "config",
-                format!(
-                    "Connect finds {error_count} errors in this config, so nothing changed: {}",
-                    said.join("; ")
-                ),
-            ));
-        }
-        if creating {
-            let body = serde_json::json!({ "name": name, "config": config });
-            let _: serde_json::Value = client
-                .send_json(
-                    &granted.grant,
-                    &resource,
-                    Method::POST,
-                    &["connectors"],
-                    &[],
-                    Some(&body),
-                )
-                .await?;
+                .find(|(c, _, _)| is_spelling_of(c, given.trim()))
+                .map(|(c, k, _)| (c.clone(), k.clone()))
+                .ok_or_else(|| {
+                    ApiError::bad_request(
+                        "config",
+                        format!("Connect cluster \"{connect}\" has no plugin {given}."),
+                    )
+                })?;
+            let effects = crate::connect::effects::effects(
+                &connect,
+                &kind,
+                &name,
+                &class,
+                &config,
+                &client.allow,
+            )
+            .map_err(|r| effects::refused(&r.key, &r.reason))?;
+            effects::decide(service, caller, &access, &cluster, &name, &effects).await?;
+            let resource = Resource::Connector {
+                connect: connect.clone(),
+                name: name.clone(),
+                topics: effects.topics(),
+            };
+            let action = Action::new(Privilege::ManageConnectors, resource.clone());
+            let mut granted = service.decide(caller, &cluster, action)?;
+            if creating && taken(&granted.entry, &connect, &name) {
+                // The same words whether the caller sees the connector of that name or not.
+                return Err(ApiError {
+                    flavor: app::error::Flavor::ConflictOrTimeout,
+                    ..ApiError::new(
+                        ErrorCode::Admin,
+                        format!(
+                            "Connect cluster \"{connect}\" has a connector named \"{name}\" \
+                         already; choose another name."
+                        ),
+                    )
+                });
+            }
+            let body = serde_json::to_value(&config).unwrap_or_default();
+            // A dry run is a write attempt too: recorded before Connect sees the config.
+            service.open(&mut granted.grant).await?;
+            let validation = validate(&client, &granted.grant, &resource, &class, &body).await?;
+            let error_count = validation.error_count;
+            let verdicts = verdicts(validation);
+            let mut answer = ConnectorConfigured {
+                cluster: cluster.clone(),
+                connect: connect.clone(),
+                name: name.clone(),
+                dry_run,
+                error_count,
+                verdicts,
+                applied: false,
+            };
+            if dry_run {
+                return Ok(answer);
+            }
+            if error_count > 0 {
+                let said: Vec<String> = answer
+                    .verdicts
+                    .iter()
+                    .filter(|v| !v.errors.is_empty())
+                    .take(3)
+                    .map(|v| format!("{}: {}", v.name, v.errors.join(" ")))
+                    .collect();
+                return Err(ApiError::bad_request(
+                    "config",
+                    format!(
+                        "Connect finds {error_count} errors in this config, so nothing changed: {}",
+                        said.join("; ")
+                    ),
+                ));
+            }
+            if creating {
+                let body = serde_json::json!({ "name": name, "config": config });
+                let _: serde_json::Value = client
+                    .send_json(
+                        &granted.grant,
+                        &resource,
+                        Method::POST,
+                        &["connectors"],
+                        &[],
+                        Some(&body),
+                    )
+                    .await?;
+            } else {
+                let _: serde_json::Value = client
+                    .send_json(
+                        &granted.grant,
+                        &resource,
+                        Method::PUT,
+                        &["connectors", &name, "config"],
+                        &[],
+                        Some(&body),
+                    )
+                    .await?;
+            }
+            read_back(&client, &granted.entry, &connect, &name).await;
+            answer.applied = true;
+            Ok(answer)
+        };
+        // One change of a connector at a time across replicas (a dry run changes nothing).
+        if dry_run {
+            configured.await
         } else {
-            let _: serde_json::Value = client
-                .send_json(
-                    &granted.grant,
-                    &resource,
-                    Method::PUT,
-                    &["connectors", &name, "config"],
-                    &[],
-                    Some(&body),
-                )
-                .await?;
+            entry.leases.hold(&key, &what, configured).await
         }
-        read_back(&client, &granted.entry, &connect, &name).await;
-        answer.applied = true;
-        Ok(answer)
     };
     service.audited(caller, attempt, |_| None, write).await
 }
