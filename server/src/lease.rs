@@ -95,9 +95,13 @@ impl Leases {
             .set("acks", "all")
             .set("allow.auto.create.topics", "false")
             .set("linger.ms", "0")
+            // A producer started right after another's commit is told to wait until that
+            // transaction ends: asked again soon, not after librdkafka's default pause.
+            .set("retry.backoff.ms", "20")
             .set("message.timeout.ms", STEP.as_millis().to_string());
         let mut reader = crate::kafka::reader_config(cluster);
-        reader.set("isolation.level", "read_committed");
+        // The topic is read to its end at once: a fetch that finds nothing more answers now.
+        reader.set("isolation.level", "read_committed").set("fetch.wait.max.ms", "10");
         Leases {
             cluster: cluster.name.clone(),
             writer,
