@@ -27,8 +27,7 @@ use app::{ApiError, ErrorCode};
 use crate::config::ClusterConfig;
 use crate::records::scan::{read_spans, Span};
 
-/// The topic of a cluster that holds the leases of changes made on it.
-pub const LEASES_TOPIC: &str = "_klens_leases";
+pub use crate::config::LEASES_TOPIC;
 
 /// The transactional id every replica writes [`LEASES_TOPIC`] with (see the module's words).
 pub const TRANSACTIONAL_ID: &str = "klens-leases";
@@ -220,10 +219,6 @@ fn holder() -> String {
     format!("{host} pid {}", std::process::id())
 }
 
-fn now_ms() -> i64 {
-    crate::auth::oidc::now_ms()
-}
-
 /// Takes the lease on `key` unless another holds it: `Ok(None)` taken, `Ok(Some(holder))` held
 /// by another, `Err` when Kafka failed or another replica fenced this attempt. Blocks.
 fn try_take(
@@ -314,4 +309,11 @@ fn read(producer: &BaseProducer, reader: &ClientConfig, key: &str) -> Result<Opt
         return Err(format!("{LEASES_TOPIC} was not read to its end in time"));
     }
     Ok(all.remove(key))
+}
+
+/// Ms since the epoch.
+fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
 }

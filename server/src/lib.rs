@@ -10,6 +10,7 @@ pub mod flink;
 #[cfg(test)]
 mod fuzz;
 pub mod http;
+pub mod jobs;
 pub mod kafka;
 pub mod lease;
 pub mod masking;

@@ -128,6 +128,8 @@ async fn serve(
     catalog.spawn_refreshers();
     // The one service, handed to the doors side by side.
     let service = Arc::new(server::service::Service::from_config(&config, catalog)?);
+    // Copy jobs whose replica stopped mid-way are ended by whichever replica finds them.
+    server::service::copy_jobs::sweep_forever(Arc::clone(&service));
     let mut state = server::http::AppState::new(
         site.leptos_options(config.listen),
         &config,

@@ -356,14 +356,12 @@ impl Policy {
                         .map(|c| (c.name.clone(), crate::processor::DEFINITIONS_TOPIC.to_string())),
                 )
                 .chain(config.clusters.iter().flat_map(engine_topics))
-                // Every writable cluster may hold the leases of changes made on it.
-                .chain(
-                    config
-                        .clusters
-                        .iter()
-                        .filter(|c| c.writable)
-                        .map(|c| (c.name.clone(), crate::lease::LEASES_TOPIC.to_string())),
-                )
+                // Every writable cluster may hold the leases of changes made on it and the
+                // records of the copy jobs writing to it.
+                .chain(config.clusters.iter().filter(|c| c.writable).flat_map(|c| {
+                    [crate::config::LEASES_TOPIC, crate::config::JOBS_TOPIC]
+                        .map(|t| (c.name.clone(), t.to_string()))
+                }))
                 .collect(),
         }
     }

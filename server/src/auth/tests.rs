@@ -361,10 +361,11 @@ fn the_definitions_topic_of_a_cluster_with_flink_is_protected() {
         .is_ok());
 }
 
-/// A writable cluster keeps the leases of changes made on it in a topic nobody reads or changes
-/// through klens; a read-only cluster, where klens changes nothing, has no such topic.
+/// A writable cluster keeps the leases of changes made on it, and the records of the copy jobs
+/// writing to it, in topics nobody reads or changes through klens; a read-only cluster, where
+/// klens changes nothing, has no such topics.
 #[test]
-fn the_leases_topic_of_a_writable_cluster_is_protected() {
+fn the_leases_and_jobs_topics_of_a_writable_cluster_are_protected() {
     let policy = policy(
         "clusters:
   - name: prod
@@ -374,16 +375,18 @@ fn the_leases_topic_of_a_writable_cluster_is_protected() {
     bootstrap_servers: a:9092
 ",
     );
-    let topic = Resource::topic(crate::lease::LEASES_TOPIC);
-    for privilege in [Privilege::Records, Privilege::Produce, Privilege::DeleteTopics] {
-        let refused =
-            policy.decide(&Subject::Anonymous, "prod", Action::new(privilege, topic.clone()));
-        assert_eq!(
-            refused.map(|_| ()).map_err(|e| e.code),
-            Err(ErrorCode::ProtectedTopic),
-            "{privilege}"
-        );
+    for name in [crate::config::LEASES_TOPIC, crate::config::JOBS_TOPIC] {
+        let topic = Resource::topic(name);
+        for privilege in [Privilege::Records, Privilege::Produce, Privilege::DeleteTopics] {
+            let refused =
+                policy.decide(&Subject::Anonymous, "prod", Action::new(privilege, topic.clone()));
+            assert_eq!(
+                refused.map(|_| ()).map_err(|e| e.code),
+                Err(ErrorCode::ProtectedTopic),
+                "{name} {privilege}"
+            );
+        }
+        let records = Action::new(Privilege::Records, topic);
+        assert!(policy.decide(&Subject::Anonymous, "archive", records).is_ok(), "{name}");
     }
-    let records = Action::new(Privilege::Records, topic);
-    assert!(policy.decide(&Subject::Anonymous, "archive", records).is_ok());
 }

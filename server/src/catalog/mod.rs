@@ -277,6 +277,8 @@ pub struct ClusterEntry {
     /// The leases that let one change at a time through across replicas (processors,
     /// replications into this cluster, connectors).
     pub leases: crate::lease::Leases,
+    /// The records of the copy jobs writing to this cluster, which every replica reads.
+    pub copy_jobs: crate::jobs::JobStore,
     state: RwLock<ClusterState>,
     rate_history: Mutex<rates::RateHistory>,
     /// Groups someone has open, and when they last asked.
@@ -564,6 +566,7 @@ impl Catalog {
                     mirror: c.mirror.as_ref().map(|m| m.properties.clone()),
                     flink: c.flink.as_ref().map(|f| crate::flink::Flink::new(f, c).map(Arc::new)),
                     leases: crate::lease::Leases::new(c),
+                    copy_jobs: crate::jobs::JobStore::new(c),
                     state: RwLock::new(ClusterState::default()),
                     rate_history: Mutex::new(rates::RateHistory::default()),
                     watched: Mutex::new(HashMap::new()),

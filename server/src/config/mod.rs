@@ -441,6 +441,12 @@ pub enum ConfigError {
     },
 }
 
+/// The topic of a writable cluster that holds the leases of changes made on it (`lease`).
+pub const LEASES_TOPIC: &str = "_klens_leases";
+
+/// The topic of a writable cluster that keeps the copy jobs writing to it (`jobs`).
+pub const JOBS_TOPIC: &str = "_klens_copy_jobs";
+
 /// Reads and validates the config file at `path`, taking `${NAME}` values from the process
 /// environment. Relative TLS paths are resolved against the file's directory.
 pub fn load(path: &Path) -> Result<Config, ConfigError> {

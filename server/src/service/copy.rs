@@ -108,38 +108,86 @@ fn summary(job: &CopyJob) -> serde_json::Value {
     })
 }
 
-/// The caller's copy jobs on `cluster`, newest first.
+/// The caller's copy jobs on `cluster`, newest first: those this replica runs, and those every
+/// other replica keeps records of (`crate::jobs`), the last [`KEPT_ENDED`] ended ones.
 pub async fn jobs(
     service: &Service, caller: &Caller, cluster: &str,
 ) -> Result<CopyJobList, ApiError> {
     service.access(caller, cluster)?;
     let owner = super::limits::caller_key(caller);
-    let jobs = service.copies.all();
-    Ok(CopyJobList {
-        jobs: jobs
-            .iter()
-            .rev()
-            .filter(|j| j.owner == owner && j.cluster == cluster)
-            .map(|j| j.view())
-            .collect(),
-    })
+    let mut listed: Vec<CopyJob> = service
+        .copies
+        .all()
+        .iter()
+        .filter(|j| j.owner == owner && j.cluster == cluster)
+        .map(|j| j.view())
+        .collect();
+    for (_, held) in super::copy_jobs::everywhere(service).await {
+        for kept in held.jobs.into_values() {
+            let mine = kept.owner == owner && kept.job.cluster == cluster;
+            if mine && !listed.iter().any(|j| j.id == kept.job.id) {
+                listed.push(kept.job);
+            }
+        }
+    }
+    listed.sort_by(|a, b| b.started.cmp(&a.started).then_with(|| b.id.cmp(&a.id)));
+    let mut ended = 0;
+    listed.retain(|j| {
+        ended += usize::from(j.state != CopyState::Running);
+        j.state == CopyState::Running || ended <= KEPT_ENDED
+    });
+    Ok(CopyJobList { jobs: listed })
 }
 
-/// Stops one of the caller's jobs; another's is as one that does not exist.
+/// Stops a job, on whichever replica runs it: the caller's own, or one writing where the caller
+/// may write (PRODUCE where its attempt names); any other is as one that does not exist.
 pub async fn cancel(
     service: &Service, caller: &Caller, cluster: &str, id: Arg<String>,
 ) -> Result<CopyJob, ApiError> {
     service.access(caller, cluster)?;
     let id = id.required("id")?;
     let owner = super::limits::caller_key(caller);
-    let job = service
-        .copies
-        .all()
-        .into_iter()
-        .find(|j| j.id == id && j.owner == owner && j.cluster == cluster)
-        .ok_or_else(|| ApiError::not_found(format!("You have no copy job \"{id}\" here.")))?;
-    job.cancel.store(true, Ordering::SeqCst);
-    Ok(job.view())
+    let may_stop = |job_owner: &str, on: (&str, &str)| {
+        job_owner == owner
+            || service
+                .decide(
+                    caller,
+                    on.0,
+                    app::access::Action::new(
+                        Privilege::Produce,
+                        app::access::Resource::topic(on.1),
+                    ),
+                )
+                .is_ok()
+    };
+    let missing = || ApiError::not_found(format!("You have no copy job \"{id}\" here."));
+    if let Some(job) = service.copies.all().into_iter().find(|j| j.id == id && j.cluster == cluster)
+    {
+        if !may_stop(&job.owner, (&job.on.0, &job.on.1)) {
+            return Err(missing());
+        }
+        job.cancel.store(true, Ordering::SeqCst);
+        return Ok(job.view());
+    }
+    for (entry, held) in super::copy_jobs::everywhere(service).await {
+        let Some(kept) = held.jobs.get(&id).filter(|k| k.job.cluster == cluster) else {
+            continue;
+        };
+        if !may_stop(&kept.owner, (&kept.on_cluster, &kept.on_topic)) {
+            return Err(missing());
+        }
+        if kept.job.state == CopyState::Running {
+            entry.copy_jobs.ask_stop(&id).await.map_err(|error| {
+                tracing::error!(%error, "a copy job's stop");
+                ApiError::new(
+                    ErrorCode::Client,
+                    "klens could not ask the replica running this job to stop it; its log says why.",
+                )
+            })?;
+        }
+        return Ok(kept.job.clone());
+    }
+    Err(missing())
 }
 
 /// The jobs of every caller, those running and the last [`KEPT_ENDED`] ended ones.
@@ -172,6 +220,8 @@ impl Jobs {
 pub struct Job {
     id: String,
     owner: String,
+    /// Where it writes, as its attempt names it (cluster, topic).
+    on: (String, String),
     cluster: String,
     topic: String,
     target: String,
@@ -615,6 +665,13 @@ async fn run(
         ),
         None => "redrive".to_string(),
     };
+    // Where it writes, as its attempt names it: a copy's target, a redrive's own topic.
+    let on = match args.target_topic.given() {
+        Some(topic) => {
+            (args.target_cluster.given().cloned().unwrap_or(args.cluster.clone()), topic.clone())
+        }
+        None => (args.cluster.clone(), args.topic.given().cloned().unwrap_or_default()),
+    };
     let prepared = async {
         let permit = service.streams.admit(&caller)?;
         let mut selection = select(&service, &caller, args).await?;
@@ -633,6 +690,7 @@ async fn run(
     let job = Arc::new(Job {
         id: format!("copy-{:016x}", rand::random::<u64>()),
         owner: super::limits::caller_key(&caller),
+        on: on.clone(),
         cluster: selection.router.cluster.clone(),
         topic: selection.topic.clone(),
         target,
@@ -647,8 +705,23 @@ async fn run(
         error: Mutex::new(None),
         end: Mutex::new(None),
     });
+    // Its record, which every replica reads, is written before it starts: a job whose record
+    // cannot be kept does not run.
+    let kept = Kept::of(&service, &job);
+    if let Some(kept) = &kept {
+        if let Err(error) = kept.write(&job).await {
+            tracing::error!(%error, "a copy job's record");
+            let refused = ApiError::new(
+                ErrorCode::Client,
+                "klens could not keep this job's record, so it did not start it; its log says why.",
+            );
+            let _ = started.send(Err(refused.clone()));
+            return Err(refused);
+        }
+    }
     service.copies.add(Arc::clone(&job));
     let _ = started.send(Ok(job.view()));
+    let beat = kept.clone().map(|kept| tokio::spawn(beat(kept, Arc::clone(&job))));
     let outcome = copy(&service, selection, &job).await;
     drop(permit);
     let state = match outcome {
@@ -660,7 +733,83 @@ async fn run(
         Ok(()) => CopyState::Done,
     };
     *job.end.lock().unwrap_or_else(PoisonError::into_inner) = Some((state, now_ms()));
+    if let Some(kept) = &kept {
+        if let Some(beat) = beat {
+            beat.abort();
+        }
+        if let Err(error) = kept.write(&job).await {
+            tracing::error!(job = %job.id, %error, "a copy job's last record");
+        }
+    }
     Ok(job.view())
+}
+
+/// Where a job's record is kept, and what it says besides the job's own view.
+#[derive(Clone)]
+struct Kept {
+    entry: Arc<crate::catalog::ClusterEntry>,
+    owner: String,
+    on: (String, String),
+    attempt: Option<app::api::AuditEvent>,
+    /// One write of the record at a time, so that the last (the job ended) is last.
+    writing: Arc<tokio::sync::Mutex<()>>,
+}
+
+impl Kept {
+    /// On the cluster the job writes to, when klens may write there (else the job is this
+    /// replica's alone).
+    fn of(service: &Service, job: &Job) -> Option<Kept> {
+        let entry = service.catalog.get(&job.on.0).filter(|e| e.writable)?;
+        Some(Kept {
+            entry: Arc::clone(entry),
+            owner: job.owner.clone(),
+            on: job.on.clone(),
+            attempt: service.attempt_under_way(),
+            writing: Arc::new(tokio::sync::Mutex::new(())),
+        })
+    }
+
+    /// Writes the job as it is now; once it has ended, a beat writes nothing more.
+    async fn write(&self, job: &Job) -> Result<(), String> {
+        let _one = self.writing.lock().await;
+        self.put(job).await
+    }
+
+    async fn beat_write(&self, job: &Job) -> Result<(), String> {
+        let _one = self.writing.lock().await;
+        if job.ended().is_some() {
+            return Ok(());
+        }
+        self.put(job).await
+    }
+
+    async fn put(&self, job: &Job) -> Result<(), String> {
+        let record = crate::jobs::kept_now(
+            job.view(),
+            &self.owner,
+            (&self.on.0, &self.on.1),
+            self.attempt.as_ref(),
+        );
+        self.entry.copy_jobs.put(&record).await
+    }
+}
+
+/// While a job runs: its record written every beat, and a stop asked on another replica read.
+async fn beat(kept: Kept, job: Arc<Job>) {
+    loop {
+        tokio::time::sleep(crate::jobs::BEAT).await;
+        if job.ended().is_some() {
+            return;
+        }
+        if let Err(error) = kept.beat_write(&job).await {
+            tracing::warn!(job = %job.id, %error, "a copy job's record");
+        }
+        match kept.entry.copy_jobs.held().await {
+            Ok(held) if held.stops.contains(&job.id) => job.cancel.store(true, Ordering::SeqCst),
+            Ok(_) => {}
+            Err(error) => tracing::warn!(job = %job.id, %error, "a copy job's stop requests"),
+        }
+    }
 }
 
 /// Reads the selection on a blocking thread and writes what it routes, many records in flight.

@@ -40,6 +40,7 @@ pub mod brokers;
 pub mod catalog;
 pub mod connect;
 pub mod copy;
+pub mod copy_jobs;
 pub mod findings;
 pub mod groups;
 pub mod identity;
@@ -303,6 +304,17 @@ impl Service {
         }
         grant.open();
         Ok(())
+    }
+
+    /// The attempt of the write under way, once it is recorded: what another replica needs to
+    /// record its outcome (a copy job's, ended by another when its replica stops).
+    pub fn attempt_under_way(&self) -> Option<app::api::AuditEvent> {
+        WRITE
+            .try_with(|p| {
+                p.opened.load(std::sync::atomic::Ordering::SeqCst).then(|| p.event.clone())
+            })
+            .ok()
+            .flatten()
     }
 
     /// Runs one privileged read under the audit when `audit.reads` is on: a read whose event

@@ -410,7 +410,7 @@ async fn a_copy_keeps_to_its_rate_and_stops_when_its_owner_says() {
     let yaml = format!(
         "clusters:\n{}    writable: true\n{}",
         scram_cluster("local", "klens-secret"),
-        auth_block("  roles:\n    movers: [records, produce]\n  bindings:\n    - groups: [kafka-admins, payments-team]\n      role: movers\n"),
+        auth_block("  roles:\n    movers: [records, produce]\n    readers: [records]\n  bindings:\n    - groups: [kafka-admins]\n      role: movers\n    - groups: [payments-team]\n      role: readers\n"),
     );
     let router = crate::support::router(&yaml).await;
     let alice = sign_in(&router, "alice").await;
@@ -426,7 +426,7 @@ async fn a_copy_keeps_to_its_rate_and_stops_when_its_owner_says() {
     assert_eq!(status, StatusCode::OK, "{started}");
     let id = started["job"]["id"].as_str().expect("a job id").to_string();
     tokio::time::sleep(Duration::from_millis(1500)).await;
-    // Another caller neither sees the job nor stops it.
+    // Another caller, who may not write where it writes, neither sees the job nor stops it.
     let (code, theirs) = get_as(&router, &erin, "/api/copy_jobs?cluster=local").await;
     assert_eq!(code, StatusCode::OK);
     let theirs: Value = serde_json::from_slice(&theirs).expect("JSON");
@@ -444,4 +444,181 @@ async fn a_copy_keeps_to_its_rate_and_stops_when_its_owner_says() {
     // What was copied stays copied, and nothing after the stop.
     tokio::time::sleep(Duration::from_millis(500)).await;
     assert_eq!(watermarks(&target, 1)[0].1, copied as i64, "{ended}");
+}
+
+/// Two replicas of klens over one Kafka: a job alice starts on one is listed to her on the
+/// other, and dave, who may write where it writes, stops it from the other; the replica running
+/// it stops within a beat, and the target stops growing (as Kafka's watermarks say).
+#[tokio::test]
+async fn a_job_is_listed_and_stopped_from_another_replica() {
+    let source = unique("it-copy-two");
+    let target = unique("it-copy-two-dst");
+    create_topic(&source, 1).await;
+    create_topic(&target, 1).await;
+    produce(&source, &[(0, 500)]);
+    let yaml = format!(
+        "clusters:\n{}    writable: true\n{}",
+        scram_cluster("local", "klens-secret"),
+        auth_block("  roles:\n    movers: [records, produce]\n  bindings:\n    - groups: [kafka-admins, kafka-operators]\n      role: movers\n"),
+    );
+    let one = crate::support::router(&yaml).await;
+    let two = crate::support::router(&yaml).await;
+    let alice_one = sign_in(&one, "alice").await;
+    let (alice_two, dave_two) = (sign_in(&two, "alice").await, sign_in(&two, "dave").await);
+    let (status, started) = post_as(
+        &one,
+        &alice_one,
+        "/api/copy_records",
+        json!({"cluster": "local", "topic": source, "target_topic": target, "rate": 20}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{started}");
+    let id = started["job"]["id"].as_str().expect("a job id").to_string();
+    let listed = |router: axum::Router, cookie: String| {
+        let id = id.clone();
+        async move {
+            let (code, body) = get_as(&router, &cookie, "/api/copy_jobs?cluster=local").await;
+            assert_eq!(code, StatusCode::OK);
+            let list: Value = serde_json::from_slice(&body).expect("JSON");
+            list["jobs"].as_array().and_then(|j| j.iter().find(|j| j["id"] == id).cloned())
+        }
+    };
+    let on_two = listed(two.clone(), alice_two.clone()).await.expect("listed on the other");
+    assert_eq!(on_two["state"], "running", "{on_two}");
+    assert_eq!(on_two["target"], format!("local/{target}"), "{on_two}");
+    // dave's own list does not show alice's job, yet he may stop it: he may write there.
+    assert!(listed(two.clone(), dave_two.clone()).await.is_none());
+    let (status, stopping) =
+        post_as(&two, &dave_two, "/api/cancel_copy", json!({"cluster": "local", "id": id})).await;
+    assert_eq!(status, StatusCode::OK, "{stopping}");
+    let ended = job_end(&one, Some(&alice_one), "local", &id).await;
+    assert_eq!(ended["state"], "cancelled", "{ended}");
+    let copied = ended["copied"].as_u64().expect("copied");
+    assert!(copied < 500, "stopped before the end: {ended}");
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    assert_eq!(watermarks(&target, 1)[0].1, copied as i64, "nothing written after the stop");
+    // And the other replica lists it ended, from the record the running one wrote last.
+    let mut seen = Value::Null;
+    for _ in 0..20 {
+        seen = listed(two.clone(), alice_two.clone()).await.unwrap_or_default();
+        if seen["state"] == "cancelled" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    assert_eq!(
+        (seen["state"].clone(), seen["copied"].clone()),
+        (json!("cancelled"), json!(copied))
+    );
+}
+
+/// A job whose replica stopped mid-way (its record left running, not written for a while, as
+/// another client writes it here) is ended by the first replica that sweeps: failed, with the
+/// reason and its counts, and the outcome of its attempt in the audit, under the attempt's id.
+/// A second sweep, on another replica, ends nothing more.
+#[tokio::test]
+async fn a_job_whose_replica_stopped_is_ended_once_with_its_outcome_audited() {
+    use rdkafka::producer::{FutureProducer, FutureRecord};
+    let dir = std::env::temp_dir().join(unique("klens-copy-lost"));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let file = dir.join("audit.ndjson");
+    let yaml = format!(
+        "clusters:\n{}    writable: true\naudit:\n  file: {}\n",
+        scram_cluster("local", "klens-secret"),
+        file.display()
+    );
+    let id = format!("copy-{:016x}", rand::random::<u64>());
+    let attempt_id = format!("{:032x}", rand::random::<u128>());
+    let stale = chrono_ms() - 60_000;
+    let record = json!({
+        "job": {"id": id, "cluster": "local", "topic": "it-src", "target": "local/it-dst",
+                "state": "running", "started": stale - 5_000, "total": 100, "scanned": 40,
+                "copied": 30, "skipped": 0, "failed": 0, "targets": [["local/it-dst", 30]]},
+        "owner": "anonymous", "on_cluster": "local", "on_topic": "it-dst",
+        "holder": "gone-host pid 1 00000000", "beat": stale,
+        "attempt": {"id": attempt_id, "time": stale - 5_000,
+                    "who": {"kind": "anonymous", "subject": null, "name": null, "groups": [], "forwarded": false},
+                    "door": "api", "cluster": "local", "privilege": "PRODUCE",
+                    "resource": {"kind": "topic", "name": "it-dst"}, "summary": {}, "dry_run": false,
+                    "decision": "allowed", "outcome": {"ok": true, "code": null, "message": null},
+                    "phase": "attempt"}
+    });
+    // The topic exists once any replica wrote a job; made here for a stack where none did.
+    let service = crate::support::service_of(&yaml).await;
+    let producer: FutureProducer =
+        ClientConfig::new().set("bootstrap.servers", OPEN_PORT).create().expect("producer");
+    let admin: rdkafka::admin::AdminClient<rdkafka::client::DefaultClientContext> =
+        ClientConfig::new().set("bootstrap.servers", OPEN_PORT).create().expect("admin");
+    let topic = rdkafka::admin::NewTopic::new(
+        server::jobs::JOBS_TOPIC,
+        1,
+        rdkafka::admin::TopicReplication::Fixed(1),
+    )
+    .set("cleanup.policy", "compact");
+    let _ = admin.create_topics([&topic], &rdkafka::admin::AdminOptions::new()).await;
+    let value = record.to_string();
+    producer
+        .send(
+            FutureRecord::to(server::jobs::JOBS_TOPIC).key(&id).payload(&value),
+            Duration::from_secs(10),
+        )
+        .await
+        .expect("written");
+    let ended = server::service::copy_jobs::sweep(&service).await;
+    assert!(ended.contains(&id), "{ended:?}");
+    let other = crate::support::service_of(&yaml).await;
+    let again = server::service::copy_jobs::sweep(&other).await;
+    assert!(!again.contains(&id), "ended once: {again:?}");
+    // Its record, as a consumer of its own reads it: failed, with its counts and the reason.
+    let kept = last_record_of(server::jobs::JOBS_TOPIC, &id);
+    assert_eq!(kept["job"]["state"], "failed", "{kept}");
+    assert_eq!(kept["job"]["copied"], 30, "{kept}");
+    assert!(kept["job"]["error"].as_str().is_some_and(|e| e.contains("gone-host")), "{kept}");
+    // The audit holds the outcome of the attempt, under its id.
+    let text = std::fs::read_to_string(&file).expect("the audit file");
+    let outcome: Value = text
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find(|e| e["id"] == attempt_id)
+        .unwrap_or_else(|| panic!("no outcome for the attempt: {text}"));
+    assert_eq!(
+        (outcome["phase"].clone(), outcome["outcome"]["ok"].clone()),
+        (json!("outcome"), json!(false))
+    );
+    assert_eq!(outcome["summary"]["copied"], 30, "{outcome}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn chrono_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64)
+}
+
+/// The last record of `key` in `topic`, as a consumer of its own reads it.
+fn last_record_of(topic: &str, key: &str) -> Value {
+    use rdkafka::consumer::{BaseConsumer, Consumer};
+    use rdkafka::Message;
+    let consumer: BaseConsumer = ClientConfig::new()
+        .set("bootstrap.servers", OPEN_PORT)
+        .set("group.id", unique("it-jobs-reader"))
+        .set("auto.offset.reset", "earliest")
+        .set("enable.auto.commit", "false")
+        .create()
+        .expect("consumer");
+    consumer.subscribe(&[topic]).expect("subscribe");
+    let until = std::time::Instant::now() + Duration::from_secs(10);
+    let mut found = Value::Null;
+    while std::time::Instant::now() < until {
+        match consumer.poll(Duration::from_millis(300)) {
+            Some(Ok(m)) if m.key() == Some(key.as_bytes()) => {
+                found =
+                    m.payload().and_then(|p| serde_json::from_slice(p).ok()).unwrap_or_default();
+            }
+            Some(_) => {}
+            None if !found.is_null() => break,
+            None => {}
+        }
+    }
+    found
 }

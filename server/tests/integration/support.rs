@@ -98,6 +98,17 @@ pub(crate) fn state_over(config: &Config, catalog: Arc<Catalog>) -> AppState {
     AppState::new(leptos, config, Arc::new(service)).expect("state")
 }
 
+/// The service over `yaml` (with its audit), every cluster refreshed once: a replica of klens
+/// without its doors, for what runs in the background (the copy jobs' sweep).
+pub(crate) async fn service_of(yaml: &str) -> Arc<server::service::Service> {
+    let config = config(yaml);
+    let catalog = Arc::new(Catalog::new(&config));
+    for entry in catalog.clusters() {
+        entry.refresh().await;
+    }
+    Arc::new(server::service::Service::from_config(&config, catalog).expect("service"))
+}
+
 /// The router over `yaml`, with every cluster refreshed once.
 pub(crate) async fn router(yaml: &str) -> axum::Router {
     let config = config(yaml);

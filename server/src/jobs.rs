@@ -1,0 +1,241 @@
+//! Copy and redrive jobs as every replica of klens sees them. A job runs in the replica that
+//! started it; its record, written at its start, every [`BEAT`] while it runs and at its end,
+//! lives in the compacted topic [`JOBS_TOPIC`] of the cluster it writes to (the cluster of its
+//! attempt, which is writable), keyed by its id, so that:
+//! - any replica lists it to its owner, and its owner (or a caller who may write where it
+//!   writes) stops it from any replica: a stop asked on another replica is a record of its own
+//!   (`stop:<id>`), which the running replica reads at its next beat;
+//! - a job whose replica stopped mid-way (its record not written for [`LOST_AFTER`]) is ended
+//!   by whichever replica finds it first (`service::copy_jobs::sweep`, under the job's lease):
+//!   its state `failed`,
+//!   its counts as last recorded, and the outcome of its attempt written to the audit, which
+//!   would otherwise hold an attempt with no end.
+//!
+//! Only klens writes the topic; it is protected like the audit's.
+
+use std::collections::BTreeMap;
+use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+use app::api::{AuditEvent, CopyJob};
+use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
+use rdkafka::client::DefaultClientContext;
+use rdkafka::producer::{FutureProducer, FutureRecord, Producer};
+use rdkafka::ClientConfig;
+use serde::{Deserialize, Serialize};
+
+use crate::config::ClusterConfig;
+use crate::records::scan::{read_spans, Span};
+
+pub use crate::config::JOBS_TOPIC;
+
+/// How often a running job's record is written, and its stop requests read.
+pub const BEAT: Duration = Duration::from_secs(2);
+
+/// A running job whose record is older than this (ms) lost its replica.
+pub const LOST_AFTER: i64 = 15_000;
+
+/// How long a read or write of the topic may take.
+const STEP: Duration = Duration::from_secs(10);
+
+/// How long the records read answer again (the copy panel asks every second or so).
+const FRESH: Duration = Duration::from_secs(1);
+
+/// A job's record.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Kept {
+    pub job: CopyJob,
+    /// Whose job it is (`limits::caller_key`).
+    pub owner: String,
+    /// Where it writes, as its attempt names it: who else may stop it (PRODUCE there).
+    pub on_cluster: String,
+    pub on_topic: String,
+    /// The replica running it, and when it last wrote this record (ms).
+    pub holder: String,
+    pub beat: i64,
+    /// Its attempt as the audit recorded it: the outcome another replica writes for it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attempt: Option<AuditEvent>,
+}
+
+/// What the topic holds now: the jobs, and the stops asked for.
+#[derive(Clone, Debug, Default)]
+pub struct Held {
+    pub jobs: BTreeMap<String, Kept>,
+    pub stops: std::collections::BTreeSet<String>,
+}
+
+/// One cluster's job records.
+pub struct JobStore {
+    cluster: String,
+    writer: ClientConfig,
+    producer: OnceLock<Result<FutureProducer, String>>,
+    reader: ClientConfig,
+    admin: ClientConfig,
+    last: Mutex<Option<(Instant, Held)>>,
+}
+
+impl JobStore {
+    pub fn new(cluster: &ClusterConfig) -> JobStore {
+        let mut writer = crate::kafka::client_config(cluster);
+        writer
+            .set("acks", "all")
+            .set("enable.idempotence", "true")
+            .set("allow.auto.create.topics", "false")
+            .set("linger.ms", "0")
+            .set("message.timeout.ms", STEP.as_millis().to_string());
+        let mut reader = crate::kafka::reader_config(cluster);
+        reader.set("fetch.wait.max.ms", "10");
+        JobStore {
+            cluster: cluster.name.clone(),
+            writer,
+            producer: OnceLock::new(),
+            reader,
+            admin: crate::kafka::client_config(cluster),
+            last: Mutex::new(None),
+        }
+    }
+
+    fn producer(&self) -> Result<&FutureProducer, String> {
+        self.producer
+            .get_or_init(|| self.writer.create().map_err(|e| format!("the jobs' producer: {e}")))
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+
+    /// Writes a job's record (making the topic first if needed).
+    pub async fn put(&self, kept: &Kept) -> Result<(), String> {
+        let value = serde_json::to_vec(kept).map_err(|e| e.to_string())?;
+        self.send(&kept.job.id, &value).await
+    }
+
+    /// Asks the replica running job `id` to stop it.
+    pub async fn ask_stop(&self, id: &str) -> Result<(), String> {
+        self.send(&format!("stop:{id}"), b"{}").await
+    }
+
+    async fn send(&self, key: &str, value: &[u8]) -> Result<(), String> {
+        self.make_topic().await?;
+        if let Ok(mut last) = self.last.lock() {
+            *last = None;
+        }
+        let record = FutureRecord::<str, [u8]>::to(JOBS_TOPIC).key(key).payload(value);
+        self.producer()?.send(record, STEP).await.map(drop).map_err(|(e, _)| e.to_string())
+    }
+
+    /// The jobs and stops the topic holds, as read at most [`FRESH`] ago. A topic not made yet
+    /// holds none.
+    pub async fn held(&self) -> Result<Held, String> {
+        if let Ok(last) = self.last.lock() {
+            if let Some((_, held)) = last.as_ref().filter(|(at, _)| at.elapsed() < FRESH) {
+                return Ok(held.clone());
+            }
+        }
+        let (reader, admin) = (self.reader.clone(), self.admin.clone());
+        let held = tokio::task::spawn_blocking(move || read_all(&admin, &reader))
+            .await
+            .map_err(|e| e.to_string())??;
+        if let Ok(mut last) = self.last.lock() {
+            *last = Some((Instant::now(), held.clone()));
+        }
+        Ok(held)
+    }
+
+    /// Job `id`'s record as the topic holds it now (not as read a moment ago).
+    pub async fn fresh(&self, id: &str) -> Result<Option<Kept>, String> {
+        if let Ok(mut last) = self.last.lock() {
+            *last = None;
+        }
+        Ok(self.held().await?.jobs.get(id).cloned())
+    }
+
+    /// Creates the compacted topic when it does not exist (one partition: jobs are few), whose
+    /// records go a week after they were last written (a running job's is written every beat).
+    async fn make_topic(&self) -> Result<(), String> {
+        let admin: AdminClient<DefaultClientContext> =
+            self.admin.create().map_err(|e| e.to_string())?;
+        let topic = NewTopic::new(JOBS_TOPIC, 1, TopicReplication::Fixed(-1))
+            .set("cleanup.policy", "compact,delete")
+            .set("retention.ms", "604800000");
+        let made = admin
+            .create_topics([&topic], &AdminOptions::new().operation_timeout(Some(STEP)))
+            .await
+            .map_err(|e| e.to_string())?;
+        for result in made {
+            match result {
+                Ok(_) | Err((_, rdkafka::types::RDKafkaErrorCode::TopicAlreadyExists)) => {}
+                Err((_, code)) => {
+                    return Err(format!("make {JOBS_TOPIC} in \"{}\": {code}", self.cluster))
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Reads the whole topic (compacted and small): each key's last record.
+fn read_all(admin: &ClientConfig, reader: &ClientConfig) -> Result<Held, String> {
+    let client: rdkafka::producer::BaseProducer = admin.create().map_err(|e| e.to_string())?;
+    let client = client.client();
+    let metadata = client.fetch_metadata(Some(JOBS_TOPIC), STEP).map_err(|e| e.to_string())?;
+    let Some(topic) = metadata.topics().first() else {
+        return Ok(Held::default());
+    };
+    if topic.error().is_some() {
+        return Ok(Held::default());
+    }
+    let (low, high) = client.fetch_watermarks(JOBS_TOPIC, 0, STEP).map_err(|e| e.to_string())?;
+    let mut held = Held::default();
+    let spans = [Span { partition: 0, start: low, end: high }];
+    let whole = read_spans(reader, JOBS_TOPIC, &spans, Instant::now() + STEP, |record| {
+        let Some(key) = record.key.and_then(|k| String::from_utf8(k).ok()) else { return };
+        if let Some(id) = key.strip_prefix("stop:") {
+            held.stops.insert(id.to_string());
+            return;
+        }
+        match record.value.and_then(|v| serde_json::from_slice::<Kept>(&v).ok()) {
+            Some(kept) => {
+                held.jobs.insert(key, kept);
+            }
+            None => {
+                held.jobs.remove(&key);
+            }
+        }
+    })
+    .map_err(|e| e.to_string())?;
+    if !whole {
+        return Err(format!("{JOBS_TOPIC} was not read to its end in time"));
+    }
+    Ok(held)
+}
+
+/// This process, as a job's record names its replica.
+pub fn replica() -> &'static str {
+    static NAME: OnceLock<String> = OnceLock::new();
+    NAME.get_or_init(|| {
+        let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+            .map(|h| h.trim().to_string())
+            .unwrap_or_default();
+        format!("{host} pid {} {:08x}", std::process::id(), rand::random::<u32>())
+    })
+}
+
+/// A job's record as of now, written by the replica running it.
+pub fn kept_now(job: CopyJob, owner: &str, on: (&str, &str), attempt: Option<&AuditEvent>) -> Kept {
+    Kept {
+        job,
+        owner: owner.to_string(),
+        on_cluster: on.0.to_string(),
+        on_topic: on.1.to_string(),
+        holder: replica().to_string(),
+        beat: now_ms(),
+        attempt: attempt.cloned(),
+    }
+}
+
+/// Ms since the epoch.
+fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}
