@@ -8,7 +8,7 @@ export KLENS_CACHE
 export CARGO_TARGET_DIR ?= $(KLENS_CACHE)/target
 export PATH := $(HOME)/.cargo/bin:$(KLENS_CACHE)/tools/node_modules/.bin:$(PATH)
 
-.PHONY: tools site build demo-binary test-binary demo-ready demo demo-auth test lint unit fuzz integration integration-faults integration-3brokers e2e chart mcp-conformance stack stack-down seed
+.PHONY: tools site build demo-binary test-binary demo-ready demo demo-auth test lint unit fuzz integration integration-faults integration-3brokers e2e two-replicas chart mcp-conformance stack stack-down seed
 
 tools:
 	dev/install-tools
@@ -86,7 +86,7 @@ demo-auth: demo-ready
 ## Every check: format, lints (server and wasm), unit, integration against dev/stack, browser;
 ## at the end, a table of how long each phase took.
 test:
-	dev/test-phases tools lint unit integration integration-faults e2e chart mcp-conformance integration-3brokers
+	dev/test-phases tools lint unit integration integration-faults e2e two-replicas chart mcp-conformance integration-3brokers
 	@echo "make test: all checks passed"
 
 lint:
@@ -123,6 +123,12 @@ integration-faults: seed
 e2e: test-binary stack
 	dev/seed
 	KLENS_BIN="$(CARGO_TARGET_DIR)/debug/klens" end2end/run
+
+## Two replicas of klens behind HAProxy with cookie affinity, as the chart runs them: sign-in, a
+## sample of the authorization matrix, a processor created from both at once, and a copy job
+## whose replica is killed mid-way (dev/two_replicas.py).
+two-replicas: test-binary stack
+	dev/two-replicas "$(CARGO_TARGET_DIR)/debug/klens"
 
 ## The Helm chart: helm lint --strict, the default values' config.yaml through klens --check-config,
 ## and the session affinity of three replicas (helm is built from the Go module proxy once).
