@@ -18,14 +18,12 @@ use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use app::api::{AuditEvent, CopyJob};
-use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
-use rdkafka::client::DefaultClientContext;
 use rdkafka::producer::{FutureProducer, FutureRecord, Producer};
 use rdkafka::ClientConfig;
 use serde::{Deserialize, Serialize};
 
 use crate::config::ClusterConfig;
-use crate::records::scan::{read_spans, Span};
+use crate::own_topics;
 
 pub use crate::config::JOBS_TOPIC;
 
@@ -149,62 +147,26 @@ impl JobStore {
         Ok(self.held().await?.jobs.get(id).cloned())
     }
 
-    /// Creates the compacted topic when it does not exist (one partition: jobs are few), whose
-    /// records go a week after they were last written (a running job's is written every beat).
+    /// Creates the compacted topic when it does not exist, whose records go a week after they
+    /// were last written (a running job's is written every beat).
     async fn make_topic(&self) -> Result<(), String> {
-        let admin: AdminClient<DefaultClientContext> =
-            self.admin.create().map_err(|e| e.to_string())?;
-        let topic = NewTopic::new(JOBS_TOPIC, 1, TopicReplication::Fixed(-1))
-            .set("cleanup.policy", "compact,delete")
-            .set("retention.ms", "604800000");
-        let made = admin
-            .create_topics([&topic], &AdminOptions::new().operation_timeout(Some(STEP)))
+        let configs = [("cleanup.policy", "compact,delete"), ("retention.ms", "604800000")];
+        own_topics::make(&self.admin, JOBS_TOPIC, &configs, STEP)
             .await
-            .map_err(|e| e.to_string())?;
-        for result in made {
-            match result {
-                Ok(_) | Err((_, rdkafka::types::RDKafkaErrorCode::TopicAlreadyExists)) => {}
-                Err((_, code)) => {
-                    return Err(format!("make {JOBS_TOPIC} in \"{}\": {code}", self.cluster))
-                }
-            }
-        }
-        Ok(())
+            .map_err(|e| format!("cluster \"{}\": {e}", self.cluster))
     }
 }
 
-/// Reads the whole topic (compacted and small): each key's last record.
+/// Reads the whole topic (compacted and small): each job's last record, and the stops asked.
 fn read_all(admin: &ClientConfig, reader: &ClientConfig) -> Result<Held, String> {
     let client: rdkafka::producer::BaseProducer = admin.create().map_err(|e| e.to_string())?;
-    let client = client.client();
-    let metadata = client.fetch_metadata(Some(JOBS_TOPIC), STEP).map_err(|e| e.to_string())?;
-    let Some(topic) = metadata.topics().first() else {
-        return Ok(Held::default());
-    };
-    if topic.error().is_some() {
-        return Ok(Held::default());
-    }
-    let (low, high) = client.fetch_watermarks(JOBS_TOPIC, 0, STEP).map_err(|e| e.to_string())?;
     let mut held = Held::default();
-    let spans = [Span { partition: 0, start: low, end: high }];
-    let whole = read_spans(reader, JOBS_TOPIC, &spans, Instant::now() + STEP, |record| {
-        let Some(key) = record.key.and_then(|k| String::from_utf8(k).ok()) else { return };
+    for (key, value) in own_topics::latest(client.client(), reader, JOBS_TOPIC, STEP)? {
         if let Some(id) = key.strip_prefix("stop:") {
             held.stops.insert(id.to_string());
-            return;
+        } else if let Ok(kept) = serde_json::from_slice::<Kept>(&value) {
+            held.jobs.insert(key, kept);
         }
-        match record.value.and_then(|v| serde_json::from_slice::<Kept>(&v).ok()) {
-            Some(kept) => {
-                held.jobs.insert(key, kept);
-            }
-            None => {
-                held.jobs.remove(&key);
-            }
-        }
-    })
-    .map_err(|e| e.to_string())?;
-    if !whole {
-        return Err(format!("{JOBS_TOPIC} was not read to its end in time"));
     }
     Ok(held)
 }

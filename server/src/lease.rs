@@ -12,12 +12,9 @@
 //! this replica tries again. A commit that succeeds was therefore decided on the topic as it
 //! stood when it was written.
 
-use std::collections::BTreeMap;
 use std::future::Future;
 use std::time::{Duration, Instant};
 
-use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
-use rdkafka::client::DefaultClientContext;
 use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
 use rdkafka::ClientConfig;
 use serde::{Deserialize, Serialize};
@@ -25,7 +22,7 @@ use serde::{Deserialize, Serialize};
 use app::{ApiError, ErrorCode};
 
 use crate::config::ClusterConfig;
-use crate::records::scan::{read_spans, Span};
+use crate::own_topics;
 
 pub use crate::config::LEASES_TOPIC;
 
@@ -181,33 +178,21 @@ impl Leases {
         }
     }
 
-    /// Creates the compacted topic when it does not exist (one partition: its records are few).
+    /// Creates the compacted topic when it does not exist.
     async fn make_topic(&self) -> Result<(), ApiError> {
-        let fail = |e: &dyn std::fmt::Display| {
-            tracing::error!(cluster = %self.cluster, error = %e, "make the leases' topic");
-            ApiError::new(
-                ErrorCode::Client,
-                format!(
-                    "klens cannot make its topic {LEASES_TOPIC} in cluster \"{}\"; its log says \
-                     why. Nothing was changed.",
-                    self.cluster
-                ),
-            )
-        };
-        let admin: AdminClient<DefaultClientContext> = self.admin.create().map_err(|e| fail(&e))?;
-        let topic = NewTopic::new(LEASES_TOPIC, 1, TopicReplication::Fixed(-1))
-            .set("cleanup.policy", "compact");
-        let made = admin
-            .create_topics([&topic], &AdminOptions::new().operation_timeout(Some(STEP)))
+        own_topics::make(&self.admin, LEASES_TOPIC, &[("cleanup.policy", "compact")], STEP)
             .await
-            .map_err(|e| fail(&e))?;
-        for result in made {
-            match result {
-                Ok(_) | Err((_, rdkafka::types::RDKafkaErrorCode::TopicAlreadyExists)) => {}
-                Err((_, code)) => return Err(fail(&code)),
-            }
-        }
-        Ok(())
+            .map_err(|e| {
+                tracing::error!(cluster = %self.cluster, error = %e, "make the leases' topic");
+                ApiError::new(
+                    ErrorCode::Client,
+                    format!(
+                        "klens cannot make its topic {LEASES_TOPIC} in cluster \"{}\"; its log \
+                         says why. Nothing was changed.",
+                        self.cluster
+                    ),
+                )
+            })
     }
 }
 
@@ -286,29 +271,8 @@ fn swap(
 
 /// `key`'s record in the topic, as committed.
 fn read(producer: &BaseProducer, reader: &ClientConfig, key: &str) -> Result<Option<Held>, String> {
-    let client = producer.client();
-    let (low, high) = client.fetch_watermarks(LEASES_TOPIC, 0, STEP).map_err(|e| e.to_string())?;
-    let mut all: BTreeMap<String, Held> = BTreeMap::new();
-    let spans = [Span { partition: 0, start: low, end: high }];
-    let whole = read_spans(reader, LEASES_TOPIC, &spans, Instant::now() + STEP, |record| {
-        let Some(k) = record.key.and_then(|k| String::from_utf8(k).ok()) else { return };
-        if k != key {
-            return;
-        }
-        match record.value.and_then(|v| serde_json::from_slice::<Held>(&v).ok()) {
-            Some(held) => {
-                all.insert(k, held);
-            }
-            None => {
-                all.remove(&k);
-            }
-        }
-    })
-    .map_err(|e| e.to_string())?;
-    if !whole {
-        return Err(format!("{LEASES_TOPIC} was not read to its end in time"));
-    }
-    Ok(all.remove(key))
+    let latest = own_topics::latest(producer.client(), reader, LEASES_TOPIC, STEP)?;
+    Ok(latest.get(key).and_then(|v| serde_json::from_slice::<Held>(v).ok()))
 }
 
 /// Ms since the epoch.

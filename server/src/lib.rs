@@ -16,6 +16,7 @@ pub mod lease;
 pub mod masking;
 pub mod mcp;
 pub mod metrics;
+pub mod own_topics;
 pub mod processor;
 pub mod records;
 pub mod registry;

@@ -7,8 +7,6 @@
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
-use rdkafka::client::DefaultClientContext;
 use rdkafka::producer::{FutureProducer, FutureRecord, Producer};
 use rdkafka::ClientConfig;
 
@@ -29,7 +27,7 @@ pub struct Store {
     /// The definitions as last read, and when: what [`Store::recent`] answers for a while.
     last: std::sync::Mutex<Option<(std::time::Instant, BTreeMap<String, Definition>)>>,
     producer: FutureProducer,
-    admin: AdminClient<DefaultClientContext>,
+    admin_config: ClientConfig,
     reader: ClientConfig,
 }
 
@@ -52,14 +50,11 @@ impl Store {
             .set("message.timeout.ms", WAIT.as_millis().to_string());
         let producer =
             config.create().map_err(|e| format!("the processors' definitions producer: {e}"))?;
-        let admin = crate::kafka::client_config(cluster)
-            .create()
-            .map_err(|e| format!("the processors' definitions admin client: {e}"))?;
         Ok(Store {
             cluster: cluster.name.clone(),
             last: std::sync::Mutex::new(None),
             producer,
-            admin,
+            admin_config: crate::kafka::client_config(cluster),
             reader: crate::kafka::reader_config(cluster),
         })
     }
@@ -120,23 +115,10 @@ impl Store {
 
     /// Creates the compacted topic when it does not exist (one partition: processors are few).
     async fn make_topic(&self) -> Result<(), ApiError> {
-        let topic = NewTopic::new(DEFINITIONS_TOPIC, 1, TopicReplication::Fixed(-1))
-            .set("cleanup.policy", "compact");
-        let made = self
-            .admin
-            .create_topics([&topic], &AdminOptions::new().operation_timeout(Some(WAIT)))
+        let compact = [("cleanup.policy", "compact")];
+        crate::own_topics::make(&self.admin_config, DEFINITIONS_TOPIC, &compact, WAIT)
             .await
-            .map_err(|e| unavailable(&self.cluster, "make its processors' topic", e))?;
-        for result in made {
-            match result {
-                Ok(_) => {}
-                Err((_, rdkafka::types::RDKafkaErrorCode::TopicAlreadyExists)) => {}
-                Err((_, code)) => {
-                    return Err(unavailable(&self.cluster, "make its processors' topic", code))
-                }
-            }
-        }
-        Ok(())
+            .map_err(|e| unavailable(&self.cluster, "make its processors' topic", e))
     }
 }
 

@@ -1,0 +1,61 @@
+//! The topics only klens writes, beside the audit's: the processors' definitions, the leases,
+//! the copy jobs. Each has one partition and is compacted (one record per key, a tombstone once
+//! the key is gone); klens makes it when it is missing and reads it whole.
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
+use rdkafka::client::{Client, ClientContext, DefaultClientContext};
+use rdkafka::ClientConfig;
+
+use crate::records::scan::{read_spans, Span};
+
+/// Creates `topic` with one partition, the cluster's replication and `configs`, unless it
+/// exists.
+pub async fn make(
+    admin: &ClientConfig, topic: &str, configs: &[(&str, &str)], wait: Duration,
+) -> Result<(), String> {
+    let admin: AdminClient<DefaultClientContext> = admin.create().map_err(|e| e.to_string())?;
+    let mut new = NewTopic::new(topic, 1, TopicReplication::Fixed(-1));
+    for (key, value) in configs {
+        new = new.set(key, value);
+    }
+    let made = admin
+        .create_topics([&new], &AdminOptions::new().operation_timeout(Some(wait)))
+        .await
+        .map_err(|e| e.to_string())?;
+    for result in made {
+        match result {
+            Ok(_) | Err((_, rdkafka::types::RDKafkaErrorCode::TopicAlreadyExists)) => {}
+            Err((_, code)) => return Err(format!("{topic}: {code}")),
+        }
+    }
+    Ok(())
+}
+
+/// Each key's last value in `topic` (a tombstone removes the key), read to the end as `reader`
+/// sees it (read committed, where it says so); empty when the topic does not exist yet. Blocks.
+pub fn latest<C: ClientContext>(
+    client: &Client<C>, reader: &ClientConfig, topic: &str, wait: Duration,
+) -> Result<BTreeMap<String, Vec<u8>>, String> {
+    let metadata = client.fetch_metadata(Some(topic), wait).map_err(|e| e.to_string())?;
+    if metadata.topics().first().is_none_or(|t| t.error().is_some()) {
+        return Ok(BTreeMap::new());
+    }
+    let (low, high) = client.fetch_watermarks(topic, 0, wait).map_err(|e| e.to_string())?;
+    let mut latest = BTreeMap::new();
+    let spans = [Span { partition: 0, start: low, end: high }];
+    let whole = read_spans(reader, topic, &spans, Instant::now() + wait, |record| {
+        let Some(key) = record.key.and_then(|k| String::from_utf8(k).ok()) else { return };
+        match record.value {
+            Some(value) => latest.insert(key, value),
+            None => latest.remove(&key),
+        };
+    })
+    .map_err(|e| e.to_string())?;
+    if !whole {
+        return Err(format!("{topic} was not read to its end in time"));
+    }
+    Ok(latest)
+}
