@@ -303,7 +303,8 @@ def check_copy_through_a_restart(replicas):
     again = Browser()
     again.sign_in("alice")
     ended = None
-    for _ in range(90):
+    # Ended by a replica's sweep once its record has not moved for 45 s (server::jobs).
+    for _ in range(160):
         status, listed = again.get("/api/copy_jobs?cluster=local")
         found = [j for j in (listed or {}).get("jobs", []) if j["id"] == job]
         if status == 200 and found and found[0]["state"] != "running":

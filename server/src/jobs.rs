@@ -30,8 +30,10 @@ pub use crate::config::JOBS_TOPIC;
 /// How often a running job's record is written, and its stop requests read.
 pub const BEAT: Duration = Duration::from_secs(2);
 
-/// A running job whose record is older than this (ms) lost its replica.
-pub const LOST_AFTER: i64 = 15_000;
+/// A running job whose record is older than this (ms) lost its replica: well past the longest a
+/// beat can take on a slow cluster (its write and its read, each bounded by [`STEP`]), and past
+/// a few seconds' difference between the replicas' clocks.
+pub const LOST_AFTER: i64 = 45_000;
 
 /// How long a read or write of the topic may take.
 const STEP: Duration = Duration::from_secs(10);
@@ -71,6 +73,8 @@ pub struct JobStore {
     reader: ClientConfig,
     admin: ClientConfig,
     last: Mutex<Option<(Instant, Held)>>,
+    /// The topic was made (or found made) once: not asked for again.
+    made: std::sync::atomic::AtomicBool,
 }
 
 impl JobStore {
@@ -84,13 +88,17 @@ impl JobStore {
             .set("message.timeout.ms", STEP.as_millis().to_string());
         let mut reader = crate::kafka::reader_config(cluster);
         reader.set("fetch.wait.max.ms", "10");
+        // Asking about the topic must not make it with the broker's defaults.
+        let mut admin = crate::kafka::client_config(cluster);
+        admin.set("allow.auto.create.topics", "false");
         JobStore {
             cluster: cluster.name.clone(),
             writer,
             producer: OnceLock::new(),
             reader,
-            admin: crate::kafka::client_config(cluster),
+            admin,
             last: Mutex::new(None),
+            made: std::sync::atomic::AtomicBool::new(false),
         }
     }
 
@@ -139,21 +147,29 @@ impl JobStore {
         Ok(held)
     }
 
-    /// Job `id`'s record as the topic holds it now (not as read a moment ago).
+    /// Job `id`'s record as the topic holds it now (read for this, never from what was read a
+    /// moment ago).
     pub async fn fresh(&self, id: &str) -> Result<Option<Kept>, String> {
-        if let Ok(mut last) = self.last.lock() {
-            *last = None;
-        }
-        Ok(self.held().await?.jobs.get(id).cloned())
+        let (reader, admin) = (self.reader.clone(), self.admin.clone());
+        let held = tokio::task::spawn_blocking(move || read_all(&admin, &reader))
+            .await
+            .map_err(|e| e.to_string())??;
+        Ok(held.jobs.get(id).cloned())
     }
 
     /// Creates the compacted topic when it does not exist, whose records go a week after they
     /// were last written (a running job's is written every beat).
     async fn make_topic(&self) -> Result<(), String> {
+        use std::sync::atomic::Ordering;
+        if self.made.load(Ordering::Relaxed) {
+            return Ok(());
+        }
         let configs = [("cleanup.policy", "compact,delete"), ("retention.ms", "604800000")];
         own_topics::make(&self.admin, JOBS_TOPIC, &configs, STEP)
             .await
-            .map_err(|e| format!("cluster \"{}\": {e}", self.cluster))
+            .map_err(|e| format!("cluster \"{}\": {e}", self.cluster))?;
+        self.made.store(true, Ordering::Relaxed);
+        Ok(())
     }
 }
 
@@ -161,7 +177,7 @@ impl JobStore {
 fn read_all(admin: &ClientConfig, reader: &ClientConfig) -> Result<Held, String> {
     let client: rdkafka::producer::BaseProducer = admin.create().map_err(|e| e.to_string())?;
     let mut held = Held::default();
-    for (key, value) in own_topics::latest(client.client(), reader, JOBS_TOPIC, STEP)? {
+    for (key, value) in own_topics::latest(client.client(), reader, JOBS_TOPIC, true, STEP)? {
         if let Some(id) = key.strip_prefix("stop:") {
             held.stops.insert(id.to_string());
         } else if let Ok(kept) = serde_json::from_slice::<Kept>(&value) {

@@ -13,6 +13,8 @@
 //! stood when it was written.
 
 use std::future::Future;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
@@ -29,8 +31,9 @@ pub use crate::config::LEASES_TOPIC;
 /// The transactional id every replica writes [`LEASES_TOPIC`] with (see the module's words).
 pub const TRANSACTIONAL_ID: &str = "klens-leases";
 
-/// How long a lease holds when its holder never gives it back (it stopped in the middle).
-const TTL: Duration = Duration::from_secs(300);
+/// How long a lease holds when its holder never gives it back (it stopped in the middle): longer
+/// than any change under a lease takes (a savepoint waits at most a minute).
+const TTL: Duration = Duration::from_secs(600);
 
 /// How long a change waits for another replica's lease on the same thing before it is refused.
 const WAIT_FOR: Duration = Duration::from_secs(30);
@@ -44,6 +47,8 @@ pub struct Leases {
     writer: ClientConfig,
     reader: ClientConfig,
     admin: ClientConfig,
+    /// A plain client's settings, for a first look that fences no one.
+    probe: ClientConfig,
 }
 
 /// What the topic holds for a key while it is held.
@@ -63,10 +68,14 @@ struct Taken<'a> {
     key: String,
     token: String,
     given_back: bool,
+    /// Set when the change is dropped: an attempt to take the lease that commits after that
+    /// gives it back at once (`try_take`).
+    abandoned: Arc<AtomicBool>,
 }
 
 impl Drop for Taken<'_> {
     fn drop(&mut self) {
+        self.abandoned.store(true, Ordering::SeqCst);
         if self.given_back {
             return;
         }
@@ -98,11 +107,14 @@ impl Leases {
         let mut reader = crate::kafka::reader_config(cluster);
         // The topic is read to its end at once: a fetch that finds nothing more answers now.
         reader.set("isolation.level", "read_committed").set("fetch.wait.max.ms", "10");
+        let mut probe = crate::kafka::client_config(cluster);
+        probe.set("allow.auto.create.topics", "false");
         Leases {
             cluster: cluster.name.clone(),
             writer,
             reader,
             admin: crate::kafka::client_config(cluster),
+            probe,
         }
     }
 
@@ -128,31 +140,42 @@ impl Leases {
 
     async fn take(&self, key: &str, what: &str) -> Result<Taken<'_>, ApiError> {
         self.make_topic().await?;
-        let token = format!("{:032x}", rand::random::<u128>());
+        // Made before the first attempt: a change dropped while an attempt runs gives back
+        // what that attempt takes, whether the attempt commits before the drop or after it.
+        let mut taken = Taken {
+            leases: self,
+            key: key.to_string(),
+            token: format!("{:032x}", rand::random::<u128>()),
+            given_back: false,
+            abandoned: Arc::new(AtomicBool::new(false)),
+        };
         let holder = holder();
         let deadline = Instant::now() + WAIT_FOR;
         let mut last_holder = None;
         loop {
-            let (writer, reader) = (self.writer.clone(), self.reader.clone());
-            let (k, t, h) = (key.to_string(), token.clone(), holder.clone());
-            let tried = tokio::task::spawn_blocking(move || try_take(&writer, &reader, &k, &t, &h))
-                .await
-                .map_err(|e| e.to_string())
-                .and_then(|r| r);
-            match tried {
-                Ok(None) => {
-                    return Ok(Taken {
-                        leases: self,
-                        key: key.to_string(),
-                        token,
-                        given_back: false,
-                    })
+            let (writer, reader, probe) =
+                (self.writer.clone(), self.reader.clone(), self.probe.clone());
+            let (k, t, h) = (key.to_string(), taken.token.clone(), holder.clone());
+            let abandoned = Arc::clone(&taken.abandoned);
+            let tried = tokio::task::spawn_blocking(move || {
+                let tried = try_take(&writer, &reader, &probe, &k, &t, &h);
+                if matches!(tried, Ok(None)) && abandoned.load(Ordering::SeqCst) {
+                    let _ = give_back(&writer, &reader, &k, &t);
                 }
+                tried
+            })
+            .await
+            .map_err(|e| e.to_string())
+            .and_then(|r| r);
+            match tried {
+                Ok(None) => return Ok(taken),
                 Ok(Some(other)) => last_holder = Some(other),
                 // Fenced by another replica taking a lease at the same moment: tried again.
                 Err(e) => tracing::debug!(cluster = %self.cluster, error = %e, "lease attempt"),
             }
             if Instant::now() >= deadline {
+                // No attempt is under way and none took it: nothing to give back.
+                taken.given_back = true;
                 return Err(match last_holder {
                     Some(other) => ApiError::new(
                         ErrorCode::Admin,
@@ -205,10 +228,19 @@ fn holder() -> String {
 }
 
 /// Takes the lease on `key` unless another holds it: `Ok(None)` taken, `Ok(Some(holder))` held
-/// by another, `Err` when Kafka failed or another replica fenced this attempt. Blocks.
+/// by another, `Err` when Kafka failed or another replica fenced this attempt. A first look
+/// with a plain client sees a lease held by another without fencing anyone (its holder may be
+/// giving it back); only a lease that looks free is then taken. Blocks.
 fn try_take(
-    writer: &ClientConfig, reader: &ClientConfig, key: &str, token: &str, holder: &str,
+    writer: &ClientConfig, reader: &ClientConfig, probe: &ClientConfig, key: &str, token: &str,
+    holder: &str,
 ) -> Result<Option<String>, String> {
+    let looking: BaseProducer = probe.create().map_err(|e| e.to_string())?;
+    if let Some(other) = read(&looking, reader, key)? {
+        if other.until > now_ms() && other.token != token {
+            return Ok(Some(other.holder));
+        }
+    }
     swap(writer, reader, key, |now, held| match held {
         Some(other) if other.until > now && other.token != token => Err(other.holder.clone()),
         _ => Ok(Some(Held {
@@ -271,7 +303,7 @@ fn swap(
 
 /// `key`'s record in the topic, as committed.
 fn read(producer: &BaseProducer, reader: &ClientConfig, key: &str) -> Result<Option<Held>, String> {
-    let latest = own_topics::latest(producer.client(), reader, LEASES_TOPIC, STEP)?;
+    let latest = own_topics::latest(producer.client(), reader, LEASES_TOPIC, false, STEP)?;
     Ok(latest.get(key).and_then(|v| serde_json::from_slice::<Held>(v).ok()))
 }
 

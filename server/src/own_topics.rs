@@ -35,13 +35,31 @@ pub async fn make(
 }
 
 /// Each key's last value in `topic` (a tombstone removes the key), read to the end as `reader`
-/// sees it (read committed, where it says so); empty when the topic does not exist yet. Blocks.
+/// sees it (read committed, where it says so). A topic that does not exist yet holds nothing
+/// when `may_be_missing`, else it is an error (as is any other answer about it). A topic of
+/// more than one partition is not klens's: refused, since its keys would be spread. `client`
+/// must not create topics it asks about (`allow.auto.create.topics=false`). Blocks.
 pub fn latest<C: ClientContext>(
-    client: &Client<C>, reader: &ClientConfig, topic: &str, wait: Duration,
+    client: &Client<C>, reader: &ClientConfig, topic: &str, may_be_missing: bool, wait: Duration,
 ) -> Result<BTreeMap<String, Vec<u8>>, String> {
     let metadata = client.fetch_metadata(Some(topic), wait).map_err(|e| e.to_string())?;
-    if metadata.topics().first().is_none_or(|t| t.error().is_some()) {
-        return Ok(BTreeMap::new());
+    let Some(found) = metadata.topics().first() else {
+        return Err(format!("{topic}: no metadata"));
+    };
+    match found.error() {
+        Some(rdkafka::types::RDKafkaRespErr::RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART)
+            if may_be_missing =>
+        {
+            return Ok(BTreeMap::new())
+        }
+        Some(error) => return Err(format!("{topic}: {error:?}")),
+        None => {}
+    }
+    if found.partitions().len() != 1 {
+        return Err(format!(
+            "{topic} has {} partitions; klens keeps it in one: delete it and let klens make it",
+            found.partitions().len()
+        ));
     }
     let (low, high) = client.fetch_watermarks(topic, 0, wait).map_err(|e| e.to_string())?;
     let mut latest = BTreeMap::new();

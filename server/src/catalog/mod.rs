@@ -198,12 +198,12 @@ impl ClusterState {
             // A group shown (one a `groups` pattern names may also read hidden topics) keeps
             // its offsets and assignments on the topics seen only: a hidden topic is named
             // nowhere.
-            let internal = |name: &str| {
-                self.metadata
-                    .as_ref()
-                    .and_then(|m| m.topics.iter().find(|t| t.name == name))
-                    .is_some_and(|t| t.internal)
-            };
+            let internals: std::collections::HashSet<&str> = self
+                .metadata
+                .iter()
+                .flat_map(|m| m.topics.iter().filter(|t| t.internal).map(|t| t.name.as_str()))
+                .collect();
+            let internal = |name: &str| internals.contains(name);
             let sees_topic = |name: &str| {
                 seen.sees(&Resource::Topic { name: name.to_string(), internal: internal(name) })
             };

@@ -721,7 +721,11 @@ async fn run(
     }
     service.copies.add(Arc::clone(&job));
     let _ = started.send(Ok(job.view()));
-    let beat = kept.clone().map(|kept| tokio::spawn(beat(kept, Arc::clone(&job))));
+    let elsewhere = Arc::new(AtomicBool::new(false));
+    // Stopped with the job, however `copy` ends (a panic included).
+    let _beat = kept.clone().map(|kept| {
+        AbortOnDrop(tokio::spawn(beat(kept, Arc::clone(&job), Arc::clone(&elsewhere))))
+    });
     let outcome = copy(&service, selection, &job).await;
     drop(permit);
     let state = match outcome {
@@ -733,15 +737,29 @@ async fn run(
         Ok(()) => CopyState::Done,
     };
     *job.end.lock().unwrap_or_else(PoisonError::into_inner) = Some((state, now_ms()));
-    if let Some(kept) = &kept {
-        if let Some(beat) = beat {
-            beat.abort();
-        }
-        if let Err(error) = kept.write(&job).await {
-            tracing::error!(job = %job.id, %error, "a copy job's last record");
+    drop(_beat);
+    // Its last record, unless another replica already ended it (took it for lost).
+    if let Some(kept) = kept.filter(|_| !elsewhere.load(Ordering::SeqCst)) {
+        for tries in 1..=3 {
+            match kept.write(&job).await {
+                Ok(()) => break,
+                Err(error) if tries == 3 => {
+                    tracing::error!(job = %job.id, %error, "a copy job's last record")
+                }
+                Err(_) => tokio::time::sleep(Duration::from_millis(500)).await,
+            }
         }
     }
     Ok(job.view())
+}
+
+/// A task that ends when this is dropped.
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
 }
 
 /// Where a job's record is kept, and what it says besides the job's own view.
@@ -794,20 +812,34 @@ impl Kept {
     }
 }
 
-/// While a job runs: its record written every beat, and a stop asked on another replica read.
-async fn beat(kept: Kept, job: Arc<Job>) {
+/// While a job runs: a stop asked on another replica read, and its record written every beat.
+/// A job another replica ended (it took this one for lost) stops here too, and writes nothing
+/// more over that end (`elsewhere`).
+async fn beat(kept: Kept, job: Arc<Job>, elsewhere: Arc<AtomicBool>) {
     loop {
         tokio::time::sleep(crate::jobs::BEAT).await;
         if job.ended().is_some() {
             return;
         }
+        match kept.entry.copy_jobs.held().await {
+            Ok(held) => {
+                if held.stops.contains(&job.id) {
+                    job.cancel.store(true, Ordering::SeqCst);
+                }
+                let ended_there = held.jobs.get(&job.id).is_some_and(|k| {
+                    k.job.state != CopyState::Running || k.holder != crate::jobs::replica()
+                });
+                if ended_there {
+                    tracing::warn!(job = %job.id, "a copy job was ended by another replica");
+                    elsewhere.store(true, Ordering::SeqCst);
+                    job.cancel.store(true, Ordering::SeqCst);
+                    return;
+                }
+            }
+            Err(error) => tracing::warn!(job = %job.id, %error, "a copy job's stop requests"),
+        }
         if let Err(error) = kept.beat_write(&job).await {
             tracing::warn!(job = %job.id, %error, "a copy job's record");
-        }
-        match kept.entry.copy_jobs.held().await {
-            Ok(held) if held.stops.contains(&job.id) => job.cancel.store(true, Ordering::SeqCst),
-            Ok(_) => {}
-            Err(error) => tracing::warn!(job = %job.id, %error, "a copy job's stop requests"),
         }
     }
 }

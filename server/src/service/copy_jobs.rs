@@ -75,11 +75,13 @@ pub async fn sweep(service: &Service) -> Vec<String> {
                 kept.job.error.get_or_insert(reason.clone());
                 kept.beat = now_ms();
                 kept.holder = replica().to_string();
+                // The record first: a sweep that fails after it leaves the job ended, and the
+                // audit is not told twice.
+                entry.copy_jobs.put(&kept).await.map_err(unavailable)?;
                 if let Some(attempt) = &kept.attempt {
                     let outcome = outcome_of(attempt, &kept.job, &reason);
                     service.audit().record(&outcome).await?;
                 }
-                entry.copy_jobs.put(&kept).await.map_err(unavailable)?;
                 Ok::<_, ApiError>(true)
             };
             match entry.leases.hold(&format!("copy/{id}"), &format!("copy job \"{id}\""), end).await

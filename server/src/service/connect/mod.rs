@@ -532,6 +532,11 @@ async fn configure(
                             ))
                         },
                     )?;
+                // Decided again on the connector as Connect holds it: another replica may have
+                // moved it to topics this caller may not manage.
+                let as_now = Connector { config: live.clone(), ..found.clone() };
+                let now = Action::new(Privilege::ManageConnectors, as_now.resource(&connect));
+                service.decide(caller, &cluster, now)?;
                 config = secrets::restore(config, &live, &password_keys)
                     .map_err(|n| effects::refused(&n.key, &n.reason))?;
             }
