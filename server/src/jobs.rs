@@ -22,6 +22,7 @@ use rdkafka::producer::{FutureProducer, FutureRecord, Producer};
 use rdkafka::ClientConfig;
 use serde::{Deserialize, Serialize};
 
+use crate::auth::oidc::now_ms;
 use crate::config::ClusterConfig;
 use crate::own_topics;
 
@@ -209,11 +210,4 @@ pub fn kept_now(job: CopyJob, owner: &str, on: (&str, &str), attempt: Option<&Au
         beat: now_ms(),
         attempt: attempt.cloned(),
     }
-}
-
-/// Ms since the epoch.
-fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
 }

@@ -23,6 +23,7 @@ use serde::{Deserialize, Serialize};
 
 use app::{ApiError, ErrorCode};
 
+use crate::auth::oidc::now_ms;
 use crate::config::ClusterConfig;
 use crate::own_topics;
 
@@ -149,7 +150,7 @@ impl Leases {
             given_back: false,
             abandoned: Arc::new(AtomicBool::new(false)),
         };
-        let holder = holder();
+        let holder = crate::jobs::replica().to_string();
         let deadline = Instant::now() + WAIT_FOR;
         let mut last_holder = None;
         loop {
@@ -217,14 +218,6 @@ impl Leases {
                 )
             })
     }
-}
-
-/// This process, as a lease names its holder.
-fn holder() -> String {
-    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
-        .map(|h| h.trim().to_string())
-        .unwrap_or_default();
-    format!("{host} pid {}", std::process::id())
 }
 
 /// Takes the lease on `key` unless another holds it: `Ok(None)` taken, `Ok(Some(holder))` held
@@ -305,11 +298,4 @@ fn swap(
 fn read(producer: &BaseProducer, reader: &ClientConfig, key: &str) -> Result<Option<Held>, String> {
     let latest = own_topics::latest(producer.client(), reader, LEASES_TOPIC, false, STEP)?;
     Ok(latest.get(key).and_then(|v| serde_json::from_slice::<Held>(v).ok()))
-}
-
-/// Ms since the epoch.
-fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
 }

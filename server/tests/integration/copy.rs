@@ -529,7 +529,7 @@ async fn a_job_whose_replica_stopped_is_ended_once_with_its_outcome_audited() {
     );
     let id = format!("copy-{:016x}", rand::random::<u64>());
     let attempt_id = format!("{:032x}", rand::random::<u128>());
-    let stale = chrono_ms() - 60_000;
+    let stale = server::auth::oidc::now_ms() - 60_000;
     let record = json!({
         "job": {"id": id, "cluster": "local", "topic": "it-src", "target": "local/it-dst",
                 "state": "running", "started": stale - 5_000, "total": 100, "scanned": 40,
@@ -570,7 +570,7 @@ async fn a_job_whose_replica_stopped_is_ended_once_with_its_outcome_audited() {
     let again = server::service::copy_jobs::sweep(&other).await;
     assert!(!again.contains(&id), "ended once: {again:?}");
     // Its record, as a consumer of its own reads it: failed, with its counts and the reason.
-    let kept = last_record_of(server::jobs::JOBS_TOPIC, &id);
+    let kept = last_json_of(server::jobs::JOBS_TOPIC, &id);
     assert_eq!(kept["job"]["state"], "failed", "{kept}");
     assert_eq!(kept["job"]["copied"], 30, "{kept}");
     assert!(kept["job"]["error"].as_str().is_some_and(|e| e.contains("gone-host")), "{kept}");
@@ -587,38 +587,4 @@ async fn a_job_whose_replica_stopped_is_ended_once_with_its_outcome_audited() {
     );
     assert_eq!(outcome["summary"]["copied"], 30, "{outcome}");
     let _ = std::fs::remove_dir_all(&dir);
-}
-
-fn chrono_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as i64)
-}
-
-/// The last record of `key` in `topic`, as a consumer of its own reads it.
-fn last_record_of(topic: &str, key: &str) -> Value {
-    use rdkafka::consumer::{BaseConsumer, Consumer};
-    use rdkafka::Message;
-    let consumer: BaseConsumer = ClientConfig::new()
-        .set("bootstrap.servers", OPEN_PORT)
-        .set("group.id", unique("it-jobs-reader"))
-        .set("auto.offset.reset", "earliest")
-        .set("enable.auto.commit", "false")
-        .create()
-        .expect("consumer");
-    consumer.subscribe(&[topic]).expect("subscribe");
-    let until = std::time::Instant::now() + Duration::from_secs(10);
-    let mut found = Value::Null;
-    while std::time::Instant::now() < until {
-        match consumer.poll(Duration::from_millis(300)) {
-            Some(Ok(m)) if m.key() == Some(key.as_bytes()) => {
-                found =
-                    m.payload().and_then(|p| serde_json::from_slice(p).ok()).unwrap_or_default();
-            }
-            Some(_) => {}
-            None if !found.is_null() => break,
-            None => {}
-        }
-    }
-    found
 }

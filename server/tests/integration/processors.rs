@@ -52,27 +52,7 @@ fn produce_orders_with(topic: &str, ids: std::ops::Range<i64>, extra: Option<Val
 /// The newest definition of processor `name` in the definitions topic, as a consumer of its
 /// own reads it.
 fn definition(name: &str) -> Value {
-    let consumer: BaseConsumer = ClientConfig::new()
-        .set("bootstrap.servers", OPEN_PORT)
-        .set("group.id", unique("it-proc-definitions"))
-        .set("auto.offset.reset", "earliest")
-        .set("enable.auto.commit", "false")
-        .create()
-        .expect("consumer");
-    consumer.subscribe(&[server::processor::DEFINITIONS_TOPIC]).expect("subscribe");
-    let until = std::time::Instant::now() + Duration::from_secs(10);
-    let mut found = Value::Null;
-    while std::time::Instant::now() < until {
-        if let Some(Ok(m)) = consumer.poll(Duration::from_millis(200)) {
-            if m.key() == Some(name.as_bytes()) {
-                found =
-                    m.payload().and_then(|p| serde_json::from_slice(p).ok()).unwrap_or_default();
-            }
-        } else if !found.is_null() {
-            break;
-        }
-    }
-    found
+    last_json_of(server::processor::DEFINITIONS_TOPIC, name)
 }
 
 /// Every value of `topic` a consumer of its own reads, as JSON, until `count` or `wait`.

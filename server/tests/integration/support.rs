@@ -575,3 +575,31 @@ pub(crate) async fn define_processor(definition: serde_json::Value) {
         .await
         .expect("defined");
 }
+
+/// The newest value of `key` in `topic` as JSON (null when absent or a tombstone), as a
+/// consumer of its own reads it within ten seconds.
+pub(crate) fn last_json_of(topic: &str, key: &str) -> serde_json::Value {
+    use rdkafka::consumer::{BaseConsumer, Consumer};
+    use rdkafka::Message;
+    let consumer: BaseConsumer = ClientConfig::new()
+        .set("bootstrap.servers", OPEN_PORT)
+        .set("group.id", unique("it-last-value"))
+        .set("auto.offset.reset", "earliest")
+        .set("enable.auto.commit", "false")
+        .create()
+        .expect("consumer");
+    consumer.subscribe(&[topic]).expect("subscribe");
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let mut found = serde_json::Value::Null;
+    while std::time::Instant::now() < until {
+        if let Some(Ok(m)) = consumer.poll(std::time::Duration::from_millis(200)) {
+            if m.key() == Some(key.as_bytes()) {
+                found =
+                    m.payload().and_then(|p| serde_json::from_slice(p).ok()).unwrap_or_default();
+            }
+        } else if !found.is_null() {
+            break;
+        }
+    }
+    found
+}
