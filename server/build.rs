@@ -31,9 +31,9 @@ fn embed(site: &Path) -> String {
     });
     let stem = stem.trim();
     let pkg = site.join("pkg");
-    // The pages name these three files in the folder: a site without them is not one to ship.
+    // The pages name these three files by the stem: a site without them is not one to ship.
     for kind in ["js", "wasm", "css"] {
-        let file = pkg.join(stem).join(format!("klens.{kind}"));
+        let file = pkg.join(format!("{stem}.{kind}"));
         if !file.is_file() {
             panic!(
                 "KLENS_EMBED_SITE: {} names {stem}, but {} is missing",

@@ -9,7 +9,6 @@ pub mod api;
 pub mod components;
 pub mod error;
 pub mod format;
-pub mod lazy;
 pub mod names;
 pub mod pages;
 mod privilege;
@@ -21,12 +20,31 @@ pub use privilege::{Privilege, ResourceKind, UnknownPrivilege, MCP_WRITE_PRIVILE
 use leptos::prelude::*;
 use leptos_meta::{provide_meta_context, Link, Meta, MetaTags, Title};
 use leptos_router::components::{Route, Router, Routes};
-use leptos_router::{path, Lazy, SsrMode};
+use leptos_router::{path, SsrMode};
 
 use components::layout::Layout;
-use lazy::routes;
 use pages::{
-    account::AccountPage, cluster::ClusterPage, clusters::ClustersPage, not_found::NotFoundPage,
+    account::AccountPage,
+    acls::AclsPage,
+    audit::AuditPage,
+    brokers::{BrokerConfigPage, BrokerDefaultsPage, BrokerPage, BrokersPage},
+    cluster::ClusterPage,
+    clusters::ClustersPage,
+    connectors::{ConnectorPage, ConnectorsPage},
+    data::{RecordPage, TopicDataPage},
+    flow::FlowPage,
+    group::GroupPage,
+    groups::GroupsPage,
+    not_found::NotFoundPage,
+    processors::{ProcessorPage, ProcessorsPage},
+    quotas::QuotasPage,
+    replications::{ReplicationPage, ReplicationsPage},
+    schemas::SchemasPage,
+    subject::SubjectPage,
+    topic::{TopicConsumersPage, TopicPage},
+    topic_config::TopicConfigPage,
+    topics::TopicsPage,
+    users::UsersPage,
 };
 
 /// The HTML document around the app, rendered on the server.
@@ -93,32 +111,32 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/") view=ClustersPage ssr=SsrMode::Async />
                     <Route path=path!("/account") view=AccountPage ssr=SsrMode::Async />
                     <Route path=path!("/c/:cluster") view=ClusterPage ssr=SsrMode::Async />
-                    <Route path=path!("/c/:cluster/topics") view={Lazy::<routes::Topics>::new()} ssr=SsrMode::Async />
-                    <Route path=path!("/c/:cluster/topics/:topic") view={Lazy::<routes::Topic>::new()} ssr=SsrMode::Async />
-                    <Route path=path!("/c/:cluster/topics/:topic/data") view={Lazy::<routes::TopicData>::new()} ssr=SsrMode::Async />
-                    <Route path=path!("/c/:cluster/topics/:topic/configuration") view={Lazy::<routes::TopicConfig>::new()} ssr=SsrMode::Async />
-                    <Route path=path!("/c/:cluster/topics/:topic/consumers") view={Lazy::<routes::TopicConsumers>::new()} ssr=SsrMode::Async />
-                    <Route path=path!("/c/:cluster/topics/:topic/records/:partition/:offset") view={Lazy::<routes::Record>::new()} ssr=SsrMode::Async />
-                    <Route path=path!("/c/:cluster/groups") view={Lazy::<routes::Groups>::new()} ssr=SsrMode::Async />
-                    <Route path=path!("/c/:cluster/groups/:group") view={Lazy::<routes::Group>::new()} ssr=SsrMode::Async />
-                    <Route path=path!("/c/:cluster/brokers") view={Lazy::<routes::Brokers>::new()} ssr=SsrMode::Async />
-                    <Route path=path!("/c/:cluster/brokers/defaults") view={Lazy::<routes::BrokerDefaults>::new()} ssr=SsrMode::Async />
-                    <Route path=path!("/c/:cluster/brokers/:id") view={Lazy::<routes::Broker>::new()} ssr=SsrMode::Async />
-                    <Route path=path!("/c/:cluster/brokers/:id/configuration") view={Lazy::<routes::BrokerConfig>::new()} ssr=SsrMode::Async />
-                    <Route path=path!("/c/:cluster/schemas") view={Lazy::<routes::Schemas>::new()} ssr=SsrMode::Async />
-                    <Route path=path!("/c/:cluster/schemas/:subject") view={Lazy::<routes::Subject>::new()} ssr=SsrMode::Async />
-                    <Route path=path!("/c/:cluster/acls") view={Lazy::<routes::Acls>::new()} ssr=SsrMode::Async />
-                    <Route path=path!("/c/:cluster/users") view={Lazy::<routes::Users>::new()} ssr=SsrMode::Async />
-                    <Route path=path!("/c/:cluster/quotas") view={Lazy::<routes::Quotas>::new()} ssr=SsrMode::Async />
-                    <Route path=path!("/c/:cluster/audit") view={Lazy::<routes::Audit>::new()} ssr=SsrMode::Async />
-                    <Route path=path!("/c/:cluster/connectors") view={Lazy::<routes::Connectors>::new()} ssr=SsrMode::Async />
-                    <Route path=path!("/c/:cluster/connectors/:connect") view={Lazy::<routes::Connectors>::new()} ssr=SsrMode::Async />
-                    <Route path=path!("/c/:cluster/connectors/:connect/:name") view={Lazy::<routes::Connector>::new()} ssr=SsrMode::Async />
-                    <Route path=path!("/c/:cluster/replications") view={Lazy::<routes::Replications>::new()} ssr=SsrMode::Async />
-                    <Route path=path!("/c/:cluster/replications/:name") view={Lazy::<routes::Replication>::new()} ssr=SsrMode::Async />
-                    <Route path=path!("/c/:cluster/processors") view={Lazy::<routes::Processors>::new()} ssr=SsrMode::Async />
-                    <Route path=path!("/c/:cluster/processors/:name") view={Lazy::<routes::Processor>::new()} ssr=SsrMode::Async />
-                    <Route path=path!("/c/:cluster/flow") view={Lazy::<routes::Flow>::new()} ssr=SsrMode::Async />
+                    <Route path=path!("/c/:cluster/topics") view=TopicsPage ssr=SsrMode::Async />
+                    <Route path=path!("/c/:cluster/topics/:topic") view=TopicPage ssr=SsrMode::Async />
+                    <Route path=path!("/c/:cluster/topics/:topic/data") view=TopicDataPage ssr=SsrMode::Async />
+                    <Route path=path!("/c/:cluster/topics/:topic/configuration") view=TopicConfigPage ssr=SsrMode::Async />
+                    <Route path=path!("/c/:cluster/topics/:topic/consumers") view=TopicConsumersPage ssr=SsrMode::Async />
+                    <Route path=path!("/c/:cluster/topics/:topic/records/:partition/:offset") view=RecordPage ssr=SsrMode::Async />
+                    <Route path=path!("/c/:cluster/groups") view=GroupsPage ssr=SsrMode::Async />
+                    <Route path=path!("/c/:cluster/groups/:group") view=GroupPage ssr=SsrMode::Async />
+                    <Route path=path!("/c/:cluster/brokers") view=BrokersPage ssr=SsrMode::Async />
+                    <Route path=path!("/c/:cluster/brokers/defaults") view=BrokerDefaultsPage ssr=SsrMode::Async />
+                    <Route path=path!("/c/:cluster/brokers/:id") view=BrokerPage ssr=SsrMode::Async />
+                    <Route path=path!("/c/:cluster/brokers/:id/configuration") view=BrokerConfigPage ssr=SsrMode::Async />
+                    <Route path=path!("/c/:cluster/schemas") view=SchemasPage ssr=SsrMode::Async />
+                    <Route path=path!("/c/:cluster/schemas/:subject") view=SubjectPage ssr=SsrMode::Async />
+                    <Route path=path!("/c/:cluster/acls") view=AclsPage ssr=SsrMode::Async />
+                    <Route path=path!("/c/:cluster/users") view=UsersPage ssr=SsrMode::Async />
+                    <Route path=path!("/c/:cluster/quotas") view=QuotasPage ssr=SsrMode::Async />
+                    <Route path=path!("/c/:cluster/audit") view=AuditPage ssr=SsrMode::Async />
+                    <Route path=path!("/c/:cluster/connectors") view=ConnectorsPage ssr=SsrMode::Async />
+                    <Route path=path!("/c/:cluster/connectors/:connect") view=ConnectorsPage ssr=SsrMode::Async />
+                    <Route path=path!("/c/:cluster/connectors/:connect/:name") view=ConnectorPage ssr=SsrMode::Async />
+                    <Route path=path!("/c/:cluster/replications") view=ReplicationsPage ssr=SsrMode::Async />
+                    <Route path=path!("/c/:cluster/replications/:name") view=ReplicationPage ssr=SsrMode::Async />
+                    <Route path=path!("/c/:cluster/processors") view=ProcessorsPage ssr=SsrMode::Async />
+                    <Route path=path!("/c/:cluster/processors/:name") view=ProcessorPage ssr=SsrMode::Async />
+                    <Route path=path!("/c/:cluster/flow") view=FlowPage ssr=SsrMode::Async />
                 </Routes>
             </Layout>
         </Router>

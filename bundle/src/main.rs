@@ -1,103 +1,72 @@
 //! `bundle`: turns the front end compiled for `wasm32-unknown-unknown` into the web assets klens
-//! serves under `/pkg`, in one folder named after their hash:
+//! serves under `/pkg`, in one folder:
 //!
-//! 1. the WASM cut into the shell and a piece per page loaded on demand and per sheet loaded
-//!    when opened, with the code two or three of them share in chunks of their own (what more
-//!    need stays in the shell: `vendor/wasm_split_cli_support`), and the JavaScript that loads
-//!    a piece (`wasm_split_cli_support`, the splitter of Leptos's lazy routes, as a library);
-//! 2. the JavaScript bindings of the shell (wasm-bindgen, as a library);
-//! 3. every WASM file made smaller by wasm-opt (binaryen, from `PATH` or `WASM_OPT`): the shell
-//!    with two size passes, each piece with one;
-//! 4. the stylesheet beside them;
-//! 5. the folder named after one hash of the whole set (`pkg/<hash>/`), so a browser may keep
-//!    every file in it for a year, while the names inside stay the ones the loaders ask for;
-//! 6. a brotli and a gzip copy of each file;
-//! 7. the budgets: with `--max-first-load`, a refusal of a site where some page's first load
-//!    (the shell, its scripts and stylesheet, and the pieces the page's split needs) is over
-//!    it with brotli; with `--max-piece`, of one whose piece is.
+//! 1. the JavaScript bindings and the final WASM (wasm-bindgen, as a library of this program);
+//! 2. the WASM made smaller by `wasm-opt -Oz -Oz` (binaryen, from `PATH` or `WASM_OPT`);
+//! 3. the stylesheet beside them;
+//! 4. every file named after one hash of the whole set, so a browser may keep them for a year;
+//! 5. a brotli and a gzip copy of each file;
+//! 6. with `--max-wasm-brotli`, a refusal of a WASM whose brotli copy is over that budget.
 //!
-//! The folder's `bundle.txt` holds the hash: the server reads it, or embeds the folder with
-//! it, to name the files in its pages. `sizes.tsv` holds every file's sizes and every first
-//! load; they are printed at the end.
+//! The folder's `bundle.txt` holds the names' stem (`klens.<hash>`): the server reads it, or
+//! embeds the folder with it, to name the files in its pages. Sizes are printed at the end.
 
-use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
 use sha2::{Digest, Sha256};
 
-const USAGE: &str =
-    "usage: bundle --wasm FILE --css FILE --out DIR [--max-first-load BYTES] [--max-piece BYTES]
+const USAGE: &str = "usage: bundle --wasm FILE --css FILE --out DIR [--max-wasm-brotli BYTES]
 
-  --wasm FILE              the front end as cargo built it for wasm32-unknown-unknown, linked
-                           with --emit-relocs
-  --css FILE               the stylesheet
-  --out DIR                where the site goes: DIR/pkg/<hash> holds the files, DIR/bundle.txt
-                           the hash, DIR/sizes.tsv their sizes
-  --max-first-load BYTES   refuse the site when a page's first load is larger with brotli
-  --max-piece BYTES        refuse the site when a piece of the WASM is larger with brotli
+  --wasm FILE               the front end as cargo built it for wasm32-unknown-unknown
+  --css FILE                the stylesheet
+  --out DIR                 where the site goes: DIR/pkg holds the files, DIR/bundle.txt their stem
+  --max-wasm-brotli BYTES   refuse the site when the WASM's brotli copy is larger than this
 
 Environment: WASM_OPT names the wasm-opt program (default: wasm-opt on PATH).";
 
-/// How wasm-opt is run on the shell: smallest code, the bulk-memory instructions Rust emits, no
-/// names. The size passes run twice: the second finds what the first one's inlining and merging
-/// opened up (about 4 KB less with brotli, for some 30 s more on two cores).
+/// How wasm-opt is run: smallest code, the bulk-memory instructions Rust emits, no names. The
+/// size passes run twice: the second finds what the first one's inlining and merging opened up
+/// (about 4 KB less with brotli, for some 30 s more on two cores).
 const WASM_OPT_ARGS: [&str; 4] = ["-Oz", "-Oz", "--enable-bulk-memory", "--strip-debug"];
 
-/// How wasm-opt is run on the pieces: one size pass. They are many (about two hundred) and
-/// small, and a second pass over each cost minutes for a few hundred bytes.
-const WASM_OPT_PIECE_ARGS: [&str; 3] = ["-Oz", "--enable-bulk-memory", "--strip-debug"];
-
-/// The name wasm-bindgen gives the shell's files; the WASM becomes `klens.wasm`.
+/// The stem wasm-bindgen gives the files before they are renamed after their hash.
 const STEM: &str = "klens";
-
-/// The script that loads a piece, as the shell's WASM imports it (relative to `klens.js`).
-const LOADER: &str = "__wasm_split.js";
 
 struct Args {
     wasm: PathBuf,
     css: PathBuf,
     out: PathBuf,
-    budgets: Budgets,
-}
-
-/// The most bytes with brotli, where there is a budget.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-struct Budgets {
-    first_load: Option<usize>,
-    piece: Option<usize>,
+    /// The most bytes the WASM's brotli copy may take, when there is a budget.
+    max_wasm_brotli: Option<usize>,
 }
 
 fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
-    let (mut wasm, mut css, mut out, mut first_load, mut piece) = (None, None, None, None, None);
+    let (mut wasm, mut css, mut out, mut budget) = (None, None, None, None);
     while let Some(arg) = args.next() {
         let slot = match arg.as_str() {
             "--wasm" => &mut wasm,
             "--css" => &mut css,
             "--out" => &mut out,
-            "--max-first-load" => &mut first_load,
-            "--max-piece" => &mut piece,
+            "--max-wasm-brotli" => &mut budget,
             "--help" | "-h" => return Err(USAGE.to_string()),
             other => return Err(format!("unknown argument `{other}`\n{USAGE}")),
         };
         *slot = Some(args.next().ok_or_else(|| format!("{arg} needs a value"))?);
     }
-    let bytes = |flag: &str, value: Option<String>| match value {
-        None => Ok(None),
-        Some(text) => text
-            .parse()
-            .map(Some)
-            .map_err(|_| format!("{flag} takes a number of bytes, not `{text}`")),
+    let max_wasm_brotli = match budget {
+        None => None,
+        Some(text) => Some(
+            text.parse()
+                .map_err(|_| format!("--max-wasm-brotli takes a number of bytes, not `{text}`"))?,
+        ),
     };
     Ok(Args {
         wasm: wasm.ok_or("--wasm is required")?.into(),
         css: css.ok_or("--css is required")?.into(),
         out: out.ok_or("--out is required")?.into(),
-        budgets: Budgets {
-            first_load: bytes("--max-first-load", first_load)?,
-            piece: bytes("--max-piece", piece)?,
-        },
+        max_wasm_brotli,
     })
 }
 
@@ -112,133 +81,6 @@ fn main() -> ExitCode {
     }
 }
 
-/// What a site weighs: each file's sizes (raw, gzip, brotli), and the first load of
-/// each page loaded on demand with brotli (`shell` for the pages in it).
-#[derive(Debug, Default, PartialEq, Eq)]
-struct Sizes {
-    files: Vec<(String, [usize; 3])>,
-    loads: Vec<(String, usize)>,
-}
-
-impl Sizes {
-    fn to_tsv(&self) -> String {
-        let mut text = String::new();
-        for (file, [raw, gzip, brotli]) in &self.files {
-            text.push_str(&format!("file\t{file}\t{raw}\t{gzip}\t{brotli}\n"));
-        }
-        for (section, brotli) in &self.loads {
-            text.push_str(&format!("load\t{section}\t{brotli}\n"));
-        }
-        text
-    }
-
-    fn from_tsv(text: &str) -> Option<Sizes> {
-        let mut sizes = Sizes::default();
-        for line in text.lines() {
-            let fields: Vec<&str> = line.split('\t').collect();
-            match fields[..] {
-                ["file", file, raw, gzip, brotli] => sizes.files.push((
-                    file.to_string(),
-                    [raw.parse().ok()?, gzip.parse().ok()?, brotli.parse().ok()?],
-                )),
-                ["load", section, brotli] => {
-                    sizes.loads.push((section.to_string(), brotli.parse().ok()?))
-                }
-                _ => return None,
-            }
-        }
-        Some(sizes)
-    }
-
-    /// Every piece and every first load against the budgets: a refusal names each one over,
-    /// and by how much.
-    fn within(&self, budgets: Budgets) -> Result<(), String> {
-        let mut over = Vec::new();
-        if let Some(most) = budgets.piece {
-            for (file, [_, _, brotli]) in &self.files {
-                if is_piece(file) && *brotli > most {
-                    over.push(format!(
-                        "the piece {file} is {brotli} bytes with brotli, {} over its budget of \
-                         {most} (--max-piece, PIECE_BUDGET in the Makefile)",
-                        brotli - most
-                    ));
-                }
-            }
-        }
-        if let Some(most) = budgets.first_load {
-            for (section, brotli) in &self.loads {
-                if *brotli > most {
-                    over.push(format!(
-                        "the first load of the {section} page is {brotli} bytes with brotli, \
-                         {} over its budget of {most} (--max-first-load, FIRST_LOAD_BUDGET in \
-                         the Makefile)",
-                        brotli - most
-                    ));
-                }
-            }
-        }
-        if over.is_empty() {
-            Ok(())
-        } else {
-            Err(format!(
-                "{}; dev/wasm-sizes on the module cargo built shows where the code goes",
-                over.join("; ")
-            ))
-        }
-    }
-
-    fn print(&self) {
-        println!("{:<40} {:>10} {:>10} {:>10}", "file", "raw", "gzip", "brotli");
-        for (file, [raw, gzip, brotli]) in &self.files {
-            println!("{file:<40} {raw:>10} {gzip:>10} {brotli:>10}");
-        }
-        println!("{:<40} {:>32}", "first load of the page", "brotli");
-        for (section, brotli) in &self.loads {
-            println!("{section:<40} {brotli:>32}");
-        }
-    }
-}
-
-/// A piece of the WASM loaded when a page or a sheet is opened (the splitter's `split_*` and
-/// `chunk_*` modules), as opposed to the shell every page loads.
-fn is_piece(file: &str) -> bool {
-    file.ends_with(".wasm") && (file.starts_with("split_") || file.starts_with("chunk_"))
-}
-
-/// A page's name from its split's (`topics_page_<hash of the call site>`): `topics`; `None` for
-/// a split that is no page (a sheet's, loaded when it is first opened).
-fn page_name(split: &str) -> Option<String> {
-    let name = split.rsplit_once('_').map_or(split, |(name, hash)| {
-        if hash.chars().all(|c| c.is_ascii_digit()) {
-            name
-        } else {
-            split
-        }
-    });
-    name.strip_suffix("_page").map(str::to_string)
-}
-
-/// Each page's first load: the shell (every file but the pieces) and, for a page loaded on
-/// demand, the pieces its split needs (`needs`: split → the stems of its files, as the
-/// splitter answers). A sheet's pieces are no first load: they come when it is opened.
-fn first_loads(
-    files: &[(String, [usize; 3])], needs: &BTreeMap<String, Vec<String>>,
-) -> Vec<(String, usize)> {
-    let brotli = |name: &str| files.iter().find(|(file, _)| file == name).map(|(_, s)| s[2]);
-    let shell: usize =
-        files.iter().filter(|(file, _)| !is_piece(file)).map(|(_, sizes)| sizes[2]).sum();
-    let mut loads = vec![("shell".to_string(), shell)];
-    for (split, stems) in needs {
-        let Some(page) = page_name(split) else { continue };
-        let mut pieces: Vec<String> = stems.iter().map(|stem| format!("{stem}.wasm")).collect();
-        pieces.sort();
-        pieces.dedup();
-        let own: usize = pieces.iter().filter_map(|piece| brotli(piece)).sum();
-        loads.push((page, shell + own));
-    }
-    loads
-}
-
 fn run(args: &Args) -> Result<(), String> {
     let started = std::time::Instant::now();
     let mut steps = Vec::new();
@@ -247,112 +89,102 @@ fn run(args: &Args) -> Result<(), String> {
     // The same inputs give the same site: skip the minutes wasm-opt takes.
     let inputs = inputs_hash(args)?;
     let inputs_file = args.out.join("inputs.txt");
-    let name_file = args.out.join("bundle.txt");
-    let sizes_file = args.out.join("sizes.tsv");
+    let stem_file = args.out.join("bundle.txt");
     let pkg = args.out.join("pkg");
-    if std::fs::read_to_string(&inputs_file).is_ok_and(|seen| seen.trim() == inputs) {
-        let name = std::fs::read_to_string(&name_file).unwrap_or_default();
-        let sizes = std::fs::read_to_string(&sizes_file).ok().and_then(|t| Sizes::from_tsv(&t));
-        if let Some(sizes) = sizes.filter(|_| pkg.join(name.trim()).is_dir()) {
-            // The budgets are not among the inputs (changing them needs no new site): check
-            // the site there is against them.
-            sizes.within(args.budgets)?;
-            println!("bundle: {} is up to date ({})", args.out.display(), name.trim());
+    if std::fs::read_to_string(&inputs_file).is_ok_and(|seen| seen.trim() == inputs) && pkg.is_dir()
+    {
+        if let Ok(stem) = std::fs::read_to_string(&stem_file) {
+            // The budget is not among the inputs (changing it needs no new site): check the
+            // site there is against it.
+            let brotli = pkg.join(format!("{}.wasm.br", stem.trim()));
+            let size = std::fs::metadata(&brotli).map_err(|e| io_error(&brotli, e))?;
+            within_budget(size.len() as usize, args.max_wasm_brotli)?;
+            println!("bundle: {} is up to date ({})", args.out.display(), stem.trim());
             return Ok(());
         }
     }
     // Built aside and swapped in at the end, so a failed run leaves the last good site.
     let staging = args.out.join("pkg.new");
     remove_dir(&staging)?;
-    std::fs::create_dir_all(&staging).map_err(|e| io_error(&staging, e))?;
-
-    let wasm = std::fs::read(&args.wasm).map_err(|e| io_error(&args.wasm, e))?;
-    let shell_wasm = args.out.join("shell.split.wasm");
-    let main_module = format!("./{STEM}.js");
-    let link_name = format!("./{LOADER}");
-    let mut options = wasm_split_cli_support::Options::new(&wasm);
-    options.output_dir = &staging;
-    options.main_out_path = &shell_wasm;
-    options.main_module = &main_module;
-    options.link_name = &link_name;
-    let split = wasm_split_cli_support::transform(options)
-        .map_err(|e| format!("splitting {}: {e:#}", args.wasm.display()))?;
-    let needs: BTreeMap<String, Vec<String>> = split.prefetch_map.into_iter().collect();
-    step("split");
 
     let mut output = wasm_bindgen_cli_support::Bindgen::new()
-        .input_path(&shell_wasm)
+        .input_path(&args.wasm)
         .out_name(STEM)
         .web(true)
         .map_err(|e| format!("wasm-bindgen: {e:#}"))?
         .typescript(false)
         .remove_producers_section(true)
-        // The loader reaches the shell's table and memory through these exports, and finds
-        // the pieces' functions by their names.
-        .keep_lld_exports(true)
-        .demangle(false)
         .generate_output()
-        .map_err(|e| format!("wasm-bindgen on {}: {e:#}", shell_wasm.display()))?;
+        .map_err(|e| format!("wasm-bindgen on {}: {e:#}", args.wasm.display()))?;
     output
         .emit(&staging)
         .map_err(|e| format!("wasm-bindgen writing {}: {e:#}", staging.display()))?;
-    let (bound, shell) =
-        (staging.join(format!("{STEM}_bg.wasm")), staging.join(format!("{STEM}.wasm")));
-    std::fs::rename(&bound, &shell).map_err(|e| io_error(&bound, e))?;
     step("bindings");
 
-    let mut wasm_files: Vec<PathBuf> = files_under(&staging)?
-        .into_iter()
-        .filter(|file| file.extension().is_some_and(|e| e == "wasm"))
-        .map(|file| staging.join(file))
-        .collect();
-    // The largest first, so the shell's minutes overlap every piece's seconds.
-    wasm_files.sort_by_key(|file| {
-        std::cmp::Reverse(std::fs::metadata(file).map_or(0, |meta| meta.len()))
-    });
-    optimize_all(&wasm_files)?;
+    let bound = staging.join(format!("{STEM}_bg.wasm"));
+    optimize(&bound)?;
     step("wasm-opt");
     let css = std::fs::read(&args.css).map_err(|e| io_error(&args.css, e))?;
     let css_path = staging.join(format!("{STEM}.css"));
     std::fs::write(&css_path, css).map_err(|e| io_error(&css_path, e))?;
-    for needed in [format!("{STEM}.js"), LOADER.to_string()] {
-        if !staging.join(&needed).is_file() {
-            return Err(format!("{} lacks {needed}", staging.display()));
-        }
+
+    let mut files = files_under(&staging)?;
+    let name = format!("{STEM}.{}", hash_of(&staging, &files)?);
+    // What wasm-bindgen and the stylesheet step named each file, and its name under the hash.
+    let renames = [
+        (format!("{STEM}.js"), format!("{name}.js")),
+        (format!("{STEM}_bg.wasm"), format!("{name}.wasm")),
+        (format!("{STEM}.css"), format!("{name}.css")),
+    ];
+    let mut renamed_files = 0;
+    for file in &mut files {
+        let Some((_, renamed)) = renames.iter().find(|(from, _)| file.as_os_str() == from.as_str())
+        else {
+            continue;
+        };
+        let (from, to) = (staging.join(&*file), staging.join(renamed));
+        std::fs::rename(&from, &to).map_err(|e| io_error(&from, e))?;
+        *file = renamed.into();
+        renamed_files += 1;
+    }
+    if renamed_files != renames.len() {
+        return Err(format!(
+            "{} lacks one of {STEM}.js, {STEM}_bg.wasm and {STEM}.css",
+            staging.display()
+        ));
     }
 
-    let files = files_under(&staging)?;
-    let name = hash_of(&staging, &files)?;
-    let mut sizes = Sizes::default();
+    let mut sizes = Vec::new();
     for file in &files {
-        let (raw, gzip, brotli) = compress_beside(&staging.join(file))?;
-        sizes.files.push((file.to_string_lossy().into_owned(), [raw, gzip, brotli]));
+        sizes.push((file.clone(), compress_beside(&staging.join(file))?));
     }
-    sizes.loads = first_loads(&sizes.files, &needs);
     step("compression");
+    let wasm_file = PathBuf::from(format!("{name}.wasm"));
+    let wasm_brotli = sizes
+        .iter()
+        .find(|(file, _)| *file == wasm_file)
+        .map(|(_, (_, _, brotli))| *brotli)
+        .ok_or("wasm-bindgen wrote no WASM file")?;
     // Checked before the new site replaces the last one, which stays as it was; the refused
-    // one is left in the staging folder to look at, its figures printed.
-    sizes
-        .within(args.budgets)
-        .inspect_err(|_| sizes.print())
+    // one is left in the staging folder to look at.
+    within_budget(wasm_brotli, args.max_wasm_brotli)
         .map_err(|e| format!("{e} (the refused site is in {})", staging.display()))?;
 
     remove_dir(&pkg)?;
-    std::fs::create_dir_all(&pkg).map_err(|e| io_error(&pkg, e))?;
-    let folder = pkg.join(&name);
-    std::fs::rename(&staging, &folder).map_err(|e| io_error(&staging, e))?;
-    std::fs::write(&name_file, format!("{name}\n")).map_err(|e| io_error(&name_file, e))?;
-    std::fs::write(&sizes_file, sizes.to_tsv()).map_err(|e| io_error(&sizes_file, e))?;
+    std::fs::rename(&staging, &pkg).map_err(|e| io_error(&staging, e))?;
+    std::fs::write(&stem_file, format!("{name}\n")).map_err(|e| io_error(&stem_file, e))?;
     std::fs::write(&inputs_file, format!("{inputs}\n")).map_err(|e| io_error(&inputs_file, e))?;
-    let _ = std::fs::remove_file(&shell_wasm);
 
-    println!("bundle: {}", folder.display());
+    println!("bundle: {} ({name})", pkg.display());
     let mut before = std::time::Duration::ZERO;
     for (name, at) in steps {
         println!("  {name}: {:.1} s", (at - before).as_secs_f64());
         before = at;
     }
-    sizes.print();
+    println!("{:<48} {:>10} {:>10} {:>10}", "file", "raw", "gzip", "brotli");
+    for (file, (raw, gzip, brotli)) in sizes {
+        println!("{:<48} {raw:>10} {gzip:>10} {brotli:>10}", file.display());
+    }
     Ok(())
 }
 
@@ -376,8 +208,21 @@ fn inputs_hash(args: &Args) -> Result<String, String> {
         hasher.update(&output.stdout);
     }
     hasher.update(WASM_OPT_ARGS.join(" ").as_bytes());
-    hasher.update(WASM_OPT_PIECE_ARGS.join(" ").as_bytes());
     Ok(hex(&hasher.finalize()))
+}
+
+/// The WASM's brotli size against its budget: a refusal that says by how much, and where to
+/// look.
+fn within_budget(brotli: usize, budget: Option<usize>) -> Result<(), String> {
+    match budget {
+        Some(most) if brotli > most => Err(format!(
+            "the WASM is {brotli} bytes with brotli, {} over its budget of {most} \
+             (--max-wasm-brotli, WASM_BUDGET in the Makefile); dev/wasm-sizes on the module \
+             cargo built shows where its code goes",
+            brotli - most
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// The wasm-opt program: `WASM_OPT`, or `wasm-opt` on `PATH`.
@@ -393,39 +238,20 @@ fn hex(bytes: &[u8]) -> String {
 /// that fails to hydrate.
 fn optimize(file: &Path) -> Result<(), String> {
     let program = wasm_opt_program();
-    let piece = file.file_name().is_some_and(|name| is_piece(&name.to_string_lossy()));
-    let args: &[&str] = if piece { &WASM_OPT_PIECE_ARGS } else { &WASM_OPT_ARGS };
     let status =
-        Command::new(&program).args(args).arg(file).arg("-o").arg(file).status().map_err(|e| {
-            format!(
-                "cannot run {} ({e}); `make tools` installs binaryen's wasm-opt",
-                program.to_string_lossy()
-            )
-        })?;
+        Command::new(&program).args(WASM_OPT_ARGS).arg(file).arg("-o").arg(file).status().map_err(
+            |e| {
+                format!(
+                    "cannot run {} ({e}); `make tools` installs binaryen's wasm-opt",
+                    program.to_string_lossy()
+                )
+            },
+        )?;
     if status.success() {
         Ok(())
     } else {
         Err(format!("wasm-opt failed on {} ({status})", file.display()))
     }
-}
-
-/// Runs wasm-opt over every file, two at a time (the shell takes most of the time; the
-/// pieces go beside it).
-fn optimize_all(files: &[PathBuf]) -> Result<(), String> {
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let work = || -> Result<(), String> {
-        loop {
-            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            let Some(file) = files.get(i) else { return Ok(()) };
-            optimize(file)?;
-        }
-    };
-    std::thread::scope(|scope| {
-        let other = scope.spawn(work);
-        let mine = work();
-        let theirs = other.join().unwrap_or_else(|_| Err("a wasm-opt thread failed".into()));
-        mine.and(theirs)
-    })
 }
 
 /// Every file under `dir`, as paths relative to it, in a stable order.
@@ -532,79 +358,21 @@ mod tests {
         assert!(args(&["--bogus"]).err().is_some_and(|e| e.contains("--bogus")));
         let ok = args(&["--wasm", "a", "--css", "b", "--out", "c"]).expect("args");
         assert_eq!(ok.out, PathBuf::from("c"));
-        assert_eq!(ok.budgets, Budgets::default());
-        let with_budget = |flag: &str, budget: &str| {
+        assert_eq!(ok.max_wasm_brotli, None);
+        let with_budget = |budget: &str| {
             let required = ["--wasm", "a", "--css", "b", "--out", "c"];
-            args(&[&required[..], &[flag, budget]].concat())
+            args(&[&required[..], &["--max-wasm-brotli", budget]].concat())
         };
-        let budgets = with_budget("--max-first-load", "400000").expect("args").budgets;
-        assert_eq!(budgets, Budgets { first_load: Some(400_000), piece: None });
-        let budgets = with_budget("--max-piece", "90000").expect("args").budgets;
-        assert_eq!(budgets, Budgets { first_load: None, piece: Some(90_000) });
-        assert!(with_budget("--max-piece", "90KB").err().is_some_and(|e| e.contains("`90KB`")));
-    }
-
-    fn sizes() -> Sizes {
-        let files = [
-            ("klens.js", 10),
-            ("klens.wasm", 300),
-            ("klens.css", 20),
-            ("__wasm_split.js", 5),
-            ("split_topics_page_123.wasm", 40),
-            ("split_audit_page_456.wasm", 7),
-            ("split_produce_form_789.wasm", 90),
-            ("chunk_0.wasm", 30),
-            ("chunk_1.wasm", 3),
-        ];
-        let files: Vec<(String, [usize; 3])> = files
-            .iter()
-            .map(|(name, brotli)| (name.to_string(), [brotli * 4, brotli * 2, *brotli]))
-            .collect();
-        let needs = BTreeMap::from([
-            (
-                "topics_page_123".to_string(),
-                vec!["chunk_0".into(), "split_topics_page_123".into(), "chunk_0".into()],
-            ),
-            ("audit_page_456".to_string(), vec!["chunk_1".into(), "split_audit_page_456".into()]),
-            // A sheet's split: loaded when it is opened, never a first load.
-            (
-                "produce_form_789".to_string(),
-                vec!["chunk_0".into(), "split_produce_form_789".into()],
-            ),
-        ]);
-        let loads = first_loads(&files, &needs);
-        Sizes { files, loads }
+        assert_eq!(with_budget("600000").expect("args").max_wasm_brotli, Some(600_000));
+        assert!(with_budget("600KB").err().is_some_and(|e| e.contains("`600KB`")));
     }
 
     #[test]
-    fn a_first_load_is_the_shell_and_the_pieces_of_its_page_once_each() {
-        let sizes = sizes();
-        assert_eq!(
-            sizes.loads,
-            vec![
-                ("shell".to_string(), 335),
-                ("audit".to_string(), 345),
-                ("topics".to_string(), 405)
-            ]
-        );
-        assert_eq!(Sizes::from_tsv(&sizes.to_tsv()), Some(sizes));
-        assert_eq!(Sizes::from_tsv("file\tklens.js\tten\t1\t1\n"), None);
-    }
-
-    #[test]
-    fn a_site_over_a_budget_is_refused_with_the_figures() {
-        let sizes = sizes();
-        assert!(sizes.within(Budgets::default()).is_ok());
-        assert!(sizes.within(Budgets { first_load: Some(405), piece: Some(90) }).is_ok());
-        let refused =
-            sizes.within(Budgets { first_load: Some(400), piece: None }).expect_err("over");
-        assert!(refused.contains("the topics page is 405 bytes"), "{refused}");
-        assert!(refused.contains("5 over its budget of 400"), "{refused}");
-        assert!(!refused.contains("audit"), "{refused}");
-        let refused =
-            sizes.within(Budgets { first_load: None, piece: Some(39) }).expect_err("over");
-        assert!(refused.contains("split_produce_form_789.wasm is 90 bytes"), "{refused}");
-        assert!(refused.contains("split_topics_page_123.wasm is 40 bytes"), "{refused}");
-        assert!(!refused.contains("klens.wasm"), "the shell is no piece: {refused}");
+    fn a_wasm_over_its_budget_is_refused_with_the_figures() {
+        assert!(within_budget(600_000, Some(600_000)).is_ok());
+        assert!(within_budget(700_000, None).is_ok());
+        let refused = within_budget(600_001, Some(600_000)).expect_err("over the budget");
+        assert!(refused.contains("600001 bytes"), "{refused}");
+        assert!(refused.contains("1 over its budget of 600000"), "{refused}");
     }
 }

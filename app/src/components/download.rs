@@ -51,7 +51,7 @@ pub fn ExportDownload(#[prop(into)] href: Signal<String>, filename: String) -> i
             status.set(Status::Running { records: 0, bytes: 0, fraction: None });
             let (url, name) = (href.get_untracked(), filename.get_value());
             leptos::task::spawn_local(async move {
-                let outcome = download_lazily(url, name, signal.clone(), status).await;
+                let outcome = browser::download(&url, &name, &signal, status).await;
                 abort.set_value(None);
                 status.set(match outcome {
                     Ok(done) => done,
@@ -108,16 +108,6 @@ pub fn ExportDownload(#[prop(into)] href: Signal<String>, filename: String) -> i
             </span>
         </span>
     }
-}
-
-/// The download itself, in a piece of the WASM of its own (`#[lazy]`): fetched at the first
-/// click, so the pages with the button load without the stream reading.
-#[cfg(feature = "hydrate")]
-#[leptos::lazy]
-async fn download_lazily(
-    url: String, filename: String, signal: web_sys::AbortSignal, status: RwSignal<Status>,
-) -> Result<Status, String> {
-    browser::download(&url, &filename, &signal, status).await
 }
 
 #[cfg(feature = "hydrate")]

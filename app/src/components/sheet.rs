@@ -4,29 +4,8 @@
 //! open one as its Cancel button would, a sheet that opens takes the focus, and Tab and
 //! Shift+Tab go round the sheet's own fields and buttons while it is open.
 
+#[cfg(feature = "hydrate")]
 use leptos::prelude::*;
-
-/// A button that opens and closes a sheet whose form lives in a piece of the WASM of its own:
-/// `form` calls the `#[lazy]` function that builds it, so the piece is fetched at the first
-/// opening (the pages that offer the sheet load without it), and the form is built anew, from
-/// what it was given, at each opening.
-pub fn lazy_sheet<Fut>(
-    label: &'static str, open: RwSignal<bool>, form: impl Fn() -> Fut + Send + Sync + 'static,
-) -> impl IntoView
-where
-    Fut: std::future::Future<Output = AnyView> + Send + 'static,
-{
-    let form = std::sync::Arc::new(form);
-    view! {
-        <button type="button" class="button" on:click=move |_| open.update(|o| *o = !*o)>{label}</button>
-        <Show when=move || open.get()>
-            {
-                let form = form.clone();
-                Suspend::new(async move { form().await })
-            }
-        </Show>
-    }
-}
 
 /// What the stylesheet shows as a sheet.
 #[cfg(feature = "hydrate")]

@@ -6,8 +6,6 @@
 //! its offsets (`connector_offsets.rs`) and its config with secrets masked.
 
 use leptos::prelude::*;
-
-use crate::components::sheet::lazy_sheet;
 use leptos_meta::Title;
 use leptos_router::hooks::use_params_map;
 
@@ -465,31 +463,9 @@ pub fn ConnectorForm(
     cluster: String, connects: Vec<String>, #[prop(optional)] editing: Option<(String, String)>,
     initial: String, on_done: Callback<String>,
 ) -> impl IntoView {
-    let label = if editing.is_none() { "Create connector" } else { "Edit config" };
-    let open = RwSignal::new(false);
-    let form = ConnectorSheet { cluster, connects, editing, initial, on_done, open };
-    lazy_sheet(label, open, move || connector_sheet(form.clone()))
-}
-
-/// What the sheet opens with (ConnectorForm's properties) and the signal that closes it.
-#[derive(Clone)]
-struct ConnectorSheet {
-    cluster: String,
-    connects: Vec<String>,
-    editing: Option<(String, String)>,
-    initial: String,
-    on_done: Callback<String>,
-    open: RwSignal<bool>,
-}
-
-/// The sheet itself, in a piece of the WASM of its own (`#[lazy]`): fetched when it is first
-/// opened, so the Connectors and connector pages load without it. Every opening starts from
-/// the config given.
-#[leptos::lazy]
-fn connector_sheet(form: ConnectorSheet) -> AnyView {
-    let ConnectorSheet { cluster, connects, editing, initial, on_done, open } = form;
     let creating = editing.is_none();
     let label = if creating { "Create connector" } else { "Edit config" };
+    let open = RwSignal::new(false);
     let (first_connect, first_name) = editing
         .clone()
         .unwrap_or_else(|| (connects.first().cloned().unwrap_or_default(), String::new()));
@@ -500,7 +476,7 @@ fn connector_sheet(form: ConnectorSheet) -> AnyView {
     let error = RwSignal::new(None::<String>);
     let cluster = StoredValue::new(cluster);
     let plugins = Resource::new(
-        move || (cluster.get_value(), connect.get(), creating),
+        move || (cluster.get_value(), connect.get(), open.get() && creating),
         |(c, k, wanted)| async move {
             if wanted {
                 connector_plugins(c, k.into()).await.map(|l| l.plugins).unwrap_or_default()
@@ -544,6 +520,8 @@ fn connector_sheet(form: ConnectorSheet) -> AnyView {
     };
     let connects = StoredValue::new(connects);
     view! {
+        <button type="button" class="button" on:click=move |_| open.update(|o| *o = !*o)>{label}</button>
+        <Show when=move || open.get()>
             <div class="panel" role="dialog" aria-label=label>
                 <h2>{label}</h2>
                 {creating.then(|| view! {
@@ -598,8 +576,8 @@ fn connector_sheet(form: ConnectorSheet) -> AnyView {
                     </div>
                 })}
             </div>
+        </Show>
     }
-    .into_any()
 }
 
 #[cfg(test)]

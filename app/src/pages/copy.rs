@@ -7,7 +7,6 @@ use leptos::prelude::*;
 
 use crate::api::{cancel_copy, copy_records, Arg, CopyArgs, CopyJob, CopyPlan, CopyState};
 use crate::components::access::{identity, offers};
-use crate::components::sheet::lazy_sheet;
 use crate::components::table::{Col, DataTable};
 use crate::format::thousands;
 use crate::Privilege;
@@ -90,29 +89,10 @@ fn number(text: &str, what: &str) -> Result<Option<u64>, String> {
 fn CopySheet(
     source: (String, String), clusters: Vec<String>, selection: Signal<Selection>,
 ) -> impl IntoView {
-    let open = RwSignal::new(false);
-    let form = CopyForm { source, clusters, selection, open };
-    lazy_sheet("Copy / redrive", open, move || copy_form(form.clone()))
-}
-
-/// What the sheet opens with: the records' topic, the clusters the caller may write to, the
-/// Data tab's selection, and the signal that closes it.
-#[derive(Clone)]
-struct CopyForm {
-    source: (String, String),
-    clusters: Vec<String>,
-    selection: Signal<Selection>,
-    open: RwSignal<bool>,
-}
-
-/// The sheet itself, in a piece of the WASM of its own (`#[lazy]`): fetched when it is first
-/// opened, so the Data tab and a record's page load without it.
-#[leptos::lazy]
-fn copy_form(form: CopyForm) -> AnyView {
-    let CopyForm { source, clusters, selection, open } = form;
     let first = if clusters.contains(&source.0) { source.0.clone() } else { clusters[0].clone() };
     let source = StoredValue::new(source);
     let clusters = StoredValue::new(clusters);
+    let open = RwSignal::new(false);
     let redrive = RwSignal::new(true);
     let target_cluster = RwSignal::new(first);
     let target_topic = RwSignal::new(String::new());
@@ -179,6 +159,9 @@ fn copy_form(form: CopyForm) -> AnyView {
     // The caller's copies of the cluster, read again every second while the sheet is open.
     #[cfg(feature = "hydrate")]
     Effect::new(move |_| {
+        if !open.get() {
+            return;
+        }
         let cluster = source.with_value(|(c, _)| c.clone());
         let read = move || {
             let cluster = cluster.clone();
@@ -208,6 +191,10 @@ fn copy_form(form: CopyForm) -> AnyView {
     };
 
     view! {
+        <button type="button" class="button" on:click=move |_| { open.update(|o| *o = !*o); forget(); }>
+            "Copy / redrive"
+        </button>
+        <Show when=move || open.get()>
             <form class="panel" role="dialog" aria-label="Copy or redrive records" on:submit=move |ev| {
                 ev.prevent_default();
                 dispatch(true);
@@ -282,8 +269,8 @@ fn copy_form(form: CopyForm) -> AnyView {
                     </ul>
                 })}
             </form>
+        </Show>
     }
-    .into_any()
 }
 
 /// A dry run's plan: what was read, where it would go, what would be left out or taken off.

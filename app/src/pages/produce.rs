@@ -8,7 +8,6 @@ use crate::api::{
     TopicDetail,
 };
 use crate::components::access::{allows, identity};
-use crate::components::sheet::lazy_sheet;
 use crate::format::page_url;
 use crate::Privilege;
 
@@ -191,36 +190,8 @@ pub fn ProduceRecord(
     #[prop(optional)]
     any_topic: bool,
 ) -> impl IntoView {
+    let draft = draft.unwrap_or_else(RecordDraft::blank);
     let open = RwSignal::new(false);
-    let form = ProduceForm {
-        cluster,
-        topic,
-        partitions,
-        draft: draft.unwrap_or_else(RecordDraft::blank),
-        any_topic,
-        open,
-    };
-    lazy_sheet(label, open, move || produce_form(form.clone()))
-}
-
-/// What the form opens with: the record to write (blank, or a duplicate's), where, and the
-/// signal that closes it.
-#[derive(Clone)]
-struct ProduceForm {
-    cluster: String,
-    topic: String,
-    partitions: Option<usize>,
-    draft: RecordDraft,
-    any_topic: bool,
-    open: RwSignal<bool>,
-}
-
-/// The form itself, in a piece of the WASM of its own (`#[lazy]`): fetched when it is first
-/// opened, so the pages that offer it (a topic's Overview and Data tab, a record's page) load
-/// without it. Every opening starts from the draft.
-#[leptos::lazy]
-fn produce_form(form: ProduceForm) -> AnyView {
-    let ProduceForm { cluster, topic, partitions, draft, any_topic, open } = form;
     let topic = RwSignal::new(topic);
     let partition = RwSignal::new(draft.partition.map(|p| p.to_string()).unwrap_or_default());
     let key = RwSignal::new(draft.key.clone());
@@ -296,6 +267,8 @@ fn produce_form(form: ProduceForm) -> AnyView {
     };
 
     view! {
+        <button type="button" class="button" on:click=move |_| { open.update(|o| *o = !*o); forget(); }>{label}</button>
+        <Show when=move || open.get()>
             <form class="panel wide" aria-label="Produce record" on:submit=move |ev| { ev.prevent_default(); dispatch(true); }
                 on:input=move |_| forget()>
                 {any_topic.then(|| view! {
@@ -358,8 +331,8 @@ fn produce_form(form: ProduceForm) -> AnyView {
                 })}
                 {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
             </form>
+        </Show>
     }
-    .into_any()
 }
 
 /// A dry run's answer in words.

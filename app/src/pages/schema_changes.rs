@@ -11,7 +11,6 @@ use crate::api::{
     SetCompatibilityArgs, COMPATIBILITY_LEVELS,
 };
 use crate::components::change::{follow_change, TypedConfirm};
-use crate::components::sheet::lazy_sheet;
 use crate::format::page_url;
 use crate::schema_view::{changes, pretty};
 
@@ -54,29 +53,6 @@ pub fn RegisterSchema(
 ) -> impl IntoView {
     let label = if subject.is_some() { "Register a new version" } else { "Register schema" };
     let open = RwSignal::new(false);
-    let form = RegisterForm { cluster, subject, kind, can_read, on_done, open };
-    lazy_sheet(label, open, move || register_form(form.clone()))
-}
-
-/// What the registration form opens with (RegisterSchema's properties) and the signal that
-/// closes it.
-#[derive(Clone)]
-struct RegisterForm {
-    cluster: String,
-    subject: Option<String>,
-    kind: Option<String>,
-    can_read: bool,
-    on_done: Callback<String>,
-    open: RwSignal<bool>,
-}
-
-/// The form itself, in a piece of the WASM of its own (`#[lazy]`): fetched when it is first
-/// opened, so the Schemas and Subject pages load without its editor, verdict and field
-/// changes. Every opening starts from the subject's newest version.
-#[leptos::lazy]
-fn register_form(form: RegisterForm) -> AnyView {
-    let RegisterForm { cluster, subject, kind, can_read, on_done, open } = form;
-    let label = if subject.is_some() { "Register a new version" } else { "Register schema" };
     let name = RwSignal::new(subject.clone().unwrap_or_default());
     let schema_type = RwSignal::new(kind.unwrap_or_else(|| "AVRO".into()));
     let text = RwSignal::new(String::new());
@@ -143,9 +119,17 @@ fn register_form(form: RegisterForm) -> AnyView {
         ));
     });
     let stale = move || preview.set(None);
-    load.dispatch(());
 
     view! {
+        <button type="button" class="button" on:click=move |_| {
+            open.update(|o| *o = !*o);
+            preview.set(None);
+            error.set(None);
+            if open.get_untracked() && text.get_untracked().is_empty() {
+                load.dispatch(());
+            }
+        }>{label}</button>
+        <Show when=move || open.get()>
             <form class="panel wide schema-form" aria-label=label on:submit=move |ev| {
                 ev.prevent_default();
                 send.dispatch(true);
@@ -189,8 +173,8 @@ fn register_form(form: RegisterForm) -> AnyView {
                 })}
                 {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
             </form>
+        </Show>
     }
-    .into_any()
 }
 
 /// What the preview of a registration says.
@@ -289,26 +273,6 @@ pub fn ChangeCompatibility(
     on_done: Callback<String>,
 ) -> impl IntoView {
     let open = RwSignal::new(false);
-    let form = CompatibilityForm { cluster, subject, own, global, on_done, open };
-    lazy_sheet("Change compatibility", open, move || compatibility_form(form.clone()))
-}
-
-/// What the compatibility form opens with (ChangeCompatibility's properties) and the signal
-/// that closes it.
-#[derive(Clone)]
-struct CompatibilityForm {
-    cluster: String,
-    subject: String,
-    own: Option<String>,
-    global: Option<String>,
-    on_done: Callback<String>,
-    open: RwSignal<bool>,
-}
-
-/// The form itself, in a piece of the WASM of its own (`#[lazy]`), fetched when first opened.
-#[leptos::lazy]
-fn compatibility_form(form: CompatibilityForm) -> AnyView {
-    let CompatibilityForm { cluster, subject, own, global, on_done, open } = form;
     let chosen = RwSignal::new(own.clone().unwrap_or_else(|| "GLOBAL".into()));
     let error = RwSignal::new(None::<String>);
     let preview = RwSignal::new(None::<CompatibilitySet>);
@@ -343,6 +307,12 @@ fn compatibility_form(form: CompatibilityForm) -> AnyView {
     let global_label =
         format!("The registry's global level ({})", global.clone().unwrap_or_else(|| "—".into()));
     view! {
+        <button type="button" class="button" on:click=move |_| {
+            open.update(|o| *o = !*o);
+            preview.set(None);
+            error.set(None);
+        }>"Change compatibility"</button>
+        <Show when=move || open.get()>
             <form class="panel wide schema-form" aria-label="Change compatibility" on:submit=move |ev| {
                 ev.prevent_default();
                 send.dispatch(true);
@@ -369,8 +339,8 @@ fn compatibility_form(form: CompatibilityForm) -> AnyView {
                 })}
                 {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
             </form>
+        </Show>
     }
-    .into_any()
 }
 
 /// Delete a version (or with no `version`, the whole subject): soft, or permanently for what

@@ -1,8 +1,7 @@
-//! The web assets under `/pkg`: the WASM's shell and its pieces, their JavaScript and the
-//! stylesheet, as the `bundle` program makes them. They sit in a folder named after a hash of
-//! the whole set (`pkg/<hash>/`, the hash in `bundle.txt`), so a browser keeps them for a year
-//! and asks again only for a new build's; each has a brotli and a gzip copy, sent to browsers
-//! that accept one.
+//! The web assets under `/pkg`: the WASM bundle, its JavaScript and the stylesheet, as the
+//! `bundle` program makes them. Each file is named after a hash of the whole set (the stem in
+//! `bundle.txt`, `klens.<hash>`), so a browser keeps them for a year and asks again only for a
+//! new build's; each has a brotli and a gzip copy, sent to browsers that accept one.
 //!
 //! A release binary carries the files inside it (see `build.rs`); `--site-root` or
 //! `KLENS_SITE_ROOT` names a folder to serve instead, as does a build without them.
@@ -45,19 +44,15 @@ pub enum Files {
     Folder(PathBuf),
 }
 
-/// The web assets klens serves: the name of their folder under `/pkg` (the hash of the set)
-/// and where they are.
+/// The web assets klens serves: their names' stem and where they are.
 #[derive(Clone, Debug)]
 pub struct Site {
     pub stem: String,
     pub files: Files,
 }
 
-/// The folder of the assets this process serves, for pages made outside the application.
+/// The stem of the assets this process serves, for pages made outside the application.
 static STEM: OnceLock<String> = OnceLock::new();
-
-/// The name of the shell's files in the folder: `klens.js`, `klens.wasm`, `klens.css`.
-pub const FILES_STEM: &str = "klens";
 
 /// The folder a development build serves when nothing else is named.
 const DEVELOPMENT_SITE: &str = "target/site";
@@ -100,17 +95,17 @@ impl Site {
         Ok(Site { stem: stem.to_string(), files: Files::Folder(root.to_path_buf()) })
     }
 
-    /// Leptos's view of the site: the files are `klens.*` in the hashed folder, so the pages'
-    /// script and stylesheet tags name that folder.
+    /// Leptos's view of the site: the stem is the output name, so the pages' script and
+    /// stylesheet tags name the hashed files.
     pub fn leptos_options(&self, address: std::net::SocketAddr) -> LeptosOptions {
         let root = match &self.files {
             Files::Folder(root) => root.to_string_lossy().into_owned(),
             Files::Embedded => String::new(),
         };
         LeptosOptions::builder()
-            .output_name(FILES_STEM)
+            .output_name(self.stem.as_str())
             .site_root(root)
-            .site_pkg_dir(format!("pkg/{}", self.stem))
+            .site_pkg_dir("pkg")
             .hash_files(false)
             .site_addr(address)
             .build()
@@ -119,7 +114,7 @@ impl Site {
 
 /// Where the stylesheet is, for pages made outside the application (the sign-in failures).
 pub fn css_href() -> String {
-    format!("/pkg/{}/{FILES_STEM}.css", STEM.get().map_or("klens", String::as_str))
+    format!("/pkg/{}.css", STEM.get().map_or("klens", String::as_str))
 }
 
 /// The router of `/pkg`.
@@ -236,13 +231,11 @@ mod tests {
         assert!(Site::folder(&root).is_err(), "a stem is a name, not a path");
         std::fs::write(root.join("bundle.txt"), "klens\"><script>\n").expect("write");
         assert!(Site::folder(&root).is_err(), "a stem goes into pages: names only");
-        std::fs::write(root.join("bundle.txt"), "0123abcd89ef4567\n").expect("write");
+        std::fs::write(root.join("bundle.txt"), "klens.0123abcd\n").expect("write");
         let site = Site::folder(&root).expect("site");
-        assert_eq!(site.stem, "0123abcd89ef4567");
-        // The files keep their names inside the folder named after the hash of them all.
+        assert_eq!(site.stem, "klens.0123abcd");
         let options = site.leptos_options(([127, 0, 0, 1], 8080).into());
-        assert_eq!(&*options.output_name, "klens");
-        assert_eq!(&*options.site_pkg_dir, "pkg/0123abcd89ef4567");
+        assert_eq!(&*options.output_name, "klens.0123abcd");
         assert!(!options.hash_files);
         let _ = std::fs::remove_dir_all(&root);
     }

@@ -31,11 +31,11 @@ async fn body(response: axum::response::Response) -> Vec<u8> {
 #[tokio::test]
 async fn assets_go_compressed_to_browsers_that_take_it_with_their_caching() {
     let site = std::env::temp_dir().join(unique("klens-site"));
-    std::fs::create_dir_all(site.join("pkg/0a1b2c")).expect("site");
-    std::fs::write(site.join("bundle.txt"), "0a1b2c\n").expect("folder");
-    std::fs::write(site.join("pkg/0a1b2c/klens.css"), "body { color: red }").expect("css");
-    std::fs::write(site.join("pkg/0a1b2c/klens.css.br"), b"brotli bytes").expect("br");
-    std::fs::write(site.join("pkg/0a1b2c/klens.css.gz"), b"gzip bytes").expect("gz");
+    std::fs::create_dir_all(site.join("pkg")).expect("site");
+    std::fs::write(site.join("bundle.txt"), "klens.0a1b2c\n").expect("stem");
+    std::fs::write(site.join("pkg/klens.0a1b2c.css"), "body { color: red }").expect("css");
+    std::fs::write(site.join("pkg/klens.0a1b2c.css.br"), b"brotli bytes").expect("br");
+    std::fs::write(site.join("pkg/klens.0a1b2c.css.gz"), b"gzip bytes").expect("gz");
     std::fs::write(site.join("secret.yaml"), "password: hunter2").expect("other file");
     let config = config("clusters:\n  - name: quiet\n    bootstrap_servers: 127.0.0.1:1\n");
     let assets = Site::folder(&site).expect("a site folder");
@@ -56,7 +56,7 @@ async fn assets_go_compressed_to_browsers_that_take_it_with_their_caching() {
         (Some("br;q=0, gzip"), Some("gzip"), &b"gzip bytes"[..]),
         (None, None, &b"body { color: red }"[..]),
     ] {
-        let response = get(&router, "/pkg/0a1b2c/klens.css", accepts).await;
+        let response = get(&router, "/pkg/klens.0a1b2c.css", accepts).await;
         assert_eq!(response.status(), StatusCode::OK, "{accepts:?}");
         let headers = response.headers().clone();
         assert_eq!(
@@ -76,10 +76,10 @@ async fn assets_go_compressed_to_browsers_that_take_it_with_their_caching() {
     assert_eq!(missing.status(), StatusCode::NOT_FOUND);
     assert!(missing.headers().get("cache-control").is_none());
 
-    // The pages name the files in the hashed folder; nothing outside /pkg is served as a file.
+    // The pages name the files by the stem; nothing outside /pkg is served as a file.
     let page = get(&router, "/", None).await;
     let html = String::from_utf8(body(page).await).expect("utf-8");
-    for name in ["/pkg/0a1b2c/klens.css", "/pkg/0a1b2c/klens.js", "/pkg/0a1b2c/klens.wasm"] {
+    for name in ["/pkg/klens.0a1b2c.css", "/pkg/klens.0a1b2c.js", "/pkg/klens.0a1b2c.wasm"] {
         assert!(html.contains(name), "{name} in the page");
     }
     for path in ["/secret.yaml", "/bundle.txt"] {
