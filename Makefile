@@ -8,7 +8,7 @@ export KLENS_CACHE
 export CARGO_TARGET_DIR ?= $(KLENS_CACHE)/target
 export PATH := $(HOME)/.cargo/bin:$(KLENS_CACHE)/tools/node_modules/.bin:$(PATH)
 
-.PHONY: format tools site build demo-binary test-binary demo-ready demo demo-auth test lint unit fuzz integration integration-faults integration-3brokers e2e two-replicas chart mcp-conformance stack stack-down seed
+.PHONY: tools site build demo-binary test-binary demo-ready demo demo-auth test lint unit fuzz integration integration-faults integration-3brokers e2e two-replicas chart mcp-conformance stack stack-down seed
 
 tools:
 	dev/install-tools
@@ -85,21 +85,9 @@ demo-auth: demo-ready
 
 ## Every check: format, lints (server and wasm), unit, integration against dev/stack, browser;
 ## at the end, a table of how long each phase took.
-## make test lints as it builds: clippy-driver stands in for rustc on klens's own crates, as
-## cargo clippy has it do for a check, but here for the builds the tests run, so each crate is
-## compiled once for its lints and its tests instead of twice (a `check` build shares nothing
-## with a test build). Every target `make lint` lints is built by some phase with it: the
-## server's and app's libraries, binaries and tests (unit, integration, faults, three brokers),
-## the front end for wasm32 (the site the browser phase builds) and the bundle program.
-## `-D warnings` as in `make lint`; clippy-driver reads its arguments from CLIPPY_ARGS.
-LINTED_BUILDS := RUSTC_WORKSPACE_WRAPPER="$(HOME)/.cargo/bin/clippy-driver" \
-  CLIPPY_ARGS=-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__
 test:
-	$(LINTED_BUILDS) dev/test-phases tools format unit integration integration-faults e2e two-replicas chart mcp-conformance integration-3brokers
+	dev/test-phases tools lint unit integration integration-faults e2e two-replicas chart mcp-conformance integration-3brokers
 	@echo "make test: all checks passed"
-
-format:
-	cargo fmt --all --check
 
 lint:
 	cargo fmt --all --check
