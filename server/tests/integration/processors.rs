@@ -57,14 +57,7 @@ fn definition(name: &str) -> Value {
 
 /// Every value of `topic` a consumer of its own reads, as JSON, until `count` or `wait`.
 fn read_json(topic: &str, count: usize, wait: Duration) -> Vec<Value> {
-    let consumer: BaseConsumer = ClientConfig::new()
-        .set("bootstrap.servers", OPEN_PORT)
-        .set("group.id", unique("it-proc-reader"))
-        .set("auto.offset.reset", "earliest")
-        .set("enable.auto.commit", "false")
-        .create()
-        .expect("consumer");
-    consumer.subscribe(&[topic]).expect("subscribe");
+    let consumer = reader_of(topic, "it-proc-reader");
     let deadline = std::time::Instant::now() + wait;
     let mut values = Vec::new();
     while values.len() < count && std::time::Instant::now() < deadline {

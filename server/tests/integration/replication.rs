@@ -7,7 +7,6 @@ use std::time::Duration;
 
 use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
 use rdkafka::client::DefaultClientContext;
-use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::message::{Header, Headers, Message, OwnedHeaders};
 use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
 use rdkafka::ClientConfig;
@@ -104,14 +103,7 @@ async fn mirror_maker_copies_a_remote_topic_byte_for_byte() {
         }
         tokio::time::sleep(Duration::from_millis(500)).await;
     }
-    let consumer: BaseConsumer = ClientConfig::new()
-        .set("bootstrap.servers", OPEN_PORT)
-        .set("group.id", unique("it-mirror-reader"))
-        .set("auto.offset.reset", "earliest")
-        .set("enable.auto.commit", "false")
-        .create()
-        .expect("consumer");
-    consumer.subscribe(&[&copy]).expect("subscribe");
+    let consumer = reader_of(&copy, "it-mirror-reader");
     let mut got: Vec<Held> = Vec::new();
     let deadline = std::time::Instant::now() + Duration::from_secs(90);
     while got.len() < sent.len() && std::time::Instant::now() < deadline {

@@ -576,19 +576,26 @@ pub(crate) async fn define_processor(definition: serde_json::Value) {
         .expect("defined");
 }
 
-/// The newest value of `key` in `topic` as JSON (null when absent or a tombstone), as a
-/// consumer of its own reads it within ten seconds.
-pub(crate) fn last_json_of(topic: &str, key: &str) -> serde_json::Value {
+/// A consumer of its own (a new group named from `group`) subscribed to `topic` on the open
+/// port, from the earliest offset, committing nothing: another client reading what klens wrote.
+pub(crate) fn reader_of(topic: &str, group: &str) -> rdkafka::consumer::BaseConsumer {
     use rdkafka::consumer::{BaseConsumer, Consumer};
-    use rdkafka::Message;
     let consumer: BaseConsumer = ClientConfig::new()
         .set("bootstrap.servers", OPEN_PORT)
-        .set("group.id", unique("it-last-value"))
+        .set("group.id", unique(group))
         .set("auto.offset.reset", "earliest")
         .set("enable.auto.commit", "false")
         .create()
         .expect("consumer");
     consumer.subscribe(&[topic]).expect("subscribe");
+    consumer
+}
+
+/// The newest value of `key` in `topic` as JSON (null when absent or a tombstone), as a
+/// consumer of its own reads it within ten seconds.
+pub(crate) fn last_json_of(topic: &str, key: &str) -> serde_json::Value {
+    use rdkafka::Message;
+    let consumer = reader_of(topic, "it-last-value");
     let until = std::time::Instant::now() + std::time::Duration::from_secs(10);
     let mut found = serde_json::Value::Null;
     while std::time::Instant::now() < until {
