@@ -3,8 +3,9 @@
 //! `bundle.txt`, `klens.<hash>`), so a browser keeps them for a year and asks again only for a
 //! new build's; each has a brotli and a gzip copy, sent to browsers that accept one.
 //!
-//! A release binary carries the files inside it (see `build.rs`); `--site-root` or
-//! `KLENS_SITE_ROOT` names a folder to serve instead, as does a build without them.
+//! A release binary carries the files inside it (the `klens` package's `build.rs` hands them
+//! over as a [`BuiltIn`]); `--site-root` or `KLENS_SITE_ROOT` names a folder to serve instead,
+//! as does a build without them.
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -22,6 +23,7 @@ use tower_http::services::ServeDir;
 const FOR_A_YEAR: &str = "public, max-age=31536000, immutable";
 
 /// One file built into the binary, with its compressed copies.
+#[derive(Debug)]
 pub struct Embedded {
     /// Relative to `/pkg`, `/`-separated.
     pub path: &'static str,
@@ -30,16 +32,18 @@ pub struct Embedded {
     pub gzip: Option<&'static [u8]>,
 }
 
-mod embedded {
-    use super::Embedded;
-    include!(concat!(env!("OUT_DIR"), "/embedded_site.rs"));
+/// The site a binary carries: its files' stem and the files.
+#[derive(Clone, Copy, Debug)]
+pub struct BuiltIn {
+    pub stem: &'static str,
+    pub files: &'static [Embedded],
 }
 
 /// Where the files come from.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub enum Files {
     /// Built into this binary.
-    Embedded,
+    Embedded(&'static [Embedded]),
     /// A site folder: `pkg/` and `bundle.txt` inside it.
     Folder(PathBuf),
 }
@@ -61,10 +65,12 @@ impl Site {
     /// The folder `root` when one is named (`--site-root`, `KLENS_SITE_ROOT`; refused when it
     /// holds no site), else the files built into the binary, else the development build's
     /// `target/site`, or no site at all with a warning.
-    pub fn locate(root: Option<PathBuf>) -> Result<Site, String> {
-        let site = match (root, embedded::STEM) {
+    pub fn locate(root: Option<PathBuf>, built_in: Option<BuiltIn>) -> Result<Site, String> {
+        let site = match (root, built_in) {
             (Some(root), _) => Site::folder(&root)?,
-            (None, Some(stem)) => Site { stem: stem.to_string(), files: Files::Embedded },
+            (None, Some(site)) => {
+                Site { stem: site.stem.to_string(), files: Files::Embedded(site.files) }
+            }
             // A development build (tests, `cargo run`) still serves the API and the pages
             // without a site; the browser then has no script or style to load.
             (None, None) => Site::folder(Path::new(DEVELOPMENT_SITE)).unwrap_or_else(|e| {
@@ -100,7 +106,7 @@ impl Site {
     pub fn leptos_options(&self, address: std::net::SocketAddr) -> LeptosOptions {
         let root = match &self.files {
             Files::Folder(root) => root.to_string_lossy().into_owned(),
-            Files::Embedded => String::new(),
+            Files::Embedded(_) => String::new(),
         };
         LeptosOptions::builder()
             .output_name(self.stem.as_str())
@@ -120,8 +126,8 @@ pub fn css_href() -> String {
 /// The router of `/pkg`.
 pub fn router<S: Clone + Send + Sync + 'static>(files: &Files) -> Router<S> {
     let router = match files {
-        Files::Embedded => Router::new()
-            .route("/{*path}", get(embedded_file))
+        &Files::Embedded(files) => Router::new()
+            .route("/{*path}", get(move |uri, headers| embedded_file(files, uri, headers)))
             .fallback(|| async { StatusCode::NOT_FOUND }),
         Files::Folder(root) => Router::new().fallback_service(
             ServeDir::new(root.join("pkg")).precompressed_br().precompressed_gzip(),
@@ -130,9 +136,9 @@ pub fn router<S: Clone + Send + Sync + 'static>(files: &Files) -> Router<S> {
     router.layer(axum::middleware::from_fn(caching))
 }
 
-async fn embedded_file(uri: Uri, headers: HeaderMap) -> Response {
+async fn embedded_file(files: &'static [Embedded], uri: Uri, headers: HeaderMap) -> Response {
     let path = uri.path().trim_start_matches('/');
-    let Some(file) = embedded::FILES.iter().find(|file| file.path == path) else {
+    let Some(file) = files.iter().find(|file| file.path == path) else {
         return StatusCode::NOT_FOUND.into_response();
     };
     let accepts = Accepts::from(&headers);

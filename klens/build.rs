@@ -11,8 +11,7 @@ fn main() {
     let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
     let code = match std::env::var_os("KLENS_EMBED_SITE") {
         Some(site) if !site.is_empty() => embed(Path::new(&site)),
-        _ => "pub const STEM: Option<&str> = None;\npub static FILES: &[Embedded] = &[];\n"
-            .to_string(),
+        _ => "pub const SITE: Option<BuiltIn> = None;\n".to_string(),
     };
     std::fs::write(out.join("embedded_site.rs"), code).expect("write embedded_site.rs");
 }
@@ -45,8 +44,10 @@ fn embed(site: &Path) -> String {
     let mut files = Vec::new();
     collect(&pkg, &pkg, &mut files);
     files.sort();
-    let mut code = format!("pub const STEM: Option<&str> = Some({stem:?});\n");
-    code.push_str("pub static FILES: &[Embedded] = &[\n");
+    let mut code = format!(
+        "pub const SITE: Option<BuiltIn> = Some(BuiltIn {{ stem: {stem:?}, files: FILES }});\n"
+    );
+    code.push_str("static FILES: &[server::http::assets::Embedded] = &[\n");
     for relative in files {
         let path = pkg.join(&relative);
         let copy = |suffix: &str| {
@@ -61,7 +62,7 @@ fn embed(site: &Path) -> String {
         };
         let _ = writeln!(
             code,
-            "    Embedded {{ path: {:?}, raw: include_bytes!({:?}), br: {}, gzip: {} }},",
+            "    server::http::assets::Embedded {{ path: {:?}, raw: include_bytes!({:?}), br: {}, gzip: {} }},",
             relative,
             path.display().to_string(),
             copy(".br"),

@@ -7,6 +7,12 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
+/// The web assets `build.rs` built in, when `KLENS_EMBED_SITE` named them.
+mod built_in {
+    use server::http::assets::BuiltIn;
+    include!(concat!(env!("OUT_DIR"), "/embedded_site.rs"));
+}
+
 const USAGE: &str = "usage: klens [--config FILE] [--check-config] [--site-root DIR]
 
   --config FILE     the configuration file (default: ./config.yaml)
@@ -98,7 +104,7 @@ fn main() -> ExitCode {
     }
     let site_root =
         args.site_root.or_else(|| std::env::var_os("KLENS_SITE_ROOT").map(PathBuf::from));
-    let site = match server::http::assets::Site::locate(site_root) {
+    let site = match server::http::assets::Site::locate(site_root, built_in::SITE) {
         Ok(site) => site,
         Err(e) => {
             eprintln!("klens: {e}");
