@@ -5,6 +5,9 @@
 //
 //   node end2end/bench/interactive.mjs [URL] [RUNS]
 // URL defaults to $KLENS_URL/c/local/topics (klens from `make demo`: 127.0.0.1:8080).
+// KLENS_BENCH_NETWORK=LATENCY_MS:MBIT has Chromium hold every request for that round trip and
+// that bandwidth down (40:20 is an office link to a cluster's console in another building);
+// unset, the page loads at loopback speed, where only processor time counts.
 import { chromium } from '@playwright/test';
 
 const base = process.env.KLENS_URL ?? 'http://127.0.0.1:8080';
@@ -20,6 +23,18 @@ let transferred = 0;
 for (let i = 0; i < runs; i++) {
   const context = await browser.newContext();
   const page = await context.newPage();
+  const network = process.env.KLENS_BENCH_NETWORK;
+  if (network) {
+    const [latency, mbit] = network.split(':').map(Number);
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('Network.enable');
+    await cdp.send('Network.emulateNetworkConditions', {
+      offline: false,
+      latency,
+      downloadThroughput: (mbit * 1_000_000) / 8,
+      uploadThroughput: (mbit * 1_000_000) / 8,
+    });
+  }
   let bytes = 0;
   page.on('response', async (response) => {
     if (!response.url().includes('/pkg/')) return;
