@@ -188,13 +188,16 @@ async fn record_counts_and_watermarks_match_what_was_produced() {
     produce(&topic, &[(0, 5), (2, 12)]);
     let catalog = scram_catalog();
     let entry = catalog.get("local").expect("configured");
-    refresh_until(entry, |e| {
-        e.topics(&Default::default())
-            .topics
-            .iter()
-            .any(|t| t.name == topic && t.records == Some(17))
-    })
-    .await;
+    let holds = |records: u64| {
+        let topic = topic.clone();
+        move |e: &server::catalog::ClusterEntry| {
+            e.topics(&Default::default())
+                .topics
+                .iter()
+                .any(|t| t.name == topic && t.records == Some(records))
+        }
+    };
+    refresh_until(entry, holds(17)).await;
     let listed = find(entry, &topic);
     assert_eq!(listed.records, Some(17));
     assert_eq!(listed.partitions, 3);
@@ -207,21 +210,15 @@ async fn record_counts_and_watermarks_match_what_was_produced() {
     // no sample, and says so by the record count it leaves: refresh until one has read them.
     let catalog = scram_catalog();
     let entry = catalog.get("local").expect("configured");
-    let name = topic.as_str();
-    let refreshed_with = |records: u64| async move {
-        for _ in 0..10 {
-            entry.refresh().await;
-            if find(entry, name).records == Some(records) {
-                return entry.state().refreshed_at.expect("refreshed");
-            }
-        }
-        panic!("no refresh read the watermarks of {name} ({records} records)");
-    };
-    let first = refreshed_with(17).await;
+    refresh_until(entry, holds(17)).await;
+    assert_eq!(find(entry, &topic).records, Some(17), "a refresh read the watermarks");
+    let first = entry.state().refreshed_at.expect("refreshed");
     assert_eq!(find(entry, &topic).produce_rate, None, "one sample has no rate");
     produce(&topic, &[(1, 20)]);
     tokio::time::sleep(Duration::from_millis(1100)).await;
-    let second = refreshed_with(37).await;
+    refresh_until(entry, holds(37)).await;
+    assert_eq!(find(entry, &topic).records, Some(37), "a refresh read the new watermarks");
+    let second = entry.state().refreshed_at.expect("refreshed");
     let want = 20.0 / ((second - first) as f64 / 1000.0);
     let got = find(entry, &topic).produce_rate.expect("a rate");
     assert!((got - want).abs() < 1e-9, "rate {got}, expected {want}");
