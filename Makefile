@@ -108,11 +108,12 @@ fuzz:
 	KLENS_FUZZ_CASES=$${KLENS_FUZZ_CASES:-2000000} cargo test -p server --release --lib fuzz_ -- --nocapture
 	KLENS_FUZZ_CASES=$${KLENS_FUZZ_CASES:-2000000} cargo test -p app --features ssr --release --lib fuzz_ -- --nocapture
 
-## Six tests at a time: they mostly wait on Kafka, Connect and Flink (two minutes of processor
-## in two of wall time). Measured on two cores: 221 s with two threads, 165 with four, 125 with
-## six; eight gained nothing more and loaded the broker until a watermark read timed out.
+## Two tests at a time. They mostly wait on Kafka, Connect and Flink, and more threads are
+## faster (measured on two cores: 221 s with two, 165 with four, 125 with six), but at six one
+## CI run in four failed a test that reads the catalog right after creating a topic, and at
+## eight a watermark read timed out: the broker under that load answers late.
 integration: seed
-	cargo test -p klens --test integration -- --test-threads=6
+	cargo test -p klens --test integration -- --test-threads=2
 
 ## klens while its services fail (broker down at start, restarted under a tail and an export,
 ## frozen; registry gone): these stop and start the dev stack's processes, so they run alone.
